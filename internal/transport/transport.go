@@ -1,0 +1,111 @@
+// Package transport moves raw JSON-RPC messages between mcp-conform and one MCP server
+// session: over a launched process's stdio, over Streamable HTTP, or over the legacy
+// 2024-11-05 HTTP+SSE pair. It knows nothing of JSON-RPC semantics beyond framing;
+// internal/wire correlates and judges.
+//
+// Every transport is bounded: reads have deadlines, frames and buffers have size caps,
+// and Close always releases the process or connections it owns.
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Frame is one message-sized unit read from the server: a JSON value, or the bytes of
+// something that was not one (Err says what was wrong).
+type Frame struct {
+	Data []byte
+	// Err is set when the bytes are not a usable frame: not JSON, over the size cap,
+	// not UTF-8. The frame is still delivered so the transcript keeps the evidence.
+	Err error
+	// Source names the channel: "stdout", "post" (a POST's reply), "get" (the GET
+	// stream of Streamable HTTP) or "sse" (the HTTP+SSE event stream).
+	Source string
+	// EventID is the SSE event id, when the frame came from an SSE event that had one.
+	EventID string
+	At      time.Time
+}
+
+// Transport is one session's channel to the server.
+type Transport interface {
+	// Send delivers one JSON-RPC message (a complete JSON value). Over HTTP the POST's
+	// reply (JSON body or SSE stream) feeds Inbound; a non-2xx status is returned as
+	// *HTTPStatusError after its body has been read (bounded).
+	Send(ctx context.Context, msg []byte) error
+	// Inbound yields every frame the server sends, in arrival order. It is closed once
+	// the transport has ended and every frame has been delivered.
+	Inbound() <-chan Frame
+	// Done is closed when the peer is gone: the process exited, or Close was called.
+	Done() <-chan struct{}
+	// Err says why the transport ended (nil while it runs).
+	Err() error
+	// Close ends the session: for stdio, stdin is closed, then SIGTERM and SIGKILL go
+	// to the process group after grace periods; for HTTP, an open session is DELETEd
+	// and every stream is closed. Close is idempotent and bounded by ctx.
+	Close(ctx context.Context) error
+	// Kind is "stdio", "http" (Streamable HTTP) or "sse" (HTTP+SSE).
+	Kind() string
+}
+
+// HTTPSession is implemented by the Streamable HTTP transport.
+type HTTPSession interface {
+	// SetProtocolVersion makes every later request carry MCP-Protocol-Version: v.
+	// The empty string turns the header off (revisions before 2025-06-18).
+	SetProtocolVersion(v string)
+	// SessionID is the Mcp-Session-Id the server assigned, or "".
+	SessionID() string
+	// OpenGetStream opens the optional GET SSE stream. A 405 answer is not an error:
+	// it returns (false, nil). Frames from the stream arrive on Inbound with Source "get".
+	OpenGetStream(ctx context.Context) (bool, error)
+	// Exchanges returns a record of every HTTP exchange so far, for the checks.
+	Exchanges() []Exchange
+}
+
+// Exchange records one HTTP request and the head of its reply.
+type Exchange struct {
+	Method      string // POST, GET or DELETE
+	Status      int
+	ContentType string
+	Header      http.Header // reply headers (request header values are never kept)
+	At          time.Time
+}
+
+// HTTPStatusError is returned by Send when the server answered a POST with a non-2xx
+// status. Body holds at most the first 64 KiB of the reply.
+type HTTPStatusError struct {
+	Status      int
+	ContentType string
+	Body        []byte
+}
+
+func (e *HTTPStatusError) Error() string {
+	return fmt.Sprintf("HTTP %d %s: %.200s", e.Status, http.StatusText(e.Status), e.Body)
+}
+
+// ErrClosed is returned by Send after the transport has ended.
+var ErrClosed = errors.New("transport closed")
+
+// Limits bounds what a transport buffers. Zero values take the defaults.
+type Limits struct {
+	// MaxFrame is the largest single message accepted (default 16 MiB). A longer line
+	// or event is delivered as a Frame with Err set and its bytes truncated.
+	MaxFrame int
+	// MaxStderr is how much of a process's stderr is kept (default 1 MiB); the rest is
+	// counted and dropped.
+	MaxStderr int
+}
+
+// WithDefaults fills the zero fields.
+func (l Limits) WithDefaults() Limits {
+	if l.MaxFrame <= 0 {
+		l.MaxFrame = 16 << 20
+	}
+	if l.MaxStderr <= 0 {
+		l.MaxStderr = 1 << 20
+	}
+	return l
+}

@@ -1,0 +1,121 @@
+// Package reports renders a finished mcp-conform run: junit.xml for CI, report.json for
+// scripts, matrix.md for people, and the console summary. It works only from the
+// finished Report, never from live sessions, so every format tells the same story.
+package reports
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Status is a check's verdict.
+type Status string
+
+// The verdicts. Warn is a SHOULD-level finding; Error means the harness or transport
+// broke (timeout, crash, unreadable reply) and nothing was verified.
+const (
+	Pass  Status = "pass"
+	Warn  Status = "warn"
+	Fail  Status = "fail"
+	Skip  Status = "skip"
+	Error Status = "error"
+)
+
+// SkipReason says why a check was skipped. A skip always carries one.
+type SkipReason string
+
+// The skip reasons of design.md §4.
+const (
+	NotApplicable       SkipReason = "not-applicable"
+	RevisionUnsupported SkipReason = "revision-unsupported"
+	NeedsFixture        SkipReason = "needs-fixture"
+	CallsNotAllowed     SkipReason = "calls-not-allowed"
+	NotExercised        SkipReason = "not-exercised"
+)
+
+// Report is the whole run. Its JSON form is the stable report.json contract:
+// {target, tool, startedAt, durationMs, revisions:[{revision, negotiated, transport,
+// serverInfo, checks:[{id, title, level, status, message}]}], summary, exitCode}.
+type Report struct {
+	Target     string           `json:"target"`
+	Tool       string           `json:"tool"`
+	StartedAt  time.Time        `json:"startedAt"`
+	DurationMs int64            `json:"durationMs"`
+	Revisions  []RevisionReport `json:"revisions"`
+	Summary    Summary          `json:"summary"`
+	ExitCode   int              `json:"exitCode"`
+
+	// Notes are run-level remarks for the console and matrix (not part of the JSON
+	// contract): the bundled server was used, the run broke off, and so on.
+	Notes []string `json:"-"`
+}
+
+// RevisionReport is one column: the revision asked for and what the server answered.
+type RevisionReport struct {
+	Revision string `json:"revision"`
+	// Negotiated is the protocolVersion the server answered, or "" when the session
+	// could not be opened.
+	Negotiated string          `json:"negotiated"`
+	Transport  string          `json:"transport"`
+	ServerInfo json.RawMessage `json:"serverInfo"`
+	Checks     []CheckResult   `json:"checks"`
+
+	// Unsupported is set when the server answered another version: every check in
+	// the column is skip: revision-unsupported.
+	Unsupported bool `json:"-"`
+}
+
+// CheckResult is one check's verdict in one revision.
+type CheckResult struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Level   string `json:"level"`
+	Status  Status `json:"status"`
+	Message string `json:"message"`
+
+	// The fields below feed JUnit and the console; report.json keeps to its contract
+	// and carries their gist in Message.
+	Reason   SkipReason    `json:"-"` // for Skip
+	Source   string        `json:"-"` // the spec-matrix row's source and quote
+	Expected string        `json:"-"` // for Fail/Warn: what the rule wants
+	Actual   string        `json:"-"` // for Fail/Warn: what came back
+	Area     string        `json:"-"`
+	Duration time.Duration `json:"-"`
+}
+
+// Summary counts verdicts over every column.
+type Summary struct {
+	Total int `json:"total"`
+	Pass  int `json:"pass"`
+	Warn  int `json:"warn"`
+	Fail  int `json:"fail"`
+	Skip  int `json:"skip"`
+	Error int `json:"error"`
+}
+
+// Add counts one verdict.
+func (s *Summary) Add(st Status) {
+	s.Total++
+	switch st {
+	case Pass:
+		s.Pass++
+	case Warn:
+		s.Warn++
+	case Fail:
+		s.Fail++
+	case Skip:
+		s.Skip++
+	case Error:
+		s.Error++
+	}
+}
+
+// Summarize recounts the summary from the revisions.
+func (r *Report) Summarize() {
+	r.Summary = Summary{}
+	for _, rev := range r.Revisions {
+		for _, c := range rev.Checks {
+			r.Summary.Add(c.Status)
+		}
+	}
+}
