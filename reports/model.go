@@ -119,3 +119,58 @@ func (r *Report) Summarize() {
 		}
 	}
 }
+
+// Known reports whether st is one of the five verdicts.
+func (st Status) Known() bool {
+	switch st {
+	case Pass, Warn, Fail, Skip, Error:
+		return true
+	}
+	return false
+}
+
+// effective is the verdict the renderers count and show: an unknown or empty status
+// is an error, never a pass, because nothing says the rule was verified.
+func (st Status) effective() Status {
+	if st.Known() {
+		return st
+	}
+	return Error
+}
+
+// tally counts the checks' effective verdicts, so an unknown status counts as an
+// error (Summary.Add would count it in Total only).
+func tally(checks []CheckResult) Summary {
+	var s Summary
+	for _, c := range checks {
+		s.Add(c.Status.effective())
+	}
+	return s
+}
+
+// tallyAll is tally over every column.
+func (r *Report) tallyAll() Summary {
+	var s Summary
+	for _, rev := range r.Revisions {
+		t := tally(rev.Checks)
+		s.Total += t.Total
+		s.Pass += t.Pass
+		s.Warn += t.Warn
+		s.Fail += t.Fail
+		s.Skip += t.Skip
+		s.Error += t.Error
+	}
+	return s
+}
+
+// skipReason is c's skip reason for display: its own, or revision-unsupported in an
+// unsupported column (where every check skips for that reason), or "" when unknown.
+func skipReason(rev *RevisionReport, c *CheckResult) SkipReason {
+	switch {
+	case c.Reason != "":
+		return c.Reason
+	case rev.Unsupported:
+		return RevisionUnsupported
+	}
+	return ""
+}

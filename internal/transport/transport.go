@@ -72,6 +72,27 @@ type Exchange struct {
 	ContentType string
 	Header      http.Header // reply headers (request header values are never kept)
 	At          time.Time
+	// Stream summarises the reply's SSE stream when it was one (nil otherwise). It is
+	// updated while the stream runs; Exchanges returns a snapshot.
+	Stream *StreamInfo
+}
+
+// StreamInfo summarises an SSE stream that answered a request.
+type StreamInfo struct {
+	// Events counts the events dispatched, including ones with empty data.
+	Events int
+	// FirstHasID, FirstID and FirstEmpty describe the first event: an R4 priming event
+	// has an id and empty data.
+	FirstHasID bool
+	FirstID    string
+	FirstEmpty bool
+	// Retry is the last retry value the server sent, in milliseconds, or -1.
+	Retry int
+	// Ended is when the stream ended; zero while it is open.
+	Ended time.Time
+	// EndReason is "eof" (the server ended it), "closed" (the client closed it) or the
+	// read error.
+	EndReason string
 }
 
 // HTTPStatusError is returned by Send when the server answered a POST with a non-2xx
@@ -82,6 +103,7 @@ type HTTPStatusError struct {
 	Body        []byte
 }
 
+// Error reports the status and the start of the body.
 func (e *HTTPStatusError) Error() string {
 	return fmt.Sprintf("HTTP %d %s: %.200s", e.Status, http.StatusText(e.Status), e.Body)
 }

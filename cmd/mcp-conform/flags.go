@@ -1,0 +1,142 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+)
+
+var errHelp = errors.New("help requested")
+
+// multiFlag collects a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ", ") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+type options struct {
+	target, url, transport, cwd, revisions  string
+	env, headers, focus, skip               multiFlag
+	timeout, runTimeout, startTimeout       time.Duration
+	reportDir, labelFilter                  string
+	strict, list, version, noColor, verbose bool
+}
+
+const usageHead = `mcp-conform: conformance checks for MCP servers, every protocol revision in one run.
+
+Usage:
+  mcp-conform [flags]                       run against the bundled reference server
+  mcp-conform --target "CMD ARGS…" [flags]  launch a server over stdio
+  mcp-conform --target http://HOST/mcp      Streamable HTTP (or HTTP+SSE, detected)
+  mcp-conform --target "CMD" --url URL      launch a server, then speak HTTP to URL
+  mcp-conform --list                        list every check
+  mcp-conform fixture --transport stdio|http|sse [--addr 127.0.0.1:PORT]
+
+Exit codes: 0 no failure; 1 a check failed or errored; 2 usage or configuration error;
+3 incomplete (a filter matched nothing, or every selected check was skipped);
+4 the target could not be reached or died before any check ran.
+
+Flags:
+`
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("mcp-conform", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageHead)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&o.target, "target", "", "server to test: a command line (stdio) or an http(s) URL; empty runs the bundled reference server")
+	fs.StringVar(&o.url, "url", "", "with a command --target: the URL the launched server serves (HTTP)")
+	fs.StringVar(&o.transport, "transport", "", "force the transport: stdio, http (Streamable HTTP) or sse (2024-11-05 HTTP+SSE)")
+	fs.Var(&o.env, "env", "K=V environment variable for a launched server (repeatable)")
+	fs.StringVar(&o.cwd, "cwd", "", "working directory for a launched server")
+	fs.Var(&o.headers, "header", `"Name: value" HTTP header sent on every request (repeatable; values never appear in reports)`)
+	fs.StringVar(&o.revisions, "revision", "all", "comma-separated protocol revisions to test: "+strings.Join(revision.Names(), ","))
+	fs.DurationVar(&o.timeout, "timeout", 5*time.Second, "deadline for each request")
+	fs.DurationVar(&o.runTimeout, "run-timeout", 10*time.Minute, "deadline for the whole run")
+	fs.DurationVar(&o.startTimeout, "start-timeout", 15*time.Second, "with --url: how long to wait for the launched server to accept connections")
+	fs.StringVar(&o.reportDir, "report-dir", "mcp-conform-report", "directory for junit.xml, report.json, matrix.md, transcripts and server stderr")
+	fs.StringVar(&o.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:tools && !level:may' (labels: rev:, level:, area:, needs:, id:)")
+	fs.Var(&o.focus, "focus", "run only checks whose text matches this regexp (repeatable; Ginkgo --focus)")
+	fs.Var(&o.skip, "skip", "skip checks whose text matches this regexp (repeatable; Ginkgo --skip)")
+	fs.BoolVar(&o.strict, "strict", false, "SHOULD violations fail instead of warn")
+	fs.BoolVar(&o.list, "list", false, "list every check (ID, revisions, level, title) and exit")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.BoolVar(&o.noColor, "no-color", false, "no ANSI colours on the console")
+	fs.BoolVar(&o.verbose, "v", false, "verbose console output")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, errHelp
+		}
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (quote a command: --target \"CMD ARGS\")", fs.Arg(0))
+	}
+	return o, nil
+}
+
+func (o *options) config(console io.Writer) (conform.Config, error) {
+	revs, err := revision.Parse(o.revisions)
+	if err != nil {
+		return conform.Config{}, fmt.Errorf("--revision: %w", err)
+	}
+	headers := http.Header{}
+	for _, h := range o.headers {
+		name, value, ok := strings.Cut(h, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return conform.Config{}, fmt.Errorf("--header %q: want \"Name: value\"", redact(h))
+		}
+		headers.Add(name, strings.TrimSpace(value))
+	}
+	for _, kv := range o.env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return conform.Config{}, fmt.Errorf("--env %q: want K=V", kv)
+		}
+	}
+	if o.timeout <= 0 || o.runTimeout <= 0 || o.startTimeout <= 0 {
+		return conform.Config{}, errors.New("--timeout, --run-timeout and --start-timeout must be positive")
+	}
+	if o.reportDir == "" {
+		return conform.Config{}, errors.New("--report-dir must not be empty")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return conform.Config{}, fmt.Errorf("locate the bundled server (this executable): %w", err)
+	}
+	return conform.Config{
+		Target: o.target, URL: o.url, Transport: o.transport,
+		Env: o.env, Cwd: o.cwd, Headers: headers, Revisions: revs,
+		Timeout: o.timeout, RunTimeout: o.runTimeout, StartTimeout: o.startTimeout,
+		LabelFilter: o.labelFilter, Focus: o.focus, Skip: o.skip, Strict: o.strict,
+		Console: console, Color: !o.noColor && isTerminal(console), Verbose: o.verbose,
+		ToolVersion: version,
+		Bundled:     []string{self, "fixture", "--transport", "stdio"},
+	}, nil
+}
+
+// redact keeps a header's name and hides its value.
+func redact(h string) string {
+	name, _, _ := strings.Cut(h, ":")
+	return name + ": <redacted>"
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

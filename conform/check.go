@@ -1,0 +1,219 @@
+// Package conform is mcp-conform's runner: the registry that suites add checks to,
+// the sessions checks talk through, and Run, which opens one session per revision,
+// runs the checks as Ginkgo specs (a container per revision) and returns the report.
+package conform
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+)
+
+// Level is the strength of the rule a check verifies, as spec-matrix.md gives it.
+type Level string
+
+// Levels. Must covers MUST, MUST NOT, (schema) and (JSON-RPC) rows; Should covers
+// SHOULD and SHOULD NOT; May, Descriptive and Derived never fail.
+const (
+	Must        Level = "must"
+	Should      Level = "should"
+	May         Level = "may"
+	Descriptive Level = "descriptive"
+	Derived     Level = "derived"
+)
+
+// Needs says what a check needs from the server (spec-matrix.md's Needs column).
+type Needs string
+
+// What a check needs.
+const (
+	NeedsAny           Needs = "any"           // any server, no cooperation
+	NeedsCalls         Needs = "calls"         // only tools the operator allowed
+	NeedsOpportunistic Needs = "opportunistic" // judges whatever traffic occurred
+	NeedsFixture       Needs = "fixture"       // the fixture contract of §3.2
+)
+
+// Check is one conformance check: it verifies one spec-matrix row in each revision
+// it applies to.
+type Check struct {
+	ID        string // the spec-matrix row ID, e.g. "TOOLS-CALL-UNKNOWN-01"
+	Title     string // what passing means, in a few words
+	Level     Level
+	Revisions []revision.Revision
+	Area      string // lifecycle, base, tools, pagination, errors, content, …
+	Needs     Needs
+	// Source is the row's source and the spec text behind the verdict.
+	Source string
+	// StricterFrom optionally raises the level from a revision on (rows such as
+	// "SHOULD (R1–R2) / MUST (R3–R4)").
+	StricterFrom *LevelFrom
+	// Handshake marks checks that judge initialize itself: they also run in columns
+	// whose revision the server did not support or whose initialize was refused.
+	Handshake bool
+	// Run judges one revision. It must not panic; the runner turns a panic into an
+	// error verdict all the same.
+	Run func(t *T) Verdict
+}
+
+// LevelFrom is a level that applies from a revision on.
+type LevelFrom struct {
+	Revision string
+	Level    Level
+}
+
+// LevelAt is the check's level in one revision.
+func (c *Check) LevelAt(r revision.Revision) Level {
+	if c.StricterFrom != nil && r.AtLeast(c.StricterFrom.Revision) {
+		return c.StricterFrom.Level
+	}
+	return c.Level
+}
+
+// AppliesTo reports whether the check has a verdict in revision r.
+func (c *Check) AppliesTo(r revision.Revision) bool {
+	return slices.ContainsFunc(c.Revisions, func(x revision.Revision) bool { return x.Name == r.Name })
+}
+
+// Labels are the Ginkgo labels of the check in one revision.
+func (c *Check) Labels(r revision.Revision) []string {
+	return []string{
+		"rev:" + r.Name,
+		"level:" + string(c.LevelAt(r)),
+		"area:" + c.Area,
+		"needs:" + string(c.Needs),
+		"id:" + c.ID,
+	}
+}
+
+var idPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*-[0-9]{2}$`)
+
+type registry struct {
+	mu     sync.Mutex
+	checks []*Check
+	errs   []error
+}
+
+var checks registry
+
+// Register adds a check to the suite. It is meant for package-level var blocks:
+//
+//	var _ = conform.Register(conform.Check{ID: "PING-01", …})
+//
+// A malformed or duplicate check is recorded and reported by Run (and by Validate)
+// as a configuration error at start-up, so a suite cannot silently lose a check.
+func Register(c Check) *Check {
+	checks.mu.Lock()
+	defer checks.mu.Unlock()
+	cp := c
+	if err := validateCheck(&cp); err != nil {
+		checks.errs = append(checks.errs, err)
+		return &cp
+	}
+	for _, other := range checks.checks {
+		if other.ID == cp.ID {
+			checks.errs = append(checks.errs, fmt.Errorf("check %s is registered twice (%q and %q)", cp.ID, other.Title, cp.Title))
+			return &cp
+		}
+	}
+	checks.checks = append(checks.checks, &cp)
+	return &cp
+}
+
+func validateCheck(c *Check) error {
+	switch {
+	case !idPattern.MatchString(c.ID):
+		return fmt.Errorf("check %q: the ID is not a spec-matrix ID like TOOLS-CALL-UNKNOWN-01", c.ID)
+	case c.Title == "":
+		return fmt.Errorf("check %s: no title", c.ID)
+	case c.Run == nil:
+		return fmt.Errorf("check %s: no Run function", c.ID)
+	case len(c.Revisions) == 0:
+		return fmt.Errorf("check %s: applies to no revision", c.ID)
+	case c.Source == "":
+		return fmt.Errorf("check %s: no spec source: every verdict must be backed by spec text", c.ID)
+	case c.Area == "":
+		return fmt.Errorf("check %s: no area", c.ID)
+	}
+	switch c.Level {
+	case Must, Should, May, Descriptive, Derived:
+	default:
+		return fmt.Errorf("check %s: unknown level %q", c.ID, c.Level)
+	}
+	if c.Needs == "" {
+		c.Needs = NeedsAny
+	}
+	return nil
+}
+
+// Checks returns every registered check in a stable order (by area, then ID).
+func Checks() []*Check {
+	checks.mu.Lock()
+	defer checks.mu.Unlock()
+	out := slices.Clone(checks.checks)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Area != out[j].Area {
+			return areaRank(out[i].Area) < areaRank(out[j].Area)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// areaOrder puts the checks that judge the whole session (schema, transcript-wide
+// observations) last, after the probes that produce traffic.
+var areaOrder = []string{"lifecycle", "base", "tools", "pagination", "errors", "content", "structured", "notifications", "progress", "observed"}
+
+func areaRank(a string) int {
+	if i := slices.Index(areaOrder, a); i >= 0 {
+		return i
+	}
+	return len(areaOrder) - 1 // unknown areas run just before "observed"
+}
+
+// RegistryErr reports malformed or duplicate registrations.
+func RegistryErr() error {
+	checks.mu.Lock()
+	defer checks.mu.Unlock()
+	if len(checks.errs) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(checks.errs))
+	for i, e := range checks.errs {
+		msgs[i] = e.Error()
+	}
+	return fmt.Errorf("invalid check registry: %s", strings.Join(msgs, "; "))
+}
+
+// List prints every check: ID, revisions, level, title.
+func List(w io.Writer) error {
+	if err := RegistryErr(); err != nil {
+		return err
+	}
+	for _, c := range Checks() {
+		if _, err := fmt.Fprintf(w, "%-30s %-40s %-12s %s\n", c.ID, revisionSpan(c), levelSpan(c), c.Title); err != nil {
+			return fmt.Errorf("list checks: %w", err)
+		}
+	}
+	return nil
+}
+
+func revisionSpan(c *Check) string {
+	names := make([]string, len(c.Revisions))
+	for i, r := range c.Revisions {
+		names[i] = r.Name
+	}
+	return strings.Join(names, ",")
+}
+
+func levelSpan(c *Check) string {
+	if c.StricterFrom != nil {
+		return fmt.Sprintf("%s/%s≥%s", c.Level, c.StricterFrom.Level, c.StricterFrom.Revision)
+	}
+	return string(c.Level)
+}

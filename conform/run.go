@@ -1,0 +1,340 @@
+package conform
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// Exit codes of a run (documented in the README).
+const (
+	ExitOK          = 0 // no check failed
+	ExitFailed      = 1 // a check failed or could not be verified (error)
+	ExitUsage       = 2 // usage or configuration error
+	ExitIncomplete  = 3 // nothing verified: a filter matched nothing, or every selected check skipped
+	ExitUnreachable = 4 // the target could not be reached or died before any check ran
+)
+
+// Config is everything a run needs. The CLI fills it from flags.
+type Config struct {
+	// Target is a command line (launched over stdio) or an http(s) URL. Empty means
+	// the bundled reference server (Bundled).
+	Target string
+	// URL, with a command Target, makes the run launch the command and speak HTTP to URL.
+	URL string
+	// Transport forces "stdio", "http" (Streamable HTTP) or "sse" (HTTP+SSE); "" detects.
+	Transport string
+	Env       []string // extra K=V for a launched command
+	Cwd       string   // working directory of a launched command
+	Headers   http.Header
+	Revisions []revision.Revision // nil: every known revision
+
+	Timeout      time.Duration // per request (default 5 s)
+	RunTimeout   time.Duration // the whole run (default 10 min)
+	StartTimeout time.Duration // wait for a launched server's URL (default 15 s)
+	KillGrace    time.Duration // between stdin close, SIGTERM and SIGKILL (default 2 s)
+
+	LabelFilter string   // Ginkgo --label-filter
+	Focus       []string // Ginkgo --focus
+	Skip        []string // Ginkgo --skip
+	Strict      bool     // SHOULD violations fail
+
+	Console io.Writer // progress and summary (nil: discard)
+	Color   bool
+	Verbose bool
+
+	ToolVersion string
+	// Bundled is the argv that starts the bundled reference server over stdio.
+	Bundled []string
+}
+
+func (c Config) withDefaults() Config {
+	if c.Timeout <= 0 {
+		c.Timeout = 5 * time.Second
+	}
+	if c.RunTimeout <= 0 {
+		c.RunTimeout = 10 * time.Minute
+	}
+	if c.StartTimeout <= 0 {
+		c.StartTimeout = 15 * time.Second
+	}
+	if c.KillGrace <= 0 {
+		c.KillGrace = 2 * time.Second
+	}
+	if len(c.Revisions) == 0 {
+		c.Revisions = revision.All()
+	}
+	if c.Console == nil {
+		c.Console = io.Discard
+	}
+	if c.ToolVersion == "" {
+		c.ToolVersion = "dev"
+	}
+	return c
+}
+
+// ConfigError is a usage or configuration problem (exit code 2).
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+func configErr(format string, args ...any) error {
+	return &ConfigError{Err: fmt.Errorf(format, args...)}
+}
+
+// Result is a finished run.
+type Result struct {
+	Report *reports.Report
+	// Attachments are extra files for the report directory: transcripts, the server's
+	// stderr, Ginkgo's own log.
+	Attachments map[string][]byte
+}
+
+// Run opens a session per selected revision, runs the selected checks as Ginkgo specs
+// and returns the report. It returns an error only for configuration problems; a
+// server that is silent, crashes or cannot be reached still yields a report.
+//
+// Ginkgo allows one RunSpecs per process, so Run may be called once per process.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg = cfg.withDefaults()
+	if err := RegistryErr(); err != nil {
+		return nil, &ConfigError{Err: err}
+	}
+	sel, err := newSelection(cfg)
+	if err != nil {
+		return nil, err
+	}
+	tgt, notes, err := newTarget(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rs := newRunState(cfg, tgt, sel)
+	rs.report.Notes = append(rs.report.Notes, notes...)
+	rs.console.RunStart(tgt.describe(), revisionNames(cfg.Revisions), notes)
+
+	ctx, cancel := context.WithTimeout(ctx, cfg.RunTimeout)
+	defer cancel()
+	rs.ctx = ctx
+	shutdown := func() {
+		// Whatever happened, nothing the run started may outlive it.
+		stopCtx, stop := context.WithTimeout(context.Background(), 3*cfg.KillGrace+2*time.Second)
+		defer stop()
+		rs.closeSessions(stopCtx)
+		tgt.close(stopCtx)
+		transport.StopAll(stopCtx)
+	}
+	defer shutdown() // also on a panic; a second shutdown is a no-op
+
+	switch {
+	case rs.planned == 0:
+		rs.report.Notes = append(rs.report.Notes, "no check matched the selection (--label-filter, --focus, --skip, --revision)")
+		rs.exitOverride = ExitIncomplete
+	default:
+		startCtx, stop := context.WithTimeout(ctx, cfg.StartTimeout)
+		err := tgt.start(startCtx)
+		stop()
+		if err != nil {
+			rs.unreachable(fmt.Errorf("target did not start: %w", err))
+		} else if rs.openColumns(ctx); rs.allBroken() {
+			rs.unreachable(errors.New("no session could be opened"))
+		} else {
+			rs.runGinkgo()
+		}
+	}
+	shutdown() // before finish, so the report records how every process ended
+	return rs.finish(ctx), nil
+}
+
+func revisionNames(revs []revision.Revision) []string {
+	out := make([]string, len(revs))
+	for i, r := range revs {
+		out[i] = r.Name
+	}
+	return out
+}
+
+// newTarget turns the target flags into a target.
+func newTarget(cfg Config) (target, []string, error) {
+	var notes []string
+	proc := transport.ProcessConfig{Env: cfg.Env, Dir: cfg.Cwd, KillGrace: cfg.KillGrace}
+	httpCfg := transport.HTTPConfig{Headers: cfg.Headers}
+	switch cfg.Transport {
+	case "", "stdio", "http", "sse":
+	default:
+		return nil, nil, configErr("--transport must be stdio, http or sse, not %q", cfg.Transport)
+	}
+	command := cfg.Target
+	if command == "" {
+		if len(cfg.Bundled) == 0 {
+			return nil, nil, configErr("no --target given and no bundled server available")
+		}
+		notes = append(notes, "no --target given: running against the bundled reference server (mcp-conform fixture --transport stdio)")
+		proc.Argv = cfg.Bundled
+		command = strings.Join(cfg.Bundled, " ")
+	} else if isURL(cfg.Target) {
+		if cfg.URL != "" {
+			return nil, nil, configErr("--url goes with a command --target, not with a URL target")
+		}
+		if cfg.Transport == "stdio" {
+			return nil, nil, configErr("--transport stdio needs a command --target, not a URL")
+		}
+		httpCfg.URL = cfg.Target
+		return &httpTarget{cfg: httpCfg, mode: modeOf(cfg.Transport)}, notes, nil
+	} else {
+		argv, err := transport.SplitCommand(cfg.Target)
+		if err != nil {
+			return nil, nil, configErr("--target: %v", err)
+		}
+		proc.Argv = argv
+	}
+	if cfg.URL != "" {
+		if !isURL(cfg.URL) {
+			return nil, nil, configErr("--url %q is not an http(s) URL", cfg.URL)
+		}
+		if cfg.Transport == "stdio" {
+			return nil, nil, configErr("--transport stdio contradicts --url")
+		}
+		httpCfg.URL = cfg.URL
+		return &launchTarget{httpTarget: httpTarget{cfg: httpCfg, mode: modeOf(cfg.Transport)}, proc: proc, label: command}, notes, nil
+	}
+	if cfg.Transport == "http" || cfg.Transport == "sse" {
+		return nil, nil, configErr("--transport %s needs a URL: give --target http://… or --url", cfg.Transport)
+	}
+	if len(cfg.Headers) > 0 {
+		return nil, nil, configErr("--header applies to HTTP targets only")
+	}
+	return &stdioTarget{cfg: proc, label: command}, notes, nil
+}
+
+func modeOf(transport string) string {
+	switch transport {
+	case "http", "sse":
+		return transport
+	default:
+		return "auto"
+	}
+}
+
+func isURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// selection replicates Ginkgo's own filtering, so that the run knows which specs were
+// selected: a selected spec that never reports a verdict (the run was interrupted) is
+// an error, never silently missing.
+type selection struct {
+	labels     types.LabelFilter
+	focus      *regexp.Regexp
+	skip       *regexp.Regexp
+	suiteCfg   types.SuiteConfig
+	reporterCf types.ReporterConfig
+}
+
+const suiteDescription = "mcp-conform"
+const outerContainer = "checks"
+
+func newSelection(cfg Config) (*selection, error) {
+	s := &selection{}
+	if cfg.LabelFilter != "" {
+		lf, err := types.ParseLabelFilter(cfg.LabelFilter)
+		if err != nil {
+			return nil, configErr("--label-filter: %v", err)
+		}
+		s.labels = lf
+	}
+	var err error
+	if s.focus, err = joinRegexps(cfg.Focus); err != nil {
+		return nil, configErr("--focus: %v", err)
+	}
+	if s.skip, err = joinRegexps(cfg.Skip); err != nil {
+		return nil, configErr("--skip: %v", err)
+	}
+	s.suiteCfg = types.NewDefaultSuiteConfig()
+	s.suiteCfg.LabelFilter = cfg.LabelFilter
+	s.suiteCfg.FocusStrings = cfg.Focus
+	s.suiteCfg.SkipStrings = cfg.Skip
+	s.suiteCfg.RandomSeed = 1
+	s.suiteCfg.RandomizeAllSpecs = false
+	s.suiteCfg.Timeout = cfg.RunTimeout + time.Minute // ours fires first
+	s.reporterCf = types.NewDefaultReporterConfig()
+	s.reporterCf.NoColor = true
+	s.reporterCf.Succinct = true
+	return s, nil
+}
+
+func joinRegexps(parts []string) (*regexp.Regexp, error) {
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	return regexp.Compile(strings.Join(parts, "|"))
+}
+
+func (s *selection) selects(rev revision.Revision, c *Check) bool {
+	text := strings.Join([]string{suiteDescription, outerContainer, rev.Name, specText(c)}, " ")
+	if s.labels != nil && !s.labels(append([]string{"rev:" + rev.Name}, c.Labels(rev)...)) {
+		return false
+	}
+	if s.focus != nil && !s.focus.MatchString(text) {
+		return false
+	}
+	if s.skip != nil && s.skip.MatchString(text) {
+		return false
+	}
+	return true
+}
+
+func specText(c *Check) string { return c.ID + " " + c.Title }
+
+// ginkgoT is the GinkgoTestingT of a run outside `go test`.
+type ginkgoT struct{ failed bool }
+
+func (t *ginkgoT) Fail() { t.failed = true }
+
+var ginkgoOnce sync.Mutex
+
+// runGinkgo builds the spec tree (a container per revision, an It per check) and
+// runs it. Verdicts are recorded by the It bodies; Ginkgo's own state mirrors them.
+func (rs *runState) runGinkgo() {
+	ginkgoOnce.Lock()
+	defer ginkgoOnce.Unlock()
+	var ginkgoLog bytes.Buffer
+	formatter.ColorableStdOut = &ginkgoLog // Ginkgo's reporter goes to ginkgo.log, not the console
+	// Ginkgo orders specs by code location, then text. Every It is declared here, so
+	// each gets a synthetic location whose line is its place in the run: revisions
+	// oldest first, and within one the registry order, which puts the transcript-wide
+	// checks (BASE-SCHEMA-01, …) after the probes whose traffic they judge.
+	line := 0
+	ginkgo.Describe(outerContainer, func() {
+		for _, col := range rs.columns {
+			ginkgo.Describe(col.rev.Name, ginkgo.Label("rev:"+col.rev.Name), func() {
+				for _, c := range rs.checksFor(col.rev) {
+					line++
+					loc := types.CodeLocation{FileName: "mcp-conform/" + col.rev.Name, LineNumber: line}
+					ginkgo.It(specText(c), loc, ginkgo.Label(c.Labels(col.rev)...), func() {
+						rs.runCheck(col, c)
+					})
+				}
+			})
+		}
+	})
+	ginkgo.RunSpecs(&ginkgoT{}, suiteDescription, rs.sel.suiteCfg, rs.sel.reporterCf)
+	rs.attachments["ginkgo.log"] = ginkgoLog.Bytes()
+}

@@ -1,0 +1,229 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+)
+
+// ClientName is what the suite calls itself in clientInfo.
+const ClientName = "mcp-conform"
+
+// Session is one initialized MCP session with the server under test.
+type Session struct {
+	// Requested is the protocolVersion the suite asked for.
+	Requested string
+	// Negotiated is the protocolVersion the server answered ("" when initialize failed).
+	Negotiated string
+	// Rev is the revision whose rules govern this session: the negotiated one when the
+	// suite knows it, otherwise the requested one.
+	Rev revision.Revision
+	// Init is the reply to initialize (nil when none came).
+	Init *wire.Response
+	// InitResult is the decoded initialize result (nil when none came).
+	InitResult map[string]json.RawMessage
+	Conn       *wire.Conn
+	Kind       string // stdio, http or sse
+	// InitErr is set when the session could not be initialized.
+	InitErr error
+	// Label names the session in transcripts ("2025-06-18#1").
+	Label string
+
+	mu        sync.Mutex
+	findings  []SchemaFinding
+	checked   int // transcript entries already schema-checked
+	validated int // messages validated so far
+}
+
+// Capabilities returns the server's declared capabilities (empty when none).
+func (s *Session) Capabilities() map[string]json.RawMessage {
+	var caps map[string]json.RawMessage
+	if raw, ok := s.InitResult["capabilities"]; ok {
+		_ = json.Unmarshal(raw, &caps)
+	}
+	if caps == nil {
+		caps = map[string]json.RawMessage{}
+	}
+	return caps
+}
+
+// ServerInfo returns the raw serverInfo object, or nil.
+func (s *Session) ServerInfo() json.RawMessage { return s.InitResult["serverInfo"] }
+
+// Call sends a request and waits for its reply (bounded by --timeout).
+func (s *Session) Call(ctx context.Context, method string, params any) (*wire.Response, error) {
+	return s.Conn.Call(ctx, method, params)
+}
+
+// Close ends the session and releases its transport.
+func (s *Session) Close(ctx context.Context) {
+	if s.Conn != nil {
+		_ = s.Conn.Close(ctx)
+	}
+}
+
+// initError classifies why a session could not be opened.
+type initError struct {
+	stage string // "connect", "initialize"
+	rpc   *wire.Error
+	err   error
+}
+
+func (e *initError) Error() string {
+	if e.rpc != nil {
+		return fmt.Sprintf("initialize was refused: %d %s", e.rpc.Code, e.rpc.Message)
+	}
+	return fmt.Sprintf("%s: %v", e.stage, e.err)
+}
+
+func (e *initError) Unwrap() error { return e.err }
+
+// refused reports whether the server answered initialize with a JSON-RPC error (it
+// was reached and spoke JSON-RPC), as opposed to a transport failure.
+func refused(err error) (*wire.Error, bool) {
+	var ie *initError
+	if errors.As(err, &ie) && ie.rpc != nil {
+		return ie.rpc, true
+	}
+	return nil, false
+}
+
+// eraDriver opens sessions in one era's style. The legacy driver sends initialize;
+// the modern one (2026-07-28) will carry the version in every request instead.
+type eraDriver interface {
+	open(ctx context.Context, tgt target, requested string, rev revision.Revision, opts sessionOptions) (*Session, error)
+}
+
+var drivers = map[revision.Era]eraDriver{
+	revision.Legacy: legacyDriver{},
+}
+
+type sessionOptions struct {
+	timeout time.Duration
+	label   string
+	version string // the suite's version for clientInfo
+}
+
+// legacyDriver opens an R1–R4 session: initialize → result → notifications/initialized.
+type legacyDriver struct{}
+
+func (legacyDriver) open(ctx context.Context, tgt target, requested string, rev revision.Revision, opts sessionOptions) (*Session, error) {
+	s := &Session{Requested: requested, Rev: rev, Label: opts.label}
+	tr, err := tgt.dial(ctx)
+	if err != nil {
+		s.InitErr = &initError{stage: "connect", err: err}
+		return s, s.InitErr
+	}
+	s.Kind = tr.Kind()
+	s.Conn = wire.NewConn(tr, wire.Options{RequestTimeout: opts.timeout})
+	params := map[string]any{
+		"protocolVersion": requested,
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": ClientName, "version": opts.version},
+	}
+	resp, err := s.Conn.Call(ctx, "initialize", params)
+	if err != nil {
+		s.InitErr = &initError{stage: "initialize", err: err}
+		return s, s.InitErr
+	}
+	s.Init = resp
+	if resp.IsError() {
+		s.InitErr = &initError{stage: "initialize", rpc: resp.Error}
+		return s, s.InitErr
+	}
+	if err := json.Unmarshal(resp.Result, &s.InitResult); err != nil {
+		s.InitErr = &initError{stage: "initialize", err: fmt.Errorf("the result is not an object: %w", err)}
+		return s, s.InitErr
+	}
+	if err := json.Unmarshal(s.InitResult["protocolVersion"], &s.Negotiated); err != nil || s.Negotiated == "" {
+		s.InitErr = &initError{stage: "initialize", err: fmt.Errorf("the result has no protocolVersion string")}
+		return s, s.InitErr
+	}
+	if nr, ok := revision.Lookup(s.Negotiated); ok {
+		s.Rev = nr
+	}
+	if hs, ok := tr.(transport.HTTPSession); ok {
+		if s.Rev.Has(revision.VersionHeader) && s.Rev.Name == s.Negotiated {
+			hs.SetProtocolVersion(s.Negotiated)
+		}
+	}
+	if err := s.Conn.Notify(ctx, "notifications/initialized", nil); err != nil {
+		s.InitErr = &initError{stage: "initialized", err: err}
+		return s, s.InitErr
+	}
+	if hs, ok := tr.(transport.HTTPSession); ok {
+		// The GET stream is optional (405 is allowed); it carries server-initiated
+		// messages such as list_changed, which the checks then see.
+		_, _ = hs.OpenGetStream(ctx)
+	}
+	return s, nil
+}
+
+// SchemaFinding is a received message that breaks the negotiated revision's schema.
+type SchemaFinding struct {
+	Session    string
+	Seq        int
+	Definition string
+	Problem    string
+}
+
+// SchemaFindings validates every received message not yet checked against the
+// session revision's schema (BASE-SCHEMA-01) and returns all findings so far and
+// how many messages were validated.
+func (s *Session) SchemaFindings() ([]SchemaFinding, int) {
+	if s.Conn == nil {
+		return nil, 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.Conn.Received(s.checked) {
+		s.checked = e.Seq
+		if e.Msg == nil || e.Err != "" {
+			continue // framing and shape faults are judged by BASE-* checks
+		}
+		def, value := schemaTarget(s.Rev, e)
+		if def == "" {
+			continue
+		}
+		s.validated++
+		if err := s.Rev.Validate(def, value); err != nil {
+			s.findings = append(s.findings, SchemaFinding{Session: s.Label, Seq: e.Seq, Definition: def, Problem: err.Error()})
+		}
+	}
+	return append([]SchemaFinding(nil), s.findings...), s.validated
+}
+
+// schemaTarget picks the definition a received message must match, and the part of
+// the message it applies to.
+func schemaTarget(rev revision.Revision, e wire.Entry) (string, any) {
+	m := e.Msg
+	switch m.Kind {
+	case wire.KindResult:
+		if def, ok := rev.ResultDefinition(e.ForMethod); ok && e.ForMethod != "" {
+			return def, json.RawMessage(m.Result)
+		}
+	case wire.KindError:
+		if m.ID.IsZero() || m.ID.IsNull() {
+			// An unreadable request id may be answered with null (JSON-RPC) or no id
+			// (from 2025-11-25); spec-matrix §2.16.3 accepts both.
+			return "", nil
+		}
+		return rev.ErrorDefinition(), json.RawMessage(m.Raw)
+	case wire.KindNotification:
+		if def, ok := rev.NotificationDefinition(m.Method); ok {
+			return def, json.RawMessage(m.Raw)
+		}
+	case wire.KindRequest:
+		if def, ok := rev.ServerRequestDefinition(m.Method); ok {
+			return def, json.RawMessage(m.Raw)
+		}
+	}
+	return "", nil
+}

@@ -1,0 +1,114 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+)
+
+// T is what a check receives: the revision under test, its sessions, and the run's
+// shared probes. A T is used by one check at a time.
+type T struct {
+	// Ctx bounds the check; every call the check makes must use it.
+	Ctx   context.Context
+	Rev   revision.Revision
+	Check *Check
+
+	run    *runState
+	col    *column
+	opened []*Session
+}
+
+// Session is the revision's main session, opened before the checks ran. For
+// Handshake checks it may be unsupported or refused: see InitErr and Negotiated.
+func (t *T) Session() *Session { return t.col.main }
+
+// ColumnErr is why the revision's main session could not be opened (nil if it was).
+func (t *T) ColumnErr() error { return t.col.err }
+
+// Timeout is the per-request deadline (--timeout).
+func (t *T) Timeout() time.Duration { return t.run.cfg.Timeout }
+
+// NewSession opens a fresh session for this revision, for checks that disturb state.
+// It is closed when the check returns.
+func (t *T) NewSession() (*Session, error) { return t.OpenSession(t.Rev.Name) }
+
+// OpenSession opens a fresh session asking for any protocolVersion (for negotiation
+// probes). Its traffic counts towards this revision's transcript-wide checks. It is
+// closed when the check returns.
+func (t *T) OpenSession(requested string) (*Session, error) {
+	s, err := t.run.openSession(t.Ctx, t.col, requested)
+	if s != nil {
+		t.opened = append(t.opened, s)
+	}
+	if err != nil {
+		return s, fmt.Errorf("open a session asking for %s: %w", requested, err)
+	}
+	return s, nil
+}
+
+// Sessions returns every session of this revision so far (main and fresh ones).
+func (t *T) Sessions() []*Session {
+	t.col.mu.Lock()
+	defer t.col.mu.Unlock()
+	var out []*Session
+	for _, s := range t.col.sessions {
+		if s != nil && s.Conn != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Once runs fn once per run for key (across revisions) and returns its value: for
+// probes whose answer does not depend on the revision under test.
+func (t *T) Once(key string, fn func() any) any { return t.run.once(key, fn) }
+
+// Supports reports whether the server supports a protocol version: it echoed it when
+// asked, in this run. A version no column asked for is probed with a fresh session.
+func (t *T) Supports(version string) (bool, error) {
+	for _, col := range t.run.columns {
+		if col.rev.Name == version && col.main != nil && col.main.InitErr == nil {
+			return col.main.Negotiated == version, nil
+		}
+	}
+	type answer struct {
+		ok  bool
+		err error
+	}
+	a := t.Once("supports:"+version, func() any {
+		s, err := t.run.openSession(t.Ctx, t.col, version)
+		if s != nil {
+			defer s.Close(context.WithoutCancel(t.Ctx))
+		}
+		if err != nil {
+			if _, isRPC := refused(err); isRPC {
+				return answer{ok: false}
+			}
+			return answer{err: err}
+		}
+		return answer{ok: s.Negotiated == version}
+	}).(answer)
+	return a.ok, a.err
+}
+
+// RevisionsAsked lists the revisions this run asked for, with what the server answered.
+func (t *T) RevisionsAsked() map[string]string {
+	out := map[string]string{}
+	for _, col := range t.run.columns {
+		if col.main != nil {
+			out[col.rev.Name] = col.main.Negotiated
+		}
+	}
+	return out
+}
+
+func (t *T) cleanup() {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*t.run.cfg.KillGrace+time.Second)
+	defer cancel()
+	for _, s := range t.opened {
+		s.Close(ctx)
+	}
+}

@@ -1,0 +1,95 @@
+package conform
+
+import (
+	"fmt"
+
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// Verdict is what a check found in one revision.
+type Verdict struct {
+	Status   reports.Status
+	Reason   reports.SkipReason // set for Skip
+	Message  string
+	Expected string
+	Actual   string
+	// fromShould marks a warn that came from a SHOULD rule, which --strict turns into
+	// a failure. Warnings for derived or descriptive rows stay warnings.
+	fromShould bool
+}
+
+// Pass is a verdict that the rule holds; msg says what was seen (may be "").
+func Pass(format string, args ...any) Verdict {
+	return Verdict{Status: reports.Pass, Message: fmt.Sprintf(format, args...)}
+}
+
+// Note is a pass carrying an informational remark (for MAY, descriptive and derived
+// rows, and for the accepted side of a spec ambiguity).
+func Note(format string, args ...any) Verdict {
+	return Verdict{Status: reports.Pass, Message: "note: " + fmt.Sprintf(format, args...)}
+}
+
+// Warn is an explicit warning, for rows whose verdict policy says WARN whatever the
+// level (for instance another JSON-RPC error code than the expected one).
+func Warn(expected, actual string) Verdict {
+	return Verdict{Status: reports.Warn, Expected: expected, Actual: actual, Message: summarize(expected, actual)}
+}
+
+// Fail is an explicit failure, for outcomes the verdict policy fails whatever the
+// row's level (design.md §4's fixed decisions). Prefer Violation.
+func Fail(expected, actual string) Verdict {
+	return Verdict{Status: reports.Fail, Expected: expected, Actual: actual, Message: summarize(expected, actual)}
+}
+
+// Skip is a check that could not be judged, with the reason.
+func Skip(reason reports.SkipReason, format string, args ...any) Verdict {
+	return Verdict{Status: reports.Skip, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// Errorf is a verdict for a harness or transport fault: nothing was verified.
+func Errorf(format string, args ...any) Verdict {
+	return Verdict{Status: reports.Error, Message: fmt.Sprintf(format, args...)}
+}
+
+func summarize(expected, actual string) string {
+	switch {
+	case expected == "":
+		return actual
+	case actual == "":
+		return "expected " + expected
+	default:
+		return fmt.Sprintf("expected %s; got %s", expected, actual)
+	}
+}
+
+// Violation is a broken rule, judged by the check's level in the current revision:
+// MUST → fail; SHOULD → warn (fail under --strict); MAY, descriptive, derived → warn
+// (never fail).
+func (t *T) Violation(expected, actual string) Verdict {
+	v := Verdict{Expected: expected, Actual: actual, Message: summarize(expected, actual)}
+	switch t.Check.LevelAt(t.Rev) {
+	case Must:
+		v.Status = reports.Fail
+	case Should:
+		v.Status = reports.Warn
+		v.fromShould = true
+	default:
+		v.Status = reports.Warn
+	}
+	return v
+}
+
+// final applies --strict and normalises the verdict for the report.
+func (v Verdict) final(strict bool) Verdict {
+	if strict && v.Status == reports.Warn && v.fromShould {
+		v.Status = reports.Fail
+		v.Message = "strict: " + v.Message
+	}
+	if v.Status == reports.Skip && v.Reason == "" {
+		v.Reason = reports.NotApplicable
+	}
+	if v.Status == "" {
+		v = Errorf("check returned no verdict")
+	}
+	return v
+}

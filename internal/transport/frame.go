@@ -1,0 +1,113 @@
+package transport
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"unicode/utf8"
+)
+
+// Errors carried by Frame.Err. Test them with errors.Is.
+var (
+	// ErrFrameTooLarge marks a frame longer than Limits.MaxFrame; its Data holds only
+	// the first MaxFrame bytes.
+	ErrFrameTooLarge = errors.New("frame too large")
+	// ErrNotJSON marks a frame whose bytes are not exactly one JSON value.
+	ErrNotJSON = errors.New("not JSON")
+	// ErrNotUTF8 marks a frame whose bytes are not valid UTF-8.
+	ErrNotUTF8 = errors.New("not valid UTF-8")
+	// ErrNoNewline marks the last stdout line of a process when it ended without a
+	// newline. The Data may still be a complete message.
+	ErrNoNewline = errors.New("last line not terminated by a newline")
+)
+
+// inboundBuffer is the capacity of every Inbound channel. Together with
+// Limits.MaxFrame it bounds the memory a flooding server can make us hold.
+const inboundBuffer = 256
+
+// validateFrame says what, if anything, makes data unusable as a JSON-RPC frame.
+func validateFrame(data []byte) error {
+	if !utf8.Valid(data) {
+		return fmt.Errorf("%w (%d bytes)", ErrNotUTF8, len(data))
+	}
+	if !json.Valid(data) {
+		// Unmarshal into a RawMessage only runs the syntax checker, which names the
+		// offending character and its offset.
+		err := json.Unmarshal(data, new(json.RawMessage))
+		if err == nil {
+			err = errors.New("invalid JSON")
+		}
+		return fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	return nil
+}
+
+// tooLarge is the Err of a frame cut at max bytes; what names the unit (line, body, event).
+func tooLarge(what string, max int) error {
+	return fmt.Errorf("%w: %s exceeds %d bytes", ErrFrameTooLarge, what, max)
+}
+
+// tailKeep is how much of the most recent output a capBuffer remembers besides its head.
+const tailKeep = 4 << 10
+
+// capBuffer is an io.Writer that keeps the first max bytes written to it, counts the
+// rest, and also remembers the last tailKeep bytes of everything written. It never
+// fails, so a copy into it never stalls the process writing.
+type capBuffer struct {
+	mu      sync.Mutex
+	max     int
+	head    []byte
+	dropped int64
+	tail    []byte
+}
+
+func newCapBuffer(max int) *capBuffer { return &capBuffer{max: max} }
+
+// Write implements io.Writer.
+func (b *capBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := len(p)
+	if room := b.max - len(b.head); room > 0 {
+		take := min(room, len(p))
+		b.head = append(b.head, p[:take]...)
+		p = p[take:]
+	}
+	b.dropped += int64(len(p))
+	// The tail sees every byte, kept and dropped alike.
+	b.tail = append(b.tail, p...)
+	if len(b.tail) > 2*tailKeep {
+		b.tail = append(b.tail[:0:0], b.tail[len(b.tail)-tailKeep:]...)
+	}
+	return n, nil
+}
+
+// Bytes returns a copy of the kept head.
+func (b *capBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]byte(nil), b.head...)
+}
+
+// Dropped returns how many bytes were counted but not kept.
+func (b *capBuffer) Dropped() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.dropped
+}
+
+// Tail returns up to n of the most recently written bytes.
+func (b *capBuffer) Tail(n int) []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	// The most recent bytes are the head followed by the tail of what was dropped.
+	all := b.head
+	if len(b.tail) > 0 {
+		all = append(append([]byte(nil), b.head...), b.tail...)
+	}
+	if len(all) > n {
+		all = all[len(all)-n:]
+	}
+	return append([]byte(nil), all...)
+}

@@ -1,0 +1,208 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// HTTPConfig configures the Streamable HTTP and HTTP+SSE transports.
+type HTTPConfig struct {
+	// URL is the MCP endpoint (Streamable HTTP) or the SSE endpoint (HTTP+SSE).
+	URL string
+	// Headers are the user's --header values, sent on every request. They are never
+	// written to Exchanges or errors, and are redacted from error bodies.
+	Headers http.Header
+	// Client is optional. The default client has no overall timeout (streams are
+	// long-lived; contexts bound each wait) and does not follow redirects, so that a
+	// redirect shows up as an HTTPStatusError instead of silently changing the request.
+	Client *http.Client
+	// Limits bounds frames.
+	Limits Limits
+}
+
+// maxErrorBody is how much of a non-2xx reply body is kept.
+const maxErrorBody = 64 << 10
+
+// ErrNoEndpointEvent is wrapped by DialSSE's error when the GET reply is not an event
+// stream, or its first event is not a usable "endpoint" event.
+var ErrNoEndpointEvent = errors.New("SSE stream did not start with a usable endpoint event")
+
+// httpBase is what the two HTTP transports share.
+type httpBase struct {
+	url     *url.URL
+	safeURL string // url without user info, for messages
+	headers http.Header
+	client  *http.Client
+	owned   bool // client was made here; its idle connections are closed on Close
+	limits  Limits
+	secrets [][]byte // header values redacted from error bodies
+
+	life   context.Context // ends at Close: every request derives from it
+	cancel context.CancelFunc
+}
+
+func newHTTPBase(cfg HTTPConfig, what string) (*httpBase, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("%s: bad URL: %w", what, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("%s: URL %s: scheme must be http or https", what, u.Redacted())
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("%s: URL %s has no host", what, u.Redacted())
+	}
+	b := &httpBase{
+		url:     u,
+		safeURL: u.Redacted(),
+		headers: cfg.Headers.Clone(),
+		client:  cfg.Client,
+		limits:  cfg.Limits.WithDefaults(),
+	}
+	if b.client == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		b.client = &http.Client{
+			Transport: tr,
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse
+			},
+		}
+		b.owned = true
+	}
+	for _, vs := range b.headers {
+		for _, v := range vs {
+			b.secrets = append(b.secrets, secretParts(v)...)
+		}
+	}
+	b.life, b.cancel = context.WithCancel(context.Background())
+	return b, nil
+}
+
+// secretParts returns the parts of a header value worth redacting: the value, and
+// for "Scheme token" values the token. Short strings are left alone.
+func secretParts(v string) [][]byte {
+	const minLen = 6
+	var out [][]byte
+	if len(v) >= minLen {
+		out = append(out, []byte(v))
+	}
+	if i := strings.LastIndexByte(v, ' '); i >= 0 && len(v)-i-1 >= minLen {
+		out = append(out, []byte(v[i+1:]))
+	}
+	return out
+}
+
+// redact replaces every user header value in b.
+func (h *httpBase) redact(b []byte) []byte {
+	for _, s := range h.secrets {
+		if bytes.Contains(b, s) {
+			b = bytes.ReplaceAll(b, s, []byte("[REDACTED]"))
+		}
+	}
+	return b
+}
+
+// newRequest builds a request bound to ctx carrying the user's headers.
+func (h *httpBase) newRequest(ctx context.Context, method, target string, body []byte) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, rd)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, h.safeURL, err)
+	}
+	for k, vs := range h.headers {
+		if strings.EqualFold(k, "Host") && len(vs) > 0 {
+			req.Host = vs[0]
+			continue
+		}
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	return req, nil
+}
+
+// requestErr explains a failed round trip: ctx's error when ctx ended, ErrClosed
+// when the transport was closed, else the client's error (which names the URL
+// without user info, never the headers).
+func (h *httpBase) requestErr(ctx context.Context, method, target string, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s %s: %w", method, target, ctx.Err())
+	case h.life.Err() != nil:
+		return fmt.Errorf("%s %s: %w", method, target, ErrClosed)
+	}
+	return fmt.Errorf("%s: %w", method, err)
+}
+
+// statusError reads up to 64 KiB of a non-2xx reply into an HTTPStatusError.
+func (h *httpBase) statusError(resp *http.Response) *HTTPStatusError {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return &HTTPStatusError{
+		Status:      resp.StatusCode,
+		ContentType: resp.Header.Get("Content-Type"),
+		Body:        h.redact(body),
+	}
+}
+
+// readBody reads a reply body, keeping at most max bytes; long says it was longer.
+func readBody(r io.Reader, max int) (body []byte, long bool, err error) {
+	body, err = io.ReadAll(io.LimitReader(r, int64(max)+1))
+	if len(body) > max {
+		return body[:max], true, err
+	}
+	return body, false, err
+}
+
+// mediaType returns the lower-case media type of a Content-Type header, without
+// parameters.
+func mediaType(h http.Header) string {
+	ct := h.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err == nil {
+		return mt
+	}
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(mt))
+}
+
+func is2xx(status int) bool { return status >= 200 && status < 300 }
+
+// newExchange records the head of a reply (never request headers).
+func newExchange(method string, resp *http.Response) Exchange {
+	return Exchange{
+		Method:      method,
+		Status:      resp.StatusCode,
+		ContentType: resp.Header.Get("Content-Type"),
+		Header:      resp.Header.Clone(),
+		At:          time.Now(),
+	}
+}
+
+// copyExchanges deep-copies a record.
+func copyExchanges(xs []Exchange) []Exchange {
+	out := make([]Exchange, len(xs))
+	for i, x := range xs {
+		x.Header = x.Header.Clone()
+		if x.Stream != nil {
+			s := *x.Stream
+			x.Stream = &s
+		}
+		out[i] = x
+	}
+	return out
+}
+
+// drain reads and discards a bounded amount of a body so the connection can be reused.
+func drain(r io.Reader) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(r, maxErrorBody))
+}

@@ -1,0 +1,260 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// SSE is the legacy HTTP+SSE client transport (MCP 2024-11-05): a long-lived GET
+// event stream whose first event names the endpoint that takes POSTed messages, and
+// whose "message" events carry the server's messages.
+type SSE struct {
+	*httpBase
+	endpoint *url.URL
+	in       chan Frame
+
+	mu        sync.Mutex
+	closed    bool
+	err       error
+	exchanges []Exchange
+
+	wg       sync.WaitGroup // the stream reader and in-flight Sends
+	done     chan struct{}
+	doneOnce sync.Once
+}
+
+var _ Transport = (*SSE)(nil)
+
+// DialSSE opens the GET event stream at cfg.URL and waits (bounded by ctx) for its
+// first event, which must be "endpoint" with a URI that resolves, against cfg.URL, to
+// an http or https URL. A non-2xx reply is returned as *HTTPStatusError; a reply that
+// is not an event stream, or whose first event is not a usable endpoint event, gives
+// an error wrapping ErrNoEndpointEvent.
+func DialSSE(ctx context.Context, cfg HTTPConfig) (*SSE, error) {
+	b, err := newHTTPBase(cfg, "HTTP+SSE")
+	if err != nil {
+		return nil, err
+	}
+	t := &SSE{httpBase: b, in: make(chan Frame, inboundBuffer), done: make(chan struct{})}
+	ok := false
+	defer func() {
+		if !ok {
+			t.cancel()
+			if t.owned {
+				t.client.CloseIdleConnections()
+			}
+		}
+	}()
+	// Until the endpoint event arrives, ctx may end the whole stream.
+	stop := context.AfterFunc(ctx, t.cancel)
+	defer stop()
+
+	req, err := t.newRequest(t.life, http.MethodGet, t.url.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Cache-Control", "no-cache")
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return nil, t.requestErr(ctx, http.MethodGet, t.safeURL, err)
+	}
+	t.exchanges = append(t.exchanges, newExchange(http.MethodGet, resp))
+	if !is2xx(resp.StatusCode) {
+		defer resp.Body.Close()
+		return nil, t.statusError(resp)
+	}
+	if mt := mediaType(resp.Header); mt != "text/event-stream" {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET %s: HTTP %d reply has Content-Type %q, not text/event-stream: %w",
+			t.safeURL, resp.StatusCode, resp.Header.Get("Content-Type"), ErrNoEndpointEvent)
+	}
+	er := newEventReader(resp.Body, t.limits.MaxFrame)
+	ev, err := firstEvent(er)
+	if err != nil {
+		resp.Body.Close()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("GET %s: waiting for the endpoint event: %w", t.safeURL, ctx.Err())
+		}
+		return nil, fmt.Errorf("GET %s: %w", t.safeURL, err)
+	}
+	if !stop() {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET %s: waiting for the endpoint event: %w", t.safeURL, ctx.Err())
+	}
+	raw := strings.TrimSpace(ev.Data)
+	ref, err := url.Parse(raw)
+	if err != nil {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET %s: endpoint %q is not a URI (%v): %w", t.safeURL, raw, err, ErrNoEndpointEvent)
+	}
+	t.endpoint = t.url.ResolveReference(ref)
+	if t.endpoint.Scheme != "http" && t.endpoint.Scheme != "https" || t.endpoint.Host == "" {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET %s: endpoint %q does not resolve to an http(s) URL: %w", t.safeURL, raw, ErrNoEndpointEvent)
+	}
+	ok = true
+	t.wg.Add(1)
+	go t.readStream(resp.Body, er)
+	return t, nil
+}
+
+// firstEvent returns the first dispatchable event, which must be an endpoint event.
+// Events with neither a type nor data (which WHATWG would not dispatch) are skipped.
+func firstEvent(er *eventReader) (Event, error) {
+	for {
+		ev, err := er.Next()
+		switch {
+		case errors.Is(err, ErrFrameTooLarge):
+			return Event{}, fmt.Errorf("first event: %v: %w", err, ErrNoEndpointEvent)
+		case err != nil:
+			return Event{}, fmt.Errorf("stream ended before the first event (%v): %w", err, ErrNoEndpointEvent)
+		case ev.Type == "" && ev.Data == "":
+			continue
+		case ev.Type != "endpoint":
+			return Event{}, fmt.Errorf("first event has type %q, want \"endpoint\": %w", ev.Type, ErrNoEndpointEvent)
+		case strings.TrimSpace(ev.Data) == "":
+			return Event{}, fmt.Errorf("endpoint event has no data: %w", ErrNoEndpointEvent)
+		}
+		return ev, nil
+	}
+}
+
+// readStream delivers message events until the stream ends or Close. When the server
+// ends the stream, the transport ends with it.
+func (t *SSE) readStream(body io.ReadCloser, er *eventReader) {
+	defer t.wg.Done()
+	defer close(t.in)
+	defer body.Close()
+	for {
+		ev, err := er.Next()
+		if err != nil && !errors.Is(err, ErrFrameTooLarge) {
+			t.end(fmt.Errorf("HTTP+SSE: the event stream ended: %w", err))
+			return
+		}
+		if (ev.Type != "" && ev.Type != "message") || (ev.Data == "" && err == nil) {
+			continue
+		}
+		f := Frame{Data: []byte(ev.Data), Source: "sse", At: time.Now()}
+		if ev.HasID {
+			f.EventID = ev.ID
+		}
+		if err != nil {
+			f.Err = err
+		} else {
+			f.Err = validateFrame(f.Data)
+		}
+		select {
+		case t.in <- f:
+		case <-t.life.Done():
+			t.end(nil)
+			return
+		}
+	}
+}
+
+// end records why the transport ended (the first reason wins) and closes Done.
+func (t *SSE) end(err error) {
+	t.mu.Lock()
+	if t.err == nil {
+		if t.closed || err == nil {
+			err = fmt.Errorf("HTTP+SSE: %w", ErrClosed)
+		}
+		t.err = err
+	}
+	t.mu.Unlock()
+	t.doneOnce.Do(func() { close(t.done) })
+}
+
+// Kind returns "sse".
+func (t *SSE) Kind() string { return "sse" }
+
+// Endpoint returns the resolved URL that takes POSTed messages.
+func (t *SSE) Endpoint() string { return t.endpoint.Redacted() }
+
+// Inbound yields the data of every message event. It is closed when the stream ends.
+func (t *SSE) Inbound() <-chan Frame { return t.in }
+
+// Done is closed when the event stream has ended or Close has been called.
+func (t *SSE) Done() <-chan struct{} { return t.done }
+
+// Err says why the transport ended; nil while it runs.
+func (t *SSE) Err() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+// Exchanges returns a copy of the record of every HTTP exchange so far.
+func (t *SSE) Exchanges() []Exchange {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return copyExchanges(t.exchanges)
+}
+
+// Send POSTs msg to the endpoint. Any 2xx is accepted (the status is recorded in
+// Exchanges); the reply itself arrives on the event stream. A non-2xx reply is
+// returned as *HTTPStatusError. After the stream has ended or Close, Send returns an
+// error wrapping ErrClosed.
+func (t *SSE) Send(ctx context.Context, msg []byte) error {
+	t.mu.Lock()
+	if t.closed || t.err != nil {
+		reason := t.err
+		t.mu.Unlock()
+		if reason != nil && !errors.Is(reason, ErrClosed) {
+			return fmt.Errorf("POST %s: %w (%v)", t.endpoint.Redacted(), ErrClosed, reason)
+		}
+		return fmt.Errorf("POST %s: %w", t.endpoint.Redacted(), ErrClosed)
+	}
+	t.wg.Add(1)
+	t.mu.Unlock()
+	defer t.wg.Done()
+
+	reqCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(t.life, cancel)
+	defer stop()
+	req, err := t.newRequest(reqCtx, http.MethodPost, t.endpoint.String(), msg)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return t.requestErr(ctx, http.MethodPost, t.endpoint.Redacted(), err)
+	}
+	defer resp.Body.Close()
+	t.mu.Lock()
+	t.exchanges = append(t.exchanges, newExchange(http.MethodPost, resp))
+	t.mu.Unlock()
+	if !is2xx(resp.StatusCode) {
+		return t.statusError(resp)
+	}
+	drain(resp.Body)
+	return nil
+}
+
+// Close ends the event stream, waits for the goroutines (bounded by ctx) and leaves
+// Inbound closed. It is idempotent.
+func (t *SSE) Close(ctx context.Context) error {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	t.cancel()
+	err := waitGroups(ctx, &t.wg)
+	if t.owned {
+		t.client.CloseIdleConnections()
+	}
+	t.end(nil)
+	if err != nil {
+		return fmt.Errorf("HTTP+SSE close: %w", err)
+	}
+	return nil
+}

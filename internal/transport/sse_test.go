@@ -1,0 +1,285 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// legacyServer implements the 2024-11-05 HTTP+SSE pattern: GET /sse opens the stream
+// and announces /messages?sessionId=abc; POSTs there are answered 202 and the
+// JSON-RPC response is pushed on the stream as a message event.
+type legacyServer struct {
+	*httptest.Server
+	push     chan string
+	mu       sync.Mutex
+	headers  []http.Header
+	handlers sync.WaitGroup
+	endAfter int // the GET handler returns after pushing this many messages (0: never)
+}
+
+var idRE = regexp.MustCompile(`"id":(\d+)`)
+
+func newLegacyServer(t *testing.T, endAfter int) *legacyServer {
+	ls := &legacyServer{push: make(chan string, 16), endAfter: endAfter}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /sse", func(w http.ResponseWriter, r *http.Request) {
+		ls.handlers.Add(1)
+		defer ls.handlers.Done()
+		ls.record(r)
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseWrite(w, ": hello\n\nevent: endpoint\ndata: /messages?sessionId=abc\n\n")
+		for n := 1; ; n++ {
+			select {
+			case m := <-ls.push:
+				sseWrite(w, fmt.Sprintf("event: message\nid: %d\ndata: %s\n\n", n, m))
+				if n == ls.endAfter {
+					return
+				}
+			case <-r.Context().Done():
+				return
+			}
+		}
+	})
+	mux.HandleFunc("POST /messages", func(w http.ResponseWriter, r *http.Request) {
+		ls.record(r)
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Query().Get("sessionId") != "abc" {
+			http.Error(w, "unknown session", http.StatusNotFound)
+			return
+		}
+		if strings.Contains(string(body), `"reject"`) {
+			http.Error(w, "rejected", http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		if m := idRE.FindStringSubmatch(string(body)); m != nil {
+			ls.push <- fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, m[1])
+		}
+	})
+	ls.Server = httptest.NewServer(mux)
+	t.Cleanup(ls.Close)
+	return ls
+}
+
+func (ls *legacyServer) record(r *http.Request) {
+	ls.mu.Lock()
+	ls.headers = append(ls.headers, r.Header.Clone())
+	ls.mu.Unlock()
+}
+
+func dialSSE(t *testing.T, url string) *SSE {
+	t.Helper()
+	tr, err := DialSSE(bg(t, 10*time.Second), HTTPConfig{URL: url, Headers: secretHeaders()})
+	if err != nil {
+		t.Fatalf("DialSSE: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := tr.Close(bg(t, 10*time.Second)); err != nil {
+			t.Errorf("cleanup Close: %v", err)
+		}
+	})
+	return tr
+}
+
+func TestSSERoundTrip(t *testing.T) {
+	ls := newLegacyServer(t, 0)
+	tr := dialSSE(t, ls.URL+"/sse")
+	if tr.Kind() != "sse" || tr.Err() != nil {
+		t.Fatalf("kind %q err %v", tr.Kind(), tr.Err())
+	}
+	if got, want := tr.Endpoint(), ls.URL+"/messages?sessionId=abc"; got != want {
+		t.Fatalf("Endpoint = %q, want %q", got, want)
+	}
+	ctx := bg(t, 10*time.Second)
+	for i := 1; i <= 3; i++ {
+		if err := tr.Send(ctx, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)); err != nil {
+			t.Fatalf("Send: %v", err)
+		}
+		f := recv(t, tr.Inbound())
+		want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, i)
+		if string(f.Data) != want || f.Source != "sse" || f.EventID != fmt.Sprint(i) || f.Err != nil {
+			t.Fatalf("frame %q source %q id %q err %v", f.Data, f.Source, f.EventID, f.Err)
+		}
+	}
+	err := tr.Send(ctx, []byte(`{"jsonrpc":"2.0","id":9,"method":"reject"}`))
+	var herr *HTTPStatusError
+	if !errors.As(err, &herr) || herr.Status != 400 || !strings.Contains(string(herr.Body), "rejected") {
+		t.Fatalf("Send = %v, want HTTPStatusError 400", err)
+	}
+
+	xs := tr.Exchanges()
+	wantX := []struct {
+		method string
+		status int
+	}{{"GET", 200}, {"POST", 202}, {"POST", 202}, {"POST", 202}, {"POST", 400}}
+	if len(xs) != len(wantX) {
+		t.Fatalf("%d exchanges: %+v", len(xs), xs)
+	}
+	for i, w := range wantX {
+		if xs[i].Method != w.method || xs[i].Status != w.status {
+			t.Errorf("exchange %d = %s %d, want %s %d", i, xs[i].Method, xs[i].Status, w.method, w.status)
+		}
+	}
+	assertNoSecrets(t, "Exchanges", fmt.Sprintf("%+v", xs))
+	ls.mu.Lock()
+	for i, h := range ls.headers {
+		if h.Get("Authorization") != "Bearer s3cr3t-token-value" {
+			t.Errorf("request %d lacks the user headers", i)
+		}
+		if i == 0 && h.Get("Accept") != "text/event-stream" {
+			t.Errorf("GET Accept = %q", h.Get("Accept"))
+		}
+		if i > 0 && h.Get("Content-Type") != "application/json" {
+			t.Errorf("POST Content-Type = %q", h.Get("Content-Type"))
+		}
+	}
+	ls.mu.Unlock()
+
+	if err := tr.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := tr.Close(ctx); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	waitClosed(t, tr.Inbound())
+	waitDone(t, tr.Done(), "Done")
+	if !errors.Is(tr.Err(), ErrClosed) {
+		t.Fatalf("Err = %v", tr.Err())
+	}
+	if err := tr.Send(ctx, []byte(`{}`)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Send after Close = %v", err)
+	}
+	hdone := make(chan struct{})
+	go func() { ls.handlers.Wait(); close(hdone) }()
+	waitDone(t, hdone, "the GET handler to see the client leave")
+}
+
+func TestSSEServerEndsStream(t *testing.T) {
+	ls := newLegacyServer(t, 1)
+	tr := dialSSE(t, ls.URL+"/sse")
+	if err := tr.Send(bg(t, 10*time.Second), []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+		t.Fatal(err)
+	}
+	recv(t, tr.Inbound())
+	waitClosed(t, tr.Inbound())
+	waitDone(t, tr.Done(), "Done")
+	if err := tr.Err(); err == nil || errors.Is(err, ErrClosed) || !strings.Contains(err.Error(), "event stream ended") {
+		t.Fatalf("Err = %v", err)
+	}
+	if err := tr.Send(bg(t, 10*time.Second), []byte(`{}`)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Send after the stream ended = %v", err)
+	}
+}
+
+func TestDialSSEFailures(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler func(w http.ResponseWriter, r *http.Request)
+		errIs   error
+		status  int // want *HTTPStatusError with this status
+	}{
+		{"first event is not endpoint", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, "event: message\ndata: {}\n\nevent: endpoint\ndata: /m\n\n")
+		}, ErrNoEndpointEvent, 0},
+		{"default type first", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, "data: /m\n\n")
+		}, ErrNoEndpointEvent, 0},
+		{"JSON instead of a stream", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{}`)
+		}, ErrNoEndpointEvent, 0},
+		{"stream ends before any event", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, ": nothing\n\nevent: endpoint\n") // incomplete: discarded
+		}, ErrNoEndpointEvent, 0},
+		{"endpoint not http", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, "event: endpoint\ndata: ftp://example.com/m\n\n")
+		}, ErrNoEndpointEvent, 0},
+		{"empty endpoint", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, "event: endpoint\ndata:\n\n")
+		}, ErrNoEndpointEvent, 0},
+		{"401", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "no entry for "+r.Header.Get("X-Api-Key"), http.StatusUnauthorized)
+		}, nil, 401},
+		{"never sends an event", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			sseWrite(w, ": waiting\n\n")
+			<-r.Context().Done()
+		}, context.DeadlineExceeded, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(tt.handler))
+			defer srv.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			defer cancel()
+			tr, err := DialSSE(ctx, HTTPConfig{URL: srv.URL + "/sse", Headers: secretHeaders()})
+			if err == nil {
+				tr.Close(ctx)
+				t.Fatal("DialSSE succeeded")
+			}
+			assertNoSecrets(t, "error", err.Error())
+			if tt.status != 0 {
+				var herr *HTTPStatusError
+				if !errors.As(err, &herr) || herr.Status != tt.status {
+					t.Fatalf("DialSSE = %v, want HTTPStatusError %d", err, tt.status)
+				}
+				return
+			}
+			if !errors.Is(err, tt.errIs) {
+				t.Fatalf("DialSSE = %v, want %v", err, tt.errIs)
+			}
+		})
+	}
+}
+
+func TestSSEAbsoluteEndpoint(t *testing.T) {
+	posted := make(chan struct{}, 1)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posted <- struct{}{}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+		sseWrite(w, "event: endpoint\r\ndata: "+other.URL+"/post?x=1\r\n\r\n")
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	tr := dialSSE(t, srv.URL)
+	if tr.Endpoint() != other.URL+"/post?x=1" {
+		t.Fatalf("Endpoint = %q", tr.Endpoint())
+	}
+	if err := tr.Send(bg(t, 10*time.Second), []byte(`{}`)); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	select {
+	case <-posted:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the POST did not reach the absolute endpoint")
+	}
+	if err := tr.Close(bg(t, 10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDialSSEBadURL(t *testing.T) {
+	for _, u := range []string{"", "ws://example.com/sse", "http://"} {
+		if _, err := DialSSE(context.Background(), HTTPConfig{URL: u}); err == nil {
+			t.Errorf("DialSSE(%q) succeeded", u)
+		}
+	}
+}

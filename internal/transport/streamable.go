@@ -1,0 +1,396 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// StreamableHTTP is the Streamable HTTP client transport (MCP 2025-03-26 to
+// 2025-11-25): every message is POSTed to one endpoint, and replies come back as a
+// JSON body or an SSE stream; an optional GET stream carries server-initiated
+// messages.
+type StreamableHTTP struct {
+	*httpBase
+	in chan Frame
+
+	mu        sync.Mutex
+	closed    bool
+	sessionID string
+	version   string
+	exchanges []Exchange
+
+	wg       sync.WaitGroup // in-flight Sends and stream readers
+	done     chan struct{}
+	doneOnce sync.Once
+	closeErr error
+}
+
+var (
+	_ Transport   = (*StreamableHTTP)(nil)
+	_ HTTPSession = (*StreamableHTTP)(nil)
+)
+
+// DialStreamableHTTP validates cfg (the URL must be http or https) and returns the
+// transport. It does no I/O: the first Send is the first request.
+func DialStreamableHTTP(ctx context.Context, cfg HTTPConfig) (*StreamableHTTP, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("streamable HTTP: %w", err)
+	}
+	b, err := newHTTPBase(cfg, "streamable HTTP")
+	if err != nil {
+		return nil, err
+	}
+	return &StreamableHTTP{
+		httpBase: b,
+		in:       make(chan Frame, inboundBuffer),
+		done:     make(chan struct{}),
+	}, nil
+}
+
+// Kind returns "http".
+func (t *StreamableHTTP) Kind() string { return "http" }
+
+// Inbound yields the frames of every reply body and stream. It is closed after Close.
+func (t *StreamableHTTP) Inbound() <-chan Frame { return t.in }
+
+// Done is closed when Close has been called.
+func (t *StreamableHTTP) Done() <-chan struct{} { return t.done }
+
+// Err returns an error wrapping ErrClosed once Close has been called, else nil.
+func (t *StreamableHTTP) Err() error {
+	select {
+	case <-t.done:
+		return fmt.Errorf("streamable HTTP: %w", ErrClosed)
+	default:
+		return nil
+	}
+}
+
+// SetProtocolVersion makes later requests carry MCP-Protocol-Version: v ("" = none).
+func (t *StreamableHTTP) SetProtocolVersion(v string) {
+	t.mu.Lock()
+	t.version = v
+	t.mu.Unlock()
+}
+
+// SessionID returns the Mcp-Session-Id the server assigned, or "".
+func (t *StreamableHTTP) SessionID() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sessionID
+}
+
+// Exchanges returns a copy of the record of every HTTP exchange so far.
+func (t *StreamableHTTP) Exchanges() []Exchange {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return copyExchanges(t.exchanges)
+}
+
+// enter registers an operation that may deliver frames; false after Close.
+func (t *StreamableHTTP) enter() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return false
+	}
+	t.wg.Add(1)
+	return true
+}
+
+// setMCPHeaders adds the session and version headers.
+func (t *StreamableHTTP) setMCPHeaders(req *http.Request) {
+	t.mu.Lock()
+	sid, ver := t.sessionID, t.version
+	t.mu.Unlock()
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	if ver != "" {
+		req.Header.Set("MCP-Protocol-Version", ver)
+	}
+}
+
+// record appends an Exchange and adopts a session id offered when none is assigned.
+// It returns the exchange's index.
+func (t *StreamableHTTP) record(x Exchange) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if sid := x.Header.Get("Mcp-Session-Id"); sid != "" && t.sessionID == "" && x.Method != http.MethodDelete {
+		t.sessionID = sid
+	}
+	t.exchanges = append(t.exchanges, x)
+	return len(t.exchanges) - 1
+}
+
+// deliver queues a frame for Inbound; false when the transport (or ctx) ended first.
+func (t *StreamableHTTP) deliver(ctx context.Context, f Frame) bool {
+	select {
+	case t.in <- f:
+		return true
+	case <-t.life.Done():
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Send POSTs msg. A JSON reply body is delivered as one Frame (Source "post"; a JSON
+// array is one frame too). An SSE reply is read by a goroutine after Send returns,
+// each non-empty message event becoming a Frame. 202, 204 and empty 2xx replies
+// deliver nothing. ctx bounds the wait for the reply head, and the reading of a JSON
+// body, but not an SSE stream, which runs until it ends or Close. A non-2xx reply is
+// returned as *HTTPStatusError.
+func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
+	if !t.enter() {
+		return fmt.Errorf("POST %s: %w", t.safeURL, ErrClosed)
+	}
+	defer t.wg.Done()
+
+	reqCtx, cancel := context.WithCancel(t.life)
+	stop := context.AfterFunc(ctx, cancel)
+	streaming := false
+	defer func() {
+		if !streaming {
+			stop()
+			cancel()
+		}
+	}()
+
+	req, err := t.newRequest(reqCtx, http.MethodPost, t.url.String(), msg)
+	if err != nil {
+		return err
+	}
+	t.setMCPHeaders(req)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return t.requestErr(ctx, http.MethodPost, t.safeURL, err)
+	}
+	x := newExchange(http.MethodPost, resp)
+	ct := mediaType(resp.Header)
+	if !is2xx(resp.StatusCode) {
+		t.record(x)
+		defer resp.Body.Close()
+		return t.statusError(resp)
+	}
+	if ct == "text/event-stream" {
+		x.Stream = &StreamInfo{Retry: -1}
+		idx := t.record(x)
+		if !stop() {
+			// ctx ended just as the head arrived; the request is being cancelled.
+			resp.Body.Close()
+			return t.requestErr(ctx, http.MethodPost, t.safeURL, ctx.Err())
+		}
+		streaming = true
+		t.wg.Add(1) // we hold a count, so this cannot race with Close's Wait
+		go t.readStream(resp.Body, cancel, "post", idx)
+		return nil
+	}
+	t.record(x)
+	defer resp.Body.Close()
+	body, long, err := readBody(resp.Body, t.limits.MaxFrame)
+	if err != nil {
+		if ctx.Err() != nil || t.life.Err() != nil {
+			return t.requestErr(ctx, http.MethodPost, t.safeURL, err)
+		}
+		return fmt.Errorf("POST %s: reading the reply body: %w", t.safeURL, err)
+	}
+	if len(body) == 0 {
+		return nil
+	}
+	if ct != "application/json" {
+		return fmt.Errorf("POST %s: HTTP %d reply has Content-Type %q and a body; want application/json or text/event-stream",
+			t.safeURL, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	f := Frame{Data: body, Source: "post", At: time.Now()}
+	if long {
+		f.Err = tooLarge("reply body", t.limits.MaxFrame)
+	} else {
+		f.Err = validateFrame(body)
+	}
+	if !t.deliver(ctx, f) {
+		if ctx.Err() != nil {
+			return fmt.Errorf("POST %s: delivering the reply: %w", t.safeURL, ctx.Err())
+		}
+		return fmt.Errorf("POST %s: %w", t.safeURL, ErrClosed)
+	}
+	return nil
+}
+
+// OpenGetStream opens the optional GET SSE stream. 405 gives (false, nil); a 2xx
+// event stream is read by a goroutine, its frames arriving with Source "get"; any
+// other reply is an error (*HTTPStatusError for non-2xx). ctx bounds only the wait
+// for the reply head.
+func (t *StreamableHTTP) OpenGetStream(ctx context.Context) (bool, error) {
+	if !t.enter() {
+		return false, fmt.Errorf("GET %s: %w", t.safeURL, ErrClosed)
+	}
+	defer t.wg.Done()
+	reqCtx, cancel := context.WithCancel(t.life)
+	stop := context.AfterFunc(ctx, cancel)
+	streaming := false
+	defer func() {
+		if !streaming {
+			stop()
+			cancel()
+		}
+	}()
+	req, err := t.newRequest(reqCtx, http.MethodGet, t.url.String(), nil)
+	if err != nil {
+		return false, err
+	}
+	t.setMCPHeaders(req)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return false, t.requestErr(ctx, http.MethodGet, t.safeURL, err)
+	}
+	x := newExchange(http.MethodGet, resp)
+	switch {
+	case resp.StatusCode == http.StatusMethodNotAllowed:
+		t.record(x)
+		drain(resp.Body)
+		resp.Body.Close()
+		return false, nil
+	case !is2xx(resp.StatusCode):
+		t.record(x)
+		defer resp.Body.Close()
+		return false, t.statusError(resp)
+	case mediaType(resp.Header) != "text/event-stream":
+		t.record(x)
+		resp.Body.Close()
+		return false, fmt.Errorf("GET %s: HTTP %d reply has Content-Type %q; want text/event-stream",
+			t.safeURL, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	x.Stream = &StreamInfo{Retry: -1}
+	idx := t.record(x)
+	if !stop() {
+		resp.Body.Close()
+		return false, t.requestErr(ctx, http.MethodGet, t.safeURL, ctx.Err())
+	}
+	streaming = true
+	t.wg.Add(1)
+	go t.readStream(resp.Body, cancel, "get", idx)
+	return true, nil
+}
+
+// readStream delivers the message events of an SSE reply until it ends or Close.
+func (t *StreamableHTTP) readStream(body io.ReadCloser, cancel context.CancelFunc, source string, idx int) {
+	defer t.wg.Done()
+	defer cancel()
+	defer body.Close()
+	er := newEventReader(body, t.limits.MaxFrame)
+	for {
+		ev, err := er.Next()
+		if err != nil && !errors.Is(err, ErrFrameTooLarge) {
+			t.endStream(idx, err)
+			return
+		}
+		t.noteEvent(idx, ev)
+		if (ev.Type != "" && ev.Type != "message") || (ev.Data == "" && err == nil) {
+			continue
+		}
+		f := Frame{Data: []byte(ev.Data), Source: source, At: time.Now()}
+		if ev.HasID {
+			f.EventID = ev.ID
+		}
+		if err != nil {
+			f.Err = err
+		} else {
+			f.Err = validateFrame(f.Data)
+		}
+		if !t.deliver(t.life, f) {
+			t.endStream(idx, t.life.Err())
+			return
+		}
+	}
+}
+
+func (t *StreamableHTTP) noteEvent(idx int, ev Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.exchanges[idx].Stream
+	if s.Events == 0 {
+		s.FirstHasID, s.FirstID, s.FirstEmpty = ev.HasID, ev.ID, ev.Data == ""
+	}
+	s.Events++
+	if ev.Retry >= 0 {
+		s.Retry = ev.Retry
+	}
+}
+
+func (t *StreamableHTTP) endStream(idx int, err error) {
+	reason := "eof"
+	switch {
+	case t.life.Err() != nil:
+		reason = "closed"
+	case err != nil && !errors.Is(err, io.EOF):
+		reason = err.Error()
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.exchanges[idx].Stream
+	s.Ended, s.EndReason = time.Now(), reason
+}
+
+// Close DELETEs the session when one was assigned (any status is fine, and it is
+// recorded), closes every stream, waits for the goroutines, and closes Inbound.
+// Close is idempotent and bounded by ctx.
+func (t *StreamableHTTP) Close(ctx context.Context) error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		select {
+		case <-t.done:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("streamable HTTP close: %w", ctx.Err())
+		}
+	}
+	t.closed = true
+	sid := t.sessionID
+	t.mu.Unlock()
+
+	var errs []error
+	if sid != "" {
+		if err := t.deleteSession(ctx, sid); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	t.cancel()
+	if err := waitGroups(ctx, &t.wg); err != nil {
+		errs = append(errs, fmt.Errorf("streamable HTTP close: %w", err))
+		go func() { t.wg.Wait(); close(t.in) }() // the readers end promptly once cancelled
+	} else {
+		close(t.in)
+	}
+	if t.owned {
+		t.client.CloseIdleConnections()
+	}
+	t.doneOnce.Do(func() { close(t.done) })
+	return errors.Join(errs...)
+}
+
+func (t *StreamableHTTP) deleteSession(ctx context.Context, sid string) error {
+	req, err := t.newRequest(ctx, http.MethodDelete, t.url.String(), nil)
+	if err != nil {
+		return err
+	}
+	t.setMCPHeaders(req)
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return t.requestErr(ctx, http.MethodDelete, t.safeURL, err)
+	}
+	t.record(newExchange(http.MethodDelete, resp))
+	drain(resp.Body)
+	resp.Body.Close()
+	return nil
+}

@@ -1,0 +1,446 @@
+package wire
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+)
+
+// ErrTimeout is wrapped by every error that reports a missing reply within its deadline.
+var ErrTimeout = errors.New("no reply before the deadline")
+
+// ErrClosed is wrapped by errors for calls on a connection whose transport has ended.
+var ErrClosed = errors.New("connection closed")
+
+// Direction says which way a message went.
+type Direction string
+
+// Directions of transcript entries.
+const (
+	Sent     Direction = "send"
+	Received Direction = "recv"
+)
+
+// Entry is one transcript line: a message as it crossed the wire.
+type Entry struct {
+	Seq    int
+	Dir    Direction
+	At     time.Time
+	Raw    []byte
+	Msg    *Message // nil when the bytes did not decode as a JSON-RPC object
+	Err    string   // why the bytes are not a usable message (framing, JSON, shape)
+	Source string   // the transport channel: stdout, post, get, sse
+	// ForMethod is, for responses, the method of the request answered ("" if the
+	// response matched no request the suite sent).
+	ForMethod string
+	// InBatch is set for messages that arrived inside a JSON array.
+	InBatch bool
+	// LooseID is set on a response attributed to a request whose id had the same
+	// value but another JSON type (BASE-RESP-ID-01 evidence).
+	LooseID bool
+}
+
+// Response is a reply to one of the suite's requests.
+type Response struct {
+	Msg    *Message
+	Method string // the request's method
+	Result json.RawMessage
+	Error  *Error
+	// IDExact is false when the reply's id had the request's value but another JSON
+	// type (7 answered as "7"): the reply was attributed, but BASE-RESP-ID-01 is broken.
+	IDExact bool
+	Elapsed time.Duration
+	Seq     int // the transcript sequence number of the reply
+}
+
+// IsError reports whether the reply is a JSON-RPC error.
+func (r *Response) IsError() bool { return r.Error != nil && r.Result == nil }
+
+// Options configures a Conn.
+type Options struct {
+	// RequestTimeout bounds each call's wait for its reply (default 5 s); the caller's
+	// context may shorten it.
+	RequestTimeout time.Duration
+	// MaxTranscript is how many entries are kept (default 20000). Later entries are
+	// counted, not stored, so a flooding server cannot exhaust memory.
+	MaxTranscript int
+	// HandleRequest answers server→client requests. nil uses DefaultRequestHandler.
+	HandleRequest func(req *Message) (result any, rpcErr *Error)
+}
+
+// DefaultRequestHandler answers ping with {} and anything else with -32601: the suite
+// declares no client capabilities, so it offers no sampling, roots or elicitation.
+func DefaultRequestHandler(req *Message) (any, *Error) {
+	if req.Method == "ping" {
+		return struct{}{}, nil
+	}
+	return nil, &Error{Code: CodeMethodNotFound, Message: "method not found: the client declared no capability for " + req.Method}
+}
+
+type pendingCall struct {
+	id     ID
+	method string
+	sent   time.Time
+	ch     chan *Response
+}
+
+// Conn is a client-side JSON-RPC connection over one transport.
+type Conn struct {
+	t    transport.Transport
+	opts Options
+
+	mu         sync.Mutex
+	pending    map[string]*pendingCall // by exact key
+	used       map[string]bool         // every id sent in this session
+	nextID     int64
+	transcript []Entry
+	seq        int
+	dropped    int
+	changed    chan struct{} // closed and replaced whenever an entry is added
+	readerDone chan struct{}
+	closeOnce  sync.Once
+}
+
+// NewConn starts reading from t. The Conn owns t: Close closes it.
+func NewConn(t transport.Transport, opts Options) *Conn {
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = 5 * time.Second
+	}
+	if opts.MaxTranscript <= 0 {
+		opts.MaxTranscript = 20000
+	}
+	if opts.HandleRequest == nil {
+		opts.HandleRequest = DefaultRequestHandler
+	}
+	c := &Conn{
+		t:          t,
+		opts:       opts,
+		pending:    map[string]*pendingCall{},
+		used:       map[string]bool{},
+		changed:    make(chan struct{}),
+		readerDone: make(chan struct{}),
+	}
+	go c.readLoop()
+	return c
+}
+
+// Transport returns the underlying transport.
+func (c *Conn) Transport() transport.Transport { return c.t }
+
+// RequestTimeout is the per-call deadline in force.
+func (c *Conn) RequestTimeout() time.Duration { return c.opts.RequestTimeout }
+
+// NextID returns a fresh integer id never used in this session.
+func (c *Conn) NextID() ID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		c.nextID++
+		id := NumberID(c.nextID)
+		if !c.used[id.Key()] {
+			return id
+		}
+	}
+}
+
+// Call sends a request with a fresh id and waits for its reply.
+func (c *Conn) Call(ctx context.Context, method string, params any) (*Response, error) {
+	return c.CallID(ctx, c.NextID(), method, params)
+}
+
+// CallID sends a request with the given id and waits for its reply. Ids are never
+// reused within a session (a client rule of every revision): reuse is an error.
+func (c *Conn) CallID(ctx context.Context, id ID, method string, params any) (*Response, error) {
+	raw, err := EncodeRequest(id, method, params)
+	if err != nil {
+		return nil, err
+	}
+	return c.CallRaw(ctx, id, method, raw)
+}
+
+// CallRaw sends raw bytes that carry a request with the given id (used by probes that
+// send deliberately malformed params) and waits for the reply to that id.
+func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*Response, error) {
+	pc := &pendingCall{id: id, method: method, ch: make(chan *Response, 1)}
+	c.mu.Lock()
+	if c.used[id.Key()] {
+		c.mu.Unlock()
+		return nil, fmt.Errorf("%s: request id %s was already used in this session", method, id)
+	}
+	c.used[id.Key()] = true
+	c.pending[id.Key()] = pc
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, id.Key())
+		c.mu.Unlock()
+	}()
+
+	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+	defer cancel()
+	pc.sent = time.Now()
+	if err := c.send(ctx, raw); err != nil {
+		return nil, fmt.Errorf("%s (id %s): %w", method, id, err)
+	}
+	select {
+	case resp := <-pc.ch:
+		return resp, nil
+	case <-c.readerDone:
+		// The reader may have delivered just before it ended.
+		select {
+		case resp := <-pc.ch:
+			return resp, nil
+		default:
+		}
+		return nil, fmt.Errorf("%s (id %s): %w: %v", method, id, ErrClosed, c.endReason())
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s (id %s): %w (waited %s)", method, id, ErrTimeout, time.Since(pc.sent).Round(time.Millisecond))
+		}
+		return nil, fmt.Errorf("%s (id %s): %w", method, id, ctx.Err())
+	}
+}
+
+// Notify sends a notification.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	raw, err := EncodeNotification(method, params)
+	if err != nil {
+		return err
+	}
+	if err := c.send(ctx, raw); err != nil {
+		return fmt.Errorf("notify %s: %w", method, err)
+	}
+	return nil
+}
+
+// SendRaw sends bytes as they are (for negative probes).
+func (c *Conn) SendRaw(ctx context.Context, raw []byte) error { return c.send(ctx, raw) }
+
+func (c *Conn) send(ctx context.Context, raw []byte) error {
+	c.record(Entry{Dir: Sent, At: time.Now(), Raw: raw, Msg: decodeQuiet(raw)})
+	if err := c.t.Send(ctx, raw); err != nil {
+		if errors.Is(err, transport.ErrClosed) {
+			return fmt.Errorf("%w: %v", ErrClosed, c.endReason())
+		}
+		return err
+	}
+	return nil
+}
+
+func decodeQuiet(raw []byte) *Message {
+	m, err := Decode(raw)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+func (c *Conn) endReason() error {
+	if err := c.t.Err(); err != nil {
+		return err
+	}
+	return errors.New("the transport ended")
+}
+
+func (c *Conn) readLoop() {
+	defer close(c.readerDone)
+	for f := range c.t.Inbound() {
+		if f.Err != nil {
+			c.record(Entry{Dir: Received, At: f.At, Raw: f.Data, Err: f.Err.Error(), Source: f.Source})
+			continue
+		}
+		data := bytes.TrimSpace(f.Data)
+		if len(data) > 0 && data[0] == '[' {
+			var items []json.RawMessage
+			if err := json.Unmarshal(data, &items); err != nil {
+				c.record(Entry{Dir: Received, At: f.At, Raw: f.Data, Err: "batch: " + err.Error(), Source: f.Source})
+				continue
+			}
+			for _, it := range items {
+				c.handle(f, it, true)
+			}
+			continue
+		}
+		c.handle(f, data, false)
+	}
+}
+
+func (c *Conn) handle(f transport.Frame, raw []byte, inBatch bool) {
+	e := Entry{Dir: Received, At: f.At, Raw: raw, Source: f.Source, InBatch: inBatch}
+	if e.At.IsZero() {
+		e.At = time.Now()
+	}
+	m, err := Decode(raw)
+	if err != nil {
+		e.Err = err.Error()
+		c.record(e)
+		return
+	}
+	e.Msg = m
+	if m.Problem != "" {
+		e.Err = m.Problem
+	}
+	switch {
+	case m.IsResponse():
+		c.deliver(e, m)
+	case m.Kind == KindRequest:
+		c.record(e)
+		go c.answer(m)
+	default:
+		c.record(e)
+	}
+}
+
+// deliver attributes a response to its pending call: by exact id first, then (to
+// report a type mismatch instead of timing out) by loose id.
+func (c *Conn) deliver(e Entry, m *Message) {
+	c.mu.Lock()
+	pc, exact := c.pending[m.ID.Key()], true
+	if pc == nil && !m.ID.IsZero() && !m.ID.IsNull() {
+		for _, p := range c.pending {
+			if p.id.LooseKey() == m.ID.LooseKey() {
+				pc, exact = p, false
+				break
+			}
+		}
+	}
+	if pc != nil {
+		delete(c.pending, pc.id.Key())
+		e.ForMethod = pc.method
+		e.LooseID = !exact
+	}
+	c.mu.Unlock()
+	seq := c.record(e)
+	if pc == nil {
+		return
+	}
+	resp := &Response{Msg: m, Method: pc.method, Result: m.Result, Error: m.Error, IDExact: exact, Elapsed: e.At.Sub(pc.sent), Seq: seq}
+	pc.ch <- resp
+}
+
+func (c *Conn) answer(req *Message) {
+	result, rpcErr := c.opts.HandleRequest(req)
+	var raw []byte
+	var err error
+	if rpcErr != nil {
+		raw, err = EncodeError(req.ID, rpcErr.Code, rpcErr.Message, nil)
+	} else {
+		raw, err = EncodeResult(req.ID, result)
+	}
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.RequestTimeout)
+	defer cancel()
+	_ = c.send(ctx, raw) // a failed reply shows in the transcript and the server's behaviour
+}
+
+func (c *Conn) record(e Entry) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seq++
+	e.Seq = c.seq
+	if len(c.transcript) < c.opts.MaxTranscript {
+		c.transcript = append(c.transcript, e)
+	} else {
+		c.dropped++
+	}
+	close(c.changed)
+	c.changed = make(chan struct{})
+	return e.Seq
+}
+
+// Seq is the sequence number of the latest transcript entry.
+func (c *Conn) Seq() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seq
+}
+
+// Transcript returns a copy of the entries kept so far and how many were dropped.
+func (c *Conn) Transcript() ([]Entry, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Entry(nil), c.transcript...), c.dropped
+}
+
+// Received returns the received entries with a decoded message, after seq.
+func (c *Conn) Received(after int) []Entry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []Entry
+	for _, e := range c.transcript {
+		if e.Seq > after && e.Dir == Received {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// WaitFor waits until a received entry after seq satisfies match, the context ends,
+// or the connection closes. It returns the entry, or an error wrapping ErrTimeout,
+// ErrClosed or the context's error.
+func (c *Conn) WaitFor(ctx context.Context, after int, match func(Entry) bool) (Entry, error) {
+	for {
+		c.mu.Lock()
+		for _, e := range c.transcript {
+			if e.Seq > after && e.Dir == Received && match(e) {
+				c.mu.Unlock()
+				return e, nil
+			}
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		select {
+		case <-changed:
+		case <-c.readerDone:
+			// One last look: the final entries may have landed just before the end.
+			c.mu.Lock()
+			for _, e := range c.transcript {
+				if e.Seq > after && e.Dir == Received && match(e) {
+					c.mu.Unlock()
+					return e, nil
+				}
+			}
+			c.mu.Unlock()
+			return Entry{}, fmt.Errorf("%w: %v", ErrClosed, c.endReason())
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return Entry{}, ErrTimeout
+			}
+			return Entry{}, ctx.Err()
+		}
+	}
+}
+
+// Done is closed when the transport has delivered its last frame.
+func (c *Conn) Done() <-chan struct{} { return c.readerDone }
+
+// Err says why the connection ended, or nil while it runs.
+func (c *Conn) Err() error {
+	select {
+	case <-c.readerDone:
+		return c.endReason()
+	default:
+		return nil
+	}
+}
+
+// Close closes the transport (bounded by ctx) and waits for the reader to finish.
+func (c *Conn) Close(ctx context.Context) error {
+	var err error
+	c.closeOnce.Do(func() {
+		err = c.t.Close(ctx)
+		select {
+		case <-c.readerDone:
+		case <-ctx.Done():
+		}
+	})
+	return err
+}

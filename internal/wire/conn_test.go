@@ -1,0 +1,340 @@
+package wire
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+)
+
+// fakeTransport is an in-memory server end: every message the client sends is handed
+// to serve, which may push frames back.
+type fakeTransport struct {
+	in    chan transport.Frame
+	done  chan struct{}
+	once  sync.Once
+	mu    sync.Mutex
+	sent  [][]byte
+	serve func(f *fakeTransport, msg []byte)
+}
+
+func newFake(serve func(f *fakeTransport, msg []byte)) *fakeTransport {
+	return &fakeTransport{in: make(chan transport.Frame, 64), done: make(chan struct{}), serve: serve}
+}
+
+func (f *fakeTransport) Send(ctx context.Context, msg []byte) error {
+	select {
+	case <-f.done:
+		return transport.ErrClosed
+	default:
+	}
+	f.mu.Lock()
+	f.sent = append(f.sent, msg)
+	f.mu.Unlock()
+	if f.serve != nil {
+		f.serve(f, msg)
+	}
+	return nil
+}
+
+func (f *fakeTransport) push(s string) {
+	f.in <- transport.Frame{Data: []byte(s), Source: "stdout", At: time.Now()}
+}
+
+func (f *fakeTransport) Inbound() <-chan transport.Frame { return f.in }
+func (f *fakeTransport) Done() <-chan struct{}           { return f.done }
+func (f *fakeTransport) Err() error                      { return nil }
+func (f *fakeTransport) Kind() string                    { return "fake" }
+func (f *fakeTransport) Close(context.Context) error {
+	f.once.Do(func() { close(f.done); close(f.in) })
+	return nil
+}
+
+func (f *fakeTransport) sentMessages() []*Message {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []*Message
+	for _, raw := range f.sent {
+		m, _ := Decode(raw)
+		out = append(out, m)
+	}
+	return out
+}
+
+// echoServer answers every request with {"ok":true}, using the id it was sent, or a
+// transformed id.
+func echoServer(transform func(id string) string) func(f *fakeTransport, msg []byte) {
+	return func(f *fakeTransport, msg []byte) {
+		m, err := Decode(msg)
+		if err != nil || m.Kind != KindRequest {
+			return
+		}
+		id := m.ID.String()
+		if transform != nil {
+			id = transform(id)
+		}
+		f.push(`{"jsonrpc":"2.0","id":` + id + `,"result":{"ok":true}}`)
+	}
+}
+
+func TestCallCorrelatesExactIDs(t *testing.T) {
+	tests := []struct {
+		name string
+		id   ID
+	}{
+		{"string", StringID("c-1")},
+		{"zero", NumberID(0)},
+		{"seven", NumberID(7)},
+		{"max safe integer", NumberID(9007199254740991)},
+	}
+	c := NewConn(newFake(echoServer(nil)), Options{RequestTimeout: time.Second})
+	defer c.Close(context.Background())
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := c.CallID(context.Background(), tc.id, "ping", nil)
+			if err != nil {
+				t.Fatalf("CallID: %v", err)
+			}
+			if !resp.IDExact {
+				t.Errorf("IDExact = false for an exact echo of %s", tc.id)
+			}
+			if resp.Method != "ping" || string(resp.Result) != `{"ok":true}` {
+				t.Errorf("resp = %+v", resp)
+			}
+		})
+	}
+}
+
+func TestCallAttributesWrongTypeIDLoosely(t *testing.T) {
+	tests := []struct {
+		name      string
+		id        ID
+		transform func(string) string
+	}{
+		{"number answered as string", NumberID(7), func(id string) string { return `"` + id + `"` }},
+		{"string answered as number", StringID("42"), func(id string) string { return strings.Trim(id, `"`) }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewConn(newFake(echoServer(tc.transform)), Options{RequestTimeout: time.Second})
+			defer c.Close(context.Background())
+			resp, err := c.CallID(context.Background(), tc.id, "ping", nil)
+			if err != nil {
+				t.Fatalf("CallID: %v", err)
+			}
+			if resp.IDExact {
+				t.Fatalf("IDExact = true, want false (sent %s, got %s)", tc.id, resp.Msg.ID)
+			}
+			entries, _ := c.Transcript()
+			last := entries[len(entries)-1]
+			if !last.LooseID || last.ForMethod != "ping" {
+				t.Errorf("transcript entry = %+v, want LooseID and ForMethod ping", last)
+			}
+		})
+	}
+}
+
+func TestNumberKeysNormalise(t *testing.T) {
+	a, _ := ParseID(json.RawMessage("7"))
+	b, _ := ParseID(json.RawMessage("7.0"))
+	s, _ := ParseID(json.RawMessage(`"7"`))
+	if a.Key() != b.Key() {
+		t.Errorf("7 and 7.0 have different keys: %q %q", a.Key(), b.Key())
+	}
+	if a.Key() == s.Key() {
+		t.Errorf("7 and \"7\" share the exact key %q", a.Key())
+	}
+	if a.LooseKey() != s.LooseKey() {
+		t.Errorf("7 and \"7\" have different loose keys")
+	}
+	if _, err := ParseID(json.RawMessage(`{"x":1}`)); err == nil {
+		t.Error("an object id parsed")
+	}
+}
+
+func TestOutOfOrderReplies(t *testing.T) {
+	var mu sync.Mutex
+	var held []string
+	f := newFake(func(f *fakeTransport, msg []byte) {
+		m, _ := Decode(msg)
+		mu.Lock()
+		defer mu.Unlock()
+		held = append(held, m.ID.String())
+		if len(held) == 3 { // answer in reverse order
+			for i := len(held) - 1; i >= 0; i-- {
+				f.push(`{"jsonrpc":"2.0","id":` + held[i] + `,"result":{"id":` + held[i] + `}}`)
+			}
+		}
+	})
+	c := NewConn(f, Options{RequestTimeout: 2 * time.Second})
+	defer c.Close(context.Background())
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := c.Call(context.Background(), "ping", nil)
+			if err != nil {
+				errs <- err
+				return
+			}
+			var got struct{ ID json.RawMessage }
+			_ = json.Unmarshal(resp.Result, &got)
+			if string(got.ID) != resp.Msg.ID.String() {
+				errs <- errors.New("reply delivered to the wrong call")
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestServerRequestsAreAnswered(t *testing.T) {
+	f := newFake(nil)
+	c := NewConn(f, Options{RequestTimeout: time.Second})
+	defer c.Close(context.Background())
+	f.push(`{"jsonrpc":"2.0","id":"s1","method":"ping"}`)
+	f.push(`{"jsonrpc":"2.0","id":2,"method":"sampling/createMessage","params":{}}`)
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		if len(f.sentMessages()) == 2 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	sent := f.sentMessages()
+	if len(sent) != 2 {
+		t.Fatalf("sent %d replies, want 2", len(sent))
+	}
+	byID := map[string]*Message{}
+	for _, m := range sent {
+		byID[m.ID.String()] = m
+	}
+	if m := byID[`"s1"`]; m == nil || m.Kind != KindResult || string(m.Result) != "{}" {
+		t.Errorf("ping reply = %+v", m)
+	}
+	if m := byID["2"]; m == nil || m.Kind != KindError || m.Error.Code != CodeMethodNotFound {
+		t.Errorf("sampling reply = %+v", m)
+	}
+}
+
+func TestCallTimesOut(t *testing.T) {
+	c := NewConn(newFake(nil), Options{RequestTimeout: 50 * time.Millisecond})
+	defer c.Close(context.Background())
+	start := time.Now()
+	_, err := c.Call(context.Background(), "tools/list", nil)
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
+	}
+	if time.Since(start) > time.Second {
+		t.Errorf("timeout took %s", time.Since(start))
+	}
+}
+
+func TestCallEndsWhenTransportCloses(t *testing.T) {
+	f := newFake(nil)
+	c := NewConn(f, Options{RequestTimeout: 5 * time.Second})
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		_ = f.Close(context.Background())
+	}()
+	_, err := c.Call(context.Background(), "ping", nil)
+	if !errors.Is(err, ErrClosed) {
+		t.Fatalf("err = %v, want ErrClosed", err)
+	}
+}
+
+func TestIDReuseIsRefused(t *testing.T) {
+	c := NewConn(newFake(echoServer(nil)), Options{RequestTimeout: time.Second})
+	defer c.Close(context.Background())
+	if _, err := c.CallID(context.Background(), NumberID(1), "ping", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CallID(context.Background(), NumberID(1), "ping", nil); err == nil {
+		t.Fatal("a reused id was sent")
+	}
+	if id := c.NextID(); id.Key() == NumberID(1).Key() {
+		t.Errorf("NextID returned the used id 1")
+	}
+}
+
+func TestGarbageAndBatchesAreRecorded(t *testing.T) {
+	f := newFake(nil)
+	c := NewConn(f, Options{RequestTimeout: time.Second})
+	defer c.Close(context.Background())
+	f.in <- transport.Frame{Data: []byte("hello"), Err: errors.New("not JSON"), Source: "stdout"}
+	f.push(`[{"jsonrpc":"2.0","method":"notifications/a"},{"jsonrpc":"2.0","method":"notifications/b"}]`)
+	f.push(`{"jsonrpc":"1.0","method":"x"}`)
+	e, err := c.WaitFor(context.Background(), 0, func(e Entry) bool { return e.Msg != nil && e.Msg.Method == "x" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Err == "" {
+		t.Error("jsonrpc 1.0 message carries no problem")
+	}
+	entries, _ := c.Transcript()
+	if len(entries) != 4 {
+		t.Fatalf("%d entries, want 4: %+v", len(entries), entries)
+	}
+	if entries[0].Err == "" || !entries[1].InBatch || entries[2].Msg.Method != "notifications/b" {
+		t.Errorf("entries = %+v", entries)
+	}
+}
+
+func TestTranscriptIsBounded(t *testing.T) {
+	f := newFake(nil)
+	c := NewConn(f, Options{RequestTimeout: time.Second, MaxTranscript: 3})
+	defer c.Close(context.Background())
+	for i := 0; i < 10; i++ {
+		f.push(`{"jsonrpc":"2.0","method":"notifications/flood"}`)
+	}
+	deadline := time.Now().Add(time.Second)
+	for c.Seq() < 10 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	entries, dropped := c.Transcript()
+	if len(entries) != 3 || dropped != 7 {
+		t.Errorf("kept %d, dropped %d; want 3 and 7", len(entries), dropped)
+	}
+}
+
+func TestDecodeClassifies(t *testing.T) {
+	tests := []struct {
+		raw     string
+		kind    Kind
+		problem bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, KindRequest, false},
+		{`{"jsonrpc":"2.0","method":"notifications/x"}`, KindNotification, false},
+		{`{"jsonrpc":"2.0","id":1,"result":{}}`, KindResult, false},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}`, KindError, false},
+		{`{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, KindResult, true},
+		{`{"jsonrpc":"2.0","id":1}`, KindInvalid, true},
+		{`{"jsonrpc":"2.0","id":{},"result":{}}`, KindInvalid, true},
+		{`{"jsonrpc":"2.0","id":1,"method":5}`, KindInvalid, true},
+	}
+	for _, tc := range tests {
+		m, err := Decode([]byte(tc.raw))
+		if err != nil {
+			t.Errorf("%s: %v", tc.raw, err)
+			continue
+		}
+		if m.Kind != tc.kind || (m.Problem != "") != tc.problem {
+			t.Errorf("%s: kind %v problem %q; want %v, problem=%v", tc.raw, m.Kind, m.Problem, tc.kind, tc.problem)
+		}
+	}
+	for _, bad := range []string{`{`, `[1]`, `"x"`, ``} {
+		if _, err := Decode([]byte(bad)); err == nil {
+			t.Errorf("Decode(%q) succeeded", bad)
+		}
+	}
+}

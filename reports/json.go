@@ -1,0 +1,108 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// WriteJSON writes r as report.json: indented, fields in the struct's order, startedAt
+// in RFC 3339, serverInfo null when absent, and revisions and checks as [] (never
+// null) when empty. The summary is recounted from the checks (an unknown status
+// counting as an error, as in every other format), so it always matches them; r
+// itself is not modified. Invalid UTF-8 becomes U+FFFD, one per bad byte, written as
+// the character itself, so writing a report read back gives the same bytes. A
+// serverInfo that is not valid JSON is written as a JSON string holding its text, so
+// one server's garbage cannot spoil the report.
+func WriteJSON(w io.Writer, r *Report) error {
+	if r == nil {
+		return errors.New("reports: write report.json: nil report")
+	}
+	out := *r
+	out.Summary = r.tallyAll()
+	out.Target, out.Tool = validUTF8(r.Target), validUTF8(r.Tool)
+	out.Revisions = make([]RevisionReport, len(r.Revisions))
+	for i, rev := range r.Revisions {
+		rev.Revision, rev.Negotiated, rev.Transport = validUTF8(rev.Revision), validUTF8(rev.Negotiated), validUTF8(rev.Transport)
+		rev.ServerInfo = jsonServerInfo(rev.ServerInfo)
+		checks := make([]CheckResult, len(rev.Checks))
+		for j, c := range rev.Checks {
+			c.ID, c.Title, c.Level, c.Message = validUTF8(c.ID), validUTF8(c.Title), validUTF8(c.Level), validUTF8(c.Message)
+			c.Status = Status(validUTF8(string(c.Status)))
+			checks[j] = c
+		}
+		rev.Checks = checks
+		out.Revisions[i] = rev
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&out); err != nil {
+		return fmt.Errorf("reports: encode report.json: %w", err)
+	}
+	return nil
+}
+
+// jsonServerInfo returns raw ready to encode: nil (null) when absent, a JSON string
+// of its text when it is not valid JSON, raw itself otherwise.
+func jsonServerInfo(raw json.RawMessage) json.RawMessage {
+	switch {
+	case len(bytes.TrimSpace(raw)) == 0:
+		return nil
+	case json.Valid(raw):
+		return raw
+	}
+	quoted, err := json.Marshal(string(raw))
+	if err != nil { // cannot happen: strings always marshal
+		return nil
+	}
+	return quoted
+}
+
+// ReadJSON reads a report.json written by WriteJSON. Only the JSON contract is
+// restored; of the fields outside it, Unsupported is inferred for a column whose
+// server answered another version and whose checks all skip (design.md §4), and
+// those skips get the revision-unsupported reason. serverInfo is compacted, and nil
+// when null or absent.
+func ReadJSON(rd io.Reader) (*Report, error) {
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, fmt.Errorf("reports: read report.json: %w", err)
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("reports: decode report.json: %w", err)
+	}
+	for i := range r.Revisions {
+		rev := &r.Revisions[i]
+		rev.ServerInfo = readServerInfo(rev.ServerInfo)
+		if rev.Checks == nil {
+			rev.Checks = []CheckResult{}
+		}
+		allSkip := !slices.ContainsFunc(rev.Checks, func(c CheckResult) bool { return c.Status != Skip })
+		if rev.Negotiated != "" && rev.Negotiated != rev.Revision && allSkip {
+			rev.Unsupported = true
+			for j := range rev.Checks {
+				if rev.Checks[j].Reason == "" {
+					rev.Checks[j].Reason = RevisionUnsupported
+				}
+			}
+		}
+	}
+	return &r, nil
+}
+
+// readServerInfo compacts raw, mapping null to nil.
+func readServerInfo(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw // cannot happen: Unmarshal already validated it
+	}
+	return json.RawMessage(b.Bytes())
+}

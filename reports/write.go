@@ -1,0 +1,148 @@
+package reports
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// The report files WriteAll writes, in order.
+const (
+	JUnitFile  = "junit.xml"
+	JSONFile   = "report.json"
+	MatrixFile = "matrix.md"
+)
+
+// WriteAll writes the run's reports into dir, creating it if needed: junit.xml,
+// report.json and matrix.md, then each attachment (a transcript, say) under its
+// name, in name order. An attachment's name is a clean relative path, which may hold
+// a subdirectory ("transcripts/2025-06-18-1.jsonl"); a name that is absolute, holds
+// "..", is not clean or would replace one of the reports is refused. Every file is
+// written atomically (a temporary file in the same directory, then a rename), so a
+// run that breaks off never leaves half a file. WriteAll keeps going after a file
+// fails and returns the paths it wrote with all the errors joined.
+func WriteAll(dir string, r *Report, attachments map[string][]byte) ([]string, error) {
+	if r == nil {
+		return nil, errors.New("reports: write all: nil report")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("reports: create report directory: %w", err)
+	}
+	var (
+		paths []string
+		errs  []error
+	)
+	renderers := []struct {
+		name   string
+		render func(io.Writer, *Report) error
+	}{
+		{JUnitFile, WriteJUnit},
+		{JSONFile, WriteJSON},
+		{MatrixFile, WriteMatrix},
+	}
+	for _, f := range renderers {
+		var b bytes.Buffer
+		if err := f.render(&b, r); err != nil {
+			errs = append(errs, fmt.Errorf("reports: render %s: %w", f.name, err))
+			continue
+		}
+		path := filepath.Join(dir, f.name)
+		if err := writeFileAtomic(path, b.Bytes()); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		paths = append(paths, path)
+	}
+	names := make([]string, 0, len(attachments))
+	for name := range attachments {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := checkAttachmentName(name); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			errs = append(errs, fmt.Errorf("reports: create directory for attachment %q: %w", name, err))
+			continue
+		}
+		if err := writeFileAtomic(path, attachments[name]); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		paths = append(paths, path)
+	}
+	return paths, errors.Join(errs...)
+}
+
+// checkAttachmentName refuses a name that could land outside the report directory or
+// over a report: it must be a clean, local, slash-separated relative path with no ".."
+// element, and not junit.xml, report.json or matrix.md.
+func checkAttachmentName(name string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("reports: attachment name %q refused: %s", name, why)
+	}
+	switch {
+	case name == "":
+		return bad("empty")
+	case strings.HasPrefix(name, "/") || filepath.IsAbs(name) || filepath.VolumeName(name) != "":
+		return bad("absolute path")
+	case slices.Contains(strings.FieldsFunc(name, isSeparator), ".."):
+		return bad(`contains ".."`)
+	case strings.ContainsRune(name, '\\'):
+		return bad("contains a backslash")
+	case strings.ContainsRune(name, 0):
+		return bad("contains a NUL byte")
+	case filepath.ToSlash(filepath.Clean(name)) != name || name == ".":
+		return bad("not a clean relative path")
+	case !filepath.IsLocal(filepath.FromSlash(name)):
+		return bad("not a local path")
+	case name == JUnitFile || name == JSONFile || name == MatrixFile:
+		return bad("would replace a report")
+	}
+	return nil
+}
+
+func isSeparator(r rune) bool { return r == '/' || r == '\\' }
+
+// writeFileAtomic writes data to path through a temporary file in the same directory
+// and a rename, so path holds either its old content or all of data.
+func writeFileAtomic(path string, data []byte) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("reports: write %s: create temporary file: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("reports: write %s: %w", path, err)
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("reports: write %s: set mode: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("reports: write %s: sync: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("reports: write %s: close: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("reports: write %s: rename into place: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package lifecycle
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// BASE-RESP-ID-01 — {rev}/basic/index.mdx (Responses).
+var _ = conform.Register(conform.Check{
+	ID: "BASE-RESP-ID-01", Title: "replies carry the request's id: same value, same JSON type",
+	Level: conform.Must, Revisions: legacy, Area: "base", Needs: conform.NeedsAny,
+	Source: `{rev}/basic/index.mdx (Responses): "Responses MUST include the same ID as the request they correspond to." (request ids are strings or integers; 7 and "7" are different ids)`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, err := t.NewSession()
+		if err != nil {
+			return conform.Errorf("no fresh session for the id probe: %v", err)
+		}
+		ids := []wire.ID{wire.StringID("c-1"), wire.NumberID(7), wire.NumberID(0), wire.NumberID(9007199254740991)}
+		var bad []string
+		for _, id := range ids {
+			after := s.Conn.Seq()
+			resp, err := s.Conn.CallID(t.Ctx, id, "ping", nil)
+			switch {
+			case err == nil && !resp.IDExact:
+				bad = append(bad, fmt.Sprintf("sent id %s (%s), the reply's id is %s (%s)", id, id.TypeName(), resp.Msg.ID, resp.Msg.ID.TypeName()))
+			case errors.Is(err, wire.ErrTimeout):
+				if stray := strayReplies(s, after); stray != "" {
+					bad = append(bad, fmt.Sprintf("sent id %s, no reply carried it; replies seen: %s", id, stray))
+					continue
+				}
+				return t.Silent("a reply to ping with id "+id.String(), err)
+			case err != nil:
+				return t.Silent("a reply to ping with id "+id.String(), err)
+			}
+		}
+		// Every other reply of this revision's sessions must have matched exactly too.
+		for _, sess := range t.Sessions() {
+			entries, _ := sess.Conn.Transcript()
+			for _, e := range entries {
+				if e.Dir == wire.Received && e.LooseID {
+					bad = append(bad, fmt.Sprintf("%s #%d: the reply to %s came back with id %s of the wrong JSON type", sess.Label, e.Seq, e.ForMethod, e.Msg.ID))
+				}
+			}
+		}
+		if len(bad) > 0 {
+			return t.Violation("every reply's id equal to its request's id, with the same JSON type", strings.Join(dedupe(bad), "; "))
+		}
+		return conform.Pass("ids \"c-1\", 7, 0 and 9007199254740991 echoed exactly")
+	},
+})
+
+// strayReplies describes responses received after seq that matched no request.
+func strayReplies(s *conform.Session, after int) string {
+	var out []string
+	for _, e := range s.Conn.Received(after) {
+		if e.Msg != nil && e.Msg.IsResponse() && e.ForMethod == "" {
+			out = append(out, "id "+e.Msg.ID.String())
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// BASE-METHOD-UNKNOWN-01 — JSON-RPC 2.0 §5.1.
+var _ = conform.Register(conform.Check{
+	ID: "BASE-METHOD-UNKNOWN-01", Title: "an unknown method is answered with -32601",
+	Level: conform.Must, Revisions: legacy, Area: "base", Needs: conform.NeedsAny,
+	Source: `JSON-RPC 2.0 §5.1: "-32601 Method not found: The method does not exist / is not available."; {rev}/basic/index.mdx: messages "MUST follow the JSON-RPC 2.0 specification"`,
+	Run: func(t *conform.T) conform.Verdict {
+		resp, err := t.Session().Call(t.Ctx, "x_conformance/unknown_method", map[string]any{})
+		return t.ExpectRPCError(resp, err, wire.CodeMethodNotFound, "the method x_conformance/unknown_method")
+	},
+})
+
+// PING-01 — {rev}/basic/utilities/ping.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "PING-01", Title: "ping is answered promptly with an empty result",
+	Level: conform.Must, Revisions: legacy, Area: "base", Needs: conform.NeedsAny,
+	Source: `{rev}/basic/utilities/ping.mdx: "The receiver MUST respond promptly with an empty response"`,
+	Run: func(t *conform.T) conform.Verdict {
+		resp, err := t.Session().Call(t.Ctx, "ping", nil)
+		result, v := t.ExpectResult(resp, err, "ping")
+		if v != nil {
+			return *v
+		}
+		var m map[string]any
+		if err := json.Unmarshal(result, &m); err != nil {
+			return t.Violation("an empty result {}", "result "+string(result))
+		}
+		delete(m, "_meta") // every result may carry _meta
+		switch {
+		case len(m) > 0:
+			return conform.Warn("an empty result {}", "result "+string(result))
+		case resp.Elapsed > time.Second:
+			return conform.Warn("a prompt reply (within 1 s)", fmt.Sprintf("the reply took %s", resp.Elapsed.Round(time.Millisecond)))
+		}
+		return conform.Pass("{} in %s", resp.Elapsed.Round(time.Millisecond))
+	},
+})
+
+// BASE-SCHEMA-01 — {rev}/basic/index.mdx (Schema); schema/<rev>.
+var _ = conform.Register(conform.Check{
+	ID: "BASE-SCHEMA-01", Title: "every message received matches the negotiated revision's schema",
+	Level: conform.Must, Revisions: legacy, Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/index.mdx (Schema): the TypeScript schema (and its JSON twin, schema/<rev>/schema.json) is "the source of truth for all protocol messages and structures"`,
+	Run: func(t *conform.T) conform.Verdict {
+		var problems []string
+		total := 0
+		for _, s := range t.Sessions() {
+			findings, n := s.SchemaFindings()
+			total += n
+			for _, f := range findings {
+				problems = append(problems, fmt.Sprintf("%s #%d %s", f.Session, f.Seq, f.Problem))
+			}
+		}
+		if len(problems) > 0 {
+			more := ""
+			if len(problems) > 5 {
+				more = fmt.Sprintf(" (and %d more; see the transcripts)", len(problems)-5)
+				problems = problems[:5]
+			}
+			return t.Violation("every message valid under the "+t.Rev.Name+" schema", strings.Join(problems, "; ")+more)
+		}
+		if total == 0 {
+			return conform.Skip(reports.NotExercised, "no message with a schema definition was received")
+		}
+		return conform.Pass("%d messages valid under the %s schema", total, t.Rev.Name)
+	},
+})

@@ -1,0 +1,199 @@
+// Package lifecycle holds the checks of the session lifecycle and the JSON-RPC base
+// rules (spec-matrix §2.1, §2.2, §2.14 ping): initialize and its result, version
+// negotiation, capability shapes, response ids, unknown methods, ping, and the schema
+// validation of every message received (BASE-SCHEMA-01).
+package lifecycle
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+var legacy = revision.InEra(revision.Legacy)
+
+// LIFE-INIT-01 — {rev}/basic/lifecycle.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-INIT-01", Title: "initialize is answered with an InitializeResult",
+	Level: conform.Must, Revisions: legacy, Area: "lifecycle", Needs: conform.NeedsAny, Handshake: true,
+	Source: `{rev}/basic/lifecycle.mdx (Initialization): "The initialization phase MUST be the first interaction between client and server" … "The server MUST respond with its own capabilities and information."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s := t.Session()
+		want := "an InitializeResult for initialize{protocolVersion: " + t.Rev.Name + "}"
+		switch {
+		case s.Init == nil:
+			return t.Silent(want, t.ColumnErr())
+		case s.Init.IsError() && s.Init.Error.Code == -32602:
+			return conform.Skip(reports.RevisionUnsupported, "the server rejected %s with -32602 %q (spec-matrix §2.16.1: judged by LIFE-VERSION-FALLBACK-01)", t.Rev.Name, s.Init.Error.Message)
+		case s.Init.IsError():
+			return t.Violation(want, conform.Describe(s.Init, nil))
+		case s.InitErr != nil:
+			return t.Violation(want, s.InitErr.Error())
+		case s.Negotiated != t.Rev.Name:
+			return unsupportedHere(t)
+		}
+		return conform.Pass("InitializeResult in %s (protocolVersion %s)", s.Init.Elapsed.Round(1e6), s.Negotiated)
+	},
+})
+
+// LIFE-INIT-RESULT-01 — lifecycle.mdx; schema InitializeResult.
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-INIT-RESULT-01", Title: "InitializeResult has protocolVersion, capabilities and serverInfo{name,version}",
+	Level: conform.Must, Revisions: legacy, Area: "lifecycle", Needs: conform.NeedsAny, Handshake: true,
+	Source: `{rev}/basic/lifecycle.mdx; schema InitializeResult: "required": ["capabilities", "protocolVersion", "serverInfo"]; Implementation: "required": ["name", "version"]`,
+	Run: func(t *conform.T) conform.Verdict {
+		s := t.Session()
+		if s.Init == nil || s.Init.IsError() {
+			return conform.Skip(reports.NotApplicable, "no InitializeResult to judge (see LIFE-INIT-01)")
+		}
+		if s.Negotiated != "" && s.Negotiated != t.Rev.Name {
+			return unsupportedHere(t)
+		}
+		if err := s.Rev.Validate("InitializeResult", json.RawMessage(s.Init.Result)); err != nil {
+			return t.Violation("an InitializeResult valid under the "+s.Rev.Name+" schema", err.Error())
+		}
+		return conform.Pass("valid under the %s schema", s.Rev.Name)
+	},
+})
+
+// LIFE-VERSION-ECHO-01 — lifecycle.mdx (Version Negotiation).
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-VERSION-ECHO-01", Title: "a supported version is echoed; another answer names a version the server supports",
+	Level: conform.Must, Revisions: legacy, Area: "lifecycle", Needs: conform.NeedsAny, Handshake: true,
+	Source: `{rev}/basic/lifecycle.mdx (Version Negotiation): "If the server supports the requested protocol version, it MUST respond with the same version. Otherwise, the server MUST respond with another protocol version it supports."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s := t.Session()
+		switch {
+		case s.Init == nil:
+			return t.Silent("an answer to initialize", t.ColumnErr())
+		case s.Init.IsError():
+			return conform.Skip(reports.RevisionUnsupported, "initialize was answered with an error (%s); judged by LIFE-INIT-01 and LIFE-VERSION-FALLBACK-01", conform.Describe(s.Init, nil))
+		case s.Negotiated == "":
+			return t.Violation("a protocolVersion string in the InitializeResult", "none")
+		case s.Negotiated == t.Rev.Name:
+			return conform.Pass("asked for %s, the server echoed it", t.Rev.Name)
+		}
+		ok, err := t.Supports(s.Negotiated)
+		switch {
+		case err != nil:
+			return conform.Errorf("could not verify the counter-offer %s: %v", s.Negotiated, err)
+		case !ok:
+			return t.Violation(
+				"the requested version, or another version the server supports",
+				fmt.Sprintf("asked for %s, the server answered %s — but asked for %s it does not echo it", t.Rev.Name, s.Negotiated, s.Negotiated))
+		}
+		return conform.Skip(reports.RevisionUnsupported, "asked for %s, the server answered %s, a version it supports (it echoes it when asked)", t.Rev.Name, s.Negotiated)
+	},
+})
+
+// unsupportedHere is the verdict of a handshake check in a column whose revision the
+// server answered with another version.
+func unsupportedHere(t *conform.T) conform.Verdict {
+	return conform.Skip(reports.RevisionUnsupported, "asked for %s, the server answered %s", t.Rev.Name, t.Session().Negotiated)
+}
+
+// bogusVersion is a protocol version no server can support.
+const bogusVersion = "1999-01-01"
+
+type fallbackProbe struct {
+	answer  string // the version answered, "" if none
+	rpcErr  string // the JSON-RPC error, if the server rejected the version
+	silence error  // no answer at all
+	supp    bool   // the answered version is one the server supports
+	suppErr error
+	newest  string // the newest version the server echoed in this run
+}
+
+// LIFE-VERSION-FALLBACK-01 — lifecycle.mdx (Version Negotiation, Error Handling).
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-VERSION-FALLBACK-01", Title: "an unsupported version is answered with a version the server supports",
+	Level: conform.Must, Revisions: legacy, Area: "lifecycle", Needs: conform.NeedsAny,
+	Source: `{rev}/basic/lifecycle.mdx: "Otherwise, the server MUST respond with another protocol version it supports. This SHOULD be the latest version supported by the server." (the page's Error Handling example answers -32602 "Unsupported protocol version": spec-matrix §2.16.1, WARN)`,
+	Run: func(t *conform.T) conform.Verdict {
+		p := t.Once("fallback-probe", func() any { return probeFallback(t) }).(fallbackProbe)
+		switch {
+		case p.silence != nil:
+			return t.Silent("an answer to initialize{protocolVersion: "+bogusVersion+"}", p.silence)
+		case p.rpcErr != "":
+			return conform.Warn("a version the server supports (the MUST)", "a JSON-RPC error: "+p.rpcErr+" (the lifecycle page's own example does this: spec-matrix §2.16.1)")
+		case p.answer == bogusVersion:
+			return t.Violation("another protocol version the server supports", "the server echoed the unknown version "+bogusVersion)
+		case p.suppErr != nil:
+			return conform.Errorf("could not verify the answered version %s: %v", p.answer, p.suppErr)
+		case !p.supp:
+			return t.Violation("another protocol version the server supports", fmt.Sprintf("%s, which it does not echo when asked for it", p.answer))
+		case p.newest != "" && p.answer != p.newest:
+			return conform.Warn("the latest version the server supports ("+p.newest+"), as the SHOULD asks", p.answer)
+		}
+		return conform.Pass("asked for %s, the server answered %s, which it supports", bogusVersion, p.answer)
+	},
+})
+
+func probeFallback(t *conform.T) fallbackProbe {
+	var p fallbackProbe
+	s, err := t.OpenSession(bogusVersion)
+	switch {
+	case s != nil && s.Init != nil && s.Init.IsError():
+		p.rpcErr = conform.Describe(s.Init, nil)
+		return p
+	case s != nil && s.Init == nil:
+		p.silence = err
+		return p
+	case s == nil:
+		p.silence = err
+		return p
+	}
+	p.answer = s.Negotiated
+	if p.answer == "" || p.answer == bogusVersion {
+		return p
+	}
+	p.supp, p.suppErr = t.Supports(p.answer)
+	for _, r := range revision.All() {
+		if neg, ok := t.RevisionsAsked()[r.Name]; ok && neg == r.Name {
+			p.newest = r.Name
+		}
+	}
+	if p.newest != "" {
+		if nr, ok := revision.Lookup(p.answer); !ok || nr.Index() > revision.MustLookup(p.newest).Index() {
+			p.newest = "" // the server answered something newer than any we asked for: fine
+		}
+	}
+	return p
+}
+
+// LIFE-CAPS-SHAPE-01 — lifecycle.mdx; schema ServerCapabilities.
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-CAPS-SHAPE-01", Title: "each declared capability is an object with boolean flags",
+	Level: conform.Must, Revisions: legacy, Area: "lifecycle", Needs: conform.NeedsAny,
+	Source: `{rev}/basic/lifecycle.mdx (Capability Negotiation); schema ServerCapabilities: each capability is an object; tools.listChanged, prompts.listChanged, resources.subscribe and resources.listChanged are booleans`,
+	Run: func(t *conform.T) conform.Verdict {
+		s := t.Session()
+		raw, ok := s.InitResult["capabilities"]
+		if !ok {
+			return t.Violation("a capabilities object", "no capabilities member")
+		}
+		if err := s.Rev.Validate("ServerCapabilities", json.RawMessage(raw)); err != nil {
+			return t.Violation("capabilities valid under the "+s.Rev.Name+" schema", err.Error())
+		}
+		var caps map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &caps); err != nil {
+			return t.Violation("a capabilities object", string(raw))
+		}
+		var names, unknown []string
+		known := map[string]bool{"tools": true, "prompts": true, "resources": true, "logging": true, "completions": true, "experimental": true, "tasks": true}
+		for k := range caps {
+			names = append(names, k)
+			if !known[k] {
+				unknown = append(unknown, k)
+			}
+		}
+		if len(unknown) > 0 {
+			return conform.Note("capabilities %s valid; keys the spec does not define (allowed by the schema): %s", strings.Join(names, ", "), strings.Join(unknown, ", "))
+		}
+		return conform.Pass("capabilities valid: %s", strings.Join(names, ", "))
+	},
+})

@@ -1,0 +1,7 @@
+// Package suites registers every check of mcp-conform: importing it (for its side
+// effects) is how the CLI and the tests get the whole suite.
+package suites
+
+import (
+	_ "github.com/mcp-conform/mcp-conform/suites/lifecycle" // LIFE-*, BASE-*, PING-*
+)
