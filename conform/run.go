@@ -59,6 +59,16 @@ type Config struct {
 	Color   bool
 	Verbose bool
 
+	// Calls are the target's tools the operator allowed (--call NAME[=JSON]); a nil
+	// Args means "build arguments from the tool's inputSchema".
+	Calls []CallSpec
+	// TriggerTool (--trigger-tool) and TriggerCmd (--trigger-cmd) change the server's
+	// tool list on demand, for NOTIF-LC-01.
+	TriggerTool *CallSpec
+	TriggerCmd  string
+	// MaxPages bounds every tools/list walk (default 1000).
+	MaxPages int
+
 	ToolVersion string
 	// Bundled is the argv that starts the bundled reference server over stdio.
 	Bundled []string
@@ -82,6 +92,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Console == nil {
 		c.Console = io.Discard
+	}
+	if c.MaxPages <= 0 {
+		c.MaxPages = 1000
 	}
 	if c.ToolVersion == "" {
 		c.ToolVersion = "dev"

@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -27,6 +28,28 @@ func (t *T) Session() *Session { return t.col.main }
 
 // ColumnErr is why the revision's main session could not be opened (nil if it was).
 func (t *T) ColumnErr() error { return t.col.err }
+
+// CallSpec names a tool and, optionally, its arguments (JSON object).
+type CallSpec struct {
+	Name string
+	Args json.RawMessage // nil: build them from the tool's inputSchema
+}
+
+// Options are the run settings checks may read.
+type Options struct {
+	Calls       []CallSpec
+	TriggerTool *CallSpec
+	TriggerCmd  string
+	MaxPages    int
+	Strict      bool
+	Dir         string // working directory for --trigger-cmd (the launched server's --cwd)
+}
+
+// Options returns the run settings that govern what checks may do.
+func (t *T) Options() Options {
+	c := t.run.cfg
+	return Options{Calls: c.Calls, TriggerTool: c.TriggerTool, TriggerCmd: c.TriggerCmd, MaxPages: c.MaxPages, Strict: c.Strict, Dir: c.Cwd}
+}
 
 // Timeout is the per-request deadline (--timeout).
 func (t *T) Timeout() time.Duration { return t.run.cfg.Timeout }

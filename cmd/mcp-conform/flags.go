@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,7 +25,9 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 type options struct {
 	target, url, transport, cwd, revisions  string
-	env, headers, focus, skip               multiFlag
+	env, headers, focus, skip, calls        multiFlag
+	triggerTool, triggerCmd                 string
+	maxPages                                int
 	timeout, runTimeout, startTimeout       time.Duration
 	reportDir, labelFilter                  string
 	strict, list, version, noColor, verbose bool
@@ -69,6 +72,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:tools && !level:may' (labels: rev:, level:, area:, needs:, id:)")
 	fs.Var(&o.focus, "focus", "run only checks whose text matches this regexp (repeatable; Ginkgo --focus)")
 	fs.Var(&o.skip, "skip", "skip checks whose text matches this regexp (repeatable; Ginkgo --skip)")
+	fs.Var(&o.calls, "call", "NAME[=JSON] allow the suite to call the target's tool NAME, with these arguments or arguments built from its inputSchema (repeatable; by default no tool of the target is ever executed)")
+	fs.StringVar(&o.triggerTool, "trigger-tool", "", "NAME[=JSON] a tool whose call changes the tool list (for NOTIF-LC-01); calling it is allowed by this flag")
+	fs.StringVar(&o.triggerCmd, "trigger-cmd", "", "shell command that changes the server's tool list from outside (for NOTIF-LC-01)")
+	fs.IntVar(&o.maxPages, "max-pages", 1000, "most tools/list pages followed in one walk")
 	fs.BoolVar(&o.strict, "strict", false, "SHOULD violations fail instead of warn")
 	fs.BoolVar(&o.list, "list", false, "list every check (ID, revisions, level, title) and exit")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
@@ -108,6 +115,25 @@ func (o *options) config(console io.Writer) (conform.Config, error) {
 	if o.timeout <= 0 || o.runTimeout <= 0 || o.startTimeout <= 0 {
 		return conform.Config{}, errors.New("--timeout, --run-timeout and --start-timeout must be positive")
 	}
+	calls := make([]conform.CallSpec, 0, len(o.calls))
+	for _, c := range o.calls {
+		spec, err := parseCallSpec(c)
+		if err != nil {
+			return conform.Config{}, fmt.Errorf("--call: %w", err)
+		}
+		calls = append(calls, spec)
+	}
+	var trigger *conform.CallSpec
+	if o.triggerTool != "" {
+		spec, err := parseCallSpec(o.triggerTool)
+		if err != nil {
+			return conform.Config{}, fmt.Errorf("--trigger-tool: %w", err)
+		}
+		trigger = &spec
+	}
+	if o.maxPages <= 0 {
+		return conform.Config{}, errors.New("--max-pages must be positive")
+	}
 	if o.reportDir == "" {
 		return conform.Config{}, errors.New("--report-dir must not be empty")
 	}
@@ -121,9 +147,28 @@ func (o *options) config(console io.Writer) (conform.Config, error) {
 		Timeout: o.timeout, RunTimeout: o.runTimeout, StartTimeout: o.startTimeout,
 		LabelFilter: o.labelFilter, Focus: o.focus, Skip: o.skip, Strict: o.strict,
 		Console: console, Color: !o.noColor && isTerminal(console), Verbose: o.verbose,
+		Calls: calls, TriggerTool: trigger, TriggerCmd: o.triggerCmd, MaxPages: o.maxPages,
 		ToolVersion: version,
 		Bundled:     []string{self, "fixture", "--transport", "stdio"},
 	}, nil
+}
+
+// parseCallSpec reads NAME or NAME=JSON, where JSON is an object.
+func parseCallSpec(s string) (conform.CallSpec, error) {
+	name, args, hasArgs := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return conform.CallSpec{}, fmt.Errorf("%q: want NAME or NAME=JSON", s)
+	}
+	spec := conform.CallSpec{Name: name}
+	if hasArgs {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(args), &obj); err != nil || obj == nil {
+			return conform.CallSpec{}, fmt.Errorf("%q: the arguments must be a JSON object", s)
+		}
+		spec.Args = json.RawMessage(args)
+	}
+	return spec, nil
 }
 
 // redact keeps a header's name and hides its value.

@@ -1,0 +1,206 @@
+// Package conformtest scripts MCP servers in memory, for table tests of the checks'
+// verdict logic with hand-written replies:
+//
+//	srv := conformtest.NewServer()
+//	srv.Handle("tools/call", func(req *wire.Message) []string {
+//		return []string{conformtest.Result(req, `{"content":[],"isError":true}`)}
+//	})
+//	v := conformtest.Judge(t, "TOOLS-CALL-UNKNOWN-01", "2025-06-18", srv)
+//
+// The default server answers initialize (echoing the requested version, declaring
+// tools{listChanged:true}), ping, and tools/list (empty list); every other method is
+// -32601. Handlers replace those defaults per method.
+package conformtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+)
+
+// Handler answers one message from the suite with zero or more raw JSON messages
+// (responses and notifications, sent in order).
+type Handler func(req *wire.Message) []string
+
+// Server is a scripted MCP server. Every session the suite opens gets its own
+// in-memory transport; handlers are shared.
+type Server struct {
+	mu       sync.Mutex
+	handlers map[string]Handler
+	// Capabilities is the capabilities object the default initialize declares.
+	Capabilities string
+	// Version, when set, is answered to every initialize instead of the echo.
+	Version string
+	// Sessions counts the sessions opened.
+	Sessions int
+}
+
+// NewServer returns a server with the default behaviour.
+func NewServer() *Server {
+	return &Server{handlers: map[string]Handler{}, Capabilities: `{"tools":{"listChanged":true}}`}
+}
+
+// Handle sets the handler of a method (or of a notification's method).
+func (s *Server) Handle(method string, h Handler) *Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.handlers[method] = h
+	return s
+}
+
+// Tools makes tools/list answer one page with these raw tool definitions.
+func (s *Server) Tools(defs ...string) *Server {
+	list := "[" + join(defs) + "]"
+	return s.Handle("tools/list", func(req *wire.Message) []string {
+		return []string{Result(req, `{"tools":`+list+`}`)}
+	})
+}
+
+func join(parts []string) string {
+	out := ""
+	for i, p := range parts {
+		if i > 0 {
+			out += ","
+		}
+		out += p
+	}
+	return out
+}
+
+func (s *Server) handler(method string) Handler {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.handlers[method]
+}
+
+func (s *Server) answer(req *wire.Message) []string {
+	if h := s.handler(req.Method); h != nil {
+		return h(req)
+	}
+	if req.Kind != wire.KindRequest {
+		return nil
+	}
+	switch req.Method {
+	case "initialize":
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		v := p.ProtocolVersion
+		if s.Version != "" {
+			v = s.Version
+		} else if _, ok := revision.Lookup(v); !ok {
+			v = revision.All()[len(revision.All())-1].Name
+		}
+		vb, _ := json.Marshal(v)
+		return []string{Result(req, `{"protocolVersion":`+string(vb)+`,"capabilities":`+s.Capabilities+`,"serverInfo":{"name":"scripted","version":"1"}}`)}
+	case "ping":
+		return []string{Result(req, `{}`)}
+	case "tools/list":
+		return []string{Result(req, `{"tools":[]}`)}
+	}
+	return []string{Error(req, wire.CodeMethodNotFound, "method not found")}
+}
+
+// Result builds a result response to req.
+func Result(req *wire.Message, result string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID.Raw(), result)
+}
+
+// Error builds an error response to req.
+func Error(req *wire.Message, code int, message string) string {
+	mb, _ := json.Marshal(message)
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, req.ID.Raw(), code, mb)
+}
+
+// Notification builds a notification.
+func Notification(method, params string) string {
+	if params == "" {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":%q}`, method)
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":%s}`, method, params)
+}
+
+// Dial opens a new in-memory session with the server.
+func (s *Server) Dial(context.Context) (transport.Transport, error) {
+	s.mu.Lock()
+	s.Sessions++
+	s.mu.Unlock()
+	return &memTransport{srv: s, in: make(chan transport.Frame, 256), done: make(chan struct{})}, nil
+}
+
+type memTransport struct {
+	srv    *Server
+	mu     sync.Mutex
+	in     chan transport.Frame
+	done   chan struct{}
+	closed bool
+}
+
+func (m *memTransport) Send(ctx context.Context, msg []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return transport.ErrClosed
+	}
+	req, err := wire.Decode(msg)
+	if err != nil {
+		return nil // a scripted server ignores garbage unless a handler says otherwise
+	}
+	for _, out := range m.srv.answer(req) {
+		select {
+		case m.in <- transport.Frame{Data: []byte(out), Source: "stdout", At: time.Now()}:
+		default:
+			return fmt.Errorf("scripted server: inbound buffer full")
+		}
+	}
+	return nil
+}
+
+func (m *memTransport) Inbound() <-chan transport.Frame { return m.in }
+func (m *memTransport) Done() <-chan struct{}           { return m.done }
+func (m *memTransport) Err() error                      { return nil }
+func (m *memTransport) Kind() string                    { return "stdio" }
+func (m *memTransport) Close(context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.closed {
+		m.closed = true
+		close(m.done)
+		close(m.in)
+	}
+	return nil
+}
+
+// Judge runs the check with the ID at the revision against the server and returns the
+// verdict. It fails the test if the check or revision does not exist.
+func Judge(t testing.TB, id, rev string, srv *Server, opts ...func(*conform.Config)) conform.Verdict {
+	t.Helper()
+	c := conform.Lookup(id)
+	if c == nil {
+		t.Fatalf("no check %s is registered (import its suite package)", id)
+	}
+	r, ok := revision.Lookup(rev)
+	if !ok {
+		t.Fatalf("unknown revision %s", rev)
+	}
+	cfg := conform.Config{Timeout: 300 * time.Millisecond, KillGrace: 10 * time.Millisecond}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	v, err := conform.Judge(ctx, cfg, c, r, srv.Dial)
+	if err != nil {
+		t.Fatalf("judge %s: %v", id, err)
+	}
+	return v
+}

@@ -1,0 +1,66 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// Dialer opens a transport for one new session.
+type Dialer func(ctx context.Context) (transport.Transport, error)
+
+// dialTarget is a target made of a Dialer (tests script servers with it).
+type dialTarget struct{ dialer Dialer }
+
+func (d dialTarget) describe() string                                      { return "scripted server" }
+func (d dialTarget) start(context.Context) error                           { return nil }
+func (d dialTarget) fallback(context.Context, error) bool                  { return false }
+func (d dialTarget) close(context.Context)                                 {}
+func (d dialTarget) attachments() map[string][]byte                        { return nil }
+func (d dialTarget) dial(ctx context.Context) (transport.Transport, error) { return d.dialer(ctx) }
+
+// Lookup returns the registered check with the ID, or nil.
+func Lookup(id string) *Check {
+	for _, c := range Checks() {
+		if c.ID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// Judge runs one check at one revision against the sessions a Dialer opens, outside
+// Ginkgo, and returns its final verdict (with --strict applied when cfg.Strict). It
+// exists for table tests of verdict logic with hand-written replies; the revision's
+// main session is opened first, exactly as in a run.
+func Judge(ctx context.Context, cfg Config, c *Check, rev revision.Revision, dial Dialer) (Verdict, error) {
+	if c == nil {
+		return Verdict{}, fmt.Errorf("judge: no check")
+	}
+	cfg.Revisions = []revision.Revision{rev}
+	cfg = cfg.withDefaults()
+	sel, err := newSelection(cfg)
+	if err != nil {
+		return Verdict{}, err
+	}
+	rs := newRunState(cfg, dialTarget{dialer: dial}, sel)
+	rs.ctx = ctx
+	rs.openColumns(ctx)
+	defer rs.closeSessions(context.WithoutCancel(ctx))
+	col := rs.columns[0]
+	var v Verdict
+	switch {
+	case col.state == colBroken:
+		v = Errorf("no session for %s: %v", rev.Name, col.err)
+	case col.state == colRefused && !c.Handshake:
+		v = Errorf("no session for %s: %v", rev.Name, col.err)
+	case col.state == colUnsupported && !c.Handshake:
+		v = Skip(reports.RevisionUnsupported, "%s", rs.unsupportedWhy(col))
+	default:
+		v = rs.invoke(col, c)
+	}
+	return v.final(cfg.Strict), nil
+}

@@ -1,0 +1,304 @@
+package toolkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// FixtureTools are the tool names of the fixture contract (spec-matrix §3.2, the
+// official TypeScript suite's names plus the matrix's additions). They promise to be
+// side-effect-free, so the suite calls them whenever a server lists them.
+var FixtureTools = map[string]bool{
+	"test_simple_text": true, "test_image_content": true, "test_audio_content": true,
+	"test_embedded_resource": true, "test_multiple_content_types": true,
+	"test_tool_with_logging": true, "test_tool_with_progress": true,
+	"test_error_handling": true, "test_trigger_tool_change": true,
+	"test_elicitation": true, "test_sampling": true, "test_resource_link": true,
+	"test_annotated_content": true, "test_structured_output": true,
+	"test_echo": true, "test_slow": true, "test_last_cancellation": true,
+	"test_dynamic_tool": true,
+}
+
+// Permission is whether the suite may call a tool, and with what.
+type Permission struct {
+	Allowed bool
+	Args    json.RawMessage // the arguments to send (a JSON object)
+	Why     string          // fixture contract, --call, or why not
+}
+
+// Allowed applies the calling policy of design.md §5: fixture-contract tools and tools
+// the operator allowed with --call or --trigger-tool are callable; nothing else is.
+// Annotations never make a tool callable.
+func Allowed(t *conform.T, tl Tool) Permission {
+	opts := t.Options()
+	specs := append([]conform.CallSpec(nil), opts.Calls...)
+	if opts.TriggerTool != nil {
+		specs = append(specs, *opts.TriggerTool)
+	}
+	for _, c := range specs {
+		if c.Name != tl.Name {
+			continue
+		}
+		if c.Args != nil {
+			return Permission{Allowed: true, Args: c.Args, Why: "allowed by --call with the given arguments"}
+		}
+		args, err := Synthesize(tl.Fields["inputSchema"])
+		if err != nil {
+			return Permission{Why: fmt.Sprintf("allowed by --call, but no arguments could be built from its inputSchema (%v): give them with --call %s=JSON", err, tl.Name)}
+		}
+		return Permission{Allowed: true, Args: args, Why: "allowed by --call, arguments built from its inputSchema"}
+	}
+	if FixtureTools[tl.Name] {
+		args, err := Synthesize(tl.Fields["inputSchema"])
+		if err != nil {
+			args = json.RawMessage(`{}`)
+		}
+		return Permission{Allowed: true, Args: args, Why: "a fixture-contract tool"}
+	}
+	return Permission{Why: "not allowed: the suite never executes the target's own tools unless --call " + tl.Name + " allows it"}
+}
+
+// NotAllowed is the skip verdict of a check that needs a call it may not make.
+func NotAllowed(what string) conform.Verdict {
+	return conform.Skip(reports.CallsNotAllowed, "%s needs a tool call; allow one of the server's tools with --call NAME[=JSON] (no tool of the target is executed by default)", what)
+}
+
+// Callable returns the listed tools the suite may call, with their permissions.
+func Callable(t *conform.T, l *Listing) []CallableTool {
+	var out []CallableTool
+	for _, tl := range l.Tools {
+		if tl.Name == "" {
+			continue
+		}
+		if p := Allowed(t, tl); p.Allowed {
+			out = append(out, CallableTool{Tool: tl, Permission: p})
+		}
+	}
+	return out
+}
+
+// CallableTool is a listed tool with its permission.
+type CallableTool struct {
+	Tool
+	Permission
+}
+
+// Outcome is one tools/call and what the suite saw for it.
+type Outcome struct {
+	Name  string
+	Args  json.RawMessage
+	Token any // the progressToken sent: a string or an integer
+	Resp  *wire.Response
+	Err   error
+	// Result holds the decoded result members (nil for an error reply or silence).
+	Result  map[string]json.RawMessage
+	IsError bool // the result says isError: true
+	// Content holds the content blocks, raw.
+	Content []json.RawMessage
+	// Session is the session the call was made on; SeqSent is the transcript seq
+	// before the request went out.
+	Session *conform.Session
+	SeqSent int
+}
+
+// Succeeded reports whether the call returned a result that is not isError:true.
+// A check that needs a successful result never accepts isError:true as one.
+func (o *Outcome) Succeeded() bool {
+	return o.Err == nil && o.Resp != nil && !o.Resp.IsError() && o.Result != nil && !o.IsError
+}
+
+// Describe says what came back.
+func (o *Outcome) Describe() string {
+	if o.Result != nil && o.IsError {
+		return "an isError:true result: " + clip(string(o.Resp.Result), 200)
+	}
+	return conform.Describe(o.Resp, o.Err)
+}
+
+var tokenSeq atomic.Int64
+
+// nextToken alternates string and integer progress tokens, unique across the run.
+func nextToken() any {
+	n := tokenSeq.Add(1)
+	if n%2 == 0 {
+		return int64(900000 + n)
+	}
+	return fmt.Sprintf("mcp-conform-progress-%d", n)
+}
+
+// tokens records every progressToken the suite sent, per session, for PROG-* checks.
+var tokens = struct {
+	sync.Mutex
+	bySession map[*conform.Session][]*Outcome
+}{bySession: map[*conform.Session][]*Outcome{}}
+
+// Call sends tools/call{name, arguments, _meta.progressToken} and decodes the reply.
+func Call(t *conform.T, s *conform.Session, name string, args json.RawMessage) *Outcome {
+	o := &Outcome{Name: name, Args: args, Token: nextToken(), Session: s}
+	params := map[string]any{"name": name, "_meta": map[string]any{"progressToken": o.Token}}
+	if args != nil {
+		params["arguments"] = args
+	}
+	o.SeqSent = s.Conn.Seq()
+	tokens.Lock()
+	tokens.bySession[s] = append(tokens.bySession[s], o)
+	tokens.Unlock()
+	o.Resp, o.Err = s.Call(t.Ctx, "tools/call", params)
+	if o.Err != nil || o.Resp.IsError() {
+		return o
+	}
+	if json.Unmarshal(o.Resp.Result, &o.Result) != nil {
+		o.Result = nil
+		return o
+	}
+	var isErr bool
+	if json.Unmarshal(o.Result["isError"], &isErr) == nil {
+		o.IsError = isErr
+	}
+	_ = json.Unmarshal(o.Result["content"], &o.Content)
+	return o
+}
+
+// CallsOn returns the calls the suite made on a session.
+func CallsOn(s *conform.Session) []*Outcome {
+	tokens.Lock()
+	defer tokens.Unlock()
+	return append([]*Outcome(nil), tokens.bySession[s]...)
+}
+
+// CallTool calls a listed tool the suite may call, on the main session, once per run
+// (memoized by session and name): checks that look at the same tool's result share
+// one call.
+func CallTool(t *conform.T, ct CallableTool) *Outcome {
+	s := t.Session()
+	return t.Once("toolkit.call:"+s.Label+":"+ct.Name, func() any {
+		return Call(t, s, ct.Name, ct.Args)
+	}).(*Outcome)
+}
+
+// Synthesize builds arguments from an inputSchema: required properties only, each
+// from default, const, examples[0], enum[0], or else a minimal value of its type.
+func Synthesize(schema json.RawMessage) (json.RawMessage, error) {
+	var s map[string]any
+	if len(schema) == 0 {
+		return json.RawMessage(`{}`), nil
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil, fmt.Errorf("inputSchema is not an object: %w", err)
+	}
+	v, err := synthValue(s, 0)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("inputSchema does not describe an object")
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encode arguments: %w", err)
+	}
+	return b, nil
+}
+
+func synthValue(s map[string]any, depth int) (any, error) {
+	if depth > 8 {
+		return nil, fmt.Errorf("schema nests too deeply")
+	}
+	if v, ok := s["default"]; ok {
+		return v, nil
+	}
+	if v, ok := s["const"]; ok {
+		return v, nil
+	}
+	if ex, ok := s["examples"].([]any); ok && len(ex) > 0 {
+		return ex[0], nil
+	}
+	if en, ok := s["enum"].([]any); ok && len(en) > 0 {
+		return en[0], nil
+	}
+	typ := s["type"]
+	if list, ok := typ.([]any); ok && len(list) > 0 {
+		typ = list[0]
+	}
+	switch typ {
+	case "object", nil:
+		if _, hasProps := s["properties"]; typ == nil && !hasProps {
+			return nil, fmt.Errorf("a property has no type, default, const, example or enum")
+		}
+		out := map[string]any{}
+		props, _ := s["properties"].(map[string]any)
+		req, _ := s["required"].([]any)
+		names := make([]string, 0, len(req))
+		for _, r := range req {
+			if n, ok := r.(string); ok {
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			ps, _ := props[n].(map[string]any)
+			if ps == nil {
+				return nil, fmt.Errorf("required property %q has no schema", n)
+			}
+			v, err := synthValue(ps, depth+1)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", n, err)
+			}
+			out[n] = v
+		}
+		return out, nil
+	case "string":
+		n := intOf(s["minLength"], 1)
+		return strings.Repeat("x", max(n, 1)), nil
+	case "integer":
+		return intOf(s["minimum"], 0), nil
+	case "number":
+		if m, ok := s["minimum"].(float64); ok {
+			return m, nil
+		}
+		return 0, nil
+	case "boolean":
+		return false, nil
+	case "array":
+		n := intOf(s["minItems"], 0)
+		items, _ := s["items"].(map[string]any)
+		out := make([]any, 0, n)
+		for i := 0; i < n; i++ {
+			if items == nil {
+				return nil, fmt.Errorf("array needs items but has no items schema")
+			}
+			v, err := synthValue(items, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case "null":
+		return nil, nil
+	}
+	return nil, fmt.Errorf("unsupported type %v", typ)
+}
+
+func intOf(v any, def int) int {
+	if f, ok := v.(float64); ok {
+		return int(f)
+	}
+	return def
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,211 @@
+// Package toolkit is what the tools suites share: the paged tools/list walk (done once
+// per session and memoized), tool calls that always carry a fresh progressToken, the
+// calling policy of design.md §5 (tier 0 by default), and argument synthesis.
+package toolkit
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// Tool is one listed tool definition.
+type Tool struct {
+	Name   string // "" when the definition has no string name
+	Raw    json.RawMessage
+	Fields map[string]json.RawMessage
+	Page   int // index of the page it came on
+}
+
+// Has reports whether the definition has a member.
+func (tl Tool) Has(member string) bool { _, ok := tl.Fields[member]; return ok }
+
+// Page is one tools/list reply of a walk.
+type Page struct {
+	Cursor     *string // the cursor sent (nil for the first page)
+	Resp       *wire.Response
+	Err        error
+	Result     map[string]json.RawMessage
+	NextCursor *string // nil when absent (the end); set even when not a string
+	NextRaw    json.RawMessage
+	Tools      []Tool
+}
+
+// Stop says why a walk ended.
+type Stop string
+
+// Why a walk ended.
+const (
+	StopEnd            Stop = "end"             // a page without nextCursor: the whole list was seen
+	StopError          Stop = "error"           // a page failed (see the page's Resp/Err)
+	StopMaxPages       Stop = "max-pages"       // --max-pages reached
+	StopRepeatedCursor Stop = "repeated-cursor" // a nextCursor came back that was already followed
+	StopBadCursor      Stop = "bad-cursor"      // nextCursor is not a string
+	StopMalformed      Stop = "malformed"       // a result that is not an object with a tools array
+)
+
+// Listing is a whole tools/list walk on one session.
+type Listing struct {
+	Session *conform.Session
+	Pages   []Page
+	Tools   []Tool // every tool of every page, in order
+	Stop    Stop
+	// Repeated is the cursor that came back twice (StopRepeatedCursor).
+	Repeated string
+}
+
+// Complete reports whether the walk saw the whole list.
+func (l *Listing) Complete() bool { return l.Stop == StopEnd }
+
+// Find returns the first listed tool with the name, or nil.
+func (l *Listing) Find(name string) *Tool {
+	for i := range l.Tools {
+		if l.Tools[i].Name == name {
+			return &l.Tools[i]
+		}
+	}
+	return nil
+}
+
+// Last is the final page fetched (nil when none was).
+func (l *Listing) Last() *Page {
+	if len(l.Pages) == 0 {
+		return nil
+	}
+	return &l.Pages[len(l.Pages)-1]
+}
+
+// List walks tools/list on the revision's main session once per run and returns the
+// memoized listing.
+func List(t *conform.T) *Listing {
+	s := t.Session()
+	return t.Once("toolkit.list:"+s.Label, func() any { return Walk(t, s) }).(*Listing)
+}
+
+// Walk follows nextCursor from the first page until the end, an error, a repeated
+// cursor or --max-pages.
+func Walk(t *conform.T, s *conform.Session) *Listing {
+	l := &Listing{Session: s}
+	seen := map[string]bool{}
+	var cursor *string
+	for {
+		if len(l.Pages) >= t.Options().MaxPages {
+			l.Stop = StopMaxPages
+			return l
+		}
+		var params map[string]any
+		if cursor != nil {
+			params = map[string]any{"cursor": *cursor}
+		}
+		p := fetchPage(t, s, params)
+		p.Cursor = cursor
+		for i := range p.Tools {
+			p.Tools[i].Page = len(l.Pages)
+		}
+		l.Pages = append(l.Pages, p)
+		l.Tools = append(l.Tools, p.Tools...)
+		switch {
+		case p.Err != nil || p.Resp.IsError():
+			l.Stop = StopError
+			return l
+		case p.Result == nil:
+			l.Stop = StopMalformed
+			return l
+		case p.NextRaw == nil:
+			l.Stop = StopEnd
+			return l
+		case p.NextCursor == nil:
+			l.Stop = StopBadCursor
+			return l
+		case seen[*p.NextCursor]:
+			l.Stop = StopRepeatedCursor
+			l.Repeated = *p.NextCursor
+			return l
+		}
+		seen[*p.NextCursor] = true
+		cursor = p.NextCursor
+	}
+}
+
+// FetchPage sends one tools/list with the given params (nil: none) and decodes it.
+func FetchPage(t *conform.T, s *conform.Session, params map[string]any) Page {
+	return fetchPage(t, s, params)
+}
+
+func fetchPage(t *conform.T, s *conform.Session, params map[string]any) Page {
+	var p Page
+	var ps any
+	if params != nil {
+		ps = params
+	}
+	p.Resp, p.Err = s.Call(t.Ctx, "tools/list", ps)
+	if p.Err != nil || p.Resp.IsError() {
+		return p
+	}
+	var result map[string]json.RawMessage
+	if json.Unmarshal(p.Resp.Result, &result) != nil {
+		return p
+	}
+	var rawTools []json.RawMessage
+	if json.Unmarshal(result["tools"], &rawTools) != nil {
+		return p
+	}
+	p.Result = result
+	if nc, ok := result["nextCursor"]; ok && string(nc) != "null" {
+		p.NextRaw = nc
+		var c string
+		if json.Unmarshal(nc, &c) == nil {
+			p.NextCursor = &c
+		}
+	}
+	for _, rt := range rawTools {
+		tl := Tool{Raw: rt}
+		_ = json.Unmarshal(rt, &tl.Fields)
+		_ = json.Unmarshal(tl.Fields["name"], &tl.Name)
+		p.Tools = append(p.Tools, tl)
+	}
+	return p
+}
+
+// ListVerdict is the verdict for a check that needs the tool list when the walk
+// failed before yielding any page (nil when at least one page came back).
+func ListVerdict(t *conform.T, l *Listing) *conform.Verdict {
+	if len(l.Pages) == 0 {
+		v := conform.Errorf("tools/list was not called (--max-pages?)")
+		return &v
+	}
+	first := l.Pages[0]
+	if first.Err != nil {
+		v := t.Silent("a tools/list result", first.Err)
+		return &v
+	}
+	if first.Resp.IsError() || first.Result == nil {
+		v := conform.Skip(reports.NotExercised, "tools/list gave no usable result (%s); judged by TOOLS-LIST-01", conform.Describe(first.Resp, nil))
+		return &v
+	}
+	return nil
+}
+
+// Declared reports whether the session declared the tools capability.
+func Declared(s *conform.Session) bool {
+	_, ok := s.Capabilities()["tools"]
+	return ok
+}
+
+// ListChangedDeclared reports whether capabilities.tools.listChanged is true.
+func ListChangedDeclared(s *conform.Session) bool {
+	var tools struct {
+		ListChanged *bool `json:"listChanged"`
+	}
+	raw, ok := s.Capabilities()["tools"]
+	if !ok || json.Unmarshal(raw, &tools) != nil || tools.ListChanged == nil {
+		return false
+	}
+	return *tools.ListChanged
+}
+
+// Quote renders a tool name for messages.
+func Quote(name string) string { return fmt.Sprintf("%q", name) }

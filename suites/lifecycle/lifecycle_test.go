@@ -1,0 +1,100 @@
+package lifecycle
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mcp-conform/mcp-conform/conform/conformtest"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+func reply(result string) conformtest.Handler {
+	return func(req *wire.Message) []string { return []string{conformtest.Result(req, result)} }
+}
+
+func rpcError(code int) conformtest.Handler {
+	return func(req *wire.Message) []string { return []string{conformtest.Error(req, code, "x")} }
+}
+
+func silent(*wire.Message) []string { return nil }
+
+func initResult(req *wire.Message, version string) []string {
+	return []string{conformtest.Result(req, `{"protocolVersion":"`+version+`","capabilities":{},"serverInfo":{"name":"s","version":"1"}}`)}
+}
+
+func requested(req *wire.Message) string {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	return p.ProtocolVersion
+}
+
+func shiftedVersion(req *wire.Message) []string {
+	next := map[string]string{"2024-11-05": "2025-03-26", "2025-03-26": "2025-06-18", "2025-06-18": "2025-11-25", "2025-11-25": "2024-11-05"}
+	v, ok := next[requested(req)]
+	if !ok {
+		v = "2025-11-25"
+	}
+	return initResult(req, v)
+}
+
+func blindEcho(req *wire.Message) []string { return initResult(req, requested(req)) }
+
+func TestVerdicts(t *testing.T) {
+	tests := []struct {
+		name, id, rev string
+		setup         func(s *conformtest.Server)
+		want          reports.Status
+	}{
+		{"ping {} passes", "PING-01", "2025-06-18", nil, reports.Pass},
+		{"ping with extra keys warns", "PING-01", "2025-06-18", func(s *conformtest.Server) { s.Handle("ping", reply(`{"pong":true}`)) }, reports.Warn},
+		{"ping error fails", "PING-01", "2024-11-05", func(s *conformtest.Server) { s.Handle("ping", rpcError(-32603)) }, reports.Fail},
+		{"ping silence fails", "PING-01", "2024-11-05", func(s *conformtest.Server) { s.Handle("ping", silent) }, reports.Fail},
+		{"unknown method -32601 passes", "BASE-METHOD-UNKNOWN-01", "2025-11-25", nil, reports.Pass},
+		{"unknown method -32603 fails", "BASE-METHOD-UNKNOWN-01", "2025-11-25", func(s *conformtest.Server) { s.Handle("x_conformance/unknown_method", rpcError(-32603)) }, reports.Fail},
+		{"unknown method result fails", "BASE-METHOD-UNKNOWN-01", "2025-11-25", func(s *conformtest.Server) { s.Handle("x_conformance/unknown_method", reply(`{}`)) }, reports.Fail},
+		{"exact ids pass", "BASE-RESP-ID-01", "2025-03-26", nil, reports.Pass},
+		{"ids echoed as strings fail", "BASE-RESP-ID-01", "2025-03-26", func(s *conformtest.Server) {
+			s.Handle("ping", func(req *wire.Message) []string {
+				id := strings.Trim(req.ID.String(), `"`)
+				return []string{`{"jsonrpc":"2.0","id":"` + id + `","result":{}}`}
+			})
+		}, reports.Fail},
+		{"echoed version passes", "LIFE-VERSION-ECHO-01", "2025-06-18", nil, reports.Pass},
+		// Asked for X, the server answers the revision after X: it answers versions it
+		// will not echo when asked for them, so they are not versions it supports.
+		{"counter-offer it does not support fails", "LIFE-VERSION-ECHO-01", "2025-06-18", func(s *conformtest.Server) { s.Handle("initialize", shiftedVersion) }, reports.Fail},
+		{"blind echo of a bogus version fails the fallback", "LIFE-VERSION-FALLBACK-01", "2025-06-18", func(s *conformtest.Server) { s.Handle("initialize", blindEcho) }, reports.Fail},
+		{"missing serverInfo fails", "LIFE-INIT-RESULT-01", "2025-06-18", func(s *conformtest.Server) {
+			s.Handle("initialize", reply(`{"protocolVersion":"2025-06-18","capabilities":{}}`))
+		}, reports.Fail},
+		{"initialize error fails LIFE-INIT-01", "LIFE-INIT-01", "2025-06-18", func(s *conformtest.Server) { s.Handle("initialize", rpcError(-32603)) }, reports.Fail},
+		{"fallback to newest passes", "LIFE-VERSION-FALLBACK-01", "2025-11-25", nil, reports.Pass},
+		{"fallback error warns", "LIFE-VERSION-FALLBACK-01", "2025-11-25", func(s *conformtest.Server) {
+			s.Handle("initialize", func(req *wire.Message) []string {
+				if strings.Contains(string(req.Params), "1999-01-01") {
+					return []string{conformtest.Error(req, -32602, "Unsupported protocol version")}
+				}
+				return []string{conformtest.Result(req, `{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}`)}
+			})
+		}, reports.Warn},
+		{"capability not an object fails", "LIFE-CAPS-SHAPE-01", "2025-06-18", func(s *conformtest.Server) { s.Capabilities = `{"tools":true}` }, reports.Fail},
+		{"listChanged not boolean fails", "LIFE-CAPS-SHAPE-01", "2024-11-05", func(s *conformtest.Server) { s.Capabilities = `{"tools":{"listChanged":"yes"}}` }, reports.Fail},
+		{"schema-valid traffic passes", "BASE-SCHEMA-01", "2025-06-18", nil, reports.Pass},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := conformtest.NewServer()
+			if tc.setup != nil {
+				tc.setup(srv)
+			}
+			v := conformtest.Judge(t, tc.id, tc.rev, srv)
+			if v.Status != tc.want {
+				t.Errorf("%s: status %s, want %s (%s)", tc.id, v.Status, tc.want, v.Message)
+			}
+		})
+	}
+}
