@@ -139,10 +139,13 @@ func (c *Console) CheckDone(rev string, r CheckResult) {
 	if !r.Status.Known() {
 		msg = strings.TrimSpace(fmt.Sprintf("unknown status %q: %s", r.Status, msg))
 	}
-	if st != Pass || c.Verbose {
+	detailed := st == Fail || st == Warn || (c.Verbose && st == Error)
+	// A finding's message is usually "expected …; got …": then the two labelled
+	// halves below say it all, and the message is not repeated.
+	if (st != Pass || c.Verbose) && !(detailed && msg == "expected "+r.Expected+"; got "+r.Actual) {
 		writeDetail(&b, "", msg)
 	}
-	if st == Fail || st == Warn || (c.Verbose && st == Error) {
+	if detailed {
 		writeDetail(&b, "expected: ", r.Expected)
 		writeDetail(&b, "actual:   ", r.Actual)
 	}
