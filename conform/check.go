@@ -56,6 +56,13 @@ type Check struct {
 	// Handshake marks checks that judge initialize itself: they also run in columns
 	// whose revision the server did not support or whose initialize was refused.
 	Handshake bool
+	// FreshSessions is how many sessions of its own the check opens with
+	// T.NewSession (for probes that change server state). The runner opens them
+	// ahead of time, concurrently with the main sessions.
+	FreshSessions int
+	// Scratch marks checks that send odd or malformed input through T.Scratch: a
+	// session shared by such probes, kept apart from the main session.
+	Scratch bool
 	// Run judges one revision. It must not panic; the runner turns a panic into an
 	// error verdict all the same.
 	Run func(t *T) Verdict

@@ -168,6 +168,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		} else if rs.openColumns(ctx); rs.allBroken() {
 			rs.unreachable(errors.New("no session could be opened"))
 		} else {
+			rs.startWorkers()
 			rs.runGinkgo()
 		}
 	}

@@ -36,6 +36,9 @@ type column struct {
 	mu        sync.Mutex
 	sessions  []*Session
 	results   map[string]reports.CheckResult
+	futures   map[string]chan judged // set by startWorkers before Ginkgo runs
+	spare     []*Session             // pre-opened sessions for T.NewSession
+	scratch   *Session               // the shared session for odd-input probes
 	announced bool
 }
 
@@ -108,6 +111,11 @@ func (rs *runState) openColumns(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			rs.prefetch(ctx, col)
+		}()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			s, err := rs.openSession(ctx, col, col.rev.Name)
 			col.main, col.err = s, err
 			switch {
@@ -132,6 +140,55 @@ func (rs *runState) openColumns(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+}
+
+// prefetch opens, concurrently, the sessions the column's selected checks declared
+// they will need: fresh ones for T.NewSession and the shared scratch session.
+func (rs *runState) prefetch(ctx context.Context, col *column) {
+	fresh, scratch := 0, false
+	for _, c := range rs.checksFor(col.rev) {
+		fresh += c.FreshSessions
+		scratch = scratch || c.Scratch
+	}
+	if scratch {
+		fresh++
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var opened []*Session
+	for i := 0; i < fresh; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := rs.openSession(ctx, col, col.rev.Name)
+			if err == nil && s.Negotiated == col.rev.Name {
+				mu.Lock()
+				opened = append(opened, s)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	if scratch && len(opened) > 0 {
+		col.scratch, opened = opened[0], opened[1:]
+	}
+	col.spare = opened
+}
+
+// takeSpare pops a pre-opened session that is still alive, or returns nil.
+func (col *column) takeSpare() *Session {
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	for len(col.spare) > 0 {
+		s := col.spare[0]
+		col.spare = col.spare[1:]
+		if s.Conn.Err() == nil {
+			return s
+		}
+	}
+	return nil
 }
 
 // openSession opens a session for a column (counted in its sessions, so that
@@ -180,28 +237,77 @@ func (rs *runState) unreachable(err error) {
 	}
 }
 
-// runCheck is the body of one Ginkgo spec.
-func (rs *runState) runCheck(col *column, c *Check) {
-	rs.announce(col)
-	start := time.Now()
-	var v Verdict
+// judged is a verdict computed ahead of its Ginkgo spec, with its duration.
+type judged struct {
+	v   Verdict
+	dur time.Duration
+}
+
+// startWorkers judges every column's selected checks in a goroutine per column, in
+// run order. Revisions are independent sessions, so they overlap; Ginkgo's It bodies
+// then only await their check's verdict, in Ginkgo's own order.
+func (rs *runState) startWorkers() {
+	for _, col := range rs.columns {
+		col.futures = map[string]chan judged{}
+		list := rs.checksFor(col.rev)
+		for _, c := range list {
+			col.futures[c.ID] = make(chan judged, 1)
+		}
+		go func() {
+			for _, c := range list {
+				start := time.Now()
+				v := rs.judge(col, c)
+				col.futures[c.ID] <- judged{v: v, dur: time.Since(start)}
+			}
+		}()
+	}
+}
+
+// judge computes one check's raw verdict in one column.
+func (rs *runState) judge(col *column, c *Check) Verdict {
 	switch {
 	case rs.ctx.Err() != nil:
-		v = Errorf("not run: %v", context.Cause(rs.ctx))
+		return Errorf("not run: %v", context.Cause(rs.ctx))
 	case col.state == colBroken:
-		v = Errorf("no session for %s: %v", col.rev.Name, col.err)
+		return Errorf("no session for %s: %v", col.rev.Name, col.err)
 	case col.state == colRefused && !c.Handshake:
-		v = Errorf("no session for %s: %v", col.rev.Name, col.err)
+		return Errorf("no session for %s: %v", col.rev.Name, col.err)
 	case col.state == colUnsupported && !c.Handshake:
-		v = Skip(reports.RevisionUnsupported, "%s", rs.unsupportedWhy(col))
+		return Skip(reports.RevisionUnsupported, "%s", rs.unsupportedWhy(col))
 	default:
-		v = rs.invoke(col, c)
+		return rs.invoke(col, c)
 	}
+}
+
+// runCheck is the body of one Ginkgo spec: it takes the check's verdict (judged by the
+// column's worker, or here when the worker did not plan it), records it and mirrors it
+// in Ginkgo's state.
+func (rs *runState) runCheck(col *column, c *Check) {
+	rs.announce(col)
+	var j judged
+	if fut, ok := col.futures[c.ID]; ok {
+		select {
+		case j = <-fut:
+		case <-rs.ctx.Done():
+			// The worker's current check is bounded by the same context; give it a
+			// moment to report before calling it lost.
+			select {
+			case j = <-fut:
+			case <-time.After(rs.cfg.Timeout):
+				j = judged{v: Errorf("not run: %v", context.Cause(rs.ctx))}
+			}
+		}
+	} else {
+		start := time.Now()
+		j = judged{v: rs.judge(col, c)}
+		j.dur = time.Since(start)
+	}
+	v := j.v
 	v = v.final(rs.cfg.Strict)
 	res := reports.CheckResult{
 		ID: c.ID, Title: c.Title, Level: string(c.LevelAt(col.rev)), Status: v.Status,
 		Message: v.Message, Reason: v.Reason, Source: c.Source, Expected: v.Expected,
-		Actual: v.Actual, Area: c.Area, Duration: time.Since(start),
+		Actual: v.Actual, Area: c.Area, Duration: j.dur,
 	}
 	if v.Status == reports.Skip {
 		res.Message = string(v.Reason) + ": " + v.Message

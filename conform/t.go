@@ -54,9 +54,37 @@ func (t *T) Options() Options {
 // Timeout is the per-request deadline (--timeout).
 func (t *T) Timeout() time.Duration { return t.run.cfg.Timeout }
 
-// NewSession opens a fresh session for this revision, for checks that disturb state.
-// It is closed when the check returns.
-func (t *T) NewSession() (*Session, error) { return t.OpenSession(t.Rev.Name) }
+// NewSession returns a fresh session for this revision, for checks that change the
+// server's state; it is closed when the check returns. Sessions a check declared in
+// FreshSessions were opened ahead of time; any further one is opened now.
+func (t *T) NewSession() (*Session, error) {
+	if s := t.col.takeSpare(); s != nil {
+		t.opened = append(t.opened, s)
+		return s, nil
+	}
+	return t.OpenSession(t.Rev.Name)
+}
+
+// Scratch returns the revision's shared scratch session, for probes that send odd or
+// malformed input but change no state (an invalid cursor, a malformed call). It stays
+// apart from the main session, so a server that falls over on such input does not
+// take the other checks with it; a scratch session that died is replaced.
+func (t *T) Scratch() (*Session, error) {
+	t.col.mu.Lock()
+	s := t.col.scratch
+	t.col.mu.Unlock()
+	if s != nil && s.Conn.Err() == nil {
+		return s, nil
+	}
+	s, err := t.run.openSession(t.Ctx, t.col, t.Rev.Name)
+	if err != nil {
+		return s, fmt.Errorf("open a scratch session: %w", err)
+	}
+	t.col.mu.Lock()
+	t.col.scratch = s
+	t.col.mu.Unlock()
+	return s, nil
+}
 
 // OpenSession opens a fresh session asking for any protocolVersion (for negotiation
 // probes). Its traffic counts towards this revision's transcript-wide checks. It is

@@ -15,7 +15,7 @@ import (
 // BASE-RESP-ID-01 — {rev}/basic/index.mdx (Responses).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-RESP-ID-01", Title: "replies carry the request's id: same value, same JSON type",
-	Level: conform.Must, Revisions: legacy, Area: "base", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: legacy, Area: "base", Needs: conform.NeedsAny, FreshSessions: 1,
 	Source: `{rev}/basic/index.mdx (Responses): "Responses MUST include the same ID as the request they correspond to." (request ids are strings or integers; 7 and "7" are different ids)`,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.NewSession()
