@@ -172,15 +172,16 @@ func Checks() []*Check {
 	return out
 }
 
-// areaOrder puts the checks that judge the whole session (schema, transcript-wide
-// observations) last, after the probes that produce traffic.
-var areaOrder = []string{"lifecycle", "base", "tools", "pagination", "errors", "content", "structured", "notifications", "progress", "observed"}
+// areaOrder puts the checks that judge the whole session last, after the probes that
+// produce traffic: "observed" (transcript-wide checks), then "schema" (BASE-SCHEMA-01,
+// which validates every message, including any an observed check caused).
+var areaOrder = []string{"lifecycle", "base", "tools", "pagination", "errors", "content", "structured", "notifications", "progress", "observed", "schema"}
 
 func areaRank(a string) int {
 	if i := slices.Index(areaOrder, a); i >= 0 {
 		return i
 	}
-	return len(areaOrder) - 1 // unknown areas run just before "observed"
+	return slices.Index(areaOrder, "observed") // unknown areas run with the observed ones
 }
 
 // RegistryErr reports malformed or duplicate registrations.

@@ -47,6 +47,7 @@ func Judge(ctx context.Context, cfg Config, c *Check, rev revision.Revision, dia
 		return Verdict{}, err
 	}
 	rs := newRunState(cfg, dialTarget{dialer: dial}, sel)
+	rs.only = c
 	rs.ctx = ctx
 	rs.openColumns(ctx)
 	defer rs.closeSessions(context.WithoutCancel(ctx))

@@ -160,6 +160,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		rs.report.Notes = append(rs.report.Notes, "no check matched the selection (--label-filter, --focus, --skip, --revision)")
 		rs.exitOverride = ExitIncomplete
 	default:
+		for _, r := range cfg.Revisions {
+			go r.Warm() // compile the schemas while the servers start
+		}
 		startCtx, stop := context.WithTimeout(ctx, cfg.StartTimeout)
 		err := tgt.start(startCtx)
 		stop()

@@ -60,6 +60,8 @@ type runState struct {
 
 	sessionSeq   int
 	exitOverride int
+	// only, when set, restricts the run to one check (Judge).
+	only *Check
 }
 
 type memoEntry struct {
@@ -94,6 +96,9 @@ func newRunState(cfg Config, tgt target, sel *selection) *runState {
 func (rs *runState) checksFor(r revision.Revision) []*Check {
 	var out []*Check
 	for _, c := range Checks() {
+		if rs.only != nil && c != rs.only {
+			continue
+		}
 		if c.AppliesTo(r) && rs.sel.selects(r, c) {
 			out = append(out, c)
 		}

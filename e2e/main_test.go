@@ -156,6 +156,12 @@ func shQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// silentServer is a shell command line for a server that reads its stdin and never
+// answers: cat discards what it reads, and keeps the stdout pipe open through a
+// duplicate on fd 3 (with stdout simply sent to /dev/null, the run would see the
+// server close its stdout, not stay silent). It exits at stdin EOF.
+const silentServer = "cat 3>&1 >/dev/null"
+
 // pidRecordingTarget returns a --target command line that appends the server's pid to
 // pidFile and then execs script (a shell command line) in the same process, so the pid
 // recorded is the server's for its whole life. Every launch appends a line.

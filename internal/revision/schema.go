@@ -231,3 +231,19 @@ func compileCount(rev, def string) int {
 	}
 	return int(v.(*compiledDef).compiles.Load())
 }
+
+// Warm compiles the definitions a session validates first (and, with them, the
+// revision's whole schema document), so that a run can pay that cost while it waits
+// for servers to start instead of at its first check. Errors are left for Validate to
+// report.
+func (r Revision) Warm() {
+	s, err := r.set()
+	if err != nil {
+		return
+	}
+	for _, def := range []string{"InitializeResult", "ServerCapabilities", "ListToolsResult", "CallToolResult", "EmptyResult", r.ErrorDefinition()} {
+		if _, ok := s.defs[def]; ok {
+			_, _ = s.definition(def)
+		}
+	}
+}

@@ -119,7 +119,7 @@ var _ = conform.Register(conform.Check{
 // BASE-SCHEMA-01 — {rev}/basic/index.mdx (Schema); schema/<rev>.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-SCHEMA-01", Title: "every message received matches the negotiated revision's schema",
-	Level: conform.Must, Revisions: legacy, Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: legacy, Area: "schema", Needs: conform.NeedsOpportunistic,
 	Source: `{rev}/basic/index.mdx (Schema): the TypeScript schema (and its JSON twin, schema/<rev>/schema.json) is "the source of truth for all protocol messages and structures"`,
 	Run: func(t *conform.T) conform.Verdict {
 		var problems []string

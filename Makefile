@@ -1,0 +1,76 @@
+# mcp-conform: build, test and benchmark.
+#
+#   make build      bin/mcp-conform
+#   make test       everything CI runs: test-unit, then test-e2e
+#   make test-unit  go vet, the gofmt check and the unit tests, under the race detector
+#   make test-e2e   the end-to-end tests (e2e/): the built binary run as a subprocess
+#                   (the binary itself is built without the race detector), the
+#                   self-test over every fault, and the real third-party servers
+#   make real-servers  install the real servers the e2e tests run against: the Go SDK
+#                   fixture (fixtures/gosdk, its own module) and the pinned npm packages
+#                   of fixtures/npm (npm ci)
+#   make bench      the full-run and floor benchmarks, then their summary
+#   make clean      remove bin/ and the default report directory
+#
+
+GO ?= go
+# Never let a build rewrite go.mod or go.sum; modules still download on demand.
+export GOFLAGS ?= -mod=readonly
+
+GOFMT ?= $(shell $(GO) env GOROOT)/bin/gofmt
+BIN := bin/mcp-conform
+E2E_PKG := ./e2e/
+# The race detector for every test binary; `make test RACE=` turns it off.
+RACE ?= -race
+# Bounds on one package's tests, so that a hang fails the run instead of stalling CI.
+UNIT_TIMEOUT ?= 10m
+E2E_TIMEOUT ?= 10m
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+.PHONY: all build test test-unit test-e2e vet fmt-check bench clean real-servers
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/mcp-conform
+
+test: test-unit test-e2e
+
+vet:
+	$(GO) vet ./...
+
+# Every Go file in the repository, but dependencies, test data and build output.
+fmt-check:
+	@files=$$(find . -name '*.go' -not -path './.git/*' -not -path '*/node_modules/*' \
+		-not -path '*/testdata/*' -not -path './bin/*' | sort); \
+	bad=$$($(GOFMT) -l $$files); \
+	if [ -n "$$bad" ]; then echo "gofmt: these files need formatting (run gofmt -w):"; echo "$$bad"; exit 1; fi; \
+	echo "gofmt: $$(echo "$$files" | wc -l) files formatted"
+
+# The unit tests: every package but e2e.
+test-unit: vet fmt-check
+	pkgs=$$($(GO) list ./... | grep -v '/e2e$$'); \
+	$(GO) test $(RACE) -count=1 -timeout $(UNIT_TIMEOUT) $$pkgs
+
+# MCPCONFORM_REAL=1 makes a missing real server a test failure instead of a skip.
+test-e2e: real-servers
+	MCPCONFORM_REAL=1 $(GO) test $(RACE) -count=1 -timeout $(E2E_TIMEOUT) $(E2E_PKG)
+
+real-servers: bin/gosdk-fixture fixtures/npm/node_modules/.package-lock.json
+
+bin/gosdk-fixture: fixtures/gosdk/go.mod fixtures/gosdk/go.sum fixtures/gosdk/main.go
+	cd fixtures/gosdk && $(GO) build -o ../../bin/gosdk-fixture .
+
+fixtures/npm/node_modules/.package-lock.json: fixtures/npm/package.json fixtures/npm/package-lock.json
+	cd fixtures/npm && npm ci --no-audit --no-fund
+
+# The benchmarks, ten runs each, then one process that times full runs against floors
+# and prints the ratio, the peak RSS and whether the goals hold.
+bench:
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime 10x $(E2E_PKG)
+	MCPCONFORM_BENCH=1 $(GO) test -count=1 -v -run '^TestBenchSummary$$' $(E2E_PKG)
+
+clean:
+	rm -rf bin mcp-conform-report fixtures/npm/node_modules

@@ -1,0 +1,238 @@
+package e2e
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// The real third-party servers: installed by `make real-servers` (the Go SDK fixture
+// built from fixtures/gosdk, the npm packages of fixtures/npm with `npm ci`), which
+// `make test` runs first and which sets MCPCONFORM_REAL=1. Under that variable a
+// missing server is a failure, never a silent skip.
+
+var update = flag.Bool("update", false, "rewrite the golden verdict files of the real servers (a reviewed change: new non-pass lines get a TODO that fails the test until the spec text behind them is written)")
+
+const todoComment = "TODO: name the spec text behind this verdict"
+
+// realServer is one third-party server and how to run the suite against it.
+type realServer struct {
+	name string // golden file name: testdata/golden/<name>.txt
+	// args builds the mcp-conform arguments (the target) for this server.
+	args func(t *testing.T) []string
+}
+
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Dir(wd) // the e2e package sits at the repository root
+}
+
+// realPaths locates the installed servers, or skips/fails the test.
+func realPaths(t *testing.T) (gosdk, npmDir string) {
+	t.Helper()
+	root := repoRoot(t)
+	gosdk = filepath.Join(root, "bin", "gosdk-fixture")
+	npmDir = filepath.Join(root, "fixtures", "npm")
+	everything := filepath.Join(npmDir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+	var missing []string
+	for _, p := range []string{gosdk, everything} {
+		if _, err := os.Stat(p); err != nil {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		msg := fmt.Sprintf("real servers not installed (%s): run `make real-servers` (make test does)", strings.Join(missing, ", "))
+		if os.Getenv("MCPCONFORM_REAL") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return gosdk, npmDir
+}
+
+func everythingJS(npmDir string) string {
+	return filepath.Join(npmDir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+}
+
+func realServers(gosdk, npmDir string) []realServer {
+	return []realServer{
+		{"gosdk-stdio", func(t *testing.T) []string { return []string{"--target", shQuote(gosdk)} }},
+		{"gosdk-http", func(t *testing.T) []string {
+			port := freePort(t)
+			return []string{
+				"--target", fmt.Sprintf("%s --http 127.0.0.1:%d", shQuote(gosdk), port),
+				"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+			}
+		}},
+		{"everything-stdio", func(t *testing.T) []string {
+			return []string{"--target", "node " + shQuote(everythingJS(npmDir)), "--cwd", npmDir}
+		}},
+		{"everything-http", func(t *testing.T) []string {
+			port := freePort(t)
+			// server-everything listens on every interface; loopback.cjs pins it to
+			// 127.0.0.1 (fixtures/npm/README.md).
+			return []string{
+				"--target", "node --require ./loopback.cjs " + shQuote(everythingJS(npmDir)) + " streamableHttp",
+				"--cwd", npmDir, "--env", fmt.Sprintf("PORT=%d", port),
+				"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+			}
+		}},
+	}
+}
+
+// TestRealServers runs the whole suite against servers no one here wrote and compares
+// every verdict with its golden file.
+func TestRealServers(t *testing.T) {
+	gosdk, npmDir := realPaths(t)
+	for _, srv := range realServers(gosdk, npmDir) {
+		t.Run(srv.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append(srv.args(t), "--report-dir", dir, "--timeout", "5s")
+			r := runCLI(t, args...)
+			if r.code != 0 && r.code != 1 {
+				t.Fatalf("want exit 0 or 1 (a verdict), got %s", r)
+			}
+			rep := loadReports(t, dir)
+			for _, col := range rep.Revisions {
+				if col.Negotiated == "" {
+					t.Errorf("%s: no negotiated version", col.Revision)
+				}
+			}
+			compareGolden(t, filepath.Join("testdata", "golden", srv.name+".txt"), rep)
+		})
+	}
+}
+
+// goldenLine is one verdict of a golden file.
+type goldenLine struct {
+	status  reports.Status
+	comment string
+}
+
+type goldenKey struct{ id, rev string }
+
+func readGolden(path string) (map[goldenKey]goldenLine, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[goldenKey]goldenLine{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		body, comment, _ := strings.Cut(line, "#")
+		fields := strings.Fields(body)
+		if len(fields) != 3 {
+			return nil, fmt.Errorf("%s:%d: want ID REVISION STATUS [# comment], got %q", path, n, line)
+		}
+		out[goldenKey{fields[0], fields[1]}] = goldenLine{status: reports.Status(fields[2]), comment: strings.TrimSpace(comment)}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return out, nil
+}
+
+func compareGolden(t *testing.T, path string, rep *reports.Report) {
+	t.Helper()
+	got := map[goldenKey]reports.Status{}
+	for _, col := range rep.Revisions {
+		for _, c := range col.Checks {
+			got[goldenKey{c.ID, col.Revision}] = c.Status
+		}
+	}
+	want, err := readGolden(path)
+	if *update {
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if err := writeGolden(path, rep, want); err != nil {
+			t.Fatal(err)
+		}
+		want, err = readGolden(path)
+	}
+	if err != nil {
+		t.Fatalf("golden verdicts: %v (create them with -update, then name the spec text behind each non-pass)", err)
+	}
+	var diffs []string
+	for k, st := range got {
+		w, ok := want[k]
+		switch {
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("new      %s %s: %s", k.id, k.rev, st))
+		case w.status != st:
+			diffs = append(diffs, fmt.Sprintf("changed  %s %s: golden %s, now %s", k.id, k.rev, w.status, st))
+		}
+	}
+	for k, w := range want {
+		if _, ok := got[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("missing  %s %s: golden %s, not in the run", k.id, k.rev, w.status))
+		}
+		if w.status != reports.Pass && (w.comment == "" || strings.HasPrefix(w.comment, "TODO")) {
+			diffs = append(diffs, fmt.Sprintf("unexplained %s %s %s: every non-pass verdict needs a comment naming the spec text behind it", k.id, k.rev, w.status))
+		}
+	}
+	if len(diffs) > 0 {
+		sort.Strings(diffs)
+		t.Errorf("verdicts differ from %s (update it with -update after review):\n  %s\nreport messages:\n%s", path, strings.Join(diffs, "\n  "), nonPassMessages(rep))
+	}
+}
+
+func nonPassMessages(rep *reports.Report) string {
+	var b strings.Builder
+	for _, col := range rep.Revisions {
+		for _, c := range col.Checks {
+			if c.Status != reports.Pass {
+				fmt.Fprintf(&b, "  %s %s %s: %s\n", c.ID, col.Revision, c.Status, c.Message)
+			}
+		}
+	}
+	return b.String()
+}
+
+// writeGolden rewrites a golden file from a run, keeping the comment of every line
+// whose status did not change.
+func writeGolden(path string, rep *reports.Report, old map[goldenKey]goldenLine) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Golden verdicts of %s (TestRealServers). One line per check and revision:\n", filepath.Base(path))
+	b.WriteString("#   ID REVISION STATUS  # for every non-pass: the spec text behind the verdict\n")
+	b.WriteString("# Regenerate with `go test ./e2e/ -run TestRealServers -update` and review the diff.\n")
+	for _, col := range rep.Revisions {
+		for _, c := range col.Checks {
+			line := fmt.Sprintf("%s %s %s", c.ID, col.Revision, c.Status)
+			if o, ok := old[goldenKey{c.ID, col.Revision}]; ok && o.status == c.Status && o.comment != "" {
+				line += "  # " + o.comment
+			} else if c.Status != reports.Pass {
+				line += "  # " + todoComment + " (" + strings.ReplaceAll(oneLineText(c.Message), "#", "") + ")"
+			}
+			b.WriteString(line + "\n")
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("golden dir: %w", err)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+func oneLineText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}

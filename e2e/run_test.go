@@ -1,0 +1,227 @@
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// TestBundledStdio runs every check against the bundled reference server (no
+// --target) over stdio: exit 0, every revision negotiated, nothing failed or errored,
+// and the three reports agree.
+func TestBundledStdio(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := runCLI(t, "--report-dir", dir)
+	wantCode(t, r, 0)
+	rep := loadReports(t, dir)
+	assertAllPass(t, rep, "stdio")
+}
+
+// TestHTTPTransports runs the suite against the reference server served over
+// Streamable HTTP and HTTP+SSE, with the transport forced and detected.
+func TestHTTPTransports(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		serve   string   // fixture --transport
+		flags   []string // after --target URL
+		carried string   // the transport every column must report
+	}{
+		{name: "streamable detected", serve: "http", carried: "http"},
+		{name: "streamable forced", serve: "http", flags: []string{"--transport", "http"}, carried: "http"},
+		{name: "sse forced", serve: "sse", flags: []string{"--transport", "sse"}, carried: "sse"},
+		// Streamable HTTP initialize gets a 4xx from an HTTP+SSE server, and the run
+		// falls back to HTTP+SSE.
+		{name: "sse detected", serve: "sse", carried: "sse"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			url := startFixture(t, tc.serve)
+			dir := t.TempDir()
+			args := append([]string{"--target", url, "--report-dir", dir}, tc.flags...)
+			r := runCLI(t, args...)
+			wantCode(t, r, 0)
+			rep := loadReports(t, dir)
+			if rep.Target != url {
+				t.Errorf("report.json target %q, want %q", rep.Target, url)
+			}
+			assertAllPass(t, rep, tc.carried)
+		})
+	}
+}
+
+// TestLaunchedHTTP has the run launch the reference server itself (--target CMD --url
+// URL) and speak Streamable HTTP to it; the launched server must be gone afterwards.
+func TestLaunchedHTTP(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "report")
+	pidFile := filepath.Join(tmp, "pids")
+	port := freePort(t)
+	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	target := pidRecordingTarget(pidFile, fmt.Sprintf("%s fixture --transport http --addr 127.0.0.1:%d", shQuote(bin), port))
+	r := runCLI(t, "--target", target, "--url", url, "--report-dir", dir)
+	pids := readPIDs(t, pidFile)
+	assertGone(t, pids)
+	if len(pids) != 1 {
+		t.Errorf("the server was launched %d times, want once: pids %v", len(pids), pids)
+	}
+	wantCode(t, r, 0)
+	rep := loadReports(t, dir)
+	assertAllPass(t, rep, "http")
+}
+
+// TestList checks that --list names every registered check with its revisions, and
+// that a full run has each listed check in exactly the revisions listed for it.
+func TestList(t *testing.T) {
+	t.Parallel()
+	r := runCLI(t, "--list")
+	wantCode(t, r, 0)
+	listed := map[string][]string{} // ID → revisions
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			t.Fatalf("--list line %q: want \"ID REVISIONS LEVEL TITLE\"", line)
+		}
+		revs := strings.Split(f[1], ",")
+		for _, rev := range revs {
+			if !slices.Contains(allRevisions, rev) {
+				t.Errorf("--list %s: unknown revision %q in %q", f[0], rev, f[1])
+			}
+		}
+		if _, dup := listed[f[0]]; dup {
+			t.Errorf("--list names %s twice", f[0])
+		}
+		listed[f[0]] = revs
+	}
+	for _, id := range []string{"LIFE-INIT-01", "BASE-SCHEMA-01", "PING-01"} {
+		if _, ok := listed[id]; !ok {
+			t.Errorf("--list does not name %s\n%s", id, r.stdout)
+		}
+	}
+
+	dir := t.TempDir()
+	full := runCLI(t, "--report-dir", dir)
+	wantCode(t, full, 0)
+	rep := loadReports(t, dir)
+	ran := map[string][]string{} // ID → revisions it ran in
+	for _, rev := range rep.Revisions {
+		for _, c := range rev.Checks {
+			ran[c.ID] = append(ran[c.ID], rev.Revision)
+		}
+	}
+	for id, revs := range listed {
+		if !slices.Equal(ran[id], revs) {
+			t.Errorf("--list gives %s revisions %q; the full run has it in %q", id, revs, ran[id])
+		}
+	}
+	for id := range ran {
+		if _, ok := listed[id]; !ok {
+			t.Errorf("check %s ran but --list does not name it", id)
+		}
+	}
+}
+
+// TestExitCodes covers the failure paths: usage errors (2), a server that exits at
+// once or never answers (4), and a filter that matches nothing (3).
+func TestExitCodes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// args are the flags; tmp is a directory of the case's own (for a pid file).
+		args func(tmp string) []string
+		want int
+		// stderr is a substring the usage error must name.
+		stderr string
+		// reports: the run writes reports, each of its checks has status (none at
+		// all when status is empty).
+		reports bool
+		status  reports.Status
+		// pids: the target records its pids in tmp/pids; all must be gone after.
+		pids bool
+		// maxWall bounds the run's wall time (0: only cliTimeout).
+		maxWall time.Duration
+	}{
+		{
+			name:   "unknown flag",
+			args:   func(string) []string { return []string{"--no-such-flag"} },
+			want:   2,
+			stderr: "no-such-flag",
+		},
+		{
+			name:   "unknown revision",
+			args:   func(string) []string { return []string{"--revision", "1999-01-01"} },
+			want:   2,
+			stderr: "1999-01-01",
+		},
+		{
+			name:   "unknown transport",
+			args:   func(string) []string { return []string{"--transport", "bogus"} },
+			want:   2,
+			stderr: "bogus",
+		},
+		{
+			name:    "server exits at once",
+			args:    func(string) []string { return []string{"--target", "sh -c 'exit 3'"} },
+			want:    4,
+			reports: true,
+			status:  reports.Error,
+		},
+		{
+			name: "server never answers",
+			args: func(tmp string) []string {
+				return []string{"--timeout", "1s", "--target", pidRecordingTarget(filepath.Join(tmp, "pids"), silentServer)}
+			},
+			want:    4,
+			reports: true,
+			status:  reports.Error,
+			pids:    true,
+			maxWall: 15 * time.Second,
+		},
+		{
+			name:    "filter matches nothing",
+			args:    func(string) []string { return []string{"--focus", "NOTHING-MATCHES-THIS"} },
+			want:    3,
+			reports: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tmp := t.TempDir()
+			dir := filepath.Join(tmp, "report")
+			r := runCLI(t, append(tc.args(tmp), "--report-dir", dir)...)
+			if tc.pids {
+				assertGone(t, readPIDs(t, filepath.Join(tmp, "pids")))
+			}
+			wantCode(t, r, tc.want)
+			if tc.maxWall > 0 && r.elapsed > tc.maxWall {
+				t.Errorf("took %s, want under %s\n%s", r.elapsed, tc.maxWall, r)
+			}
+			if tc.stderr != "" && !strings.Contains(r.stderr, tc.stderr) {
+				t.Errorf("stderr does not name %q\n%s", tc.stderr, r)
+			}
+			if !tc.reports {
+				return
+			}
+			rep := loadReports(t, dir)
+			if rep.ExitCode != tc.want {
+				t.Errorf("report.json exitCode %d, want %d", rep.ExitCode, tc.want)
+			}
+			if tc.status == "" {
+				if rep.Summary.Total != 0 {
+					t.Errorf("report.json has %d checks, want none: %+v", rep.Summary.Total, rep.Summary)
+				}
+				return
+			}
+			assertAllStatus(t, rep, tc.status)
+		})
+	}
+}

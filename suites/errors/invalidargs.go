@@ -1,0 +1,365 @@
+package errors
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// echoFixture is the fixture-contract tool with a required string and an integer
+// parameter (spec-matrix §3.2).
+const echoFixture = "test_echo"
+
+// The three checks below share one set of probes per session: arguments that break
+// the inputSchema of each tool the suite may call with them (tier 1: only test_echo
+// and tools allowed with --call), sent on a fresh session since a fragile server may
+// not survive them.
+
+// TOOLS-CALL-INVALIDARGS-R1-01 — 2024-11-05 … 2025-06-18 server/tools.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-CALL-INVALIDARGS-R1-01", Title: "arguments that break the inputSchema get -32602 or an isError:true result",
+	Level: conform.Descriptive, Revisions: revision.Range("2024-11-05", "2025-06-18"), Area: "errors", Needs: conform.NeedsCalls,
+	Source: `{rev}/server/tools.mdx (Error Handling), 2024-11-05 … 2025-06-18: "Protocol Errors: Standard JSON-RPC errors for issues like: … Invalid arguments" and "Tool Execution Errors: Reported in tool results with isError: true: … Invalid input data". Both channels are listed: either passes (spec-matrix §2.16.2); a successful result → WARN.`,
+	Run: func(t *conform.T) conform.Verdict {
+		ps := argProbesFor(t)
+		if ps.skip != nil {
+			return ps.skip.on(t)
+		}
+		return judgeInvalidArgsEither(ps.probes).on(t)
+	},
+})
+
+// TOOLS-CALL-INVALIDARGS-R4-01 — 2025-11-25 server/tools.mdx; changelog SEP-1303.
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-CALL-INVALIDARGS-R4-01", Title: "input validation failures are isError:true results (-32602 accepted with a note)",
+	Level: conform.Should, Revisions: revision.Range("2025-11-25", ""), Area: "errors", Needs: conform.NeedsCalls,
+	Source: `2025-11-25/server/tools.mdx (Error Handling): "Tool Execution Errors: Reported in tool results with isError: true: … Input validation errors (e.g., date in wrong format, value out of range)"; "Tool Execution Errors contain actionable feedback that language models can use to self-correct". -32602 passes with a note: the 2026-07-28 schema still shows -32602 "Invalid arguments for tool" (spec-matrix §2.16.2).`,
+	Run: func(t *conform.T) conform.Verdict {
+		ps := argProbesFor(t)
+		if ps.skip != nil {
+			return ps.skip.on(t)
+		}
+		return judgeInvalidArgsR4(ps.probes).on(t)
+	},
+})
+
+// TOOLS-CALL-VALIDATE-01 — {rev}/server/tools.mdx (Security Considerations).
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-CALL-VALIDATE-01", Title: "tool inputs are validated: arguments that break the inputSchema are rejected",
+	Level: conform.Must, Revisions: legacy, Area: "errors", Needs: conform.NeedsCalls,
+	// The three invalid-argument checks share one probe on one fresh session (invalid
+	// arguments could make a buggy tool run); it is declared here, on the one check of
+	// the three that applies to every revision.
+	FreshSessions: 1,
+	Source:        `{rev}/server/tools.mdx (Security Considerations): "Servers MUST: Validate all tool inputs". Invalid input accepted with a successful result → WARN, not FAIL: coercion cannot be told apart from a missing validation (spec-matrix TOOLS-CALL-VALIDATE-01). Either error channel counts as validation (§2.16.2).`,
+	Run: func(t *conform.T) conform.Verdict {
+		ps := argProbesFor(t)
+		if ps.skip != nil {
+			return ps.skip.on(t)
+		}
+		return judgeValidate(ps.probes).on(t)
+	},
+})
+
+// argProbes are the invalid-argument calls of one session, or why there are none.
+type argProbes struct {
+	probes []probe
+	skip   *verdict
+}
+
+// argCall is one invalid-argument call to make.
+type argCall struct {
+	tool, label string
+	args        json.RawMessage
+}
+
+// argProbesFor runs the probes once per session (memoized) on a fresh session.
+func argProbesFor(t *conform.T) argProbes {
+	if v := noTools(t); v != nil {
+		sv := skip(v.Reason, v.Message)
+		return argProbes{skip: &sv}
+	}
+	return t.Once("errors.invalidargs:"+t.Session().Label, func() any { return runArgProbes(t) }).(argProbes)
+}
+
+func runArgProbes(t *conform.T) argProbes {
+	l := toolkit.List(t)
+	if v := toolkit.ListVerdict(t, l); v != nil {
+		// The probes need a listed tool; the list itself is judged by TOOLS-LIST-01.
+		sv := skip(reports.NotExercised, "the tool list could not be read, so no tool was probed: "+v.Message)
+		return argProbes{skip: &sv}
+	}
+	calls, why := argCalls(t, l)
+	if why != nil {
+		return argProbes{skip: why}
+	}
+	s, err := t.NewSession()
+	if err != nil {
+		b := broken(fmt.Sprintf("no fresh session for the invalid-argument probes: %v", err))
+		return argProbes{skip: &b}
+	}
+	var out argProbes
+	for _, c := range calls {
+		o := toolkit.Call(t, s, c.tool, c.args)
+		out.probes = append(out.probes, probe{label: fmt.Sprintf("%s %s", c.tool, c.label), r: classify(o.Resp, o.Err)})
+	}
+	return out
+}
+
+// argCalls picks the tools and builds their invalid arguments: test_echo by the
+// fixture contract, every tool allowed with --call from its inputSchema.
+func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *verdict) {
+	var calls []argCall
+	var unbreakable []string
+	if l.Find(echoFixture) != nil {
+		calls = append(calls,
+			argCall{echoFixture, "without the required text", json.RawMessage(`{}`)},
+			argCall{echoFixture, `with count "three" (a string for an integer)`, json.RawMessage(`{"text":"x-conformance","count":"three"}`)})
+	}
+	allowed := 0
+	for _, spec := range t.Options().Calls {
+		tl := l.Find(spec.Name)
+		if tl == nil || spec.Name == echoFixture {
+			continue
+		}
+		allowed++
+		base := spec.Args
+		if base == nil {
+			if p := toolkit.Allowed(t, *tl); p.Allowed {
+				base = p.Args
+			}
+		}
+		built := invalidArgs(tl.Fields["inputSchema"], base)
+		if len(built) == 0 {
+			unbreakable = append(unbreakable, spec.Name)
+		}
+		for _, b := range built {
+			calls = append(calls, argCall{spec.Name, b.label, b.args})
+		}
+	}
+	switch {
+	case len(calls) > 0:
+		return calls, nil
+	case allowed > 0:
+		v := skip(reports.NotExercised, fmt.Sprintf("the inputSchema of %s has no required or typed property, so no invalid arguments could be built", strings.Join(unbreakable, ", ")))
+		return nil, &v
+	case len(l.Tools) == 0:
+		v := skip(reports.NeedsFixture, "the server lists no tool; the fixture tool test_echo (spec-matrix §3.2), or a tool allowed with --call NAME[=JSON], exercises this")
+		return nil, &v
+	}
+	v := skip(reports.CallsNotAllowed, "needs the fixture tool test_echo, or a tool allowed with --call NAME[=JSON] (invalid arguments are built from its inputSchema; no tool of the target is executed by default)")
+	return nil, &v
+}
+
+// builtArgs is one set of invalid arguments with what makes them invalid.
+type builtArgs struct {
+	label string
+	args  json.RawMessage
+}
+
+// invalidArgs builds arguments that break a tool's inputSchema from valid ones (base,
+// nil for none): one without a required property, one with a property of the wrong
+// type (a required one if any is typed). It returns none when the schema has no
+// required and no typed property.
+func invalidArgs(schema, base json.RawMessage) []builtArgs {
+	var s struct {
+		Properties map[string]map[string]any `json:"properties"`
+		Required   []string                  `json:"required"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	valid := map[string]any{}
+	_ = json.Unmarshal(base, &valid)
+	var out []builtArgs
+	if len(s.Required) > 0 {
+		args := copyArgs(valid)
+		delete(args, s.Required[0])
+		out = append(out, builtArgs{fmt.Sprintf("without the required %s", s.Required[0]), encode(args)})
+	}
+	if name, value, typ, ok := wrongTyped(s.Properties, s.Required); ok {
+		args := copyArgs(valid)
+		args[name] = value
+		vb, _ := json.Marshal(value)
+		out = append(out, builtArgs{fmt.Sprintf("with %s %s (not of type %s)", name, vb, typ), encode(args)})
+	}
+	return out
+}
+
+// wrongTyped picks a typed property (required ones first, then by name) and a value
+// of none of its types.
+func wrongTyped(props map[string]map[string]any, required []string) (string, any, string, bool) {
+	names := append([]string(nil), required...)
+	var rest []string
+	for n := range props {
+		rest = append(rest, n)
+	}
+	sort.Strings(rest)
+	names = append(names, rest...)
+	for _, n := range names {
+		p, ok := props[n]
+		if !ok {
+			continue
+		}
+		types := typesOf(p["type"])
+		if len(types) == 0 {
+			continue
+		}
+		if v, ok := valueNotOf(types); ok {
+			return n, v, strings.Join(types, "|"), true
+		}
+	}
+	return "", nil, "", false
+}
+
+func typesOf(t any) []string {
+	switch t := t.(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// valueNotOf returns a value whose JSON type is none of types.
+func valueNotOf(types []string) (any, bool) {
+	has := map[string]bool{}
+	for _, t := range types {
+		has[t] = true
+	}
+	candidates := []struct {
+		v     any
+		types []string
+	}{
+		{"x-conformance-wrong-type", []string{"string"}},
+		{12345, []string{"integer", "number"}},
+		{true, []string{"boolean"}},
+		{[]any{}, []string{"array"}},
+		{map[string]any{}, []string{"object"}},
+	}
+	for _, c := range candidates {
+		ok := true
+		for _, ct := range c.types {
+			if has[ct] {
+				ok = false
+			}
+		}
+		if ok {
+			return c.v, true
+		}
+	}
+	return nil, false
+}
+
+func copyArgs(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func encode(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// firstSilent returns the verdict for the first probe that got no reply.
+func firstSilent(probes []probe, want string) *verdict {
+	for _, p := range probes {
+		if p.r.kind == rNone {
+			v := silent(want+" for "+p.label, p.r.err)
+			return &v
+		}
+	}
+	return nil
+}
+
+// judgeInvalidArgsEither (2024-11-05 … 2025-06-18): -32602 or isError:true pass;
+// a successful result or another error warns.
+func judgeInvalidArgsEither(probes []probe) verdict {
+	const want = "JSON-RPC error -32602 or an isError:true result"
+	if v := firstSilent(probes, want); v != nil {
+		return *v
+	}
+	var problems, seen []string
+	for _, p := range probes {
+		switch {
+		case p.r.kind == rRPCError && p.r.code == wire.CodeInvalidParams, p.r.kind == rResult && p.r.isError:
+			seen = append(seen, p.label+": "+p.r.channel())
+		case p.r.success():
+			problems = append(problems, p.label+": "+p.r.successText())
+		default:
+			problems = append(problems, p.label+": "+p.r.desc)
+		}
+	}
+	if len(problems) > 0 {
+		return warn(want+" for arguments that break the inputSchema", strings.Join(problems, "; "))
+	}
+	return pass(strings.Join(seen, "; "))
+}
+
+// judgeInvalidArgsR4 (2025-11-25): isError:true passes, -32602 passes with a note,
+// anything else is a SHOULD violation.
+func judgeInvalidArgsR4(probes []probe) verdict {
+	const want = "an isError:true result (a tool execution error) for arguments that break the inputSchema"
+	if v := firstSilent(probes, want); v != nil {
+		return *v
+	}
+	var problems, seen []string
+	protocol := false
+	for _, p := range probes {
+		switch {
+		case p.r.kind == rResult && p.r.isError:
+			seen = append(seen, p.label+": "+p.r.channel())
+		case p.r.kind == rRPCError && p.r.code == wire.CodeInvalidParams:
+			protocol = true
+			seen = append(seen, p.label+": "+p.r.channel())
+		case p.r.success():
+			problems = append(problems, p.label+": "+p.r.successText())
+		default:
+			problems = append(problems, p.label+": "+p.r.desc)
+		}
+	}
+	switch {
+	case len(problems) > 0:
+		return violation(want, strings.Join(problems, "; "))
+	case protocol:
+		return note(strings.Join(seen, "; ") + "; -32602 is accepted: 2025-11-25 asks for isError, but the 2026-07-28 schema still shows -32602 for invalid tool arguments (spec-matrix §2.16.2)")
+	}
+	return pass(strings.Join(seen, "; "))
+}
+
+// judgeValidate: any rejection shows validation; a successful result warns.
+func judgeValidate(probes []probe) verdict {
+	const want = "invalid input rejected (an error reply or an isError:true result)"
+	if v := firstSilent(probes, want); v != nil {
+		return *v
+	}
+	var accepted, seen []string
+	for _, p := range probes {
+		if p.r.success() {
+			accepted = append(accepted, p.label+": "+p.r.successText())
+			continue
+		}
+		seen = append(seen, p.label+": "+p.r.channel())
+	}
+	if len(accepted) > 0 {
+		return warn(want, strings.Join(accepted, "; ")+" (a warning, not a failure: coercion cannot be told apart from a missing validation)")
+	}
+	return pass(strings.Join(seen, "; "))
+}

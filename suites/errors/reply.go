@@ -1,0 +1,115 @@
+package errors
+
+import (
+	"encoding/json"
+	stderrors "errors"
+	"fmt"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+)
+
+// replyKind is which channel a reply came on.
+type replyKind int
+
+// Reply channels.
+const (
+	rResult   replyKind = iota // a JSON-RPC result (an object or not)
+	rRPCError                  // a JSON-RPC error, or an HTTP error status whose body carries one
+	rHTTP                      // an HTTP error status without a JSON-RPC error
+	rNone                      // no reply: timeout, closed connection, cancelled run
+)
+
+// reply is one request's outcome, decoded once for the judge functions.
+type reply struct {
+	kind    replyKind
+	code    int    // rRPCError
+	message string // rRPCError
+	// result holds the result's members (nil when the result is not an object).
+	result  map[string]json.RawMessage
+	isError bool            // the result says isError: true
+	raw     json.RawMessage // rResult: the result as received
+	desc    string          // what came back, in a few words
+	err     error           // rNone, rHTTP
+}
+
+// classify decodes what a request produced.
+func classify(resp *wire.Response, err error) reply {
+	r := reply{desc: conform.Describe(resp, err), err: err}
+	switch {
+	case err != nil:
+		if code, msg, ok := rpcErrorIn(err); ok {
+			r.kind, r.code, r.message = rRPCError, code, msg
+			return r
+		}
+		var se *transport.HTTPStatusError
+		if stderrors.As(err, &se) {
+			r.kind = rHTTP
+			return r
+		}
+		r.kind = rNone
+	case resp == nil:
+		r.kind, r.err = rNone, fmt.Errorf("no reply")
+	case resp.IsError():
+		r.kind, r.code, r.message = rRPCError, resp.Error.Code, resp.Error.Message
+	default:
+		r.kind, r.raw = rResult, resp.Result
+		if json.Unmarshal(resp.Result, &r.result) != nil {
+			r.result = nil
+		}
+		var b bool
+		if json.Unmarshal(r.result["isError"], &b) == nil && b {
+			r.isError = true
+			r.desc = "an isError:true result " + clip(string(resp.Result), 200)
+		}
+	}
+	return r
+}
+
+// successText describes a successful result for messages.
+func (r reply) successText() string { return "a successful result " + clip(string(r.raw), 160) }
+
+// success reports whether the reply is a result that is not isError:true. A check
+// that needs a successful tool result never accepts isError:true as one.
+func (r reply) success() bool { return r.kind == rResult && !r.isError }
+
+// channel names the error channel a rejection used, for messages.
+func (r reply) channel() string {
+	switch {
+	case r.kind == rRPCError && r.code == wire.CodeInvalidParams:
+		return "JSON-RPC error -32602 (protocol error)"
+	case r.kind == rRPCError:
+		return fmt.Sprintf("JSON-RPC error %d (protocol error)", r.code)
+	case r.kind == rResult && r.isError:
+		return "an isError:true result (tool execution error)"
+	}
+	return r.desc
+}
+
+// rpcErrorIn reads a JSON-RPC error from an HTTP error status's body.
+func rpcErrorIn(err error) (int, string, bool) {
+	var se *transport.HTTPStatusError
+	if !stderrors.As(err, &se) {
+		return 0, "", false
+	}
+	var m struct {
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(se.Body, &m) != nil || m.Error == nil {
+		return 0, "", false
+	}
+	return m.Error.Code, m.Error.Message, true
+}
+
+func clip(s string, n int) string {
+	s = strings.ToValidUTF8(s, "�")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,374 @@
+package pagination
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+var legacy = revision.InEra(revision.Legacy)
+
+// invalidCursor is a cursor no server issues (PAG-INVALID-01).
+const invalidCursor = "x-conformance-invalid-@@"
+
+// onePage is the skip message of the checks that need a list of several pages.
+const onePage = "the list fits one page; paging was not exercised (a server whose tool list is longer than its page size exercises it, e.g. the reference server, which pages by 5)"
+
+// paged is what every check of this package starts from: the main session's
+// memoized walk, read under the empty-cursor policy, or the verdict that explains why
+// there is nothing to judge.
+func paged(t *conform.T) (view, *conform.Verdict) {
+	if !toolkit.Declared(t.Session()) {
+		v := conform.Skip(reports.NotApplicable, "the server did not declare the tools capability, so tools/list is not paged")
+		return view{}, &v
+	}
+	l := toolkit.List(t)
+	if v := toolkit.ListVerdict(t, l); v != nil {
+		return view{}, v
+	}
+	return interpret(l), nil
+}
+
+// PAG-NEXTCURSOR-01 — {rev}/server/utilities/pagination.mdx; schema PaginatedResult.
+var _ = conform.Register(conform.Check{
+	ID: "PAG-NEXTCURSOR-01", Title: "nextCursor is a string while more tools exist, and left out at the end",
+	Level: conform.Must, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny,
+	Source: `{rev}/server/utilities/pagination.mdx (Response Format): the response includes "An optional nextCursor field if more results exist"; schema PaginatedResult.nextCursor is {"type":"string"}: "If present, there may be more results available." A cursor that comes back after it was followed loops the client forever. An empty-string nextCursor is read by the policy of spec-matrix §2.16.5 (package doc) and judged by PAG-EMPTY-CURSOR-R5-01.`,
+	Run: func(t *conform.T) conform.Verdict {
+		v, stop := paged(t)
+		if stop != nil {
+			return *stop
+		}
+		return judgeNextCursor(v, t.Options().MaxPages).on(t)
+	},
+})
+
+// judgeNextCursor judges the end marker and the cursors of a walk.
+func judgeNextCursor(v view, maxPages int) verdict {
+	for i, p := range v.pages {
+		if raw, ok := p.Result["nextCursor"]; ok && string(raw) == "null" {
+			return violation("nextCursor left out at the end of the list, or a string", fmt.Sprintf("page %d (%s) has nextCursor null", i+1, cursorLabel(p)))
+		}
+	}
+	last := v.pages[len(v.pages)-1]
+	n := len(v.pages)
+	switch v.stop {
+	case toolkit.StopBadCursor:
+		return violation("nextCursor left out at the end of the list, or a string", fmt.Sprintf("page %d (%s) has nextCursor %s", n, cursorLabel(last), clip(string(last.NextRaw), 80)))
+	case toolkit.StopRepeatedCursor:
+		return violation("a new nextCursor on every page until it is left out", fmt.Sprintf("page %d (%s) returned nextCursor %q, which had already been returned and followed: the walk would loop", n, cursorLabel(last), clip(v.repeated, 80)))
+	case toolkit.StopMaxPages:
+		return warn(fmt.Sprintf("the end of the list (a page without nextCursor) within --max-pages=%d pages", maxPages),
+			fmt.Sprintf("%d pages, each with a new nextCursor, and the last one still has one; raise --max-pages to follow a longer list (a list that never ends is a server fault)", n))
+	case toolkit.StopError, toolkit.StopMalformed:
+		return note(fmt.Sprintf("%d nextCursor strings followed, each new; page %d (%s) gave %s (judged by PAG-FOLLOW-01), so the end of the list was not seen", n-1, n, cursorLabel(last), describePage(last)))
+	}
+	if !v.multiPage() {
+		msg := onePage
+		if v.emptyAt >= 0 {
+			msg += "; " + v.describeEmpty() + " (judged by PAG-EMPTY-CURSOR-R5-01)"
+		}
+		return skip(reports.NotExercised, msg)
+	}
+	msg := fmt.Sprintf("%d pages, every nextCursor a new string, the last page without one", n)
+	var notes []string
+	if v.emptyAt >= 0 {
+		msg = fmt.Sprintf("%d pages, every nextCursor a new string", n)
+		notes = append(notes, v.describeEmpty()+" (judged by PAG-EMPTY-CURSOR-R5-01)")
+	}
+	if len(last.Tools) == 0 {
+		notes = append(notes, "the last page is empty, which the schema allows (\"there may be more results\")")
+	}
+	if len(notes) > 0 {
+		return note(msg + "; " + strings.Join(notes, "; "))
+	}
+	return pass(msg)
+}
+
+// PAG-FOLLOW-01 — {rev}/server/utilities/pagination.mdx (derived).
+var _ = conform.Register(conform.Check{
+	ID: "PAG-FOLLOW-01", Title: "every cursor the server issued is accepted and gives a valid next page",
+	Level: conform.Derived, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny,
+	Source: `{rev}/server/utilities/pagination.mdx (Request Format): "After receiving a cursor, the client can continue paginating by issuing a request including that cursor"; each page is a ListToolsResult (schema). Derived: the spec gives no keyword for accepting one's own cursor.`,
+	Run: func(t *conform.T) conform.Verdict {
+		v, stop := paged(t)
+		if stop != nil {
+			return *stop
+		}
+		return judgeFollow(v, func(raw json.RawMessage) error { return t.Rev.Validate("ListToolsResult", raw) }).on(t)
+	},
+})
+
+// judgeFollow judges every follow-up page of the list; validate checks a result
+// against the revision's ListToolsResult.
+func judgeFollow(v view, validate func(json.RawMessage) error) verdict {
+	if !v.multiPage() {
+		return skip(reports.NotExercised, onePage)
+	}
+	var problems []string
+	for i, p := range v.pages[1:] {
+		n := i + 2
+		want := fmt.Sprintf("page %d: a ListToolsResult for %s, which the server issued", n, cursorLabel(p))
+		switch {
+		case p.Err != nil:
+			return silent(want, p.Err)
+		case p.Resp.IsError():
+			problems = append(problems, fmt.Sprintf("page %d (%s): %s", n, cursorLabel(p), conform.Describe(p.Resp, nil)))
+		case p.Result == nil:
+			problems = append(problems, fmt.Sprintf("page %d (%s): %s", n, cursorLabel(p), describePage(p)))
+		default:
+			if err := validate(p.Resp.Result); err != nil {
+				problems = append(problems, fmt.Sprintf("page %d (%s): %v", n, cursorLabel(p), err))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return violation("every cursor the server issued answered with a valid ListToolsResult", strings.Join(problems, "; "))
+	}
+	return pass(fmt.Sprintf("%d follow-up pages, each a valid ListToolsResult", len(v.pages)-1))
+}
+
+// PAG-STABLE-01 — {rev}/server/utilities/pagination.mdx (Implementation Guidelines).
+var _ = conform.Register(conform.Check{
+	ID: "PAG-STABLE-01", Title: "the same cursor on an unchanged list gives the same page",
+	Level: conform.Should, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny,
+	Source: `{rev}/server/utilities/pagination.mdx (Implementation Guidelines): "Servers SHOULD: Provide stable cursors"`,
+	Run: func(t *conform.T) conform.Verdict {
+		v, stop := paged(t)
+		if stop != nil {
+			return *stop
+		}
+		if !v.multiPage() {
+			return conform.Skip(reports.NotExercised, onePage)
+		}
+		return judgeStable(stableProbes(t, v)).on(t)
+	},
+})
+
+// stableProbe is one cursor requested twice after the walk.
+type stableProbe struct {
+	cursor string
+	walk   *toolkit.Page // the walk's page for the cursor; nil when the list changed since
+	first  toolkit.Page
+	second toolkit.Page
+	// changed is set when notifications/tools/list_changed arrived during the probe.
+	changed bool
+}
+
+// stableProbes requests the walk's first and last non-empty cursors twice each on
+// the main session (reading does not disturb it).
+func stableProbes(t *conform.T, v view) []stableProbe {
+	s := t.Session()
+	var cursors []int
+	for i, p := range v.pages {
+		if i > 0 && p.Cursor != nil && *p.Cursor != "" && p.Result != nil {
+			cursors = append(cursors, i)
+		}
+	}
+	if len(cursors) > 2 {
+		cursors = []int{cursors[0], cursors[len(cursors)-1]}
+	}
+	var out []stableProbe
+	for _, i := range cursors {
+		c := *v.pages[i].Cursor
+		pr := stableProbe{cursor: c}
+		if first := v.pages[0].Resp; !listChanged(s, first.Seq-1, 0) {
+			pr.walk = &v.pages[i]
+		}
+		before := s.Conn.Seq()
+		pr.first = toolkit.FetchPage(t, s, map[string]any{"cursor": c})
+		pr.second = toolkit.FetchPage(t, s, map[string]any{"cursor": c})
+		pr.changed = listChanged(s, before, 0)
+		out = append(out, pr)
+	}
+	return out
+}
+
+// judgeStable compares the replies to each cursor.
+func judgeStable(probes []stableProbe) verdict {
+	if len(probes) == 0 {
+		return skip(reports.NotExercised, "no cursor other than \"\" led to a valid page, so no cursor could be requested again")
+	}
+	var problems, asked []string
+	for _, pr := range probes {
+		label := fmt.Sprintf("cursor %q", clip(pr.cursor, 80))
+		switch {
+		case pr.changed:
+			return skip(reports.NotExercised, "the tool list changed (notifications/tools/list_changed) while "+label+" was requested again, so the list was not unchanged")
+		case pr.first.Err != nil:
+			return silent("a page for "+label+", requested again", pr.first.Err)
+		case pr.second.Err != nil:
+			return silent("a page for "+label+", requested a third time", pr.second.Err)
+		case pr.walk == nil && pr.first.Result == nil && pr.second.Result == nil:
+			return skip(reports.NotExercised, "the tool list changed since the walk and "+label+" is no longer accepted ("+describePage(pr.first)+"); stability needs an unchanged list")
+		}
+		if d := samePage(pr.first, pr.second); d != "" {
+			problems = append(problems, label+" requested twice: "+d)
+		} else if pr.walk != nil {
+			if d := samePage(*pr.walk, pr.first); d != "" {
+				problems = append(problems, label+" during the walk and again: "+d)
+			}
+		}
+		asked = append(asked, label)
+	}
+	if len(problems) > 0 {
+		return violation("the same page each time a cursor is requested on an unchanged list", strings.Join(problems, "; "))
+	}
+	return pass(strings.Join(asked, " and ") + " gave the same page during the walk and twice more")
+}
+
+// PAG-NODUP-01 — {rev}/server/utilities/pagination.mdx (derived).
+var _ = conform.Register(conform.Check{
+	ID: "PAG-NODUP-01", Title: "no tool appears on two pages of an unchanged list",
+	Level: conform.Derived, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny,
+	Source: `{rev}/server/utilities/pagination.mdx (Pagination Model): "The cursor is an opaque string token, representing a position in the result set"; a position moves forward, so a tool should not come back on a later page. Derived: no keyword says so.`,
+	Run: func(t *conform.T) conform.Verdict {
+		v, stop := paged(t)
+		if stop != nil {
+			return *stop
+		}
+		changed := false
+		if v.multiPage() {
+			first, last := v.pages[0].Resp, v.pages[len(v.pages)-1].Resp
+			end := 0
+			if last != nil {
+				end = last.Seq
+			}
+			changed = listChanged(t.Session(), first.Seq-1, end)
+		}
+		return judgeNoDup(v, changed).on(t)
+	},
+})
+
+// judgeNoDup looks for tools repeated across pages; changed says the list changed
+// during the walk, which would explain a repeat.
+func judgeNoDup(v view, changed bool) verdict {
+	switch {
+	case !v.multiPage():
+		return skip(reports.NotExercised, onePage)
+	case changed:
+		return skip(reports.NotExercised, "the tool list changed during the walk (notifications/tools/list_changed), so a repeated tool may have moved")
+	}
+	if d := duplicates(v.pages); len(d) > 0 {
+		return violation("each tool on one page only", strings.Join(d, "; "))
+	}
+	total := 0
+	for _, p := range v.pages {
+		total += len(p.Tools)
+	}
+	return pass(fmt.Sprintf("%d tools over %d pages, none on two pages", total, len(v.pages)))
+}
+
+// PAG-INVALID-01 — {rev}/server/utilities/pagination.mdx (Error Handling).
+var _ = conform.Register(conform.Check{
+	ID: "PAG-INVALID-01", Title: "an invalid cursor is answered with -32602",
+	Level: conform.Should, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny, Scratch: true,
+	Source: `{rev}/server/utilities/pagination.mdx (Error Handling): "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."; (Implementation Guidelines): "Servers SHOULD: … Handle invalid cursors gracefully" (a crash or no reply is not graceful: FAIL, spec-matrix PAG-INVALID-01)`,
+	Run: func(t *conform.T) conform.Verdict {
+		if !toolkit.Declared(t.Session()) {
+			return conform.Skip(reports.NotApplicable, "the server did not declare the tools capability, so tools/list is not paged")
+		}
+		s, err := t.Scratch()
+		if err != nil {
+			return conform.Errorf("no fresh session for the invalid-cursor probe: %v", err)
+		}
+		first := toolkit.FetchPage(t, s, nil)
+		switch {
+		case first.Err != nil:
+			return t.Silent("a tools/list result on a fresh session", first.Err)
+		case first.Result == nil:
+			return conform.Skip(reports.NotExercised, "tools/list without a cursor gave %s on a fresh session (judged by TOOLS-LIST-01)", describePage(first))
+		}
+		probe := toolkit.FetchPage(t, s, map[string]any{"cursor": invalidCursor})
+		var alive error
+		if probe.Err == nil {
+			_, alive = s.Call(t.Ctx, "ping", nil)
+		}
+		if t.Ctx.Err() != nil {
+			return conform.Errorf("not verified: %v", t.Ctx.Err())
+		}
+		return judgeInvalidCursor(first, probe, alive).on(t)
+	},
+})
+
+// judgeInvalidCursor judges the reply to tools/list{cursor: invalidCursor}: first
+// is the first page of the same session, alive the outcome of a ping sent after the
+// reply (nil when the server answered it).
+func judgeInvalidCursor(first, probe toolkit.Page, alive error) verdict {
+	want := fmt.Sprintf("JSON-RPC error -32602 for tools/list{cursor: %q}", invalidCursor)
+	if probe.Err != nil {
+		if code, ok := rpcCodeIn(probe.Err); ok && code == wire.CodeInvalidParams {
+			return pass("an HTTP error status carrying JSON-RPC error -32602")
+		}
+		var se *transport.HTTPStatusError
+		switch {
+		case errors.As(probe.Err, &se):
+			return violation(want, conform.Describe(nil, probe.Err))
+		case errors.Is(probe.Err, wire.ErrTimeout):
+			return fail(want, "no reply: the invalid cursor was not handled gracefully")
+		case errors.Is(probe.Err, wire.ErrClosed):
+			return fail(want, "the connection ended after the invalid cursor (the server crashed or hung up): "+conform.Describe(nil, probe.Err))
+		}
+		return broken("not verified: " + conform.Describe(nil, probe.Err))
+	}
+	if alive != nil && (errors.Is(alive, wire.ErrTimeout) || errors.Is(alive, wire.ErrClosed)) {
+		return fail("the server still answering after the invalid cursor", fmt.Sprintf("it replied %s, then ping got %s", conform.Describe(probe.Resp, nil), conform.Describe(nil, alive)))
+	}
+	switch {
+	case probe.Resp.IsError() && probe.Resp.Error.Code == wire.CodeInvalidParams:
+		return pass(fmt.Sprintf("JSON-RPC error -32602 %q", clip(probe.Resp.Error.Message, 80)))
+	case probe.Resp.IsError():
+		return violation(want, fmt.Sprintf("JSON-RPC error %d %q (another code)", probe.Resp.Error.Code, clip(probe.Resp.Error.Message, 80)))
+	case probe.Result != nil && samePage(first, probe) == "":
+		return violation(want, "the first page again: the invalid cursor was ignored")
+	}
+	return violation(want, conform.Describe(probe.Resp, nil))
+}
+
+// rpcCodeIn reads a JSON-RPC error code from an HTTP error status's body.
+func rpcCodeIn(err error) (int, bool) {
+	var se *transport.HTTPStatusError
+	if !errors.As(err, &se) {
+		return 0, false
+	}
+	var m struct {
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(se.Body, &m) != nil || m.Error == nil {
+		return 0, false
+	}
+	return m.Error.Code, true
+}
+
+// PAG-EMPTY-CURSOR-R5-01 — 2026-07-28/server/utilities/pagination.mdx; spec-matrix
+// §2.16.5. Only its 2024-11-05 … 2025-11-25 half is implemented here.
+var _ = conform.Register(conform.Check{
+	ID: "PAG-EMPTY-CURSOR-R5-01", Title: "no empty-string nextCursor, whose meaning 2024-11-05 … 2025-11-25 leave open",
+	Level: conform.Derived, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny,
+	Source: `2026-07-28/server/utilities/pagination.mdx: an empty string "is a valid cursor and thus MUST NOT be treated as the end of results"; 2024-11-05 … 2025-11-25 say nothing about "", and SDKs disagree on whether it ends the list. This is the row's legacy half (spec-matrix §2.16.5): derived, a "" nextCursor → WARN; the walk follows "" once and stops only if "" comes back twice (package doc).`,
+	Run: func(t *conform.T) conform.Verdict {
+		v, stop := paged(t)
+		if stop != nil {
+			return *stop
+		}
+		return judgeEmptyCursor(v).on(t)
+	},
+})
+
+// judgeEmptyCursor warns about an empty-string nextCursor in a legacy revision.
+func judgeEmptyCursor(v view) verdict {
+	if v.emptyAt < 0 {
+		return pass(fmt.Sprintf("no page of %d carried nextCursor \"\"", len(v.pages)))
+	}
+	return warn("nextCursor left out at the end of the list, or a non-empty cursor (before 2026-07-28 the meaning of \"\" is undefined: some clients stop, others follow it)", v.describeEmpty())
+}

@@ -1,0 +1,118 @@
+package tools
+
+import (
+	"fmt"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// Capability checks (spec-matrix §2.8 TOOLS-CAP-*, §2.2 LIFE-CAPS-HONEST-01).
+
+var defLegacy = revision.InEra(revision.Legacy)
+
+// TOOLS-CAP-01 — {rev}/server/tools.mdx (Capabilities).
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-CAP-01", Title: "a server that answers tools/list declares capabilities.tools (an object)",
+	Level: conform.Must, Revisions: defLegacy, Area: "tools", Needs: conform.NeedsAny,
+	Source: "{rev}/server/tools.mdx (Capabilities): \"Servers that support tools MUST declare the `tools` capability\"",
+	Run:    runToolsCap,
+})
+
+// runToolsCap judges the declaration against the read-only tools/list probe (the
+// memoized walk of the main session).
+func runToolsCap(t *conform.T) conform.Verdict {
+	s := t.Session()
+	if raw, ok := s.Capabilities()["tools"]; ok {
+		if defKind(raw) != "object" {
+			return t.Violation("capabilities.tools as an object", "capabilities.tools is "+defKind(raw)+": "+defClip(raw, 80))
+		}
+		return conform.Pass("capabilities.tools declared: %s", defClip(raw, 80))
+	}
+	l := toolkit.List(t)
+	if len(l.Pages) == 0 {
+		return conform.Errorf("tools/list was not called (--max-pages?)")
+	}
+	first := l.Pages[0]
+	switch {
+	case first.Err != nil:
+		return conform.Skip(reports.NotExercised, "no tools capability, and tools/list got no answer (%s): whether the server offers tools is unknown", conform.Describe(nil, first.Err))
+	case first.Resp.IsError() && first.Resp.Error.Code == wire.CodeMethodNotFound:
+		return conform.Note("no tools capability declared, and tools/list is answered -32601: the server offers no tools")
+	case first.Resp.IsError():
+		return conform.Note("no tools capability declared; tools/list is answered with %s (-32601 expected for a method the server does not offer)", conform.Describe(first.Resp, nil))
+	}
+	return t.Violation("capabilities.tools declared by a server that answers tools/list",
+		fmt.Sprintf("no tools capability in the InitializeResult, yet tools/list succeeded with %d tool(s): %s", len(first.Tools), conform.Describe(first.Resp, nil)))
+}
+
+// TOOLS-CAP-LISTCHANGED-01 — {rev}/server/tools.mdx (Capabilities); schema
+// ServerCapabilities.
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-CAP-LISTCHANGED-01", Title: "capabilities.tools.listChanged, when set, is a boolean",
+	Level: conform.Must, Revisions: defLegacy, Area: "tools", Needs: conform.NeedsAny,
+	Source: "{rev}/server/tools.mdx (Capabilities): \"`listChanged` indicates whether the server will emit notifications when the list of available tools changes\"; schema ServerCapabilities.tools.listChanged: {\"type\": \"boolean\"}",
+	Run: func(t *conform.T) conform.Verdict {
+		raw, ok := t.Session().Capabilities()["tools"]
+		if !ok {
+			return conform.Skip(reports.NotApplicable, "the server declares no tools capability")
+		}
+		obj := defObject(raw)
+		if obj == nil {
+			return conform.Skip(reports.NotApplicable, "capabilities.tools is not an object (%s): judged by TOOLS-CAP-01 and LIFE-CAPS-SHAPE-01", defKind(raw))
+		}
+		lc, ok := obj["listChanged"]
+		if !ok {
+			return conform.Skip(reports.NotExercised, "capabilities.tools has no listChanged flag (optional; absent means no list_changed notifications are promised)")
+		}
+		if defKind(lc) != "boolean" {
+			return t.Violation("capabilities.tools.listChanged as a boolean", fmt.Sprintf("a %s: %s", defKind(lc), defClip(lc, 60)))
+		}
+		return conform.Pass("capabilities.tools.listChanged is %s", lc)
+	},
+})
+
+// defClientFeatureMethods are the server→client requests that need a client
+// capability the suite never declares (it sends capabilities: {}).
+var defClientFeatureMethods = map[string]string{
+	"sampling/createMessage": "sampling",
+	"elicitation/create":     "elicitation",
+	"roots/list":             "roots",
+}
+
+// LIFE-CAPS-HONEST-01 — {rev}/basic/lifecycle.mdx (Operation).
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-CAPS-HONEST-01", Title: "no sampling, elicitation or roots request reaches a client that declared no capabilities",
+	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
+	Revisions: defLegacy, Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: "{rev}/basic/lifecycle.mdx (Operation): \"Both parties SHOULD [MUST from 2025-06-18]: … Only use capabilities that were successfully negotiated\"; the suite sends initialize with capabilities: {}",
+	Run:    runCapsHonest,
+})
+
+func runCapsHonest(t *conform.T) conform.Verdict {
+	var found []string
+	received, sessions := 0, 0
+	for _, s := range t.Sessions() {
+		sessions++
+		entries, _ := s.Conn.Transcript()
+		for _, e := range entries {
+			if e.Dir != wire.Received {
+				continue
+			}
+			received++
+			if e.Msg == nil || e.Msg.Kind != wire.KindRequest {
+				continue
+			}
+			if capName, ok := defClientFeatureMethods[e.Msg.Method]; ok {
+				found = append(found, fmt.Sprintf("%s #%d: %s (needs the client's %s capability)", s.Label, e.Seq, e.Msg.Method, capName))
+			}
+		}
+	}
+	if len(found) > 0 {
+		return t.Violation("no sampling/createMessage, elicitation/create or roots/list request: the client declared capabilities {}", defCap(found, 5))
+	}
+	return conform.Note("none seen in %d messages received in %d session(s); this proves absence only in the traffic seen", received, sessions)
+}

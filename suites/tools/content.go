@@ -1,0 +1,447 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/sniff"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// Content blocks of tool results (spec-matrix §2.11). Every check judges every block
+// of every tools/call result seen in the revision's sessions, after calling the
+// content fixtures the server lists (and the tools allowed with --call) once on the
+// main session. A check whose block type never appeared is skipped, never passed.
+
+// CONTENT-TEXT-01 — {rev}/server/tools.mdx (Text Content); schema TextContent.
+var _ = conform.Register(conform.Check{
+	ID: "CONTENT-TEXT-01", Title: "text blocks are {type:\"text\", text: string}",
+	Level: conform.Must, Revisions: ctLegacy("", ""), Area: "content", Needs: conform.NeedsFixture,
+	Source: `{rev}/server/tools.mdx (Text Content): {"type": "text", "text": "Tool result text"}; schema TextContent: "required": ["text", "type"], text "type": "string"`,
+	Run: func(t *conform.T) conform.Verdict {
+		return ctJudgeType(t, "text", "TextContent", "test_simple_text", nil)
+	},
+})
+
+// CONTENT-IMAGE-01 — {rev}/server/tools.mdx (Image Content); schema ImageContent.
+var _ = conform.Register(conform.Check{
+	ID: "CONTENT-IMAGE-01", Title: "image blocks carry strict base64 data whose bytes match mimeType",
+	Level: conform.Must, Revisions: ctLegacy("", ""), Area: "content", Needs: conform.NeedsFixture,
+	Source: `{rev}/server/tools.mdx (Image Content): {"type": "image", "data": "base64-encoded-data", "mimeType": "image/png"}; schema ImageContent: data "The base64-encoded image data." ("format": "byte"), "required": ["data", "mimeType", "type"]`,
+	Run: func(t *conform.T) conform.Verdict {
+		return ctJudgeType(t, "image", "ImageContent", "test_image_content", ctJudgeMedia)
+	},
+})
+
+// CONTENT-AUDIO-01 — R2+ tools.mdx (Audio Content); schema AudioContent.
+var _ = conform.Register(conform.Check{
+	ID: "CONTENT-AUDIO-01", Title: "audio blocks carry strict base64 data whose bytes match mimeType",
+	Level: conform.Must, Revisions: ctLegacy("2025-03-26", ""), Area: "content", Needs: conform.NeedsFixture,
+	Source: `{rev}/server/tools.mdx (Audio Content): {"type": "audio", "data": "base64-encoded-audio-data", "mimeType": "audio/wav"}; schema AudioContent: data "The base64-encoded audio data." ("format": "byte"), "required": ["data", "mimeType", "type"]`,
+	Run: func(t *conform.T) conform.Verdict {
+		return ctJudgeType(t, "audio", "AudioContent", "test_audio_content", ctJudgeMedia)
+	},
+})
+
+// CONTENT-AUDIO-R1-01 — 2024-11-05 schema CallToolResult (no AudioContent).
+var _ = conform.Register(conform.Check{
+	ID: "CONTENT-AUDIO-R1-01", Title: "no audio block in a 2024-11-05 session (the fixture falls back)",
+	Level: conform.Derived, Revisions: ctLegacy("", "2024-11-05"), Area: "content", Needs: conform.NeedsFixture,
+	Source: `2024-11-05 schema CallToolResult: content items are "anyOf": [TextContent, ImageContent, EmbeddedResource] (AudioContent arrives in 2025-03-26); 2024-11-05/basic/lifecycle.mdx (Operation): "Both parties SHOULD: Respect the negotiated protocol version"`,
+	Run: func(t *conform.T) conform.Verdict {
+		return ctNotInRevision(t, "audio", "test_audio_content", "2025-03-26")
+	},
+})
+
+// CONTENT-RESLINK-01 — R3+ tools.mdx (Resource Links); schema ResourceLink.
+var _ = conform.Register(conform.Check{
+	ID: "CONTENT-RESLINK-01", Title: "resource_link blocks are valid and their uri is a URI with a scheme",
+	Level: conform.Must, Revisions: ctLegacy("2025-06-18", ""), Area: "content", Needs: conform.NeedsFixture,
+	Source: `{rev}/server/tools.mdx (Resource Links): {"type": "resource_link", "uri": "file:///project/src/main.rs", "name": "main.rs", …}; schema ResourceLink: "required": ["name", "type", "uri"], uri "The URI of this resource." ("format": "uri")`,
+	Run: func(t *conform.T) conform.Verdict {
+		return ctJudgeType(t, "resource_link", "ResourceLink", "test_resource_link", ctJudgeLinkURI)
+	},
+})
+
+// CONTENT-RESLINK-R12-01 — 2024-11-05 and 2025-03-26 schemas (no ResourceLink).
+var _ = conform.Register(conform.Check{
+	ID: "CONTENT-RESLINK-R12-01", Title: "no resource_link block before 2025-06-18 (the fixture falls back)",
+	Level: conform.Derived, Revisions: ctLegacy("", "2025-03-26"), Area: "content", Needs: conform.NeedsFixture,
+	Source: `2024-11-05 and 2025-03-26 schemas: CallToolResult content is TextContent, ImageContent, (AudioContent,) EmbeddedResource — ResourceLink arrives in 2025-06-18; {rev}/basic/lifecycle.mdx (Operation): "Both parties SHOULD: Respect the negotiated protocol version"`,
+	Run: func(t *conform.T) conform.Verdict {
+		return ctNotInRevision(t, "resource_link", "test_resource_link", "2025-06-18")
+	},
+})
+
+// CONTENT-EMBED-01 — {rev}/server/tools.mdx (Embedded Resources); schema EmbeddedResource.
+var _ = conform.Register(conform.Check{
+	ID: "CONTENT-EMBED-01", Title: "embedded resources are valid and a blob is strict base64",
+	Level: conform.Must, Revisions: ctLegacy("", ""), Area: "content", Needs: conform.NeedsFixture,
+	Source: `{rev}/server/tools.mdx (Embedded Resources): {"type": "resource", "resource": {"uri": …, "mimeType": …, "text": …}}; schema EmbeddedResource: resource is TextResourceContents or BlobResourceContents; blob "A base64-encoded string representing the binary data of the item." ("format": "byte")`,
+	Run: func(t *conform.T) conform.Verdict {
+		return ctJudgeType(t, "resource", "EmbeddedResource", "test_embedded_resource", ctJudgeBlob)
+	},
+})
+
+// CONTENT-EMBED-CAP-01 — R3+ tools.mdx (Embedded Resources).
+var _ = conform.Register(conform.Check{
+	ID: "CONTENT-EMBED-CAP-01", Title: "a server that embeds resources declares the resources capability",
+	Level: conform.Should, Revisions: ctLegacy("2025-06-18", ""), Area: "content", Needs: conform.NeedsFixture,
+	Source: `{rev}/server/tools.mdx (Embedded Resources): "Servers that use embedded resources SHOULD implement the resources capability"`,
+	Run:    runEmbedCap,
+})
+
+func runEmbedCap(t *conform.T) conform.Verdict {
+	l := ctExercise(t)
+	blocks := ctOfType(ctBlocks(t), "resource")
+	if len(blocks) == 0 {
+		return ctUnexercised(t, l, "test_embedded_resource", "embedded resource block")
+	}
+	var f ctFindings
+	seen := map[string]bool{}
+	for _, b := range blocks {
+		f.judged++
+		if _, ok := b.Session.Capabilities()["resources"]; ok || seen[b.Session.Label] {
+			continue
+		}
+		seen[b.Session.Label] = true
+		f.fail(fmt.Sprintf("%s is an embedded resource, but the session's capabilities have no resources member", b.at("")))
+	}
+	return f.verdict(t, "the resources capability declared by a server whose tools embed resources", "",
+		fmt.Sprintf("%d embedded resource block%s, and the resources capability is declared", f.judged, ctPlural(f.judged)))
+}
+
+// CONTENT-ANNOT-01 — schema Annotated (2024-11-05) / Annotations (2025-03-26+).
+var _ = conform.Register(conform.Check{
+	ID: "CONTENT-ANNOT-01", Title: "block annotations: audience ⊆ {user, assistant}, priority a number in [0, 1]",
+	Level: conform.Must, Revisions: ctLegacy("", ""), Area: "content", Needs: conform.NeedsFixture,
+	Source: `schema Annotated (2024-11-05) / Annotations (2025-03-26+): audience "items": {"$ref": "Role"} (enum "assistant", "user"); priority "type": "number", "minimum": 0, "maximum": 1 (annotations are optional; when present the schema shapes them)`,
+	Run:    runAnnotations,
+})
+
+func runAnnotations(t *conform.T) conform.Verdict {
+	l := ctExercise(t)
+	var f ctFindings
+	for _, b := range ctBlocks(t) {
+		raw, ok := b.Fields["annotations"]
+		if !ok {
+			continue
+		}
+		f.judged++
+		if err := ctValidateAnnotations(b.Rev(), raw); err != nil {
+			f.fail(ctProblems(err, b.at("/annotations")))
+		}
+	}
+	if f.judged == 0 {
+		return ctUnexercised(t, l, "test_annotated_content", "content block with annotations")
+	}
+	return f.verdict(t, "annotations valid under the "+t.Rev.Name+" schema", "",
+		fmt.Sprintf("%d annotated block%s valid under the %s schema", f.judged, ctPlural(f.judged), t.Rev.Name))
+}
+
+// ctValidateAnnotations validates a block's annotations: against Annotations where
+// the revision defines it, else (2024-11-05, whose blocks inline the Annotated base)
+// as the annotations member of Annotated.
+func ctValidateAnnotations(rev revision.Revision, raw json.RawMessage) error {
+	if rev.HasDefinition("Annotations") {
+		return rev.Validate("Annotations", raw)
+	}
+	wrapped := json.RawMessage(`{"annotations":` + string(raw) + `}`)
+	err := rev.Validate("Annotated", wrapped)
+	var ve *revision.ValidationError
+	if errors.As(err, &ve) {
+		for i, p := range ve.Problems {
+			ve.Problems[i].Pointer = strings.TrimPrefix(p.Pointer, "/annotations")
+		}
+	}
+	return err
+}
+
+// CONTENT-ANNOT-LASTMOD-01 — 2025-06-18+ schema Annotations.lastModified.
+var _ = conform.Register(conform.Check{
+	ID: "CONTENT-ANNOT-LASTMOD-01", Title: "annotations.lastModified is an ISO 8601 (RFC 3339) timestamp",
+	Level: conform.May, Revisions: ctLegacy("2025-06-18", ""), Area: "content", Needs: conform.NeedsFixture,
+	Source: `{rev} schema Annotations.lastModified: "The moment the resource was last modified, as an ISO 8601 formatted string. Should be an ISO 8601 formatted string (e.g., \"2025-01-12T15:00:58Z\")."`,
+	Run:    runLastModified,
+})
+
+func runLastModified(t *conform.T) conform.Verdict {
+	l := ctExercise(t)
+	var f ctFindings
+	for _, b := range ctBlocks(t) {
+		var a map[string]json.RawMessage
+		if json.Unmarshal(b.Fields["annotations"], &a) != nil {
+			continue
+		}
+		raw, ok := a["lastModified"]
+		if !ok {
+			continue
+		}
+		f.judged++
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			f.warn(fmt.Sprintf("%s is %s, not a string", b.at("/annotations/lastModified"), ctClip(string(raw), 60)))
+			continue
+		}
+		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+			f.warn(fmt.Sprintf("%s is %q, which does not parse as RFC 3339", b.at("/annotations/lastModified"), ctClip(s, 60)))
+		}
+	}
+	if f.judged == 0 {
+		return ctUnexercised(t, l, "test_annotated_content", "annotations.lastModified")
+	}
+	return f.verdict(t, "", "an ISO 8601 timestamp such as \"2025-01-12T15:00:58Z\"",
+		fmt.Sprintf("every lastModified (%d) parses as RFC 3339", f.judged))
+}
+
+// CONTENT-UNKNOWN-TYPE-01 — schema CallToolResult.content (the revision's union).
+var _ = conform.Register(conform.Check{
+	ID: "CONTENT-UNKNOWN-TYPE-01", Title: "every block's type belongs to the negotiated revision's content union",
+	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
+	Revisions: ctLegacy("", ""), Area: "content", Needs: conform.NeedsOpportunistic,
+	Source: `schema CallToolResult.content: 2024-11-05 text|image|resource; 2025-03-26 +audio; 2025-06-18+ ContentBlock (+resource_link); {rev}/basic/lifecycle.mdx (Operation): "Respect the negotiated protocol version" — SHOULD in 2024-11-05 and 2025-03-26, MUST from 2025-06-18`,
+	Run:    runUnknownType,
+})
+
+// ctUnion returns the content block types of a revision's CallToolResult.
+func ctUnion(rev revision.Revision) []string {
+	out := []string{"text", "image"}
+	if rev.Has(revision.AudioContent) {
+		out = append(out, "audio")
+	}
+	if rev.Has(revision.ResourceLink) {
+		out = append(out, "resource_link")
+	}
+	return append(out, "resource")
+}
+
+func runUnknownType(t *conform.T) conform.Verdict {
+	ctExercise(t)
+	blocks := ctBlocks(t)
+	if len(blocks) == 0 {
+		return conform.Skip(reports.NotExercised, "no content block in any tools/call result of this revision's sessions: list the content fixture tools (spec-matrix §3.2) or allow a tool with --call NAME[=JSON]")
+	}
+	union := ctUnion(t.Rev)
+	var f ctFindings
+	for _, b := range blocks {
+		f.judged++
+		switch {
+		case b.Fields == nil:
+			f.fail(fmt.Sprintf("%s is %s, not an object", b.at(""), ctClip(string(b.Raw), 60)))
+		case b.TypeRaw == nil:
+			f.fail(b.at("") + " has no type")
+		case b.Type == "" && string(b.TypeRaw) != `""`:
+			f.fail(fmt.Sprintf("%s is %s, not a string", b.at("/type"), ctClip(string(b.TypeRaw), 60)))
+		case !slices.Contains(union, b.Type):
+			f.fail(fmt.Sprintf("%s is %q", b.at("/type"), b.Type))
+		}
+	}
+	return f.verdict(t, fmt.Sprintf("block types of the %s union (%s)", t.Rev.Name, strings.Join(union, ", ")), "",
+		fmt.Sprintf("%d block%s, all of types in the %s union", f.judged, ctPlural(f.judged), t.Rev.Name))
+}
+
+// CONTENT-MIXED-01 — {rev}/server/tools.mdx (Tool Result).
+var _ = conform.Register(conform.Check{
+	ID: "CONTENT-MIXED-01", Title: "a result may mix several valid block types",
+	Level: conform.May, Revisions: ctLegacy("", ""), Area: "content", Needs: conform.NeedsFixture,
+	Source: `{rev}/server/tools.mdx (Tool Result): content "can contain multiple content items of different types" (2024-11-05: "Tool results can contain multiple content items of different types")`,
+	Run:    runMixed,
+})
+
+func runMixed(t *conform.T) conform.Verdict {
+	const fixture = "test_multiple_content_types"
+	l := ctExercise(t)
+	o := ctCall(t, l, fixture)
+	switch {
+	case o == nil:
+		return conform.Skip(reports.NeedsFixture, "list the fixture tool %s (spec-matrix §3.2: text, image and resource in one result)", fixture)
+	case !o.Succeeded():
+		return conform.Skip(reports.NotExercised, "%s gave no successful result to judge: %s", fixture, o.Describe())
+	}
+	types := map[string]bool{}
+	var f ctFindings
+	for i, raw := range o.Content {
+		typ := ctTypes([]json.RawMessage{raw})[0]
+		types[typ] = true
+		def, ok := ctDefinitions[typ]
+		if !ok || !o.Session.Rev.HasDefinition(def) || !slices.Contains(ctUnion(o.Session.Rev), typ) {
+			f.fail(fmt.Sprintf("/content/%d has type %q, outside the %s union", i, typ, o.Session.Rev.Name))
+			continue
+		}
+		if err := o.Session.Rev.Validate(def, raw); err != nil {
+			f.fail(ctProblems(err, fmt.Sprintf("/content/%d", i)))
+		}
+	}
+	names := make([]string, 0, len(types))
+	for k := range types {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	if len(f.fails) > 0 {
+		return t.Violation(fixture+": blocks of several types, each valid", ctCap(f.fails, 5))
+	}
+	if len(names) < 2 {
+		return conform.Note("%s returned %d block%s of one type (%s): mixing types is optional", fixture, len(o.Content), ctPlural(len(o.Content)), strings.Join(names, ", "))
+	}
+	return conform.Pass("%s returned %d valid blocks of %d types: %s", fixture, len(o.Content), len(names), strings.Join(names, ", "))
+}
+
+// ctDefinitions maps a block type to its schema definition.
+var ctDefinitions = map[string]string{
+	"text": "TextContent", "image": "ImageContent", "audio": "AudioContent",
+	"resource": "EmbeddedResource", "resource_link": "ResourceLink",
+}
+
+// ctJudgeType is the run of the per-type checks: every block of the type is
+// validated against its definition in the session's revision, then judged further by
+// extra (which may be nil).
+func ctJudgeType(t *conform.T, typ, def, fixture string, extra func(ctBlock, *ctFindings)) conform.Verdict {
+	l := ctExercise(t)
+	blocks := ctOfType(ctBlocks(t), typ)
+	if len(blocks) == 0 {
+		return ctUnexercised(t, l, fixture, typ+" block")
+	}
+	var f ctFindings
+	for _, b := range blocks {
+		f.judged++
+		if err := b.Rev().Validate(def, b.Raw); err != nil {
+			f.fail(ctProblems(err, b.at("")))
+			continue
+		}
+		if extra != nil {
+			extra(b, &f)
+		}
+	}
+	return f.verdict(t, fmt.Sprintf("%s blocks valid under the %s schema (%s)", typ, t.Rev.Name, def),
+		fmt.Sprintf("%s blocks whose bytes are what mimeType declares", typ),
+		fmt.Sprintf("%d %s block%s valid (%s)", f.judged, typ, ctPlural(f.judged), ctSummary(blocks)))
+}
+
+// ctSummary names the tools whose blocks were judged.
+func ctSummary(blocks []ctBlock) string {
+	seen := map[string]bool{}
+	var names []string
+	for _, b := range blocks {
+		n := b.Tool
+		if n == "" {
+			n = "(unknown tool)"
+		}
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return "from " + ctCap(names, 4)
+}
+
+// ctSigned are the media types whose files always start with a signature Sniff
+// knows: declared as one of them, bytes without any signature are not that format.
+var ctSigned = map[string]bool{
+	sniff.PNG: true, sniff.JPEG: true, sniff.GIF: true, sniff.WebP: true,
+	sniff.WAV: true, sniff.Ogg: true, sniff.FLAC: true,
+}
+
+// ctJudgeMedia decodes an image or audio block's data strictly (a failure breaks the
+// schema's "format": "byte") and sniffs the bytes against mimeType (a mismatch warns).
+func ctJudgeMedia(b ctBlock, f *ctFindings) {
+	var data, mime string
+	_ = json.Unmarshal(b.Fields["data"], &data)
+	_ = json.Unmarshal(b.Fields["mimeType"], &mime)
+	raw, err := sniff.DecodeBase64Strict(data)
+	if err != nil {
+		f.fail(fmt.Sprintf("%s is not strict base64: %v", b.at("/data"), err))
+		return
+	}
+	ok, sniffed := sniff.MatchesMIME(mime, raw)
+	switch {
+	case !ok:
+		f.warn(fmt.Sprintf("%s declares mimeType %q but the %d bytes of data are %s", b.at(""), mime, len(raw), sniffed))
+	case sniffed == "" && ctSigned[sniff.NormalizeMIME(mime)]:
+		f.warn(fmt.Sprintf("%s declares mimeType %q but the %d bytes of data have no %s signature", b.at(""), mime, len(raw), sniff.NormalizeMIME(mime)))
+	}
+}
+
+// ctJudgeBlob decodes an embedded resource's blob strictly.
+func ctJudgeBlob(b ctBlock, f *ctFindings) {
+	var res map[string]json.RawMessage
+	if json.Unmarshal(b.Fields["resource"], &res) != nil {
+		return
+	}
+	raw, ok := res["blob"]
+	if !ok {
+		return
+	}
+	var blob string
+	if json.Unmarshal(raw, &blob) != nil {
+		return
+	}
+	if _, err := sniff.DecodeBase64Strict(blob); err != nil {
+		f.fail(fmt.Sprintf("%s is not strict base64: %v", b.at("/resource/blob"), err))
+	}
+}
+
+// ctJudgeLinkURI parses a resource link's uri: it must be a URI, which has a scheme
+// (RFC 3986 §3: "URI = scheme ":" hier-part …").
+func ctJudgeLinkURI(b ctBlock, f *ctFindings) {
+	var s string
+	if json.Unmarshal(b.Fields["uri"], &s) != nil {
+		return
+	}
+	if msg := ctURIProblem(s); msg != "" {
+		f.fail(fmt.Sprintf("%s is %q: %s", b.at("/uri"), ctClip(s, 80), msg))
+	}
+}
+
+// ctURIProblem says why s is not an absolute URI ("" when it is one).
+func ctURIProblem(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return "not a URI (" + err.Error() + ")"
+	case u.Scheme == "":
+		return "a relative reference without a scheme, not a URI"
+	}
+	return ""
+}
+
+// ctNotInRevision is the run of the rows that forbid a block type the revision lacks:
+// no such block in any result of the revision's sessions, and the fixture tool that
+// would produce one falls back (another type, or an error).
+func ctNotInRevision(t *conform.T, typ, fixture, since string) conform.Verdict {
+	l := ctExercise(t)
+	if blocks := ctOfType(ctBlocks(t), typ); len(blocks) > 0 {
+		where := make([]string, 0, len(blocks))
+		for _, b := range blocks {
+			where = append(where, b.at(""))
+		}
+		return t.Violation(fmt.Sprintf("no %s block in a %s session (%s arrives in %s)", typ, t.Rev.Name, typ, since),
+			fmt.Sprintf("%d %s block%s: %s", len(blocks), typ, ctPlural(len(blocks)), ctCap(where, 5)))
+	}
+	o := ctCall(t, l, fixture)
+	if o == nil {
+		return conform.Skip(reports.NeedsFixture, "no %s block seen, but nothing asked for one: list the fixture tool %s (spec-matrix §3.2), which must fall back in %s", typ, fixture, t.Rev.Name)
+	}
+	return ctFallback(t, o, typ)
+}
+
+// ctFallback judges the fixture call that asked for a block type the revision lacks.
+func ctFallback(t *conform.T, o *toolkit.Outcome, typ string) conform.Verdict {
+	switch {
+	case o.Err != nil:
+		return t.Silent("a result or an error for "+o.Name, o.Err)
+	case o.Resp.IsError():
+		return conform.Pass("%s answered with %s: no %s block", o.Name, conform.Describe(o.Resp, nil), typ)
+	case o.Result == nil:
+		return conform.Skip(reports.NotExercised, "%s gave no result object to judge: %s", o.Name, o.Describe())
+	}
+	return conform.Pass("%s fell back to %s", o.Name, ctOutcome(o))
+}

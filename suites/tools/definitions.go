@@ -1,0 +1,439 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// Listing and definition checks (spec-matrix §2.8): the ListToolsResult of every
+// page, each Tool's required members, names, title, annotations and execution.
+
+// TOOLS-LIST-01 — {rev}/server/tools.mdx (Listing Tools); schema ListToolsResult.
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-LIST-01", Title: "every tools/list page is a valid ListToolsResult {tools, nextCursor?}",
+	Level: conform.Must, Revisions: defLegacy, Area: "tools", Needs: conform.NeedsAny,
+	Source: "{rev}/server/tools.mdx (Listing Tools): \"To discover available tools, clients send a `tools/list` request\"; schema ListToolsResult: \"required\": [\"tools\"], tools: Tool[], nextCursor: string",
+	Run:    runToolsList,
+})
+
+func runToolsList(t *conform.T) conform.Verdict {
+	s := t.Session()
+	l := toolkit.List(t)
+	if len(l.Pages) == 0 {
+		return conform.Errorf("tools/list was not called (--max-pages?)")
+	}
+	first := l.Pages[0]
+	switch {
+	case first.Err != nil:
+		return t.Silent("a ListToolsResult for tools/list", first.Err)
+	case first.Resp.IsError() && !toolkit.Declared(s):
+		return conform.Skip(reports.NotApplicable, "no tools capability, and tools/list is answered with %s (judged by TOOLS-CAP-01)", conform.Describe(first.Resp, nil))
+	case first.Resp.IsError():
+		return t.Violation("a ListToolsResult for tools/list (the server declares capabilities.tools)", conform.Describe(first.Resp, nil))
+	}
+	var problems []string
+	var notes []string
+	for i, p := range l.Pages {
+		switch {
+		case p.Err != nil:
+			notes = append(notes, fmt.Sprintf("page %d (cursor %q) got no answer (%s)", i+1, derefCursor(p.Cursor), conform.Describe(nil, p.Err)))
+			continue
+		case p.Resp.IsError():
+			notes = append(notes, fmt.Sprintf("page %d (cursor %q) was answered %s (judged by the PAG-* checks)", i+1, derefCursor(p.Cursor), conform.Describe(p.Resp, nil)))
+			continue
+		}
+		if err := s.Rev.Validate("ListToolsResult", json.RawMessage(p.Resp.Result)); err != nil {
+			problems = append(problems, fmt.Sprintf("page %d: %v", i+1, err))
+		}
+	}
+	if len(problems) > 0 {
+		return t.Violation("every page valid as ListToolsResult under the "+s.Rev.Name+" schema", defCap(problems, 5))
+	}
+	msg := fmt.Sprintf("%d page(s), %d tool(s), valid under the %s schema", len(l.Pages), len(l.Tools), s.Rev.Name)
+	if len(notes) > 0 {
+		return conform.Note("%s; %s", msg, defCap(notes, 3))
+	}
+	return conform.Pass("%s", msg)
+}
+
+func derefCursor(c *string) string {
+	if c == nil {
+		return ""
+	}
+	return *c
+}
+
+// TOOLS-DEF-01 — {rev}/server/tools.mdx (Data Types); schema Tool.
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-DEF-01", Title: "every tool has a string name and an object inputSchema; description, if any, is a string",
+	Level: conform.Must, Revisions: defLegacy, Area: "tools", Needs: conform.NeedsAny,
+	Source: "{rev}/server/tools.mdx (Data Types: Tool): \"name: Unique identifier for the tool\" … \"inputSchema: JSON Schema defining expected parameters\"; schema Tool: \"required\": [\"inputSchema\", \"name\"], description: {\"type\": \"string\"}",
+	Run: func(t *conform.T) conform.Verdict {
+		l, v := defList(t)
+		if v != nil {
+			return *v
+		}
+		var problems []string
+		for _, d := range l.Tools {
+			problems = append(problems, defToolProblems(d)...)
+		}
+		if len(problems) > 0 {
+			return t.Violation("each Tool with name (string) and inputSchema (object), description a string if present", defCap(problems, 5))
+		}
+		return conform.Pass("%d tool definition(s) have a string name and an object inputSchema%s", len(l.Tools), l.partial())
+	},
+})
+
+// defToolProblems lists what breaks the Tool's required members.
+func defToolProblems(d defTool) []string {
+	if d.Fields == nil {
+		return []string{fmt.Sprintf("%s is a %s, not an object", d.Pointer(""), defKind(d.Raw))}
+	}
+	var out []string
+	if k := defKind(d.Fields["name"]); k != "string" {
+		out = append(out, fmt.Sprintf("%s: name is %s", d.Pointer("/name"), k))
+	}
+	if k := defKind(d.Fields["inputSchema"]); k != "object" {
+		out = append(out, fmt.Sprintf("%s: inputSchema is %s", d, k))
+	}
+	if raw, ok := d.Fields["description"]; ok && defKind(raw) != "string" {
+		out = append(out, fmt.Sprintf("%s: description is %s", d, defKind(raw)))
+	}
+	return out
+}
+
+// TOOLS-NAME-UNIQUE-01 — {rev}/server/tools.mdx; 2025-11-25 Tool Names.
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-NAME-UNIQUE-01", Title: "no two listed tools share a name (across all pages)",
+	Level: conform.Descriptive, StricterFrom: &conform.LevelFrom{Revision: "2025-11-25", Level: conform.Should},
+	Revisions: defLegacy, Area: "tools", Needs: conform.NeedsAny,
+	Source: "{rev}/server/tools.mdx: \"Each tool is uniquely identified by a name\"; from 2025-11-25 (Tool Names): \"Tool names SHOULD be unique within a server.\"",
+	Run: func(t *conform.T) conform.Verdict {
+		l, v := defList(t)
+		if v != nil {
+			return *v
+		}
+		where := map[string][]string{}
+		var order []string
+		for _, d := range l.Tools {
+			if d.Name == "" {
+				continue
+			}
+			if _, seen := where[d.Name]; !seen {
+				order = append(order, d.Name)
+			}
+			where[d.Name] = append(where[d.Name], d.Pointer(""))
+		}
+		var dups []string
+		for _, n := range order {
+			if len(where[n]) > 1 {
+				dups = append(dups, fmt.Sprintf("%s at %s", toolkit.Quote(n), strings.Join(where[n], ", ")))
+			}
+		}
+		if len(dups) > 0 {
+			return t.Violation("unique tool names", "high severity: a client cannot tell these tools apart: "+defCap(dups, 5))
+		}
+		return conform.Pass("%d distinct names in %d tool(s) over %d page(s)%s", len(order), len(l.Tools), len(l.Pages), l.partial())
+	},
+})
+
+// defNamePattern is the 2025-11-25 tool-name rule.
+var defNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// TOOLS-NAME-FORMAT-01 — 2025-11-25/server/tools.mdx (Tool Names).
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-NAME-FORMAT-01", Title: "tool names are 1–128 characters of A–Z a–z 0–9 _ - .",
+	Level: conform.Should, Revisions: defLegacyWith(revision.ToolNameRules), Area: "tools", Needs: conform.NeedsAny, Scratch: true,
+	Source: "2025-11-25/server/tools.mdx (Tool Names): \"Tool names SHOULD be between 1 and 128 characters in length (inclusive).\" … \"The following SHOULD be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits (0-9), underscore (_), hyphen (-), and dot (.)\"",
+	Run: func(t *conform.T) conform.Verdict {
+		l, v := defList(t)
+		if v != nil {
+			return *v
+		}
+		var bad []string
+		for _, d := range l.Tools {
+			if d.Name == "" && defKind(d.Fields["name"]) != "string" {
+				continue // no string name: TOOLS-DEF-01
+			}
+			if !defNamePattern.MatchString(d.Name) {
+				bad = append(bad, fmt.Sprintf("%s: %s", d, defNameFault(d.Name)))
+			}
+		}
+		if len(bad) > 0 {
+			return t.Violation("names matching ^[A-Za-z0-9_.-]{1,128}$", defCap(bad, 5))
+		}
+		return conform.Pass("%d tool name(s) match ^[A-Za-z0-9_.-]{1,128}$%s", len(l.Tools), l.partial())
+	},
+})
+
+// defNameFault says why a name breaks the rule.
+func defNameFault(name string) string {
+	switch n := len([]rune(name)); {
+	case n == 0:
+		return "empty"
+	case n > 128:
+		return fmt.Sprintf("%d characters (at most 128)", n)
+	}
+	for _, r := range name {
+		if !defNamePattern.MatchString(string(r)) {
+			return fmt.Sprintf("character %q is not allowed", r)
+		}
+	}
+	return "breaks the pattern"
+}
+
+// TOOLS-NAME-CASE-01 — 2025-11-25/server/tools.mdx (Tool Names).
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-NAME-CASE-01", Title: "a tool name with its case flipped does not resolve to the tool",
+	Level: conform.Should, Revisions: defLegacyWith(revision.ToolNameRules), Area: "tools", Needs: conform.NeedsAny,
+	Source: "2025-11-25/server/tools.mdx (Tool Names): \"Tool names SHOULD be considered case-sensitive.\"; Error Handling: protocol errors cover \"Unknown tools\"",
+	Run:    runNameCase,
+})
+
+// defSwapCase flips the case of every letter.
+func defSwapCase(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsUpper(r):
+			return unicode.ToLower(r)
+		case unicode.IsLower(r):
+			return unicode.ToUpper(r)
+		}
+		return r
+	}, s)
+}
+
+// defCaseTarget picks the tool whose name the probe flips. The flipped name must
+// not be another listed name (it would execute that tool: spec-matrix §3.1), so only
+// tools whose name collides with no other case-insensitively qualify. Tools the suite
+// may call come first (executing one by mistake is harmless); then tools with
+// required properties, which a case-insensitive server would reject for the missing
+// arguments rather than execute.
+func defCaseTarget(t *conform.T, l *defListing) (defTool, json.RawMessage, bool) {
+	var qualified []defTool
+	for _, d := range l.Tools {
+		if d.Name == "" || defSwapCase(d.Name) == d.Name {
+			continue
+		}
+		collides := false
+		for _, o := range l.Tools {
+			if o.Name != "" && (o.Page != d.Page || o.Index != d.Index) && strings.EqualFold(o.Name, d.Name) {
+				collides = true
+				break
+			}
+		}
+		if !collides {
+			qualified = append(qualified, d)
+		}
+	}
+	for _, d := range qualified {
+		if p := toolkit.Allowed(t, d.Tool); p.Allowed {
+			return d, p.Args, true
+		}
+	}
+	for _, d := range qualified {
+		if defHasRequired(d.Fields["inputSchema"]) {
+			return d, json.RawMessage(`{}`), true
+		}
+	}
+	if len(qualified) > 0 {
+		return qualified[0], json.RawMessage(`{}`), true
+	}
+	return defTool{}, nil, false
+}
+
+// defHasRequired reports whether a schema lists required properties.
+func defHasRequired(schema json.RawMessage) bool {
+	var s struct {
+		Required []json.RawMessage `json:"required"`
+	}
+	return json.Unmarshal(schema, &s) == nil && len(s.Required) > 0
+}
+
+func runNameCase(t *conform.T) conform.Verdict {
+	l, v := defList(t)
+	if v != nil {
+		return *v
+	}
+	if !l.Complete() {
+		return conform.Skip(reports.NotExercised, "the tools/list walk stopped early (%s): an unseen tool could carry the flipped name, so the probe is not sent", l.Stop)
+	}
+	target, args, ok := defCaseTarget(t, l)
+	if !ok {
+		return conform.Skip(reports.NotExercised, "no listed tool has a name that both contains a letter and collides with no other name case-insensitively (spec-matrix §3.1: the probe must not reach another tool)")
+	}
+	s, err := t.Scratch()
+	if err != nil {
+		return conform.Errorf("could not open a fresh session for the probe: %v", err)
+	}
+	flipped := defSwapCase(target.Name)
+	got := toolkit.Call(t, s, flipped, args)
+	if got.Err != nil {
+		return t.Silent("the unknown-tool error for tools/call "+toolkit.Quote(flipped), got.Err)
+	}
+	unknown := toolkit.Call(t, s, fmt.Sprintf("x_conformance_nonexistent_%08x", rand.Uint32()), json.RawMessage(`{}`))
+	return judgeNameCase(t, target.Name, flipped, got, unknown)
+}
+
+// judgeNameCase compares the flipped name's reply with the reply to a name that
+// surely does not exist: the two must look alike.
+func judgeNameCase(t *conform.T, name, flipped string, got, unknown *toolkit.Outcome) conform.Verdict {
+	want := fmt.Sprintf("tools/call %s (the case-flipped name of %s) answered as an unknown tool", toolkit.Quote(flipped), toolkit.Quote(name))
+	unknownIsRPC := unknown.Err == nil && unknown.Resp != nil && unknown.Resp.IsError()
+	switch {
+	case got.Resp.IsError():
+		if unknownIsRPC && unknown.Resp.Error.Code != got.Resp.Error.Code {
+			return conform.Note("%s: %s, while a nonexistent name gets %s", toolkit.Quote(flipped), got.Describe(), unknown.Describe())
+		}
+		return conform.Pass("%s is not resolved: %s", toolkit.Quote(flipped), got.Describe())
+	case got.Result == nil:
+		return t.Violation(want, got.Describe())
+	case !got.IsError:
+		return t.Violation(want, "the flipped name executed the tool: "+got.Describe())
+	case unknownIsRPC:
+		return t.Violation(want, fmt.Sprintf("the flipped name resolved: %s, while a nonexistent name gets %s", got.Describe(), unknown.Describe()))
+	}
+	return conform.Note("%s got %s, as a nonexistent name does (%s): not resolved as far as can be told (unknown tools as isError results are judged by TOOLS-CALL-UNKNOWN-01)", toolkit.Quote(flipped), got.Describe(), unknown.Describe())
+}
+
+// TOOLS-TITLE-01 — 2025-06-18+/server/tools.mdx; schema BaseMetadata, Tool.
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-TITLE-01", Title: "a tool's title, when present, is a string",
+	Level: conform.Must, Revisions: defLegacyWith(revision.Title), Area: "tools", Needs: conform.NeedsAny,
+	Source: "{rev}/server/tools.mdx (Tool): \"title: Optional human-readable name of the tool for display purposes.\"; schema Tool.title: {\"type\": \"string\"} (\"Display name precedence order is: title, annotations.title, then name.\")",
+	Run: func(t *conform.T) conform.Verdict {
+		l, v := defList(t)
+		if v != nil {
+			return *v
+		}
+		titled := l.with("title")
+		if len(titled) == 0 {
+			return defNone(l, "has a title", "the fixture contract's metadata variants include a tool with one")
+		}
+		var bad []string
+		for _, d := range titled {
+			if k := defKind(d.Fields["title"]); k != "string" {
+				bad = append(bad, fmt.Sprintf("%s: title is %s", d, k))
+			}
+		}
+		if len(bad) > 0 {
+			return t.Violation("title as a string", defCap(bad, 5))
+		}
+		return conform.Pass("%d tool(s) with a string title", len(titled))
+	},
+})
+
+// TOOLS-ANNOT-01 — 2025-03-26+/server/tools.mdx; schema ToolAnnotations.
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-ANNOT-01", Title: "tool annotations are {title?: string, readOnlyHint?, destructiveHint?, idempotentHint?, openWorldHint?: boolean}",
+	Level: conform.Must, Revisions: defLegacyWith(revision.ToolAnnotations), Area: "tools", Needs: conform.NeedsAny,
+	Source: "{rev}/server/tools.mdx: \"annotations: Optional properties describing tool behavior\"; schema ToolAnnotations: title string; readOnlyHint, destructiveHint, idempotentHint, openWorldHint boolean",
+	Run: func(t *conform.T) conform.Verdict {
+		l, v := defList(t)
+		if v != nil {
+			return *v
+		}
+		annotated := l.with("annotations")
+		if len(annotated) == 0 {
+			return defNone(l, "has annotations", "the fixture contract's metadata variants include a tool with all four hints")
+		}
+		var bad []string
+		for _, d := range annotated {
+			if err := t.Rev.Validate("ToolAnnotations", d.Fields["annotations"]); err != nil {
+				bad = append(bad, fmt.Sprintf("%s: %v", d.Pointer("/annotations"), err))
+			}
+		}
+		if len(bad) > 0 {
+			return t.Violation("annotations valid as ToolAnnotations under the "+t.Rev.Name+" schema", defCap(bad, 5))
+		}
+		return conform.Pass("%d tool(s) with valid annotations", len(annotated))
+	},
+})
+
+// defHints are the decoded boolean hints of ToolAnnotations (nil when absent or not
+// a boolean).
+type defHints struct {
+	ReadOnly    *bool
+	Destructive *bool
+}
+
+func defDecodeHints(raw json.RawMessage) defHints {
+	obj := defObject(raw)
+	var h defHints
+	h.ReadOnly = defBool(obj["readOnlyHint"])
+	h.Destructive = defBool(obj["destructiveHint"])
+	return h
+}
+
+func defBool(raw json.RawMessage) *bool {
+	var b bool
+	if defKind(raw) != "boolean" || json.Unmarshal(raw, &b) != nil {
+		return nil
+	}
+	return &b
+}
+
+// TOOLS-ANNOT-CONSIST-01 — schema ToolAnnotations docs (derived).
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-ANNOT-CONSIST-01", Title: "no tool claims both readOnlyHint: true and destructiveHint: true",
+	Level: conform.Derived, Revisions: defLegacyWith(revision.ToolAnnotations), Area: "tools", Needs: conform.NeedsAny,
+	Source: "schema ToolAnnotations: readOnlyHint \"If true, the tool does not modify its environment.\"; destructiveHint \"If true, the tool may perform destructive updates to its environment. … (This property is meaningful only when `readOnlyHint == false`)\" — both true contradict each other (derived)",
+	Run: func(t *conform.T) conform.Verdict {
+		l, v := defList(t)
+		if v != nil {
+			return *v
+		}
+		annotated := l.with("annotations")
+		if len(annotated) == 0 {
+			return defNone(l, "has annotations", "the fixture contract's metadata variants include a tool with all four hints")
+		}
+		var bad []string
+		for _, d := range annotated {
+			h := defDecodeHints(d.Fields["annotations"])
+			if h.ReadOnly != nil && *h.ReadOnly && h.Destructive != nil && *h.Destructive {
+				bad = append(bad, d.String())
+			}
+		}
+		if len(bad) > 0 {
+			return t.Violation("consistent hints (destructiveHint only means something when readOnlyHint is false)", "readOnlyHint: true with destructiveHint: true on "+defCap(bad, 5))
+		}
+		return conform.Pass("%d annotated tool(s), none with readOnlyHint and destructiveHint both true", len(annotated))
+	},
+})
+
+// TOOLS-EXEC-R4-01 — 2025-11-25/server/tools.mdx; basic/utilities/tasks.mdx; schema
+// ToolExecution.
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-EXEC-R4-01", Title: "a tool's execution.taskSupport, when present, is forbidden, optional or required",
+	Level: conform.Must, Revisions: defLegacyWith(revision.Tasks), Area: "tools", Needs: conform.NeedsAny,
+	Source: "2025-11-25 schema ToolExecution.taskSupport: {\"enum\": [\"forbidden\", \"optional\", \"required\"]} (\"forbidden\" … \"default when absent\"); basic/utilities/tasks.mdx (Tool-Level Negotiation)",
+	Run: func(t *conform.T) conform.Verdict {
+		l, v := defList(t)
+		if v != nil {
+			return *v
+		}
+		withExec := l.with("execution")
+		if len(withExec) == 0 {
+			return defNone(l, "has an execution member", "only servers that offer tasks set it")
+		}
+		var bad []string
+		for _, d := range withExec {
+			if err := t.Rev.Validate("ToolExecution", d.Fields["execution"]); err != nil {
+				bad = append(bad, fmt.Sprintf("%s: %v", d.Pointer("/execution"), err))
+			}
+		}
+		if len(bad) > 0 {
+			return t.Violation("execution valid as ToolExecution (taskSupport one of forbidden, optional, required)", defCap(bad, 5))
+		}
+		return conform.Pass("%d tool(s) with a valid execution member", len(withExec))
+	},
+})

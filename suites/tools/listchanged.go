@@ -1,0 +1,287 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// Tool list change notifications (spec-matrix §2.13). NOTIF-LC-01 provokes a change
+// in a fresh session and expects the notification; the other two judge every
+// list_changed seen in the revision's sessions.
+
+// ctListChanged is the notification's method.
+const ctListChanged = "notifications/tools/list_changed"
+
+// ctListChangedWait is how long NOTIF-LC-01 waits for the notification (the row's
+// 2 s, or the request timeout when that is longer).
+const ctListChangedWait = 2 * time.Second
+
+// NOTIF-LC-01 — {rev}/server/tools.mdx (List Changed Notification).
+var _ = conform.Register(conform.Check{
+	ID: "NOTIF-LC-01", Title: "a change of the tool list is announced with notifications/tools/list_changed",
+	Level: conform.Should, Revisions: ctLegacy("", ""), Area: "notifications", Needs: conform.NeedsFixture, FreshSessions: 1,
+	Source: `{rev}/server/tools.mdx (List Changed Notification): "When the list of available tools changes, servers that declared the listChanged capability SHOULD send a notification" {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}`,
+	Run:    runListChangedProbe,
+})
+
+// ctTrigger is one way to change the server's tool list.
+type ctTrigger struct {
+	what string // for messages: "the fixture tool …", "--trigger-tool …", "--trigger-cmd …"
+	tool string // the tool to call ("" for a command)
+	cmd  string // the shell command ("" for a tool)
+}
+
+// ctPickTrigger chooses the trigger: the fixture tool when the server lists it, else
+// --trigger-tool, else --trigger-cmd; nil when there is none.
+func ctPickTrigger(t *conform.T) *ctTrigger {
+	opts := t.Options()
+	switch {
+	case toolkit.List(t).Find(ctTriggerFixture) != nil:
+		return &ctTrigger{what: "the fixture tool " + ctTriggerFixture, tool: ctTriggerFixture}
+	case opts.TriggerTool != nil:
+		return &ctTrigger{what: "--trigger-tool " + opts.TriggerTool.Name, tool: opts.TriggerTool.Name}
+	case opts.TriggerCmd != "":
+		return &ctTrigger{what: fmt.Sprintf("--trigger-cmd %q", opts.TriggerCmd), cmd: opts.TriggerCmd}
+	}
+	return nil
+}
+
+func runListChangedProbe(t *conform.T) conform.Verdict {
+	if !toolkit.ListChangedDeclared(t.Session()) {
+		return conform.Skip(reports.NotApplicable, "capabilities.tools.listChanged is not true: the server does not offer list_changed notifications (NOTIF-LC-UNDECLARED-01 judges any it sends)")
+	}
+	trig := ctPickTrigger(t)
+	if trig == nil {
+		return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (spec-matrix §3.2), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", ctTriggerFixture)
+	}
+	s, err := t.NewSession()
+	if err != nil {
+		return conform.Errorf("no fresh session for the list change probe: %v", err)
+	}
+	before := toolkit.Walk(t, s)
+	if v := toolkit.ListVerdict(t, before); v != nil {
+		return conform.Errorf("no tools/list before the change, so none can be seen: %s", v.Message)
+	}
+	seq := s.Conn.Seq()
+	if v := trig.fire(t, s, before); v != nil {
+		return *v
+	}
+	wait := max(ctListChangedWait, t.Timeout())
+	ctx, cancel := context.WithTimeout(t.Ctx, wait)
+	e, werr := s.Conn.WaitFor(ctx, seq, func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == ctListChanged })
+	cancel()
+	if werr != nil && !errors.Is(werr, wire.ErrTimeout) {
+		return conform.Errorf("waiting for %s after %s: %v", ctListChanged, trig.what, werr)
+	}
+	after := toolkit.Walk(t, s)
+	if v := toolkit.ListVerdict(t, after); v != nil {
+		return conform.Errorf("no tools/list after the change: %s", v.Message)
+	}
+	return ctJudgeListChange(t, trig, werr == nil, e, wait, before, after)
+}
+
+// fire changes the tool list in session s; it returns the verdict of a trigger that
+// failed (nil when it worked).
+func (tr *ctTrigger) fire(t *conform.T, s *conform.Session, l *toolkit.Listing) *conform.Verdict {
+	if tr.cmd != "" {
+		return ctRunTriggerCmd(t, tr.cmd)
+	}
+	tl := toolkit.Tool{Name: tr.tool}
+	if found := l.Find(tr.tool); found != nil {
+		tl = *found
+	}
+	p := toolkit.Allowed(t, tl)
+	if !p.Allowed {
+		v := conform.Errorf("%s may not be called: %s", tr.what, p.Why)
+		return &v
+	}
+	o := toolkit.Call(t, s, tr.tool, p.Args)
+	switch {
+	case o.Err != nil || o.Resp.IsError() || o.Result == nil:
+		v := conform.Errorf("%s failed, so the tool list was not changed: %s", tr.what, o.Describe())
+		return &v
+	case o.IsError:
+		v := conform.Warn("a successful call of "+tr.what+" that changes the tool list", o.Describe())
+		return &v
+	}
+	return nil
+}
+
+// ctRunTriggerCmd runs --trigger-cmd with sh -c, bounded, in the launched server's
+// working directory when one was given.
+func ctRunTriggerCmd(t *conform.T, command string) *conform.Verdict {
+	ctx, cancel := context.WithTimeout(t.Ctx, max(10*time.Second, 2*t.Timeout()))
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Dir = t.Options().Dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = time.Second
+	if err := cmd.Run(); err != nil {
+		v := conform.Errorf("--trigger-cmd %q failed (%v), so the tool list was not changed; its output: %s", command, err, ctOr(ctClip(strings.TrimSpace(out.String()), 400), "(none)"))
+		return &v
+	}
+	return nil
+}
+
+// ctJudgeListChange judges the probe: a notification, and a tools/list that differs.
+func ctJudgeListChange(t *conform.T, trig *ctTrigger, notified bool, e wire.Entry, wait time.Duration, before, after *toolkit.Listing) conform.Verdict {
+	added, removed := ctNameDiff(before, after)
+	changed := len(added)+len(removed) > 0
+	change := fmt.Sprintf("tools/list before and after: %s", ctDiffText(added, removed, len(before.Tools)))
+	switch {
+	case notified && changed:
+		return conform.Pass("%s arrived (on %s, entry #%d) after %s; %s", ctListChanged, ctOr(e.Source, "the connection"), e.Seq, trig.what, change)
+	case notified:
+		return t.Violation("a tools/list showing the change that "+ctListChanged+" announced",
+			fmt.Sprintf("the notification arrived after %s, but %s", trig.what, change))
+	case changed:
+		return t.Violation(fmt.Sprintf("%s within %s of a change of the tool list", ctListChanged, wait),
+			fmt.Sprintf("no notification after %s, though %s", trig.what, change))
+	}
+	return conform.Skip(reports.NotExercised, "%s did not change the tool list (%s) and no %s came within %s: nothing to announce", trig.what, change, ctListChanged, wait)
+}
+
+// ctNameDiff returns the tool names only after lists (added) and only before lists
+// (removed), sorted.
+func ctNameDiff(before, after *toolkit.Listing) (added, removed []string) {
+	names := func(l *toolkit.Listing) map[string]bool {
+		m := map[string]bool{}
+		for _, tl := range l.Tools {
+			m[tl.Name] = true
+		}
+		return m
+	}
+	b, a := names(before), names(after)
+	for n := range a {
+		if !b[n] {
+			added = append(added, n)
+		}
+	}
+	for n := range b {
+		if !a[n] {
+			removed = append(removed, n)
+		}
+	}
+	sort.Strings(added)
+	sort.Strings(removed)
+	return added, removed
+}
+
+// ctDiffText describes a change of the tool list.
+func ctDiffText(added, removed []string, n int) string {
+	if len(added)+len(removed) == 0 {
+		return fmt.Sprintf("the same %d tool%s", n, ctPlural(n))
+	}
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, "added "+strings.Join(added, ", "))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, "removed "+strings.Join(removed, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ctListChangedSeen returns every list_changed received in the revision's sessions.
+func ctListChangedSeen(t *conform.T) []ctEntry {
+	ctSettle(t)
+	var out []ctEntry
+	for _, s := range ctSessions(t) {
+		for _, e := range s.Conn.Received(0) {
+			if e.Msg != nil && e.Msg.Method == ctListChanged {
+				out = append(out, ctEntry{Session: s, Entry: e})
+			}
+		}
+	}
+	return out
+}
+
+// ctEntry is a transcript entry with its session.
+type ctEntry struct {
+	Session *conform.Session
+	wire.Entry
+}
+
+// where names the entry for messages.
+func (e ctEntry) where() string { return fmt.Sprintf("%s #%d", e.Session.Label, e.Seq) }
+
+// NOTIF-LC-UNDECLARED-01 — {rev}/basic/lifecycle.mdx (Operation).
+var _ = conform.Register(conform.Check{
+	ID: "NOTIF-LC-UNDECLARED-01", Title: "list_changed only from a server that declared tools.listChanged",
+	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
+	Revisions: ctLegacy("", ""), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/lifecycle.mdx (Operation): "Only use capabilities that were successfully negotiated" — SHOULD in 2024-11-05 and 2025-03-26, MUST from 2025-06-18; {rev}/server/tools.mdx: "listChanged indicates whether the server will emit notifications when the list of available tools changes"`,
+	Run: func(t *conform.T) conform.Verdict {
+		seen := ctListChangedSeen(t)
+		if len(seen) == 0 {
+			return conform.Skip(reports.NotExercised, "no %s was received in this revision's sessions", ctListChanged)
+		}
+		var bad []string
+		for _, e := range seen {
+			if !toolkit.ListChangedDeclared(e.Session) {
+				bad = append(bad, fmt.Sprintf("%s in a session whose capabilities.tools is %s", e.where(), ctOr(string(e.Session.Capabilities()["tools"]), "absent")))
+			}
+		}
+		if len(bad) > 0 {
+			return t.Violation(ctListChanged+" only after declaring tools.listChanged: true", ctCap(bad, 5))
+		}
+		return conform.Pass("%d %s notification%s, all in sessions that declared tools.listChanged", len(seen), ctListChanged, ctPlural(len(seen)))
+	},
+})
+
+// NOTIF-LC-SHAPE-01 — schema ToolListChangedNotification.
+var _ = conform.Register(conform.Check{
+	ID: "NOTIF-LC-SHAPE-01", Title: "list_changed is a notification (no id) with at most params{_meta}",
+	Level: conform.Must, Revisions: ctLegacy("", ""), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `schema ToolListChangedNotification: "method": {"const": "notifications/tools/list_changed"}, "params": {"properties": {"_meta": …}, "type": "object"} (optional); a notification carries no id (JSON-RPC 2.0 §4.1: "A Notification is a Request object without an "id" member")`,
+	Run:    runListChangedShape,
+})
+
+func runListChangedShape(t *conform.T) conform.Verdict {
+	seen := ctListChangedSeen(t)
+	if len(seen) == 0 {
+		return conform.Skip(reports.NotExercised, "no %s was received in this revision's sessions", ctListChanged)
+	}
+	var f ctFindings
+	for _, e := range seen {
+		f.judged++
+		if e.Msg.Members["id"] {
+			f.fail(fmt.Sprintf("%s carries id %s: a request, not a notification", e.where(), e.Msg.ID))
+			continue
+		}
+		if def, ok := e.Session.Rev.NotificationDefinition(ctListChanged); ok {
+			if err := e.Session.Rev.Validate(def, json.RawMessage(e.Msg.Raw)); err != nil {
+				f.fail(ctProblems(err, e.where()+" "))
+				continue
+			}
+		}
+		var params map[string]json.RawMessage
+		if json.Unmarshal(e.Msg.Params, &params) == nil {
+			var extra []string
+			for k := range params {
+				if k != "_meta" {
+					extra = append(extra, k)
+				}
+			}
+			if len(extra) > 0 {
+				sort.Strings(extra)
+				f.note(fmt.Sprintf("%s has params members besides _meta (%s), which the schema tolerates", e.where(), strings.Join(extra, ", ")))
+			}
+		}
+	}
+	return f.verdict(t, ctListChanged+" as a notification valid under the "+t.Rev.Name+" schema", "",
+		fmt.Sprintf("%d %s notification%s valid", f.judged, ctListChanged, ctPlural(f.judged)))
+}

@@ -1,0 +1,336 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// Progress notifications (spec-matrix §2.14). Every request the suite sends through
+// the toolkit carries a unique progressToken (string and integer tokens alternate);
+// these checks pair every notifications/progress received in the revision's sessions
+// with the request whose token it names, after a probe that calls the fixture
+// test_tool_with_progress and closes with a ping barrier. Progress is optional
+// (PROG-OPTIONAL-01): no progress at all is a skip, never a failure.
+
+// ctProgressFixture is the fixture tool that sends progress.
+const ctProgressFixture = "test_tool_with_progress"
+
+// ctProgressMethod is the progress notification's method.
+const ctProgressMethod = "notifications/progress"
+
+// ctCrossStreamSlack tolerates progress that arrives on another HTTP stream (GET)
+// just after the response: the two streams are not ordered with each other.
+const ctCrossStreamSlack = 100 * time.Millisecond
+
+// ctTokenRequest is a request the suite sent with a progressToken.
+type ctTokenRequest struct {
+	Session *conform.Session
+	Method  string
+	ID      wire.ID
+	Token   wire.ID // the token, kept with its JSON type
+	SentSeq int
+	Resp    *wire.Entry // the reply (nil when none came)
+}
+
+// ctProgress is one progress notification received.
+type ctProgress struct {
+	ctEntry
+	TokenRaw json.RawMessage
+	Token    wire.ID // zero when the token is absent or not a string or number
+	Progress *float64
+	Req      *ctTokenRequest // the request with exactly this token, or nil
+	Loose    *ctTokenRequest // the request whose token has this value in another JSON type
+}
+
+// ctProgressTraffic is every request with a progressToken and every progress
+// notification of the revision's sessions.
+type ctProgressTraffic struct {
+	Requests []*ctTokenRequest
+	Progress []*ctProgress
+}
+
+// ctCollectProgress reads the revision's transcripts.
+func ctCollectProgress(t *conform.T) *ctProgressTraffic {
+	pt := &ctProgressTraffic{}
+	for _, s := range ctSessions(t) {
+		entries, _ := s.Conn.Transcript()
+		byID, byLoose := map[string]*ctTokenRequest{}, map[string]*ctTokenRequest{}
+		var reqs []*ctTokenRequest
+		for i := range entries {
+			e := &entries[i]
+			if e.Msg == nil {
+				continue
+			}
+			switch {
+			case e.Dir == wire.Sent && e.Msg.Kind == wire.KindRequest:
+				if r := ctTokenOf(s, e); r != nil {
+					reqs = append(reqs, r)
+					byID[r.ID.Key()], byLoose[r.ID.LooseKey()] = r, r
+				}
+			case e.Dir == wire.Received && e.Msg.IsResponse():
+				r := byID[e.Msg.ID.Key()]
+				if r == nil && e.LooseID {
+					r = byLoose[e.Msg.ID.LooseKey()]
+				}
+				if r != nil && r.Resp == nil {
+					r.Resp = e
+				}
+			case e.Dir == wire.Received && e.Msg.Method == ctProgressMethod:
+				pt.Progress = append(pt.Progress, ctProgressOf(s, *e, reqs))
+			}
+		}
+		pt.Requests = append(pt.Requests, reqs...)
+	}
+	return pt
+}
+
+// ctTokenOf returns the request's progressToken record, or nil when it has none.
+func ctTokenOf(s *conform.Session, e *wire.Entry) *ctTokenRequest {
+	var p struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(e.Msg.Params, &p) != nil || len(p.Meta.Token) == 0 {
+		return nil
+	}
+	tok, err := wire.ParseID(p.Meta.Token)
+	if err != nil || tok.IsNull() {
+		return nil
+	}
+	return &ctTokenRequest{Session: s, Method: e.Msg.Method, ID: e.Msg.ID, Token: tok, SentSeq: e.Seq}
+}
+
+// ctProgressOf decodes a progress notification and pairs it with the latest request
+// sent before it that carried its token (exactly, or in another JSON type).
+func ctProgressOf(s *conform.Session, e wire.Entry, reqs []*ctTokenRequest) *ctProgress {
+	p := &ctProgress{ctEntry: ctEntry{Session: s, Entry: e}}
+	var params struct {
+		Token    json.RawMessage `json:"progressToken"`
+		Progress json.RawMessage `json:"progress"`
+	}
+	_ = json.Unmarshal(e.Msg.Params, &params)
+	p.TokenRaw = params.Token
+	var f float64
+	if ctKind(params.Progress) == "number" && json.Unmarshal(params.Progress, &f) == nil {
+		p.Progress = &f
+	}
+	tok, err := wire.ParseID(params.Token)
+	if err != nil || tok.IsZero() || tok.IsNull() {
+		return p
+	}
+	p.Token = tok
+	for i := len(reqs) - 1; i >= 0; i-- {
+		r := reqs[i]
+		switch {
+		case p.Req == nil && r.Token.Key() == tok.Key():
+			p.Req = r
+		case p.Req == nil && p.Loose == nil && r.Token.LooseKey() == tok.LooseKey():
+			p.Loose = r
+		}
+	}
+	return p
+}
+
+// request is the request the notification refers to: the exact match, else the
+// loose one.
+func (p *ctProgress) request() *ctTokenRequest {
+	if p.Req != nil {
+		return p.Req
+	}
+	return p.Loose
+}
+
+// afterDone says, for a notification received after its request's reply, how late it
+// was ("" when it was not, or when it came on another HTTP stream within the slack).
+func (p *ctProgress) afterDone() string {
+	r := p.request()
+	if r == nil || r.Resp == nil || p.Seq < r.Resp.Seq {
+		return ""
+	}
+	late := p.At.Sub(r.Resp.At)
+	if p.Source != r.Resp.Source && late < ctCrossStreamSlack {
+		return ""
+	}
+	return fmt.Sprintf("%s (token %s) arrived after the reply to %s (#%d, %s later)", p.where(), p.TokenRaw, r.Method, r.Resp.Seq, late.Round(time.Millisecond))
+}
+
+// ctProbeResult is what the progress probe did.
+type ctProbeResult struct {
+	called  bool   // the fixture was listed and called
+	outcome string // what its call returned
+	barrier string // why the ping barrier failed ("" when it worked)
+}
+
+// ctProgressProbe calls test_tool_with_progress on the main session (once: the call
+// is memoized) and then pings: on stdio the ping's reply proves that nothing the
+// server sent for the call before answering the ping is still on its way.
+func ctProgressProbe(t *conform.T) ctProbeResult {
+	s := t.Session()
+	return t.Once("ct.progress-probe:"+s.Label, func() any {
+		o := ctCall(t, toolkit.List(t), ctProgressFixture)
+		if o == nil {
+			return ctProbeResult{}
+		}
+		res := ctProbeResult{called: true, outcome: ctOutcome(o)}
+		if _, err := s.Call(t.Ctx, "ping", nil); err != nil {
+			res.barrier = conform.Describe(nil, err)
+		}
+		return res
+	}).(ctProbeResult)
+}
+
+// ctNoProgress is the skip of a progress check with nothing to judge.
+func ctNoProgress(p ctProbeResult, what string) conform.Verdict {
+	if !p.called {
+		return conform.Skip(reports.NeedsFixture, "no %s was received (progress is optional: PROG-OPTIONAL-01); list the fixture tool %s (spec-matrix §3.2) to exercise it", what, ctProgressFixture)
+	}
+	return conform.Skip(reports.NotExercised, "no %s was received (progress is optional: PROG-OPTIONAL-01); %s returned %s", what, ctProgressFixture, p.outcome)
+}
+
+// PROG-TOKEN-01 — {rev}/basic/utilities/progress.mdx (Behavior Requirements).
+var _ = conform.Register(conform.Check{
+	ID: "PROG-TOKEN-01", Title: "progress names only tokens of the suite's requests still in progress",
+	Level: conform.Must, Revisions: ctLegacy("", ""), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/utilities/progress.mdx (Behavior Requirements): "Progress notifications MUST only reference tokens that: Were provided in an active request; Are associated with an in-progress operation"`,
+	Run:    runProgressToken,
+})
+
+func runProgressToken(t *conform.T) conform.Verdict {
+	probe := ctProgressProbe(t)
+	pt := ctCollectProgress(t)
+	if len(pt.Progress) == 0 {
+		return ctNoProgress(probe, ctProgressMethod)
+	}
+	var f ctFindings
+	for _, p := range pt.Progress {
+		f.judged++
+		switch {
+		case p.Token.IsZero():
+			f.fail(fmt.Sprintf("%s has progressToken %s, not a string or integer token", p.where(), ctOr(string(p.TokenRaw), "(absent)")))
+		case p.request() == nil:
+			f.fail(fmt.Sprintf("%s names token %s, which no request of the session carried", p.where(), p.TokenRaw))
+		case p.afterDone() != "":
+			f.fail(p.afterDone() + ": the request was no longer active")
+		case p.Req == nil:
+			f.note(fmt.Sprintf("%s echoes token %s as a %s; it was sent as a %s (PROG-TOKEN-TYPE-01)", p.where(), p.TokenRaw, p.Token.TypeName(), p.Loose.Token.TypeName()))
+		}
+	}
+	return f.verdict(t, "progress only for tokens of requests still in progress", "",
+		fmt.Sprintf("%d progress notification%s, each for an active request's token", f.judged, ctPlural(f.judged)))
+}
+
+// PROG-TOKEN-TYPE-01 — progress.mdx; schema ProgressToken.
+var _ = conform.Register(conform.Check{
+	ID: "PROG-TOKEN-TYPE-01", Title: "progress echoes the token with its JSON type (string or integer)",
+	Level: conform.Derived, Revisions: ctLegacy("", ""), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/utilities/progress.mdx: notifications contain "The original progress token"; schema ProgressToken "type": ["string", "integer"] (the token 7 and the token "7" are different values)`,
+	Run: func(t *conform.T) conform.Verdict {
+		probe := ctProgressProbe(t)
+		pt := ctCollectProgress(t)
+		var f ctFindings
+		for _, p := range pt.Progress {
+			switch {
+			case p.Req != nil:
+				f.judged++
+			case p.Loose != nil:
+				f.judged++
+				f.fail(fmt.Sprintf("%s echoes token %s as a %s; it was sent as a %s (%s)", p.where(), p.TokenRaw, p.Token.TypeName(), p.Loose.Token.TypeName(), p.Loose.Token))
+			}
+		}
+		if f.judged == 0 {
+			return ctNoProgress(probe, "progress notification naming a token the suite sent")
+		}
+		return f.verdict(t, "the token echoed with the JSON type it was sent with", "",
+			fmt.Sprintf("%d progress notification%s echo their token exactly", f.judged, ctPlural(f.judged)))
+	},
+})
+
+// PROG-MONOTONIC-01 — {rev}/basic/utilities/progress.mdx (Progress Flow).
+var _ = conform.Register(conform.Check{
+	ID: "PROG-MONOTONIC-01", Title: "progress increases with every notification for a token",
+	Level: conform.Must, Revisions: ctLegacy("", ""), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/utilities/progress.mdx: "The progress value MUST increase with each notification, even if the total is unknown."`,
+	Run:    runProgressMonotonic,
+})
+
+func runProgressMonotonic(t *conform.T) conform.Verdict {
+	probe := ctProgressProbe(t)
+	pt := ctCollectProgress(t)
+	type series struct {
+		last  *ctProgress
+		count int
+	}
+	bySeries := map[*ctTokenRequest]*series{}
+	var f ctFindings
+	for _, p := range pt.Progress {
+		r := p.request()
+		if r == nil || p.Progress == nil {
+			continue // judged by PROG-TOKEN-01 and BASE-SCHEMA-01
+		}
+		s := bySeries[r]
+		if s == nil {
+			s = &series{}
+			bySeries[r] = s
+		}
+		s.count++
+		if s.last != nil && *p.Progress <= *s.last.Progress {
+			f.fail(fmt.Sprintf("token %s: progress %v at %s after %v at #%d", r.Token, *p.Progress, p.where(), *s.last.Progress, s.last.Seq))
+		}
+		s.last = p
+	}
+	for _, s := range bySeries {
+		if s.count >= 2 {
+			f.judged++
+		}
+	}
+	if f.judged == 0 {
+		return ctNoProgress(probe, "pair of progress notifications for one token")
+	}
+	return f.verdict(t, "progress strictly increasing for each token", "",
+		fmt.Sprintf("progress strictly increased for each of %d token%s with several notifications", f.judged, ctPlural(f.judged)))
+}
+
+// PROG-AFTER-DONE-01 — {rev}/basic/utilities/progress.mdx (Implementation Notes).
+var _ = conform.Register(conform.Check{
+	ID: "PROG-AFTER-DONE-01", Title: "no progress for a token after its request's reply",
+	Level: conform.Must, Revisions: ctLegacy("", ""), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/utilities/progress.mdx (Implementation Notes): "Progress notifications MUST stop after completion"`,
+	Run:    runProgressAfterDone,
+})
+
+func runProgressAfterDone(t *conform.T) conform.Verdict {
+	probe := ctProgressProbe(t)
+	if probe.barrier != "" {
+		return conform.Errorf("the ping barrier after %s failed (%s): nothing bounds what may still arrive", ctProgressFixture, probe.barrier)
+	}
+	pt := ctCollectProgress(t)
+	var f ctFindings
+	withProgress := map[*ctTokenRequest]bool{}
+	for _, p := range pt.Progress {
+		r := p.request()
+		if r == nil {
+			continue // an unknown token: PROG-TOKEN-01
+		}
+		withProgress[r] = true
+		if late := p.afterDone(); late != "" {
+			f.fail(late)
+		}
+	}
+	for r := range withProgress {
+		if r.Resp != nil {
+			f.judged++
+		}
+	}
+	if f.judged == 0 {
+		return ctNoProgress(probe, "progress notification for a request that completed")
+	}
+	return f.verdict(t, "no progress for a token once its request was answered", "",
+		fmt.Sprintf("%d completed request%s with progress; none after the reply (bounded by a ping barrier)", f.judged, ctPlural(f.judged)))
+}

@@ -1,0 +1,294 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+)
+
+// Tool schema checks (spec-matrix §2.8 TOOLS-INSCHEMA-*, TOOLS-OUTSCHEMA-01): the root
+// type of inputSchema, whether inputSchema and outputSchema are valid JSON Schema in
+// the dialect the revision implies, and the no-parameter recommendation. Remote $refs
+// are never fetched.
+
+// TOOLS-INSCHEMA-TYPE-01 — schema Tool.inputSchema.
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-INSCHEMA-TYPE-01", Title: "every inputSchema has \"type\": \"object\" at its root",
+	Level: conform.Must, Revisions: defLegacy, Area: "tools", Needs: conform.NeedsAny,
+	Source: "schema Tool.inputSchema: {\"type\": \"object\", \"properties\": {\"type\": {\"const\": \"object\", \"type\": \"string\"}}, \"required\": [\"type\"]} (\"A JSON Schema object defining the expected parameters for the tool.\")",
+	Run: func(t *conform.T) conform.Verdict {
+		l, v := defList(t)
+		if v != nil {
+			return *v
+		}
+		var bad []string
+		n := 0
+		for _, d := range l.Tools {
+			schema := defObject(d.Fields["inputSchema"])
+			if schema == nil {
+				continue // missing or not an object: TOOLS-DEF-01
+			}
+			n++
+			if typ, ok := defString(schema["type"]); !ok || typ != "object" {
+				bad = append(bad, fmt.Sprintf("%s: type is %s", d.Pointer("/inputSchema/type"), defDescribe(schema["type"])))
+			}
+		}
+		switch {
+		case n == 0:
+			return defNone(l, "has an object inputSchema", "TOOLS-DEF-01 judges the missing ones")
+		case len(bad) > 0:
+			return t.Violation("\"type\": \"object\" at the root of every inputSchema", defCap(bad, 5))
+		}
+		return conform.Pass("%d inputSchema(s) with \"type\": \"object\" at the root%s", n, l.partial())
+	},
+})
+
+// defDescribe renders a raw member for messages ("absent" when missing).
+func defDescribe(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "absent"
+	}
+	return defClip(raw, 60)
+}
+
+// defInconclusive reports whether a compile error says the suite could not decide
+// (a remote $ref it does not fetch, a pattern RE2 cannot compile, a dialect the
+// validator does not know) rather than that the schema is invalid.
+func defInconclusive(err error) bool {
+	return errors.Is(err, revision.ErrRemoteRef) || errors.Is(err, revision.ErrRegex) || errors.Is(err, revision.ErrUnsupportedDialect)
+}
+
+// defCompiled sums up compiling a set of schemas.
+type defCompiled struct {
+	verified     int
+	dialects     map[string]int
+	invalid      []string
+	inconclusive []string
+}
+
+func (c *defCompiled) add(where string, dialect string, err error) {
+	switch {
+	case err == nil:
+		c.verified++
+		if c.dialects == nil {
+			c.dialects = map[string]int{}
+		}
+		c.dialects[revision.DialectName(dialect)]++
+	case defInconclusive(err):
+		c.inconclusive = append(c.inconclusive, fmt.Sprintf("%s: %v", where, err))
+	default:
+		c.invalid = append(c.invalid, fmt.Sprintf("%s: %v", where, err))
+	}
+}
+
+// dialectSummary renders "2020-12: 3, draft-07: 1".
+func (c *defCompiled) dialectSummary() string {
+	names := make([]string, 0, len(c.dialects))
+	for n := range c.dialects {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s: %d", n, c.dialects[n])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// defCompileStrict compiles a schema under its declared dialect, or 2020-12 when it
+// declares none (the 2025-11-25 rule).
+func defCompileStrict(raw json.RawMessage) (string, error) {
+	ts, err := revision.CompileToolSchema(raw, revision.Draft2020)
+	if err != nil {
+		return "", err
+	}
+	return ts.Dialect(), nil
+}
+
+// TOOLS-INSCHEMA-VALID-01 — 2025-11-25/server/tools.mdx; basic/index.mdx (JSON
+// Schema Usage).
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-INSCHEMA-VALID-01", Title: "every inputSchema is a valid JSON Schema under its declared dialect (default 2020-12)",
+	Level: conform.Must, Revisions: defLegacyWith(revision.DefaultDialect2020), Area: "tools", Needs: conform.NeedsAny,
+	Source: "2025-11-25/server/tools.mdx (Tool): inputSchema \"Defaults to 2020-12 if no `$schema` field is present\" … \"MUST be a valid JSON Schema object (not `null`)\"; basic/index.mdx (Schema Validation): \"Schemas MUST be valid according to their declared or default dialect\"",
+	Run: func(t *conform.T) conform.Verdict {
+		l, v := defList(t)
+		if v != nil {
+			return *v
+		}
+		var c defCompiled
+		for _, d := range l.with("inputSchema") {
+			dialect, err := defCompileStrict(d.Fields["inputSchema"])
+			c.add(d.Pointer("/inputSchema"), dialect, err)
+		}
+		return judgeCompiled(t, l, &c, "inputSchema", t.Violation)
+	},
+})
+
+// judgeCompiled turns compile results into a verdict; invalid is how an invalid
+// schema is judged.
+func judgeCompiled(t *conform.T, l *defListing, c *defCompiled, member string, invalid func(expected, actual string) conform.Verdict) conform.Verdict {
+	switch {
+	case len(c.invalid) > 0:
+		return invalid("every "+member+" a valid JSON Schema", defCap(c.invalid, 5))
+	case c.verified == 0 && len(c.inconclusive) > 0:
+		return defNone(l, "has an "+member+" the suite can verify offline", "inconclusive: "+defCap(c.inconclusive, 3))
+	case c.verified == 0:
+		return defNone(l, "has an "+member, "TOOLS-DEF-01 judges the missing ones")
+	case len(c.inconclusive) > 0:
+		return conform.Note("%d %s(s) compile (%s); not verified: %s", c.verified, member, c.dialectSummary(), defCap(c.inconclusive, 3))
+	}
+	return conform.Pass("%d %s(s) compile (%s)%s", c.verified, member, c.dialectSummary(), l.partial())
+}
+
+// TOOLS-INSCHEMA-VALID-R1-01 — 2024-11-05 … 2025-06-18 server/tools.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-INSCHEMA-VALID-R1-01", Title: "every inputSchema compiles as JSON Schema (2020-12 or draft-07)",
+	Level: conform.Derived, Revisions: defLegacyWithout(revision.DefaultDialect2020), Area: "tools", Needs: conform.NeedsAny,
+	Source: "{rev}/server/tools.mdx (Tool): \"inputSchema: JSON Schema defining expected parameters\" — these revisions name no dialect, so any JSON Schema that compiles is accepted (derived)",
+	Run: func(t *conform.T) conform.Verdict {
+		l, v := defList(t)
+		if v != nil {
+			return *v
+		}
+		var c defCompiled
+		for _, d := range l.with("inputSchema") {
+			dialect, err := revision.CompileAnyDialect(d.Fields["inputSchema"])
+			c.add(d.Pointer("/inputSchema"), dialect, err)
+		}
+		return judgeCompiled(t, l, &c, "inputSchema", t.Violation)
+	},
+})
+
+// defNoParams reports whether an inputSchema object declares no parameter at all
+// (nothing that could admit or describe a property).
+func defNoParams(schema map[string]json.RawMessage) bool {
+	for _, k := range []string{"properties", "patternProperties", "required", "dependentSchemas", "dependentRequired", "dependencies"} {
+		if obj := defObject(schema[k]); len(obj) > 0 {
+			return false
+		}
+		if arr, ok := defArray(schema[k]); ok && len(arr) > 0 {
+			return false
+		}
+	}
+	for _, k := range []string{"$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "if", "not"} {
+		if _, ok := schema[k]; ok {
+			return false
+		}
+	}
+	return defKind(schema["additionalProperties"]) != "object" && defKind(schema["unevaluatedProperties"]) != "object"
+}
+
+// TOOLS-INSCHEMA-NOPARAMS-01 — 2025-11-25/server/tools.mdx (Tool).
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-INSCHEMA-NOPARAMS-01", Title: "tools without parameters use {\"type\":\"object\",\"additionalProperties\":false} (recommended)",
+	Level: conform.Descriptive, Revisions: defLegacyFrom("2025-11-25"), Area: "tools", Needs: conform.NeedsAny,
+	Source: "2025-11-25/server/tools.mdx (Tool): \"For tools with no parameters, use one of these valid approaches: `{ \"type\": \"object\", \"additionalProperties\": false }` - Recommended: explicitly accepts only empty objects; `{ \"type\": \"object\" }` - accepts any object (including with properties)\"",
+	Run: func(t *conform.T) conform.Verdict {
+		l, v := defList(t)
+		if v != nil {
+			return *v
+		}
+		var open []string
+		n := 0
+		for _, d := range l.Tools {
+			schema := defObject(d.Fields["inputSchema"])
+			if schema == nil || !defNoParams(schema) {
+				continue
+			}
+			n++
+			if string(schema["additionalProperties"]) != "false" && string(schema["unevaluatedProperties"]) != "false" {
+				open = append(open, d.String())
+			}
+		}
+		switch {
+		case n == 0:
+			return defNone(l, "takes no parameters", "the fixture contract's metadata variants include a parameterless tool")
+		case len(open) > 0:
+			return conform.Note("%d of %d parameterless tool(s) accept any object (allowed; {\"type\":\"object\",\"additionalProperties\":false} is recommended): %s", len(open), n, defCap(open, 5))
+		}
+		return conform.Pass("%d parameterless tool(s) accept only the empty object, as recommended", n)
+	},
+})
+
+// defLegacyFrom returns the legacy revisions from the named one on.
+func defLegacyFrom(first string) []revision.Revision {
+	var out []revision.Revision
+	for _, r := range revision.Range(first, "") {
+		if r.Era == revision.Legacy {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TOOLS-OUTSCHEMA-01 — 2025-06-18+/server/tools.mdx (Output Schema); schema
+// Tool.outputSchema.
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-OUTSCHEMA-01", Title: "every outputSchema is an object schema with root type object that compiles",
+	Level: conform.Must, Revisions: defLegacyWith(revision.OutputSchema), Area: "tools", Needs: conform.NeedsAny,
+	Source: "{rev}/server/tools.mdx (Output Schema): \"Tools may also provide an output schema for validation of structured results.\"; schema Tool.outputSchema: {\"type\": \"object\", \"properties\": {\"type\": {\"const\": \"object\"}}, \"required\": [\"type\"]} (2025-11-25: \"Defaults to JSON Schema 2020-12 when no explicit $schema is provided. Currently restricted to type: \\\"object\\\" at the root level.\")",
+	Run:    runOutSchema,
+})
+
+func runOutSchema(t *conform.T) conform.Verdict {
+	l, v := defList(t)
+	if v != nil {
+		return *v
+	}
+	withOut := l.with("outputSchema")
+	if len(withOut) == 0 {
+		return defNone(l, "has an outputSchema", "the fixture contract's test_structured_output has one")
+	}
+	var shape []string
+	var c defCompiled
+	for _, d := range withOut {
+		if p := defOutShape(t.Rev, d); p != "" {
+			shape = append(shape, p)
+			continue
+		}
+		var dialect string
+		var err error
+		if t.Rev.Has(revision.DefaultDialect2020) {
+			dialect, err = defCompileStrict(d.Fields["outputSchema"])
+		} else {
+			dialect, err = revision.CompileAnyDialect(d.Fields["outputSchema"])
+		}
+		c.add(d.Pointer("/outputSchema"), dialect, err)
+	}
+	switch {
+	case len(shape) > 0:
+		return t.Violation("outputSchema valid under the "+t.Rev.Name+" schema (an object with root type \"object\")", defCap(append(shape, c.invalid...), 5))
+	case len(c.invalid) > 0 && t.Rev.Has(revision.DefaultDialect2020):
+		return t.Violation("every outputSchema valid under its declared or default (2020-12) dialect", defCap(c.invalid, 5))
+	case len(c.invalid) > 0:
+		// The dialect is open before 2025-11-25: valid under neither is derived.
+		return conform.Warn("every outputSchema compiling as 2020-12 or draft-07 JSON Schema", defCap(c.invalid, 5))
+	}
+	return judgeCompiled(t, l, &c, "outputSchema", t.Violation)
+}
+
+// defOutShape validates the tool against the revision's Tool definition and keeps
+// the problems under /outputSchema ("" when there are none).
+func defOutShape(rev revision.Revision, d defTool) string {
+	err := rev.Validate("Tool", d.Raw)
+	var ve *revision.ValidationError
+	if err == nil || !errors.As(err, &ve) {
+		return ""
+	}
+	var probs []string
+	for _, p := range ve.Problems {
+		if p.Pointer == "/outputSchema" || strings.HasPrefix(p.Pointer, "/outputSchema/") {
+			probs = append(probs, p.String())
+		}
+	}
+	if len(probs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: %s", d, strings.Join(probs, "; "))
+}

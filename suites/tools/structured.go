@@ -1,0 +1,380 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// Structured tool output (spec-matrix §2.12): structuredContent and outputSchema,
+// judged on every tools/call result seen in the revision's sessions after the
+// fixture test_structured_output (and the tools allowed with --call) were called.
+
+// ctStructFixture is the fixture tool with an outputSchema.
+const ctStructFixture = "test_structured_output"
+
+// STRUCT-TYPE-01 — 2025-06-18/2025-11-25 tools.mdx (Structured Content); schema CallToolResult.
+var _ = conform.Register(conform.Check{
+	ID: "STRUCT-TYPE-01", Title: "structuredContent, when present, is a JSON object",
+	Level: conform.Must, Revisions: ctLegacy("2025-06-18", "2025-11-25"), Area: "structured", Needs: conform.NeedsFixture,
+	Source: `{rev}/server/tools.mdx (Structured Content): "Structured content is returned as a JSON object in the structuredContent field of a result."; schema CallToolResult.structuredContent "type": "object"`,
+	Run: func(t *conform.T) conform.Verdict {
+		l := ctExercise(t)
+		var f ctFindings
+		for _, r := range ctResults(t) {
+			raw, ok := r.Structured()
+			if !ok {
+				continue
+			}
+			f.judged++
+			if k := ctKind(raw); k != "object" {
+				f.fail(fmt.Sprintf("%s /structuredContent is %s: %s", r.where(), ctArticle(k), ctClip(string(raw), 80)))
+			}
+		}
+		if f.judged == 0 {
+			return ctUnexercised(t, l, ctStructFixture, "structuredContent")
+		}
+		return f.verdict(t, "structuredContent as a JSON object", "",
+			fmt.Sprintf("%d structuredContent value%s, all objects", f.judged, ctPlural(f.judged)))
+	},
+})
+
+// STRUCT-CONFORM-01 — R3+ tools.mdx (Output Schema).
+var _ = conform.Register(conform.Check{
+	ID: "STRUCT-CONFORM-01", Title: "every successful result of a tool with an outputSchema carries structuredContent valid against it",
+	Level: conform.Must, Revisions: ctLegacy("2025-06-18", ""), Area: "structured", Needs: conform.NeedsFixture,
+	Source: `{rev}/server/tools.mdx (Output Schema): "If an output schema is provided: Servers MUST provide structured results that conform to this schema." (isError:true results are exempt: ERR-ISERROR-STRUCT-01)`,
+	Run:    runStructConform,
+})
+
+// ctOutputSchemas maps listed tool names to their outputSchema.
+func ctOutputSchemas(l *toolkit.Listing) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, tl := range l.Tools {
+		if raw, ok := tl.Fields["outputSchema"]; ok && tl.Name != "" {
+			out[tl.Name] = raw
+		}
+	}
+	return out
+}
+
+// ctCompileOutput compiles an outputSchema in its dialect: the declared $schema, else
+// the revision's default — 2020-12 from 2025-11-25; before that no dialect is
+// mandated, so the one it compiles under (2020-12, then draft-07).
+func ctCompileOutput(rev revision.Revision, raw json.RawMessage) (*revision.ToolSchema, error) {
+	if rev.Has(revision.DefaultDialect2020) {
+		return revision.CompileToolSchema(raw, revision.Draft2020)
+	}
+	d, err := revision.CompileAnyDialect(raw)
+	if err != nil {
+		return nil, fmt.Errorf("compile outputSchema: %w", err)
+	}
+	return revision.CompileToolSchema(raw, d)
+}
+
+func runStructConform(t *conform.T) conform.Verdict {
+	l := ctExercise(t)
+	schemas := ctOutputSchemas(l)
+	compiled := map[string]*revision.ToolSchema{}
+	broken := map[string]error{}
+	var f ctFindings
+	exempt, uncompiled := 0, 0
+	for _, r := range ctResults(t) {
+		raw, ok := schemas[r.Tool]
+		if !ok {
+			continue
+		}
+		if r.IsError {
+			exempt++
+			continue
+		}
+		ts, err := ctCompiled(r.Session.Rev, r.Tool, raw, compiled, broken)
+		if err != nil {
+			uncompiled++
+			continue
+		}
+		f.judged++
+		sc, present := r.Structured()
+		if !present {
+			f.fail(r.where() + ": a successful result without structuredContent")
+			continue
+		}
+		if err := ts.Validate(json.RawMessage(sc)); err != nil {
+			f.fail(ctProblems(err, r.where()+" /structuredContent"))
+		}
+	}
+	if f.judged == 0 {
+		return ctConformUnjudged(t, l, len(schemas), exempt, uncompiled, broken)
+	}
+	if exempt > 0 {
+		f.note(fmt.Sprintf("%d isError:true result%s exempt (ERR-ISERROR-STRUCT-01)", exempt, ctPlural(exempt)))
+	}
+	for name, err := range broken {
+		f.note(fmt.Sprintf("%s not judged: its outputSchema does not compile (%v; see STRUCT-OUTSCHEMA-VALID-01)", name, err))
+	}
+	return f.verdict(t, "structuredContent valid against the tool's outputSchema in every successful result", "",
+		fmt.Sprintf("%d successful result%s, each with structuredContent valid against the outputSchema", f.judged, ctPlural(f.judged)))
+}
+
+// ctCompiled compiles a tool's outputSchema once per check.
+func ctCompiled(rev revision.Revision, name string, raw json.RawMessage, compiled map[string]*revision.ToolSchema, broken map[string]error) (*revision.ToolSchema, error) {
+	if ts, ok := compiled[name]; ok {
+		return ts, nil
+	}
+	if err, ok := broken[name]; ok {
+		return nil, err
+	}
+	ts, err := ctCompileOutput(rev, raw)
+	if err != nil {
+		broken[name] = err
+		return nil, err
+	}
+	compiled[name] = ts
+	return ts, nil
+}
+
+// ctConformUnjudged is STRUCT-CONFORM-01's skip when no result could be judged.
+func ctConformUnjudged(t *conform.T, l *toolkit.Listing, schemas, exempt, uncompiled int, broken map[string]error) conform.Verdict {
+	switch {
+	case uncompiled > 0:
+		var why []string
+		for name, err := range broken {
+			why = append(why, fmt.Sprintf("%s: %v", name, err))
+		}
+		return conform.Skip(reports.NotExercised, "the results of tools with an outputSchema could not be judged, their schemas do not compile (see STRUCT-OUTSCHEMA-VALID-01): %s", ctCap(why, 3))
+	case exempt > 0:
+		return conform.Skip(reports.NotExercised, "only isError:true results of tools with an outputSchema were seen (%d), which the rule exempts (ERR-ISERROR-STRUCT-01)", exempt)
+	case schemas > 0 && l.Find(ctStructFixture) == nil:
+		return conform.Skip(reports.NotExercised, "%d listed tool%s declare an outputSchema but none was called: allow one with --call NAME[=JSON], or list the fixture tool %s", schemas, ctPlural(schemas), ctStructFixture)
+	}
+	return ctUnexercised(t, l, ctStructFixture, "successful result of a tool with an outputSchema")
+}
+
+// STRUCT-TEXT-MIRROR-01 — R3+ tools.mdx (Structured Content).
+var _ = conform.Register(conform.Check{
+	ID: "STRUCT-TEXT-MIRROR-01", Title: "a result with structuredContent also carries it serialized in a text block",
+	Level: conform.Should, Revisions: ctLegacy("2025-06-18", ""), Area: "structured", Needs: conform.NeedsFixture,
+	Source: `{rev}/server/tools.mdx (Structured Content): "For backwards compatibility, a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block."`,
+	Run: func(t *conform.T) conform.Verdict {
+		l := ctExercise(t)
+		var f ctFindings
+		for _, r := range ctResults(t) {
+			raw, ok := r.Structured()
+			if !ok {
+				continue
+			}
+			f.judged++
+			if why := ctMirror(r, raw); why != "" {
+				f.fail(r.where() + ": " + why)
+			}
+		}
+		if f.judged == 0 {
+			return ctUnexercised(t, l, ctStructFixture, "structuredContent")
+		}
+		return f.verdict(t, "a text block holding the serialized JSON of structuredContent", "",
+			fmt.Sprintf("%d result%s with structuredContent, each mirroring it in a text block", f.judged, ctPlural(f.judged)))
+	},
+})
+
+// ctMirror says why no text block of the result deep-equals structuredContent once
+// parsed ("" when one does).
+func ctMirror(r *ctResult, structured json.RawMessage) string {
+	var want any
+	if json.Unmarshal(structured, &want) != nil {
+		return "structuredContent is not JSON"
+	}
+	texts := 0
+	for _, b := range ctBlocksOf([]*ctResult{r}) {
+		if b.Type != "text" {
+			continue
+		}
+		var text string
+		if json.Unmarshal(b.Fields["text"], &text) != nil {
+			continue
+		}
+		texts++
+		var got any
+		if json.Unmarshal([]byte(text), &got) == nil && reflect.DeepEqual(got, want) {
+			return ""
+		}
+	}
+	if texts == 0 {
+		return fmt.Sprintf("no text block (content types [%s])", strings.Join(ctTypes(r.Content), ", "))
+	}
+	return fmt.Sprintf("none of the %d text block%s parses to JSON equal to structuredContent %s", texts, ctPlural(texts), ctClip(string(structured), 80))
+}
+
+// STRUCT-OUTSCHEMA-ROOT-01 — 2025-06-18/2025-11-25 schema Tool.outputSchema.
+var _ = conform.Register(conform.Check{
+	ID: "STRUCT-OUTSCHEMA-ROOT-01", Title: "every outputSchema has root type \"object\"",
+	Level: conform.Must, Revisions: ctLegacy("2025-06-18", "2025-11-25"), Area: "structured", Needs: conform.NeedsAny,
+	Source: `{rev} schema Tool.outputSchema: "properties": {"type": {"const": "object"}, …}, "required": ["type"]`,
+	Run: func(t *conform.T) conform.Verdict {
+		l := toolkit.List(t)
+		if v := toolkit.ListVerdict(t, l); v != nil {
+			return *v
+		}
+		var f ctFindings
+		for _, tl := range l.Tools {
+			raw, ok := tl.Fields["outputSchema"]
+			if !ok {
+				continue
+			}
+			f.judged++
+			var s map[string]json.RawMessage
+			if json.Unmarshal(raw, &s) != nil || s == nil {
+				f.fail(fmt.Sprintf("%s: outputSchema is %s", toolkit.Quote(tl.Name), ctArticle(ctKind(raw))))
+				continue
+			}
+			if typ, ok := s["type"]; !ok || string(typ) != `"object"` {
+				f.fail(fmt.Sprintf("%s: outputSchema/type is %s", toolkit.Quote(tl.Name), ctOr(string(typ), "absent")))
+			}
+		}
+		if f.judged == 0 {
+			return conform.Skip(reports.NotApplicable, "none of the %d listed tools declares an outputSchema", len(l.Tools))
+		}
+		return f.verdict(t, `outputSchema with "type": "object" at the root`, "",
+			fmt.Sprintf("every outputSchema (%d) has root type \"object\"", f.judged))
+	},
+})
+
+// STRUCT-OUTSCHEMA-VALID-01 — 2025-11-25 tools.mdx; basic/index.mdx (JSON Schema Usage).
+var _ = conform.Register(conform.Check{
+	ID: "STRUCT-OUTSCHEMA-VALID-01", Title: "every outputSchema is a valid JSON Schema in its dialect (default 2020-12)",
+	Level: conform.Must, Revisions: ctLegacy("2025-11-25", ""), Area: "structured", Needs: conform.NeedsAny,
+	Source: `{rev}/basic/index.mdx (JSON Schema Usage, Schema Validation): "Schemas MUST be valid according to their declared or default dialect"; "Clients and servers MUST support JSON Schema 2020-12 for schemas without an explicit $schema field"`,
+	Run: func(t *conform.T) conform.Verdict {
+		l := toolkit.List(t)
+		if v := toolkit.ListVerdict(t, l); v != nil {
+			return *v
+		}
+		var f ctFindings
+		for _, tl := range l.Tools {
+			raw, ok := tl.Fields["outputSchema"]
+			if !ok {
+				continue
+			}
+			f.judged++
+			ts, err := revision.CompileToolSchema(raw, revision.Draft2020)
+			switch {
+			case errors.Is(err, revision.ErrRemoteRef), errors.Is(err, revision.ErrRegex), errors.Is(err, revision.ErrUnsupportedDialect):
+				f.warn(fmt.Sprintf("%s: inconclusive: %v", toolkit.Quote(tl.Name), err))
+			case err != nil:
+				f.fail(fmt.Sprintf("%s: %v", toolkit.Quote(tl.Name), err))
+			default:
+				f.note(fmt.Sprintf("%s compiles under %s", toolkit.Quote(tl.Name), revision.DialectName(ts.Dialect())))
+			}
+		}
+		if f.judged == 0 {
+			return conform.Skip(reports.NotApplicable, "none of the %d listed tools declares an outputSchema", len(l.Tools))
+		}
+		if len(f.fails) == 0 && len(f.warns) == 0 {
+			return conform.Pass("every outputSchema (%d) compiles: %s", f.judged, ctCap(f.notes, 4))
+		}
+		return f.verdict(t, "every outputSchema a valid JSON Schema in its dialect",
+			"an outputSchema the suite can compile offline (a remote $ref, an ECMA-only regex or an unknown dialect leaves it unverified)", "")
+	},
+})
+
+// STRUCT-NOSCHEMA-01 — R3+ tools.mdx (Structured Content).
+var _ = conform.Register(conform.Check{
+	ID: "STRUCT-NOSCHEMA-01", Title: "structuredContent without an outputSchema is allowed (informational)",
+	Level: conform.May, Revisions: ctLegacy("2025-06-18", ""), Area: "structured", Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/server/tools.mdx: "Tools may also provide an output schema for validation of structured results." (the schema is optional; structured content is not tied to it)`,
+	Run: func(t *conform.T) conform.Verdict {
+		l := ctExercise(t)
+		schemas := ctOutputSchemas(l)
+		var seen []string
+		for _, r := range ctResults(t) {
+			if _, ok := r.Structured(); !ok {
+				continue
+			}
+			if _, declared := schemas[r.Tool]; !declared {
+				seen = append(seen, r.where())
+			}
+		}
+		if len(seen) == 0 {
+			return conform.Skip(reports.NotExercised, "no result carried structuredContent from a tool without an outputSchema")
+		}
+		return conform.Note("structuredContent from tools without an outputSchema (allowed): %s", ctCap(seen, 5))
+	},
+})
+
+// STRUCT-R12-01 — 2024-11-05 and 2025-03-26 schemas (no structured output).
+var _ = conform.Register(conform.Check{
+	ID: "STRUCT-R12-01", Title: "no structuredContent or outputSchema before 2025-06-18 (informational)",
+	Level: conform.Derived, Revisions: ctLegacy("", "2025-03-26"), Area: "structured", Needs: conform.NeedsOpportunistic,
+	Source: `2024-11-05 and 2025-03-26 schemas: neither CallToolResult.structuredContent nor Tool.outputSchema exists (structured output arrives in 2025-06-18; the schemas tolerate extra members)`,
+	Run:    runStructR12,
+})
+
+func runStructR12(t *conform.T) conform.Verdict {
+	l := ctExercise(t)
+	var seen []string
+	for _, tl := range l.Tools {
+		if tl.Has("outputSchema") {
+			seen = append(seen, toolkit.Quote(tl.Name)+" declares an outputSchema")
+		}
+	}
+	results := ctResults(t)
+	for _, r := range results {
+		if _, ok := r.Structured(); ok {
+			seen = append(seen, r.where()+" carries structuredContent")
+		}
+	}
+	switch {
+	case len(seen) > 0:
+		return conform.Note("structured output in a %s session, which has none (tolerated as extra members): %s", t.Rev.Name, ctCap(seen, 5))
+	case len(l.Pages) == 0 || l.Pages[0].Result == nil:
+		if len(results) == 0 {
+			return conform.Skip(reports.NotExercised, "no tools/list result and no tools/call result to look at")
+		}
+	}
+	return conform.Pass("no outputSchema among %d listed tools, no structuredContent in %d tools/call result%s", len(l.Tools), len(results), ctPlural(len(results)))
+}
+
+// ctKind names the JSON type of raw JSON ("absent" when empty).
+func ctKind(raw json.RawMessage) string {
+	s := strings.TrimSpace(string(raw))
+	switch {
+	case s == "":
+		return "absent"
+	case s == "null":
+		return "null"
+	case s == "true" || s == "false":
+		return "boolean"
+	case s[0] == '"':
+		return "string"
+	case s[0] == '{':
+		return "object"
+	case s[0] == '[':
+		return "array"
+	}
+	return "number"
+}
+
+// ctArticle puts an article before a JSON type name.
+func ctArticle(kind string) string {
+	switch kind {
+	case "null", "absent":
+		return kind
+	case "array", "object":
+		return "an " + kind
+	}
+	return "a " + kind
+}
+
+// ctOr returns s, or def when s is empty.
+func ctOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,182 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// Helpers of the capability, listing and definition checks (capabilities.go,
+// definitions.go, icons.go, schemas.go, leakage.go). Unexported names start with
+// "def" so that they cannot clash with the other files of the package.
+
+// defLegacyWith returns the legacy revisions that have a feature, oldest first: the
+// rows about a field exist exactly where the registry says the field does.
+func defLegacyWith(f revision.Feature) []revision.Revision {
+	var out []revision.Revision
+	for _, r := range revision.InEra(revision.Legacy) {
+		if r.Has(f) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// defLegacyWithout returns the legacy revisions that lack a feature.
+func defLegacyWithout(f revision.Feature) []revision.Revision {
+	var out []revision.Revision
+	for _, r := range revision.InEra(revision.Legacy) {
+		if !r.Has(f) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// defTool is a listed tool with where it came from: its page of the walk and its
+// index in that page's tools array.
+type defTool struct {
+	toolkit.Tool
+	Index int // index in the page's tools array
+}
+
+// String names the tool for messages: its name and JSON pointer.
+func (d defTool) String() string {
+	name := "(no string name)"
+	if d.Name != "" {
+		name = toolkit.Quote(d.Name)
+	}
+	return fmt.Sprintf("%s (page %d /tools/%d)", name, d.Page+1, d.Index)
+}
+
+// Pointer is the JSON pointer of a member of the tool inside its page's result.
+func (d defTool) Pointer(suffix string) string {
+	return fmt.Sprintf("page %d /tools/%d%s", d.Page+1, d.Index, suffix)
+}
+
+// defListing is the memoized tools/list walk of the revision's main session, with
+// every tool located; v is non-nil when there is no listing to judge.
+type defListing struct {
+	*toolkit.Listing
+	Tools []defTool
+}
+
+// defList returns the main session's listing, or the verdict of a check that has
+// none to judge (tools/list failed, or listed no tool).
+func defList(t *conform.T) (*defListing, *conform.Verdict) {
+	l := toolkit.List(t)
+	if v := toolkit.ListVerdict(t, l); v != nil {
+		return nil, v
+	}
+	dl := &defListing{Listing: l}
+	for _, p := range l.Pages {
+		for i, tl := range p.Tools {
+			dl.Tools = append(dl.Tools, defTool{Tool: tl, Index: i})
+		}
+	}
+	if len(dl.Tools) == 0 {
+		v := conform.Skip(reports.NotExercised, "tools/list listed no tool%s: no definition to judge", dl.partial())
+		return nil, &v
+	}
+	return dl, nil
+}
+
+// partial says, for messages, that the walk did not see the whole list.
+func (l *defListing) partial() string {
+	if l.Complete() {
+		return ""
+	}
+	return fmt.Sprintf(" (the tools/list walk stopped early: %s after %d pages)", l.Stop, len(l.Pages))
+}
+
+// with returns the tools that have a member.
+func (l *defListing) with(member string) []defTool {
+	var out []defTool
+	for _, d := range l.Tools {
+		if d.Has(member) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// defNone is the skip of a check none of whose subjects occurred.
+func defNone(l *defListing, what, unlock string) conform.Verdict {
+	return conform.Skip(reports.NotExercised, "none of the %d listed tools %s%s; %s", len(l.Tools), what, l.partial(), unlock)
+}
+
+// defCap renders a list of findings for a message, at most n of them.
+func defCap(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, "; ")
+	}
+	return strings.Join(items[:n], "; ") + fmt.Sprintf("; … and %d more", len(items)-n)
+}
+
+// defKind names the JSON type of raw JSON ("absent" when empty).
+func defKind(raw json.RawMessage) string {
+	s := strings.TrimSpace(string(raw))
+	switch {
+	case s == "":
+		return "absent"
+	case s == "null":
+		return "null"
+	case s == "true" || s == "false":
+		return "boolean"
+	case s[0] == '"':
+		return "string"
+	case s[0] == '{':
+		return "object"
+	case s[0] == '[':
+		return "array"
+	default:
+		return "number"
+	}
+}
+
+// defClip shortens raw JSON for messages.
+func defClip(raw json.RawMessage, n int) string {
+	s := strings.ToValidUTF8(string(raw), "�")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// defObject decodes a JSON object's members (nil when raw is not an object).
+func defObject(raw json.RawMessage) map[string]json.RawMessage {
+	if defKind(raw) != "object" {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// defArray decodes a JSON array's items (nil, false when raw is not an array).
+func defArray(raw json.RawMessage) ([]json.RawMessage, bool) {
+	if defKind(raw) != "array" {
+		return nil, false
+	}
+	var a []json.RawMessage
+	if json.Unmarshal(raw, &a) != nil {
+		return nil, false
+	}
+	return a, true
+}
+
+// defString decodes a JSON string (false when raw is not a string).
+func defString(raw json.RawMessage) (string, bool) {
+	var s string
+	if defKind(raw) != "string" || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
