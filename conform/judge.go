@@ -15,6 +15,7 @@ type Dialer func(ctx context.Context) (transport.Transport, error)
 // dialTarget is a target made of a Dialer (tests script servers with it).
 type dialTarget struct{ dialer Dialer }
 
+func (d dialTarget) isolated() bool                                        { return true }
 func (d dialTarget) describe() string                                      { return "scripted server" }
 func (d dialTarget) start(context.Context) error                           { return nil }
 func (d dialTarget) fallback(context.Context, error) bool                  { return false }

@@ -62,6 +62,8 @@ type runState struct {
 	exitOverride int
 	// only, when set, restricts the run to one check (Judge).
 	only *Check
+	// opening bounds how many prefetched sessions open at once.
+	opening chan struct{}
 }
 
 type memoEntry struct {
@@ -78,6 +80,7 @@ func newRunState(cfg Config, tgt target, sel *selection) *runState {
 		started:     time.Now(),
 		attachments: map[string][]byte{},
 		memo:        map[string]*memoEntry{},
+		opening:     make(chan struct{}, 4),
 		report: &reports.Report{
 			Target: tgt.describe(),
 			Tool:   "mcp-conform " + cfg.ToolVersion,
@@ -165,6 +168,10 @@ func (rs *runState) prefetch(ctx context.Context, col *column) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// Bounded: starting many servers at once only slows each one's start
+			// past its first request's deadline.
+			rs.opening <- struct{}{}
+			defer func() { <-rs.opening }()
 			s, err := rs.openSession(ctx, col, col.rev.Name)
 			if err == nil && s.Negotiated == col.rev.Name {
 				mu.Lock()
@@ -206,7 +213,7 @@ func (rs *runState) openSession(ctx context.Context, col *column, requested stri
 		rs.sessionSeq++
 		label := fmt.Sprintf("%s-%02d", col.rev.Name, rs.sessionSeq)
 		rs.memoMu.Unlock()
-		s, err := drv.open(ctx, rs.tgt, requested, col.rev, sessionOptions{timeout: rs.cfg.Timeout, label: label, version: rs.cfg.ToolVersion})
+		s, err := drv.open(ctx, rs.tgt, requested, col.rev, sessionOptions{timeout: rs.cfg.Timeout, initTimeout: rs.cfg.StartTimeout, label: label, version: rs.cfg.ToolVersion})
 		col.mu.Lock()
 		col.sessions = append(col.sessions, s)
 		col.mu.Unlock()
@@ -248,17 +255,28 @@ type judged struct {
 	dur time.Duration
 }
 
-// startWorkers judges every column's selected checks in a goroutine per column, in
-// run order. Revisions are independent sessions, so they overlap; Ginkgo's It bodies
-// then only await their check's verdict, in Ginkgo's own order.
+// startWorkers judges every column's selected checks in run order, ahead of Ginkgo,
+// whose It bodies then only await their check's verdict. On an isolated target (a
+// server per session) the revisions overlap, a goroutine each; on a shared server
+// they run one after another, so that one revision's state changes cannot show in
+// another's observations.
 func (rs *runState) startWorkers() {
+	prev := make(chan struct{})
+	close(prev)
 	for _, col := range rs.columns {
 		col.futures = map[string]chan judged{}
 		list := rs.checksFor(col.rev)
 		for _, c := range list {
 			col.futures[c.ID] = make(chan judged, 1)
 		}
+		wait, done := prev, make(chan struct{})
+		if rs.tgt.isolated() {
+			wait = closedChan
+		}
+		prev = done
 		go func() {
+			defer close(done)
+			<-wait
 			for _, c := range list {
 				start := time.Now()
 				v := rs.judge(col, c)
@@ -267,6 +285,8 @@ func (rs *runState) startWorkers() {
 		}()
 	}
 }
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // judge computes one check's raw verdict in one column.
 func (rs *runState) judge(col *column, c *Check) Verdict {

@@ -107,8 +107,11 @@ var drivers = map[revision.Era]eraDriver{
 
 type sessionOptions struct {
 	timeout time.Duration
-	label   string
-	version string // the suite's version for clientInfo
+	// initTimeout bounds initialize, the first request, which on stdio also waits
+	// for the server process to start.
+	initTimeout time.Duration
+	label       string
+	version     string // the suite's version for clientInfo
 }
 
 // legacyDriver opens an R1–R4 session: initialize → result → notifications/initialized.
@@ -122,13 +125,14 @@ func (legacyDriver) open(ctx context.Context, tgt target, requested string, rev 
 		return s, s.InitErr
 	}
 	s.Kind = tr.Kind()
-	s.Conn = wire.NewConn(tr, wire.Options{RequestTimeout: opts.timeout})
+	s.Conn = wire.NewConn(tr, wire.Options{RequestTimeout: max(opts.timeout, opts.initTimeout)})
 	params := map[string]any{
 		"protocolVersion": requested,
 		"capabilities":    map[string]any{},
 		"clientInfo":      map[string]any{"name": ClientName, "version": opts.version},
 	}
 	resp, err := s.Conn.Call(ctx, "initialize", params)
+	s.Conn.SetRequestTimeout(opts.timeout)
 	if err != nil {
 		s.InitErr = &initError{stage: "initialize", err: err}
 		return s, s.InitErr

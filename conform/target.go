@@ -25,6 +25,11 @@ type target interface {
 	fallback(ctx context.Context, err error) bool
 	close(ctx context.Context)
 	attachments() map[string][]byte
+	// isolated reports whether every session gets a server of its own (stdio: a
+	// process per session). Only then may revisions run concurrently: on a shared
+	// server one revision's state change (a list change is global, spec-matrix §3.2)
+	// would show in another's listings.
+	isolated() bool
 }
 
 // stdioTarget launches the command once per session.
@@ -36,6 +41,7 @@ type stdioTarget struct {
 }
 
 func (t *stdioTarget) describe() string            { return t.label }
+func (t *stdioTarget) isolated() bool              { return true }
 func (t *stdioTarget) start(context.Context) error { return nil }
 func (t *stdioTarget) fallback(context.Context, error) bool {
 	return false
@@ -96,6 +102,7 @@ type httpTarget struct {
 }
 
 func (t *httpTarget) describe() string            { return t.cfg.URL }
+func (t *httpTarget) isolated() bool              { return false }
 func (t *httpTarget) start(context.Context) error { return nil }
 func (t *httpTarget) close(context.Context)       {}
 

@@ -65,28 +65,38 @@ func everythingJS(npmDir string) string {
 	return filepath.Join(npmDir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
 }
 
+// The tools the runs may call (tier 1, --call): on the Go SDK fixture, its own typed
+// tools and toggle_tool as the list-change trigger; on server-everything, the tools
+// that only build content — not get-env (it returns the environment),
+// gzip-file-as-resource (it fetches a URL), the toggles or the long operations.
+var (
+	gosdkCalls      = []string{"--call", "echo", "--call", "add", "--call", "fail", "--call", "upper", "--trigger-tool", "toggle_tool"}
+	everythingCalls = []string{"--call", "echo", "--call", "get-sum", "--call", "get-tiny-image", "--call", "get-annotated-message",
+		"--call", "get-resource-links", "--call", "get-resource-reference", "--call", "get-structured-content"}
+)
+
 func realServers(gosdk, npmDir string) []realServer {
 	return []realServer{
-		{"gosdk-stdio", func(t *testing.T) []string { return []string{"--target", shQuote(gosdk)} }},
+		{"gosdk-stdio", func(t *testing.T) []string { return append([]string{"--target", shQuote(gosdk)}, gosdkCalls...) }},
 		{"gosdk-http", func(t *testing.T) []string {
 			port := freePort(t)
-			return []string{
+			return append([]string{
 				"--target", fmt.Sprintf("%s --http 127.0.0.1:%d", shQuote(gosdk), port),
 				"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
-			}
+			}, gosdkCalls...)
 		}},
 		{"everything-stdio", func(t *testing.T) []string {
-			return []string{"--target", "node " + shQuote(everythingJS(npmDir)), "--cwd", npmDir}
+			return append([]string{"--target", "node " + shQuote(everythingJS(npmDir)), "--cwd", npmDir}, everythingCalls...)
 		}},
 		{"everything-http", func(t *testing.T) []string {
 			port := freePort(t)
 			// server-everything listens on every interface; loopback.cjs pins it to
 			// 127.0.0.1 (fixtures/npm/README.md).
-			return []string{
+			return append([]string{
 				"--target", "node --require ./loopback.cjs " + shQuote(everythingJS(npmDir)) + " streamableHttp",
 				"--cwd", npmDir, "--env", fmt.Sprintf("PORT=%d", port),
 				"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
-			}
+			}, everythingCalls...)
 		}},
 	}
 }
@@ -98,7 +108,7 @@ func TestRealServers(t *testing.T) {
 	for _, srv := range realServers(gosdk, npmDir) {
 		t.Run(srv.name, func(t *testing.T) {
 			dir := t.TempDir()
-			args := append(srv.args(t), "--report-dir", dir, "--timeout", "5s")
+			args := append(srv.args(t), "--report-dir", dir, "--timeout", "10s")
 			r := runCLI(t, args...)
 			if r.code != 0 && r.code != 1 {
 				t.Fatalf("want exit 0 or 1 (a verdict), got %s", r)

@@ -177,7 +177,7 @@ func TestExitCodes(t *testing.T) {
 		{
 			name: "server never answers",
 			args: func(tmp string) []string {
-				return []string{"--timeout", "1s", "--target", pidRecordingTarget(filepath.Join(tmp, "pids"), silentServer)}
+				return []string{"--timeout", "1s", "--start-timeout", "1s", "--target", pidRecordingTarget(filepath.Join(tmp, "pids"), silentServer)}
 			},
 			want:    4,
 			reports: true,

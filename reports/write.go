@@ -63,6 +63,9 @@ func WriteAll(dir string, r *Report, attachments map[string][]byte) ([]string, e
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	// An earlier run's transcripts or logs in the same directory would pass for this
+	// run's: remove the folders and files this run writes attachments into first.
+	errs = append(errs, clearStale(dir, names)...)
 	for _, name := range names {
 		if err := checkAttachmentName(name); err != nil {
 			errs = append(errs, err)
@@ -145,4 +148,24 @@ func writeFileAtomic(path string, data []byte) (err error) {
 		return fmt.Errorf("reports: write %s: rename into place: %w", path, err)
 	}
 	return nil
+}
+
+// clearStale removes, inside dir, every top-level folder and file that the new
+// attachments write into, so that nothing of an earlier run is left beside them.
+func clearStale(dir string, names []string) []error {
+	tops := map[string]bool{}
+	for _, name := range names {
+		if checkAttachmentName(name) != nil {
+			continue
+		}
+		top, _, _ := strings.Cut(name, "/")
+		tops[top] = true
+	}
+	var errs []error
+	for top := range tops {
+		if err := os.RemoveAll(filepath.Join(dir, top)); err != nil {
+			errs = append(errs, fmt.Errorf("reports: clear the earlier %s: %w", top, err))
+		}
+	}
+	return errs
 }

@@ -118,3 +118,20 @@ func TestCheckAttachmentName(t *testing.T) {
 		})
 	}
 }
+
+func TestWriteAllClearsAnEarlierRunsAttachments(t *testing.T) {
+	dir := t.TempDir()
+	r := &Report{Revisions: []RevisionReport{}}
+	if _, err := WriteAll(dir, r, map[string][]byte{"transcripts/old-01.jsonl": []byte("old\n"), "ginkgo.log": []byte("old")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteAll(dir, r, map[string][]byte{"transcripts/new-01.jsonl": []byte("new\n"), "ginkgo.log": []byte("new")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "transcripts", "old-01.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("an earlier run's transcript survived: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "ginkgo.log")); string(b) != "new" {
+		t.Errorf("ginkgo.log = %q", b)
+	}
+}

@@ -67,7 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.revisions, "revision", "all", "comma-separated protocol revisions to test: "+strings.Join(revision.Names(), ","))
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Second, "deadline for each request")
 	fs.DurationVar(&o.runTimeout, "run-timeout", 10*time.Minute, "deadline for the whole run")
-	fs.DurationVar(&o.startTimeout, "start-timeout", 15*time.Second, "with --url: how long to wait for the launched server to accept connections")
+	fs.DurationVar(&o.startTimeout, "start-timeout", 15*time.Second, "how long a server may take to start: a launched --url server to accept connections, and any server to answer its first request (initialize)")
 	fs.StringVar(&o.reportDir, "report-dir", "mcp-conform-report", "directory for junit.xml, report.json, matrix.md, transcripts and server stderr")
 	fs.StringVar(&o.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:tools && !level:may' (labels: rev:, level:, area:, needs:, id:)")
 	fs.Var(&o.focus, "focus", "run only checks whose text matches this regexp (repeatable; Ginkgo --focus)")

@@ -134,7 +134,18 @@ func NewConn(t transport.Transport, opts Options) *Conn {
 func (c *Conn) Transport() transport.Transport { return c.t }
 
 // RequestTimeout is the per-call deadline in force.
-func (c *Conn) RequestTimeout() time.Duration { return c.opts.RequestTimeout }
+func (c *Conn) RequestTimeout() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.opts.RequestTimeout
+}
+
+// SetRequestTimeout changes the per-call deadline for later calls.
+func (c *Conn) SetRequestTimeout(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.opts.RequestTimeout = d
+}
 
 // NextID returns a fresh integer id never used in this session.
 func (c *Conn) NextID() ID {
@@ -182,7 +193,7 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 		c.mu.Unlock()
 	}()
 
-	ctx, cancel := context.WithTimeout(ctx, c.opts.RequestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, c.RequestTimeout())
 	defer cancel()
 	pc.sent = time.Now()
 	if err := c.send(ctx, raw); err != nil {
@@ -336,7 +347,7 @@ func (c *Conn) answer(req *Message) {
 	if err != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.opts.RequestTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), c.RequestTimeout())
 	defer cancel()
 	_ = c.send(ctx, raw) // a failed reply shows in the transcript and the server's behaviour
 }
