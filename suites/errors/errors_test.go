@@ -283,8 +283,9 @@ func TestJudgeIsErrorStruct(t *testing.T) {
 	}{
 		{"none", []seenCall{seen("w", okText), seen("x", isErrText)}, kSkip, ""},
 		{"isError without structuredContent", []seenCall{seen("w", isErrText)}, kNote, "no structuredContent"},
-		{"isError with non-conforming structuredContent", []seenCall{seen("w", `{"content":[],"isError":true,"structuredContent":{"t":"hot"}}`)}, kNote, "does not conform"},
-		{"isError with conforming structuredContent", []seenCall{seen("w", `{"content":[],"isError":true,"structuredContent":{"t":1}}`)}, kNote, "conforms"},
+		{"isError with non-conforming structuredContent", []seenCall{seen("w", `{"content":[{"type":"text","text":"boom"}],"isError":true,"structuredContent":{"t":"hot"}}`)}, kNote, "does not conform"},
+		{"isError with conforming structuredContent", []seenCall{seen("w", `{"content":[{"type":"text","text":"boom"}],"isError":true,"structuredContent":{"t":1}}`)}, kNote, "conforms"},
+		{"isError without a text block warns", []seenCall{seen("w", `{"content":[],"isError":true,"structuredContent":{"t":1}}`)}, kWarn, "no text block"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -173,9 +173,9 @@ func hasText(blocks []struct {
 
 // ERR-ISERROR-STRUCT-01 — 2025-06-18/server/tools.mdx (Output Schema), derived.
 var _ = conform.Register(conform.Check{
-	ID: "ERR-ISERROR-STRUCT-01", Title: "an isError:true result of a tool with an outputSchema is not held to that schema (informational)",
+	ID: "ERR-ISERROR-STRUCT-01", Title: "an isError:true result of a tool with an outputSchema is not held to it, and explains the failure in a text block",
 	Level: conform.Derived, Revisions: revision.Range("2025-06-18", ""), Area: "observed", Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/server/tools.mdx (Output Schema): "If an output schema is provided: Servers MUST provide structured results that conform to this schema." Derived: an isError:true result reports a failure and is not a structured result, so the MUST does not cover it (STRUCT-CONFORM-01 must not fail it). Informational only.`,
+	Source: `{rev}/server/tools.mdx (Output Schema): "If an output schema is provided: Servers MUST provide structured results that conform to this schema." Derived: an isError:true result reports a failure and is not a structured result, so the MUST does not cover it (STRUCT-CONFORM-01 must not fail it). Derived in turn: exempt from the schema, such a result carries its explanation in content; one with no text block leaves a client nothing to read (WARN, never FAIL).`,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := noTools(t); v != nil {
 			return *v
@@ -197,16 +197,25 @@ var _ = conform.Register(conform.Check{
 // judgeIsErrorStruct notes how isError:true results of tools with an outputSchema
 // relate to the schema; it never fails.
 func judgeIsErrorStruct(calls []seenCall, schemas map[string]json.RawMessage, dialect string) verdict {
-	var seen []string
+	var seen, textless []string
 	for _, c := range calls {
 		schema, ok := schemas[c.name]
 		if !ok || !c.isError() {
 			continue
 		}
 		seen = append(seen, c.label()+": "+structState(c, schema, dialect))
+		var blocks []struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(c.result["content"], &blocks) != nil || !hasText(blocks) {
+			textless = append(textless, c.label())
+		}
 	}
 	if len(seen) == 0 {
 		return skip(reports.NotExercised, "no isError:true result of a tool with an outputSchema was seen in this revision's sessions")
+	}
+	if len(textless) > 0 {
+		return warn("the failure explained in a text block of every isError:true result (such a result is exempt from the outputSchema)", "no text block in "+strings.Join(textless, "; "))
 	}
 	return note(fmt.Sprintf("%d isError:true results of tools with an outputSchema, not held to it (the MUST covers structured results only): %s", len(seen), strings.Join(seen, "; ")))
 }

@@ -187,8 +187,8 @@ func defNoParams(schema map[string]json.RawMessage) bool {
 // TOOLS-INSCHEMA-NOPARAMS-01 — 2025-11-25/server/tools.mdx (Tool).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-INSCHEMA-NOPARAMS-01", Title: "tools without parameters use {\"type\":\"object\",\"additionalProperties\":false} (recommended)",
-	Level: conform.Descriptive, Revisions: defLegacyFrom("2025-11-25"), Area: "tools", Needs: conform.NeedsAny,
-	Source: "2025-11-25/server/tools.mdx (Tool): \"For tools with no parameters, use one of these valid approaches: `{ \"type\": \"object\", \"additionalProperties\": false }` - Recommended: explicitly accepts only empty objects; `{ \"type\": \"object\" }` - accepts any object (including with properties)\"",
+	Level: conform.Should, Revisions: defLegacyFrom("2025-11-25"), Area: "tools", Needs: conform.NeedsAny,
+	Source: "2025-11-25/server/tools.mdx (Tool): \"For tools with no parameters, use one of these valid approaches: `{ \"type\": \"object\", \"additionalProperties\": false }` - Recommended: explicitly accepts only empty objects; `{ \"type\": \"object\" }` - accepts any object (including with properties)\" (RFC 2119: RECOMMENDED means SHOULD, so the allowed open form warns)",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
 		if v != nil {
@@ -210,7 +210,8 @@ var _ = conform.Register(conform.Check{
 		case n == 0:
 			return defNone(l, "takes no parameters", "the fixture contract's metadata variants include a parameterless tool")
 		case len(open) > 0:
-			return conform.Note("%d of %d parameterless tool(s) accept any object (allowed; {\"type\":\"object\",\"additionalProperties\":false} is recommended): %s", len(open), n, defCap(open, 5))
+			return t.Violation("the recommended {\"type\":\"object\",\"additionalProperties\":false} for tools without parameters",
+				fmt.Sprintf("%d of %d parameterless tool(s) accept any object (an allowed form, not the recommended one): %s", len(open), n, defCap(open, 5)))
 		}
 		return conform.Pass("%d parameterless tool(s) accept only the empty object, as recommended", n)
 	},

@@ -64,9 +64,9 @@ func TestInputSchemaVerdicts(t *testing.T) {
 
 		{name: "additionalProperties false passes", id: "TOOLS-INSCHEMA-NOPARAMS-01", rev: "2025-11-25", want: reports.Pass,
 			setup: defTools(defIn("a", `{"type":"object","additionalProperties":false}`), defIn("b", valid))},
-		{name: "an open object is a note", id: "TOOLS-INSCHEMA-NOPARAMS-01", rev: "2025-11-25", want: reports.Pass, contains: "recommended",
+		{name: "an open object warns (RECOMMENDED is SHOULD)", id: "TOOLS-INSCHEMA-NOPARAMS-01", rev: "2025-11-25", want: reports.Warn, contains: "recommended",
 			setup: defTools(defIn("a", `{"type":"object"}`))},
-		{name: "an open object stays a pass under strict", id: "TOOLS-INSCHEMA-NOPARAMS-01", rev: "2025-11-25", want: reports.Pass, opts: defStrictOpts,
+		{name: "an open object fails under strict", id: "TOOLS-INSCHEMA-NOPARAMS-01", rev: "2025-11-25", want: reports.Fail, opts: defStrictOpts,
 			setup: defTools(defIn("a", `{"type":"object","properties":{}}`))},
 		{name: "only tools with parameters is not exercised", id: "TOOLS-INSCHEMA-NOPARAMS-01", rev: "2025-11-25", want: reports.Skip, reason: reports.NotExercised,
 			setup: defTools(defIn("a", valid), defIn("b", `{"type":"object","anyOf":[{"required":["x"]}]}`))},

@@ -285,23 +285,30 @@ var _ = conform.Register(conform.Check{
 
 // STRUCT-NOSCHEMA-01 — R3+ tools.mdx (Structured Content).
 var _ = conform.Register(conform.Check{
-	ID: "STRUCT-NOSCHEMA-01", Title: "structuredContent without an outputSchema is allowed (informational)",
+	ID: "STRUCT-NOSCHEMA-01", Title: "structuredContent without an outputSchema is allowed, and still mirrored in a text block",
 	Level: conform.May, Revisions: ctLegacy("2025-06-18", ""), Area: "structured", Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/server/tools.mdx: "Tools may also provide an output schema for validation of structured results." (the schema is optional; structured content is not tied to it)`,
+	Source: `{rev}/server/tools.mdx: "Tools may also provide an output schema for validation of structured results." (the schema is optional; structured content is not tied to it) — and (Structured Content) "a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block": structured content without a schema owes that mirror all the more (WARN, never FAIL)`,
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
 		schemas := ctOutputSchemas(l)
-		var seen []string
+		var seen, unmirrored []string
 		for _, r := range ctResults(t) {
-			if _, ok := r.Structured(); !ok {
+			sc, ok := r.Structured()
+			if !ok {
 				continue
 			}
 			if _, declared := schemas[r.Tool]; !declared {
 				seen = append(seen, r.where())
+				if why := ctMirror(r, sc); why != "" {
+					unmirrored = append(unmirrored, r.where()+": "+why)
+				}
 			}
 		}
 		if len(seen) == 0 {
 			return conform.Skip(reports.NotExercised, "no result carried structuredContent from a tool without an outputSchema")
+		}
+		if len(unmirrored) > 0 {
+			return conform.Warn("structuredContent without an outputSchema also serialized in a text block", ctCap(unmirrored, 5))
 		}
 		return conform.Note("structuredContent from tools without an outputSchema (allowed): %s", ctCap(seen, 5))
 	},
@@ -309,9 +316,9 @@ var _ = conform.Register(conform.Check{
 
 // STRUCT-R12-01 — 2024-11-05 and 2025-03-26 schemas (no structured output).
 var _ = conform.Register(conform.Check{
-	ID: "STRUCT-R12-01", Title: "no structuredContent or outputSchema before 2025-06-18 (informational)",
+	ID: "STRUCT-R12-01", Title: "preferably no structuredContent or outputSchema before 2025-06-18",
 	Level: conform.Derived, Revisions: ctLegacy("", "2025-03-26"), Area: "structured", Needs: conform.NeedsOpportunistic,
-	Source: `2024-11-05 and 2025-03-26 schemas: neither CallToolResult.structuredContent nor Tool.outputSchema exists (structured output arrives in 2025-06-18; the schemas tolerate extra members)`,
+	Source: `2024-11-05 and 2025-03-26 schemas: neither CallToolResult.structuredContent nor Tool.outputSchema exists (structured output arrives in 2025-06-18; the schemas tolerate extra members); spec-matrix STRUCT-R12-01 (derived): "Preferably send no structuredContent or outputSchema in R1–R2 sessions" (WARN, never FAIL)`,
 	Run:    runStructR12,
 })
 
@@ -331,7 +338,7 @@ func runStructR12(t *conform.T) conform.Verdict {
 	}
 	switch {
 	case len(seen) > 0:
-		return conform.Note("structured output in a %s session, which has none (tolerated as extra members): %s", t.Rev.Name, ctCap(seen, 5))
+		return conform.Warn("no structured output in a "+t.Rev.Name+" session, which has none (tolerated as extra members, preferably absent)", ctCap(seen, 5))
 	case len(l.Pages) == 0 || l.Pages[0].Result == nil:
 		if len(results) == 0 {
 			return conform.Skip(reports.NotExercised, "no tools/list result and no tools/call result to look at")

@@ -68,10 +68,11 @@ func TestStructuredVerdicts(t *testing.T) {
 		// STRUCT-NOSCHEMA-01
 		{name: "structuredContent without schema is a note", id: "STRUCT-NOSCHEMA-01", rev: "2025-06-18", srv: ctStructServer("", goodResult), want: reports.Pass, contains: "note:"},
 		{name: "none seen is not exercised", id: "STRUCT-NOSCHEMA-01", rev: "2025-06-18", srv: ctStructServer(ctWeatherSchema, goodResult), want: reports.Skip, reason: reports.NotExercised},
+		{name: "structuredContent without schema or mirror warns", id: "STRUCT-NOSCHEMA-01", rev: "2025-06-18", srv: ctStructServer("", ctStructResult(good, "sunny")), want: reports.Warn, contains: "text block"},
 
 		// STRUCT-R12-01
 		{name: "plain text passes", id: "STRUCT-R12-01", rev: "2025-03-26", srv: ctStructServer("", ctContent(ctText)), want: reports.Pass},
-		{name: "outputSchema in 2025-03-26 is a note", id: "STRUCT-R12-01", rev: "2025-03-26", srv: ctStructServer(ctWeatherSchema, goodResult), want: reports.Pass, contains: "note:"},
+		{name: "outputSchema in 2025-03-26 warns", id: "STRUCT-R12-01", rev: "2025-03-26", srv: ctStructServer(ctWeatherSchema, goodResult), want: reports.Warn, contains: "outputSchema"},
 		{name: "no listing and no call is not exercised", id: "STRUCT-R12-01", rev: "2024-11-05", srv: func() *conformtest.Server {
 			s := conformtest.NewServer()
 			s.Handle("tools/list", func(req *wire.Message) []string { return []string{conformtest.Error(req, -32601, "no tools")} })
