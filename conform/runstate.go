@@ -39,6 +39,9 @@ type column struct {
 	futures   map[string]chan judged // set by startWorkers before Ginkgo runs
 	spare     []*Session             // pre-opened sessions for T.NewSession
 	scratch   *Session               // the shared session for odd-input probes
+	// prefetched is closed when the background opening of spare and scratch
+	// sessions is over (nil when none was started).
+	prefetched chan struct{}
 	announced bool
 }
 
@@ -116,11 +119,7 @@ func (rs *runState) openColumns(ctx context.Context) {
 		if len(rs.checksFor(col.rev)) == 0 {
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rs.prefetch(ctx, col)
-		}()
+		col.prefetched = make(chan struct{})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -148,6 +147,19 @@ func (rs *runState) openColumns(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+	// Fresh and scratch sessions open in the background once the main sessions are
+	// up (they gate the first checks; starting more servers alongside only slows
+	// them): a check waits for its column's only when it asks for one (takeSpare,
+	// T.Scratch).
+	for _, col := range rs.columns {
+		if col.prefetched == nil {
+			continue
+		}
+		go func() {
+			defer close(col.prefetched)
+			rs.prefetch(ctx, col)
+		}()
+	}
 }
 
 // prefetch opens, concurrently, the sessions the column's selected checks declared
@@ -189,8 +201,20 @@ func (rs *runState) prefetch(ctx context.Context, col *column) {
 	col.spare = opened
 }
 
+// awaitPrefetch waits for the column's background session opening, bounded by ctx.
+func (col *column) awaitPrefetch(ctx context.Context) {
+	if col.prefetched == nil {
+		return
+	}
+	select {
+	case <-col.prefetched:
+	case <-ctx.Done():
+	}
+}
+
 // takeSpare pops a pre-opened session that is still alive, or returns nil.
-func (col *column) takeSpare() *Session {
+func (col *column) takeSpare(ctx context.Context) *Session {
+	col.awaitPrefetch(ctx)
 	col.mu.Lock()
 	defer col.mu.Unlock()
 	for len(col.spare) > 0 {
@@ -411,6 +435,7 @@ func (rs *runState) invoke(col *column, c *Check) (v Verdict) {
 func (rs *runState) closeSessions(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, col := range rs.columns {
+		col.awaitPrefetch(ctx) // a session still opening would escape the close
 		col.mu.Lock()
 		sessions := append([]*Session(nil), col.sessions...)
 		col.mu.Unlock()

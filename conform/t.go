@@ -58,7 +58,7 @@ func (t *T) Timeout() time.Duration { return t.run.cfg.Timeout }
 // server's state; it is closed when the check returns. Sessions a check declared in
 // FreshSessions were opened ahead of time; any further one is opened now.
 func (t *T) NewSession() (*Session, error) {
-	if s := t.col.takeSpare(); s != nil {
+	if s := t.col.takeSpare(t.Ctx); s != nil {
 		t.opened = append(t.opened, s)
 		return s, nil
 	}
@@ -70,6 +70,7 @@ func (t *T) NewSession() (*Session, error) {
 // apart from the main session, so a server that falls over on such input does not
 // take the other checks with it; a scratch session that died is replaced.
 func (t *T) Scratch() (*Session, error) {
+	t.col.awaitPrefetch(t.Ctx)
 	t.col.mu.Lock()
 	s := t.col.scratch
 	t.col.mu.Unlock()
