@@ -33,16 +33,16 @@ type column struct {
 	state columnState
 	err   error
 
-	mu        sync.Mutex
-	sessions  []*Session
-	results   map[string]reports.CheckResult
-	futures   map[string]chan judged // set by startWorkers before Ginkgo runs
-	spare     []*Session             // pre-opened sessions for T.NewSession
-	scratch   *Session               // the shared session for odd-input probes
+	mu       sync.Mutex
+	sessions []*Session
+	results  map[string]reports.CheckResult
+	futures  map[string]chan judged // set by startWorkers before Ginkgo runs
+	spare    []*Session             // pre-opened sessions for T.NewSession
+	scratch  *Session               // the shared session for odd-input probes
 	// prefetched is closed when the background opening of spare and scratch
 	// sessions is over (nil when none was started).
 	prefetched chan struct{}
-	announced bool
+	announced  bool
 }
 
 type runState struct {
