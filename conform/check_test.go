@@ -1,0 +1,165 @@
+package conform
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// withRegistry runs fn against an empty registry and restores the real one after.
+func withRegistry(t *testing.T, fn func()) {
+	t.Helper()
+	checks.mu.Lock()
+	saved, savedErrs := checks.checks, checks.errs
+	checks.checks, checks.errs = nil, nil
+	checks.mu.Unlock()
+	defer func() {
+		checks.mu.Lock()
+		checks.checks, checks.errs = saved, savedErrs
+		checks.mu.Unlock()
+	}()
+	fn()
+}
+
+func okCheck(id string) Check {
+	return Check{ID: id, Title: "t", Level: Must, Revisions: revision.All(), Area: "base", Source: "spec", Run: func(*T) Verdict { return Pass("") }}
+}
+
+func TestRegisterRejectsDuplicatesAndMalformedChecks(t *testing.T) {
+	tests := []struct {
+		name    string
+		checks  []Check
+		wantErr string
+	}{
+		{"valid", []Check{okCheck("PING-01"), okCheck("TOOLS-CALL-UNKNOWN-01")}, ""},
+		{"duplicate ID", []Check{okCheck("PING-01"), okCheck("PING-01")}, "registered twice"},
+		{"not a spec-matrix ID", []Check{okCheck("ping")}, "not a spec-matrix ID"},
+		{"no source", []Check{func() Check { c := okCheck("PING-01"); c.Source = ""; return c }()}, "no spec source"},
+		{"no revisions", []Check{func() Check { c := okCheck("PING-01"); c.Revisions = nil; return c }()}, "applies to no revision"},
+		{"unknown level", []Check{func() Check { c := okCheck("PING-01"); c.Level = "must-ish"; return c }()}, "unknown level"},
+		{"no run", []Check{func() Check { c := okCheck("PING-01"); c.Run = nil; return c }()}, "no Run"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			withRegistry(t, func() {
+				for _, c := range tc.checks {
+					Register(c)
+				}
+				err := RegistryErr()
+				switch {
+				case tc.wantErr == "" && err != nil:
+					t.Fatalf("unexpected error: %v", err)
+				case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				var b strings.Builder
+				if err := List(&b); (err != nil) != (tc.wantErr != "") {
+					t.Errorf("List error %v", err)
+				}
+			})
+		})
+	}
+}
+
+func TestLabelsAndSelection(t *testing.T) {
+	c := okCheck("TOOLS-CALL-UNKNOWN-01")
+	c.Area, c.Level, c.Needs = "errors", Should, NeedsAny
+	r := revision.MustLookup("2025-06-18")
+	tests := []struct {
+		name                string
+		labels, focus, skip string
+		want                bool
+	}{
+		{"no filter", "", "", "", true},
+		{"plain label", "area:errors", "", "", true},
+		{"label set syntax", "rev: containsAny 2025-06-18", "", "", true},
+		{"other revision", "rev:2024-11-05", "", "", false},
+		{"negated level", "!level:should", "", "", false},
+		{"focus on the ID", "", "UNKNOWN", "", true},
+		{"focus on the revision", "", "2025-06-18 TOOLS", "", true},
+		{"focus elsewhere", "", "PING-01", "", false},
+		{"skip", "", "", "TOOLS-CALL", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{LabelFilter: tc.labels}
+			if tc.focus != "" {
+				cfg.Focus = []string{tc.focus}
+			}
+			if tc.skip != "" {
+				cfg.Skip = []string{tc.skip}
+			}
+			sel, err := newSelection(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sel.selects(r, &c); got != tc.want {
+				t.Errorf("selects = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	for _, bad := range []Config{{LabelFilter: "area:(("}, {Focus: []string{"("}}, {Skip: []string{"["}}} {
+		if _, err := newSelection(bad); err == nil {
+			t.Errorf("newSelection(%+v) accepted a bad filter", bad)
+		}
+	}
+}
+
+func TestViolationFollowsTheLevel(t *testing.T) {
+	r1, r3 := revision.MustLookup("2024-11-05"), revision.MustLookup("2025-06-18")
+	stricter := okCheck("LIFE-CAPS-HONEST-01")
+	stricter.Level, stricter.StricterFrom = Should, &LevelFrom{Revision: "2025-06-18", Level: Must}
+	derived := okCheck("TOOLS-ANNOT-CONSIST-01")
+	derived.Level = Derived
+	tests := []struct {
+		name   string
+		check  Check
+		rev    revision.Revision
+		strict bool
+		want   reports.Status
+	}{
+		{"MUST fails", okCheck("PING-01"), r1, false, reports.Fail},
+		{"SHOULD warns", stricter, r1, false, reports.Warn},
+		{"SHOULD fails under --strict", stricter, r1, true, reports.Fail},
+		{"SHOULD becomes MUST from 2025-06-18", stricter, r3, false, reports.Fail},
+		{"derived warns", derived, r1, false, reports.Warn},
+		{"derived stays a warning under --strict", derived, r1, true, reports.Warn},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tt := &T{Rev: tc.rev, Check: &tc.check}
+			if got := tt.Violation("x", "y").final(tc.strict).Status; got != tc.want {
+				t.Errorf("status %s, want %s", got, tc.want)
+			}
+		})
+	}
+	if v := (Verdict{}).final(false); v.Status != reports.Error {
+		t.Errorf("an empty verdict is %s, want error", v.Status)
+	}
+	if v := Skip("", "x").final(false); v.Reason == "" {
+		t.Error("a skip without a reason got none")
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		name    string
+		summary reports.Summary
+		want    int
+	}{
+		{"all pass", reports.Summary{Total: 2, Pass: 2}, ExitOK},
+		{"warnings only", reports.Summary{Total: 2, Pass: 1, Warn: 1}, ExitOK},
+		{"a failure", reports.Summary{Total: 2, Pass: 1, Fail: 1}, ExitFailed},
+		{"an error", reports.Summary{Total: 2, Pass: 1, Error: 1}, ExitFailed},
+		{"everything skipped", reports.Summary{Total: 2, Skip: 2}, ExitIncomplete},
+		{"nothing", reports.Summary{}, ExitIncomplete},
+	}
+	for _, tc := range tests {
+		rs := &runState{report: &reports.Report{Summary: tc.summary}}
+		if got := rs.exitCode(); got != tc.want {
+			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
