@@ -1,0 +1,313 @@
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// The self-test proves that the suite detects what it claims to: it runs the whole
+// suite against the reference server once clean (the baseline, where every check
+// passes or skips with a reason) and once per fault of fixtures.Faults(), and demands
+// that each fault turns exactly its target checks to fail (or warn) and changes no
+// other verdict. Every check of the baseline must be proven by some fault, unless it
+// is listed in stUnfalsifiable with the reason no server behaviour can make it fail or
+// warn.
+
+// stParallel bounds the suite runs in flight (each launches several servers).
+const stParallel = 3
+
+// stTimeout is the per-request deadline of every run: a fault that silences
+// the server costs this much per request, so it is short.
+const stTimeout = "2s"
+
+// stUnfalsifiable lists the checks whose verdict policy never yields fail or warn, so
+// that no fault can prove them, with the reason read from the check's code. A check
+// listed here that a fault does flip, or that the baseline no longer holds, fails
+// the self-test: the list cannot go stale silently.
+var stUnfalsifiable = map[string]string{}
+
+// stKey names one verdict of a run: a check in a revision's column.
+type stKey struct{ rev, id string }
+
+func (k stKey) String() string { return k.rev + " " + k.id }
+
+// stRun is one finished run of the suite, read from its report.json.
+type stRun struct {
+	report     *reports.Report
+	verdicts   map[stKey]reports.CheckResult
+	negotiated map[string]string // revision → the version the server answered ("" when none)
+	ids        []string          // every check ID of the run, sorted
+}
+
+// stRunSuite runs the whole suite over stdio against `mcp-conform fixture` with the
+// given faults switched on and reads its reports.
+func stRunSuite(t *testing.T, faults ...string) *stRun {
+	t.Helper()
+	server := []string{shQuote(bin), "fixture", "--transport", "stdio"}
+	for _, f := range faults {
+		server = append(server, "--fault", shQuote(f))
+	}
+	dir := filepath.Join(t.TempDir(), "report")
+	r := runCLI(t, "--target", strings.Join(server, " "), "--report-dir", dir, "--timeout", stTimeout)
+	if r.code != 0 && r.code != 1 {
+		t.Fatalf("exit code %d, want 0 or 1\n%s", r.code, r)
+	}
+	rep := loadReports(t, dir)
+	if rep.ExitCode != r.code {
+		t.Errorf("report.json says exit code %d, the run exited %d", rep.ExitCode, r.code)
+	}
+	run := &stRun{report: rep, verdicts: map[stKey]reports.CheckResult{}, negotiated: map[string]string{}}
+	seen := map[string]bool{}
+	for _, col := range rep.Revisions {
+		run.negotiated[col.Revision] = col.Negotiated
+		for _, c := range col.Checks {
+			run.verdicts[stKey{col.Revision, c.ID}] = c
+			if !seen[c.ID] {
+				seen[c.ID] = true
+				run.ids = append(run.ids, c.ID)
+			}
+		}
+	}
+	sort.Strings(run.ids)
+	return run
+}
+
+// stSkipReasons are the reasons a skip may give (design.md §4).
+var stSkipReasons = []reports.SkipReason{
+	reports.NotApplicable, reports.RevisionUnsupported, reports.NeedsFixture,
+	reports.CallsNotAllowed, reports.NotExercised,
+}
+
+// stAssertBaseline wants every check of the clean run to pass, or to skip with a
+// reason, in every revision, each revision negotiated as asked.
+func stAssertBaseline(t *testing.T, base *stRun) {
+	t.Helper()
+	for rev, neg := range base.negotiated {
+		if neg != rev {
+			t.Errorf("baseline: asked for %s, the reference server answered %q", rev, neg)
+		}
+	}
+	for _, k := range stSortedKeys(base.verdicts) {
+		c := base.verdicts[k]
+		switch c.Status {
+		case reports.Pass:
+		case reports.Skip:
+			if !slices.ContainsFunc(stSkipReasons, func(r reports.SkipReason) bool {
+				return strings.HasPrefix(c.Message, string(r)+": ") && len(c.Message) > len(r)+2
+			}) {
+				t.Errorf("baseline: %s skipped without a reason: %q", k, c.Message)
+			}
+		default:
+			t.Errorf("baseline: %s is %s on the clean reference server: %s", k, c.Status, c.Message)
+		}
+	}
+}
+
+// stAssertCatalogue checks the fault catalogue against the baseline: unique names,
+// and targets, masks and revisions the run knows.
+func stAssertCatalogue(t *testing.T, faults []fixtures.Fault, base *stRun) {
+	t.Helper()
+	names := map[string]bool{}
+	for _, f := range faults {
+		if names[f.Name] {
+			t.Errorf("fault %s is in the catalogue twice", f.Name)
+		}
+		names[f.Name] = true
+		if len(f.Targets) == 0 {
+			t.Errorf("fault %s targets no check", f.Name)
+		}
+		for _, id := range append(slices.Clone(f.Targets), f.Masks...) {
+			if !slices.Contains(base.ids, id) {
+				t.Errorf("fault %s names check %s, which the suite does not run", f.Name, id)
+			}
+			if slices.Contains(f.Targets, id) && slices.Contains(f.Masks, id) {
+				t.Errorf("fault %s lists %s both as a target and as masked", f.Name, id)
+			}
+		}
+		for _, rev := range f.Revisions {
+			if _, ok := base.negotiated[rev]; !ok {
+				t.Errorf("fault %s bites in revision %s, which the suite does not test", f.Name, rev)
+			}
+		}
+	}
+}
+
+// stFlips says whether a verdict turned into a finding: fail, or warn, from another
+// status.
+func stFlips(base, got reports.Status) bool {
+	return got != base && (got == reports.Fail || got == reports.Warn)
+}
+
+// stJudgeFault compares a fault's run with the baseline and returns the target checks
+// it proved. Every other difference fails the test with the evidence.
+func stJudgeFault(t *testing.T, f fixtures.Fault, base, run *stRun) []string {
+	t.Helper()
+	// A column whose negotiated version changed was lost to the fault (initialize
+	// refused, or answered with another version): by the runner's design every check
+	// of such a column that does not judge the handshake itself is skipped as
+	// revision-unsupported or errors with "no session".
+	lost := map[string]bool{}
+	for rev, neg := range base.negotiated {
+		if run.negotiated[rev] != neg {
+			lost[rev] = true
+			if !slices.Contains(f.Revisions, rev) {
+				t.Errorf("the %s column was lost (asked for %s, the server answered %q), but the fault does not list %s among its revisions", rev, rev, run.negotiated[rev], rev)
+			}
+		}
+	}
+	var unexpected []string
+	flippedIn := map[string][]string{} // target → revisions where it flipped
+	for _, k := range stSortedKeys(base.verdicts) {
+		was := base.verdicts[k]
+		got, ok := run.verdicts[k]
+		if !ok {
+			unexpected = append(unexpected, fmt.Sprintf("%s: %s in the baseline, missing from the fault's report", k, was.Status))
+			continue
+		}
+		if got.Status == was.Status {
+			continue
+		}
+		target := slices.Contains(f.Targets, k.id)
+		switch {
+		case target && stFlips(was.Status, got.Status):
+			flippedIn[k.id] = append(flippedIn[k.id], k.rev)
+			continue
+		case lost[k.rev] && (got.Status == reports.Skip || got.Status == reports.Error):
+			continue
+		case slices.Contains(f.Masks, k.id) && got.Status == reports.Skip:
+			continue
+		}
+		role := "not a target"
+		switch {
+		case target:
+			role = "a target, but it did not turn to fail or warn"
+		case slices.Contains(f.Masks, k.id):
+			role = "masked, so it may only turn to skip"
+		}
+		unexpected = append(unexpected, fmt.Sprintf("%s: %s → %s (%s): %s", k, was.Status, got.Status, role, got.Message))
+	}
+	for k := range run.verdicts {
+		if _, ok := base.verdicts[k]; !ok {
+			unexpected = append(unexpected, fmt.Sprintf("%s: %s in the fault's report, absent from the baseline", k, run.verdicts[k].Status))
+		}
+	}
+	if len(unexpected) > 0 {
+		sort.Strings(unexpected)
+		t.Errorf("verdicts that changed but may not:\n  %s", strings.Join(unexpected, "\n  "))
+	}
+	var proven []string
+	for _, id := range f.Targets {
+		revs := flippedIn[id]
+		switch {
+		case len(revs) == 0:
+			t.Errorf("target %s did not turn to fail or warn in any revision: %s", id, stDescribe(run, id))
+			continue
+		case len(f.Revisions) > 0:
+			var missing []string
+			for _, rev := range f.Revisions {
+				if _, applies := base.verdicts[stKey{rev, id}]; applies && !slices.Contains(revs, rev) {
+					missing = append(missing, rev)
+				}
+			}
+			if len(missing) > 0 {
+				t.Errorf("target %s did not turn to fail or warn in %s, where the fault bites: %s", id, strings.Join(missing, ", "), stDescribe(run, id))
+				continue
+			}
+		}
+		proven = append(proven, id)
+	}
+	return proven
+}
+
+// stDescribe lists a check's verdicts in every revision of a run.
+func stDescribe(run *stRun, id string) string {
+	var parts []string
+	for _, col := range run.report.Revisions {
+		if c, ok := run.verdicts[stKey{col.Revision, id}]; ok {
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", col.Revision, c.Status, c.Message))
+		}
+	}
+	if len(parts) == 0 {
+		return "the check is not in the report"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// stSortedKeys returns a run's verdict keys by check ID, then revision.
+func stSortedKeys(m map[stKey]reports.CheckResult) []stKey {
+	keys := make([]stKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].id != keys[j].id {
+			return keys[i].id < keys[j].id
+		}
+		return keys[i].rev < keys[j].rev
+	})
+	return keys
+}
+
+// TestSelfTest runs the suite against the clean reference server and against each of
+// its faults (spec-matrix §3.2's fault-injection flags): every fault flips its target
+// checks and nothing else, and every check of the suite is flipped by some fault.
+func TestSelfTest(t *testing.T) {
+	base := stRunSuite(t)
+	stAssertBaseline(t, base)
+	faults := fixtures.Faults()
+	stAssertCatalogue(t, faults, base)
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	var mu sync.Mutex
+	provenBy := map[string][]string{} // check ID → the faults that flipped it
+	sem := make(chan struct{}, stParallel)
+	t.Run("fault", func(t *testing.T) {
+		for _, f := range faults {
+			t.Run(f.Name, func(t *testing.T) {
+				t.Parallel()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				run := stRunSuite(t, f.Name)
+				proven := stJudgeFault(t, f, base, run)
+				mu.Lock()
+				defer mu.Unlock()
+				for _, id := range proven {
+					provenBy[id] = append(provenBy[id], f.Name)
+				}
+			})
+		}
+	})
+
+	n := 0
+	for _, id := range base.ids {
+		_, proven := provenBy[id]
+		why, exempt := stUnfalsifiable[id]
+		switch {
+		case proven && exempt:
+			t.Errorf("%s is listed as stUnfalsifiable (%s), yet fault(s) %s flipped it: remove it from the list", id, why, strings.Join(provenBy[id], ", "))
+			n++
+		case proven:
+			n++
+		case exempt:
+			t.Logf("%s cannot be falsified: %s", id, why)
+		default:
+			t.Errorf("no fault flips %s: add a fault for it to fixtures/faults.go (or, if no server behaviour can make it fail or warn, list it in stUnfalsifiable with the reason)", id)
+		}
+	}
+	for id := range stUnfalsifiable {
+		if !slices.Contains(base.ids, id) {
+			t.Errorf("%s is listed as stUnfalsifiable but the suite no longer runs it: remove it from the list", id)
+		}
+	}
+	fmt.Printf("checks proven: %d of %d\n", n, len(base.ids))
+}
