@@ -55,8 +55,13 @@ test-unit: vet fmt-check
 	$(GO) test $(RACE) -count=1 -timeout $(UNIT_TIMEOUT) $$pkgs
 
 # MCPCONFORM_REAL=1 makes a missing real server a test failure instead of a skip.
+# The self-test writes its closing line (checks proven: N of M) to a file, printed
+# here: go test shows no output of a passing package.
+SELFTEST_SUMMARY := $(CURDIR)/bin/selftest-summary.txt
 test-e2e: real-servers
-	MCPCONFORM_REAL=1 $(GO) test $(RACE) -count=1 -timeout $(E2E_TIMEOUT) $(E2E_PKG)
+	rm -f $(SELFTEST_SUMMARY)
+	MCPCONFORM_REAL=1 MCPCONFORM_SELFTEST_SUMMARY=$(SELFTEST_SUMMARY) $(GO) test $(RACE) -count=1 -timeout $(E2E_TIMEOUT) $(E2E_PKG)
+	@cat $(SELFTEST_SUMMARY)
 
 real-servers: bin/gosdk-fixture fixtures/npm/node_modules/.package-lock.json
 

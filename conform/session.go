@@ -176,6 +176,8 @@ type SchemaFinding struct {
 	Seq        int
 	Definition string
 	Problem    string
+	// Err is the validation error (a *revision.ValidationError for schema problems).
+	Err error
 }
 
 // SchemaFindings validates every received message not yet checked against the
@@ -198,7 +200,7 @@ func (s *Session) SchemaFindings() ([]SchemaFinding, int) {
 		}
 		s.validated++
 		if err := s.Rev.Validate(def, value); err != nil {
-			s.findings = append(s.findings, SchemaFinding{Session: s.Label, Seq: e.Seq, Definition: def, Problem: err.Error()})
+			s.findings = append(s.findings, SchemaFinding{Session: s.Label, Seq: e.Seq, Definition: def, Problem: err.Error(), Err: err})
 		}
 	}
 	return append([]SchemaFinding(nil), s.findings...), s.validated
