@@ -171,10 +171,14 @@ func parseCallSpec(s string) (conform.CallSpec, error) {
 	return spec, nil
 }
 
-// redact keeps a header's name and hides its value.
+// redact keeps a header's name and hides its value. Without a colon, the name is
+// taken to end at the first blank, so that a mistyped "Name value" leaks no value.
 func redact(h string) string {
-	name, _, _ := strings.Cut(h, ":")
-	return name + ": <redacted>"
+	name, _, ok := strings.Cut(h, ":")
+	if !ok {
+		name, _, _ = strings.Cut(strings.TrimSpace(h), " ")
+	}
+	return strings.TrimSpace(name) + ": <redacted>"
 }
 
 func isTerminal(w io.Writer) bool {

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestFlagsToConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"defaults", nil, ""},
+		{"a command and a URL", []string{"--target", "node s.js", "--url", "http://127.0.0.1:1/mcp"}, ""},
+		{"calls with and without arguments", []string{"--call", "echo", "--call", `add={"a":1,"b":2}`, "--trigger-tool", "toggle"}, ""},
+		{"call arguments must be an object", []string{"--call", "add=[1]"}, "JSON object"},
+		{"call without a name", []string{"--call", "={}"}, "NAME"},
+		{"header without a colon", []string{"--header", "Authorization Bearer x"}, "Name: value"},
+		{"env without =", []string{"--env", "FOO"}, "K=V"},
+		{"unknown revision", []string{"--revision", "1999-01-01"}, "unknown revision"},
+		{"non-positive timeout", []string{"--timeout", "0s"}, "positive"},
+		{"non-positive max pages", []string{"--max-pages", "0"}, "positive"},
+		{"a stray argument", []string{"node", "s.js"}, "unexpected argument"},
+		{"an unknown flag", []string{"--bogus"}, "bogus"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := parseFlags(tc.args, io.Discard)
+			if err == nil {
+				_, err = o.config(io.Discard)
+			}
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestHeaderValuesAreRedacted(t *testing.T) {
+	o, err := parseFlags([]string{"--header", "Authorization secret-token"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = o.config(io.Discard)
+	if err == nil || strings.Contains(err.Error(), "secret-token") {
+		t.Fatalf("the error %v shows the header's value", err)
+	}
+}
+
+func TestCallSpecs(t *testing.T) {
+	o, err := parseFlags([]string{"--call", "echo", "--call", `add={"a":1}`}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := o.config(io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Calls) != 2 || cfg.Calls[0].Name != "echo" || cfg.Calls[0].Args != nil || string(cfg.Calls[1].Args) != `{"a":1}` {
+		t.Errorf("calls = %+v", cfg.Calls)
+	}
+}
