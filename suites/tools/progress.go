@@ -118,7 +118,7 @@ func ctProgressOf(s *conform.Session, e wire.Entry, reqs []*ctTokenRequest) *ctP
 	_ = json.Unmarshal(e.Msg.Params, &params)
 	p.TokenRaw = params.Token
 	var f float64
-	if ctKind(params.Progress) == "number" && json.Unmarshal(params.Progress, &f) == nil {
+	if defKind(params.Progress) == "number" && json.Unmarshal(params.Progress, &f) == nil {
 		p.Progress = &f
 	}
 	tok, err := wire.ParseID(params.Token)

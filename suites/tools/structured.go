@@ -34,7 +34,7 @@ var _ = conform.Register(conform.Check{
 				continue
 			}
 			f.judged++
-			if k := ctKind(raw); k != "object" {
+			if k := defKind(raw); k != "object" {
 				f.fail(fmt.Sprintf("%s /structuredContent is %s: %s", r.where(), ctArticle(k), ctClip(string(raw), 80)))
 			}
 		}
@@ -230,7 +230,7 @@ var _ = conform.Register(conform.Check{
 			f.judged++
 			var s map[string]json.RawMessage
 			if json.Unmarshal(raw, &s) != nil || s == nil {
-				f.fail(fmt.Sprintf("%s: outputSchema is %s", toolkit.Quote(tl.Name), ctArticle(ctKind(raw))))
+				f.fail(fmt.Sprintf("%s: outputSchema is %s", toolkit.Quote(tl.Name), ctArticle(defKind(raw))))
 				continue
 			}
 			if typ, ok := s["type"]; !ok || string(typ) != `"object"` {
@@ -345,26 +345,6 @@ func runStructR12(t *conform.T) conform.Verdict {
 		}
 	}
 	return conform.Pass("no outputSchema among %d listed tools, no structuredContent in %d tools/call result%s", len(l.Tools), len(results), ctPlural(len(results)))
-}
-
-// ctKind names the JSON type of raw JSON ("absent" when empty).
-func ctKind(raw json.RawMessage) string {
-	s := strings.TrimSpace(string(raw))
-	switch {
-	case s == "":
-		return "absent"
-	case s == "null":
-		return "null"
-	case s == "true" || s == "false":
-		return "boolean"
-	case s[0] == '"':
-		return "string"
-	case s[0] == '{':
-		return "object"
-	case s[0] == '[':
-		return "array"
-	}
-	return "number"
 }
 
 // ctArticle puts an article before a JSON type name.

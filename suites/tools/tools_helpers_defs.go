@@ -118,7 +118,8 @@ func defCap(items []string, n int) string {
 	return strings.Join(items[:n], "; ") + fmt.Sprintf("; … and %d more", len(items)-n)
 }
 
-// defKind names the JSON type of raw JSON ("absent" when empty).
+// defKind names the JSON type of raw JSON ("absent" when empty); the content and
+// structured checks use it too.
 func defKind(raw json.RawMessage) string {
 	s := strings.TrimSpace(string(raw))
 	switch {
