@@ -338,26 +338,43 @@ var _ = conform.Register(conform.Check{
 	Level: conform.Must, Revisions: defLegacyWith(revision.ToolAnnotations), Area: "tools", Needs: conform.NeedsAny,
 	Source: "{rev}/server/tools.mdx: \"annotations: Optional properties describing tool behavior\"; schema ToolAnnotations: title string; readOnlyHint, destructiveHint, idempotentHint, openWorldHint boolean",
 	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
-		}
-		annotated := l.with("annotations")
-		if len(annotated) == 0 {
-			return defNone(l, "has annotations", "the fixture contract's metadata variants include a tool with all four hints")
-		}
-		var bad []string
-		for _, d := range annotated {
-			if err := t.Rev.Validate("ToolAnnotations", d.Fields["annotations"]); err != nil {
-				bad = append(bad, fmt.Sprintf("%s: %v", d.Pointer("/annotations"), err))
-			}
-		}
-		if len(bad) > 0 {
-			return t.Violation("annotations valid as ToolAnnotations under the "+t.Rev.Name+" schema", defCap(bad, 5))
-		}
-		return conform.Pass("%d tool(s) with valid annotations", len(annotated))
+		return defMemberValid(t, defMember{
+			member: "annotations", definition: "ToolAnnotations",
+			noneWhat: "has annotations", noneHint: "the fixture contract's metadata variants include a tool with all four hints",
+			expected: "annotations valid as ToolAnnotations under the " + t.Rev.Name + " schema", passWhat: "valid annotations",
+		})
 	},
 })
+
+// defMember names an optional member of Tool and the schema definition it must match.
+type defMember struct {
+	member, definition string
+	noneWhat, noneHint string // for the skip when no tool has the member
+	expected, passWhat string // for the verdict's message
+}
+
+// defMemberValid validates m.member of every listed tool that has it against
+// m.definition: no tool has it → skip not-exercised; an invalid one → violation.
+func defMemberValid(t *conform.T, m defMember) conform.Verdict {
+	l, v := defList(t)
+	if v != nil {
+		return *v
+	}
+	with := l.with(m.member)
+	if len(with) == 0 {
+		return defNone(l, m.noneWhat, m.noneHint)
+	}
+	var bad []string
+	for _, d := range with {
+		if err := t.Rev.Validate(m.definition, d.Fields[m.member]); err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", d.Pointer("/"+m.member), err))
+		}
+	}
+	if len(bad) > 0 {
+		return t.Violation(m.expected, defCap(bad, 5))
+	}
+	return conform.Pass("%d tool(s) with %s", len(with), m.passWhat)
+}
 
 // defHints are the decoded boolean hints of ToolAnnotations (nil when absent or not
 // a boolean).
@@ -417,23 +434,10 @@ var _ = conform.Register(conform.Check{
 	Level: conform.Must, Revisions: defLegacyWith(revision.Tasks), Area: "tools", Needs: conform.NeedsAny,
 	Source: "2025-11-25 schema ToolExecution.taskSupport: {\"enum\": [\"forbidden\", \"optional\", \"required\"]} (\"forbidden\" … \"default when absent\"); basic/utilities/tasks.mdx (Tool-Level Negotiation)",
 	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
-		}
-		withExec := l.with("execution")
-		if len(withExec) == 0 {
-			return defNone(l, "has an execution member", "only servers that offer tasks set it")
-		}
-		var bad []string
-		for _, d := range withExec {
-			if err := t.Rev.Validate("ToolExecution", d.Fields["execution"]); err != nil {
-				bad = append(bad, fmt.Sprintf("%s: %v", d.Pointer("/execution"), err))
-			}
-		}
-		if len(bad) > 0 {
-			return t.Violation("execution valid as ToolExecution (taskSupport one of forbidden, optional, required)", defCap(bad, 5))
-		}
-		return conform.Pass("%d tool(s) with a valid execution member", len(withExec))
+		return defMemberValid(t, defMember{
+			member: "execution", definition: "ToolExecution",
+			noneWhat: "has an execution member", noneHint: "only servers that offer tasks set it",
+			expected: "execution valid as ToolExecution (taskSupport one of forbidden, optional, required)", passWhat: "a valid execution member",
+		})
 	},
 })
