@@ -39,6 +39,7 @@ const ctTriggerFixture = "test_trigger_tool_change"
 var ctContentFixtures = []string{
 	"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
 	"test_multiple_content_types", "test_resource_link", "test_annotated_content", "test_structured_output",
+	"test_structured_no_schema", "test_structured_error",
 }
 
 // ctSessions returns the revision's sessions that negotiated the revision under test:

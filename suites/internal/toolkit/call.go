@@ -25,6 +25,8 @@ var FixtureTools = map[string]bool{
 	"test_annotated_content": true, "test_structured_output": true,
 	"test_echo": true, "test_slow": true, "test_last_cancellation": true,
 	"test_dynamic_tool": true,
+	// Additions of this project's reference server (README: the fixture contract).
+	"test_structured_no_schema": true, "test_structured_error": true,
 }
 
 // Permission is whether the suite may call a tool, and with what.
