@@ -7,6 +7,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/decide"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -35,16 +36,16 @@ var _ = conform.Register(conform.Check{
 		}
 		ct, skipV := pickCallable(t, l)
 		if skipV != nil {
-			return skipV.on(t)
+			return skipV.On(t)
 		}
 		o := toolkit.CallTool(t, ct)
-		return judgeCall(ct.Name, classify(o.Resp, o.Err)).on(t)
+		return judgeCall(ct.Name, classify(o.Resp, o.Err)).On(t)
 	},
 })
 
 // pickCallable chooses the tool TOOLS-CALL-01 calls: test_simple_text, else the
 // first tool allowed with --call, else the first other callable fixture tool.
-func pickCallable(t *conform.T, l *toolkit.Listing) (toolkit.CallableTool, *verdict) {
+func pickCallable(t *conform.T, l *toolkit.Listing) (toolkit.CallableTool, *decide.Decision) {
 	callable := toolkit.Callable(t, l)
 	opts := t.Options()
 	allowed := map[string]bool{}
@@ -67,36 +68,36 @@ func pickCallable(t *conform.T, l *toolkit.Listing) (toolkit.CallableTool, *verd
 		}
 	}
 	if len(l.Tools) == 0 {
-		v := skip(reports.NeedsFixture, "the server lists no tool; the fixture tool test_simple_text (spec-matrix §3.2), or a tool allowed with --call NAME[=JSON], exercises this")
+		v := decide.Skip(reports.NeedsFixture, "the server lists no tool; the fixture tool test_simple_text (spec-matrix §3.2), or a tool allowed with --call NAME[=JSON], exercises this")
 		return toolkit.CallableTool{}, &v
 	}
 	nv := toolkit.NotAllowed("TOOLS-CALL-01")
-	v := skip(nv.Reason, nv.Message+"; a server implementing the fixture contract lists test_simple_text")
+	v := decide.Skip(nv.Reason, nv.Message+"; a server implementing the fixture contract lists test_simple_text")
 	return toolkit.CallableTool{}, &v
 }
 
 // judgeCall wants a successful CallToolResult with a content array.
-func judgeCall(name string, r reply) verdict {
+func judgeCall(name string, r reply) decide.Decision {
 	want := fmt.Sprintf("a successful CallToolResult with a content array from tools/call{name: %q}", name)
 	switch {
 	case r.kind == rNone:
-		return silent(want, r.err)
+		return decide.Silent(want, r.err)
 	case r.kind != rResult:
-		return violation(want, r.desc)
+		return decide.Violation(want, r.desc)
 	case r.result == nil:
-		return violation(want, "a result that is not an object: "+r.desc)
+		return decide.Violation(want, "a result that is not an object: "+r.desc)
 	case r.isError:
-		return violation(want, r.desc+" (a tool execution error is not a successful call)")
+		return decide.Violation(want, r.desc+" (a tool execution error is not a successful call)")
 	}
 	raw, ok := r.result["content"]
 	if !ok {
-		return violation(want, "a result without content: "+clip(string(r.raw), 160))
+		return decide.Violation(want, "a result without content: "+clip(string(r.raw), 160))
 	}
 	var content []json.RawMessage
 	if err := json.Unmarshal(raw, &content); err != nil || string(raw) == "null" {
-		return violation(want, fmt.Sprintf("content is %s, not an array", clip(string(raw), 80)))
+		return decide.Violation(want, fmt.Sprintf("content is %s, not an array", clip(string(raw), 80)))
 	}
-	return pass(fmt.Sprintf("%s answered a CallToolResult with a content array of %d", name, len(content)))
+	return decide.Pass(fmt.Sprintf("%s answered a CallToolResult with a content array of %d", name, len(content)))
 }
 
 // ERR-EXEC-IN-RESULT-01 — schema CallToolResult.isError (2025-06-18 on).
@@ -107,43 +108,43 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		o, v := callErrorFixture(t)
 		if v != nil {
-			return v.on(t)
+			return v.On(t)
 		}
-		return judgeExecInResult(classify(o.Resp, o.Err)).on(t)
+		return judgeExecInResult(classify(o.Resp, o.Err)).On(t)
 	},
 })
 
 // callErrorFixture calls test_error_handling once per session (memoized), or says
 // why it cannot.
-func callErrorFixture(t *conform.T) (*toolkit.Outcome, *verdict) {
+func callErrorFixture(t *conform.T) (*toolkit.Outcome, *decide.Decision) {
 	if v := noTools(t); v != nil {
-		sv := skip(v.Reason, v.Message)
+		sv := decide.Skip(v.Reason, v.Message)
 		return nil, &sv
 	}
 	l := toolkit.List(t)
 	tl := l.Find(errorFixture)
 	if tl == nil {
-		v := skip(reports.NeedsFixture, "the fixture tool test_error_handling (spec-matrix §3.2) is not listed")
+		v := decide.Skip(reports.NeedsFixture, "the fixture tool test_error_handling (spec-matrix §3.2) is not listed")
 		return nil, &v
 	}
 	p := toolkit.Allowed(t, *tl)
 	if !p.Allowed {
-		v := skip(reports.CallsNotAllowed, p.Why)
+		v := decide.Skip(reports.CallsNotAllowed, p.Why)
 		return nil, &v
 	}
 	return toolkit.CallTool(t, toolkit.CallableTool{Tool: *tl, Permission: p}), nil
 }
 
 // judgeExecInResult wants test_error_handling's failure inside an isError:true result.
-func judgeExecInResult(r reply) verdict {
+func judgeExecInResult(r reply) decide.Decision {
 	want := "an isError:true result from test_error_handling, which always fails (the failure reported inside the result)"
 	switch {
 	case r.kind == rNone:
-		return silent(want, r.err)
+		return decide.Silent(want, r.err)
 	case r.kind == rResult && r.isError:
-		return pass("test_error_handling answered " + clip(r.desc, 160))
+		return decide.Pass("test_error_handling answered " + clip(r.desc, 160))
 	case r.kind == rResult:
-		return violation(want, "a result without isError:true: "+clip(string(r.raw), 160))
+		return decide.Violation(want, "a result without isError:true: "+clip(string(r.raw), 160))
 	}
-	return violation(want, r.desc+": a tool failure sent as a protocol error, which the model never sees")
+	return decide.Violation(want, r.desc+": a tool failure sent as a protocol error, which the model never sees")
 }

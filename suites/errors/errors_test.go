@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/decide"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -72,23 +73,23 @@ func TestJudgeUnknownTool(t *testing.T) {
 	tests := []struct {
 		name string
 		r    reply
-		want kind
+		want decide.Kind
 		msg  string
 	}{
-		{"-32602 passes", rpcErr(-32602), kPass, "-32602"},
-		{"-32602 over HTTP 400 passes", httpErr(400, `{"error":{"code":-32602,"message":"unknown"}}`), kPass, "-32602"},
-		{"another code warns naming it", rpcErr(-32601), kWarn, "-32601"},
-		{"HTTP error without JSON-RPC warns", httpErr(404, `not found`), kWarn, "HTTP 404"},
-		{"isError result fails", result(isErrText), kFail, "isError:true"},
-		{"success fails", result(okText), kFail, "successful result"},
-		{"isError false is a success", result(isErrFalse), kFail, "successful result"},
-		{"silence", none(timeout), kSilent, ""},
+		{"-32602 passes", rpcErr(-32602), decide.KindPass, "-32602"},
+		{"-32602 over HTTP 400 passes", httpErr(400, `{"error":{"code":-32602,"message":"unknown"}}`), decide.KindPass, "-32602"},
+		{"another code warns naming it", rpcErr(-32601), decide.KindWarn, "-32601"},
+		{"HTTP error without JSON-RPC warns", httpErr(404, `not found`), decide.KindWarn, "HTTP 404"},
+		{"isError result fails", result(isErrText), decide.KindFail, "isError:true"},
+		{"success fails", result(okText), decide.KindFail, "successful result"},
+		{"isError false is a success", result(isErrFalse), decide.KindFail, "successful result"},
+		{"silence", none(timeout), decide.KindSilent, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := judgeUnknownTool("x_conformance_nonexistent_00", tc.r)
-			if got.kind != tc.want || !strings.Contains(got.actual, tc.msg) {
-				t.Errorf("got kind %d %q, want %d mentioning %q", got.kind, got.actual, tc.want, tc.msg)
+			if got.Kind != tc.want || !strings.Contains(got.Actual, tc.msg) {
+				t.Errorf("got kind %d %q, want %d mentioning %q", got.Kind, got.Actual, tc.want, tc.msg)
 			}
 		})
 	}
@@ -107,19 +108,19 @@ func TestJudgeMalformed(t *testing.T) {
 	tests := []struct {
 		name   string
 		probes []probe
-		want   kind
+		want   decide.Kind
 	}{
-		{"all -32602", []probe{ok, ok, ok}, kPass},
-		{"no listed tool: two probes", []probe{ok, ok}, kPass},
-		{"dispatched", []probe{ok, ok, {"arguments [1]", result(okText)}}, kViolation},
-		{"isError result", []probe{ok, ok, {"arguments [1]", result(isErrText)}}, kViolation},
-		{"another code", []probe{{"{}", rpcErr(-32600)}, ok, ok}, kViolation},
-		{"silence", []probe{ok, {"name 5", none(timeout)}, ok}, kSilent},
+		{"all -32602", []probe{ok, ok, ok}, decide.KindPass},
+		{"no listed tool: two probes", []probe{ok, ok}, decide.KindPass},
+		{"dispatched", []probe{ok, ok, {"arguments [1]", result(okText)}}, decide.KindViolation},
+		{"isError result", []probe{ok, ok, {"arguments [1]", result(isErrText)}}, decide.KindViolation},
+		{"another code", []probe{{"{}", rpcErr(-32600)}, ok, ok}, decide.KindViolation},
+		{"silence", []probe{ok, {"name 5", none(timeout)}, ok}, decide.KindSilent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeMalformed(tc.probes); got.kind != tc.want {
-				t.Errorf("got kind %d (%s)", got.kind, got.actual)
+			if got := judgeMalformed(tc.probes); got.Kind != tc.want {
+				t.Errorf("got kind %d (%s)", got.Kind, got.Actual)
 			}
 		})
 	}
@@ -131,20 +132,20 @@ func TestJudgeInvalidParams(t *testing.T) {
 		name string
 		abc  reply
 		cur  reply
-		want kind
+		want decide.Kind
 	}{
-		{"both -32602", ok, ok, kPass},
-		{"-32600 for a string params is allowed", rpcErr(-32600), ok, kNote},
-		{"-32600 for cursor 5 fails", ok, rpcErr(-32600), kViolation},
-		{"params ignored", result(`{"tools":[]}`), ok, kViolation},
-		{"cursor 5 ignored", ok, result(`{"tools":[]}`), kViolation},
-		{"internal error", ok, rpcErr(-32603), kViolation},
-		{"silence", none(timeout), ok, kSilent},
+		{"both -32602", ok, ok, decide.KindPass},
+		{"-32600 for a string params is allowed", rpcErr(-32600), ok, decide.KindNote},
+		{"-32600 for cursor 5 fails", ok, rpcErr(-32600), decide.KindViolation},
+		{"params ignored", result(`{"tools":[]}`), ok, decide.KindViolation},
+		{"cursor 5 ignored", ok, result(`{"tools":[]}`), decide.KindViolation},
+		{"internal error", ok, rpcErr(-32603), decide.KindViolation},
+		{"silence", none(timeout), ok, decide.KindSilent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeInvalidParams([]probe{{"abc", tc.abc}, {"cursor 5", tc.cur}}); got.kind != tc.want {
-				t.Errorf("got kind %d (%s)", got.kind, got.actual)
+			if got := judgeInvalidParams([]probe{{"abc", tc.abc}, {"cursor 5", tc.cur}}); got.Kind != tc.want {
+				t.Errorf("got kind %d (%s)", got.Kind, got.Actual)
 			}
 		})
 	}
@@ -154,23 +155,23 @@ func TestJudgeCall(t *testing.T) {
 	tests := []struct {
 		name string
 		r    reply
-		want kind
+		want decide.Kind
 	}{
-		{"content array", result(okText), kPass},
-		{"empty content array", result(`{"content":[]}`), kPass},
-		{"isError false", result(isErrFalse), kPass},
-		{"isError is not a success (#515)", result(isErrText), kViolation},
-		{"no content", result(`{"structuredContent":{}}`), kViolation},
-		{"content null", result(`{"content":null}`), kViolation},
-		{"content an object", result(`{"content":{"type":"text"}}`), kViolation},
-		{"not an object", result(`[1]`), kViolation},
-		{"JSON-RPC error", rpcErr(-32603), kViolation},
-		{"silence", none(timeout), kSilent},
+		{"content array", result(okText), decide.KindPass},
+		{"empty content array", result(`{"content":[]}`), decide.KindPass},
+		{"isError false", result(isErrFalse), decide.KindPass},
+		{"isError is not a success (#515)", result(isErrText), decide.KindViolation},
+		{"no content", result(`{"structuredContent":{}}`), decide.KindViolation},
+		{"content null", result(`{"content":null}`), decide.KindViolation},
+		{"content an object", result(`{"content":{"type":"text"}}`), decide.KindViolation},
+		{"not an object", result(`[1]`), decide.KindViolation},
+		{"JSON-RPC error", rpcErr(-32603), decide.KindViolation},
+		{"silence", none(timeout), decide.KindSilent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeCall("test_simple_text", tc.r); got.kind != tc.want {
-				t.Errorf("got kind %d (%s)", got.kind, got.actual)
+			if got := judgeCall("test_simple_text", tc.r); got.Kind != tc.want {
+				t.Errorf("got kind %d (%s)", got.Kind, got.Actual)
 			}
 		})
 	}
@@ -180,17 +181,17 @@ func TestJudgeExecInResult(t *testing.T) {
 	tests := []struct {
 		name string
 		r    reply
-		want kind
+		want decide.Kind
 	}{
-		{"isError result", result(isErrText), kPass},
-		{"success", result(okText), kViolation},
-		{"JSON-RPC error", rpcErr(-32603), kViolation},
-		{"silence", none(closed), kSilent},
+		{"isError result", result(isErrText), decide.KindPass},
+		{"success", result(okText), decide.KindViolation},
+		{"JSON-RPC error", rpcErr(-32603), decide.KindViolation},
+		{"silence", none(closed), decide.KindSilent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeExecInResult(tc.r); got.kind != tc.want {
-				t.Errorf("got kind %d (%s)", got.kind, got.actual)
+			if got := judgeExecInResult(tc.r); got.Kind != tc.want {
+				t.Errorf("got kind %d (%s)", got.Kind, got.Actual)
 			}
 		})
 	}
@@ -231,17 +232,17 @@ func TestJudgeIsErrorType(t *testing.T) {
 	tests := []struct {
 		name  string
 		calls []seenCall
-		want  kind
+		want  decide.Kind
 	}{
-		{"none seen", nil, kSkip},
-		{"booleans and absent", []seenCall{seen("a", okText), seen("b", isErrText), seen("c", isErrFalse)}, kPass},
-		{"a string", []seenCall{seen("a", okText), seen("b", `{"content":[],"isError":"true"}`)}, kViolation},
-		{"null", []seenCall{seen("b", `{"content":[],"isError":null}`)}, kViolation},
+		{"none seen", nil, decide.KindSkip},
+		{"booleans and absent", []seenCall{seen("a", okText), seen("b", isErrText), seen("c", isErrFalse)}, decide.KindPass},
+		{"a string", []seenCall{seen("a", okText), seen("b", `{"content":[],"isError":"true"}`)}, decide.KindViolation},
+		{"null", []seenCall{seen("b", `{"content":[],"isError":null}`)}, decide.KindViolation},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeIsErrorType(tc.calls); got.kind != tc.want {
-				t.Errorf("got kind %d (%s)", got.kind, got.actual)
+			if got := judgeIsErrorType(tc.calls); got.Kind != tc.want {
+				t.Errorf("got kind %d (%s)", got.Kind, got.Actual)
 			}
 		})
 	}
@@ -252,22 +253,22 @@ func TestJudgeIsErrorContent(t *testing.T) {
 		name   string
 		calls  []seenCall
 		called bool
-		want   kind
+		want   decide.Kind
 		reason reports.SkipReason
 	}{
-		{"text block", []seenCall{seen("a", isErrText), seen("b", okText)}, true, kPass, ""},
-		{"no content", []seenCall{seen("a", `{"isError":true}`)}, true, kViolation, ""},
-		{"content not an array", []seenCall{seen("a", `{"content":"boom","isError":true}`)}, true, kViolation, ""},
-		{"no text block", []seenCall{seen("a", `{"content":[{"type":"image","data":"","mimeType":"image/png"}],"isError":true}`)}, true, kWarn, ""},
-		{"empty content", []seenCall{seen("a", `{"content":[],"isError":true}`)}, true, kWarn, ""},
-		{"no fixture, nothing seen", []seenCall{seen("a", okText)}, false, kSkip, reports.NeedsFixture},
-		{"fixture called, no isError", []seenCall{seen("a", okText)}, true, kSkip, reports.NotExercised},
+		{"text block", []seenCall{seen("a", isErrText), seen("b", okText)}, true, decide.KindPass, ""},
+		{"no content", []seenCall{seen("a", `{"isError":true}`)}, true, decide.KindViolation, ""},
+		{"content not an array", []seenCall{seen("a", `{"content":"boom","isError":true}`)}, true, decide.KindViolation, ""},
+		{"no text block", []seenCall{seen("a", `{"content":[{"type":"image","data":"","mimeType":"image/png"}],"isError":true}`)}, true, decide.KindWarn, ""},
+		{"empty content", []seenCall{seen("a", `{"content":[],"isError":true}`)}, true, decide.KindWarn, ""},
+		{"no fixture, nothing seen", []seenCall{seen("a", okText)}, false, decide.KindSkip, reports.NeedsFixture},
+		{"fixture called, no isError", []seenCall{seen("a", okText)}, true, decide.KindSkip, reports.NotExercised},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := judgeIsErrorContent(tc.calls, tc.called, "fixture")
-			if got.kind != tc.want || got.reason != tc.reason {
-				t.Errorf("got kind %d/%s (%s)", got.kind, got.reason, got.actual)
+			if got.Kind != tc.want || got.Reason != tc.reason {
+				t.Errorf("got kind %d/%s (%s)", got.Kind, got.Reason, got.Actual)
 			}
 		})
 	}
@@ -278,20 +279,20 @@ func TestJudgeIsErrorStruct(t *testing.T) {
 	tests := []struct {
 		name  string
 		calls []seenCall
-		want  kind
+		want  decide.Kind
 		msg   string
 	}{
-		{"none", []seenCall{seen("w", okText), seen("x", isErrText)}, kSkip, ""},
-		{"isError without structuredContent", []seenCall{seen("w", isErrText)}, kNote, "no structuredContent"},
-		{"isError with non-conforming structuredContent", []seenCall{seen("w", `{"content":[{"type":"text","text":"boom"}],"isError":true,"structuredContent":{"t":"hot"}}`)}, kNote, "does not conform"},
-		{"isError with conforming structuredContent", []seenCall{seen("w", `{"content":[{"type":"text","text":"boom"}],"isError":true,"structuredContent":{"t":1}}`)}, kNote, "conforms"},
-		{"isError without a text block warns", []seenCall{seen("w", `{"content":[],"isError":true,"structuredContent":{"t":1}}`)}, kWarn, "no text block"},
+		{"none", []seenCall{seen("w", okText), seen("x", isErrText)}, decide.KindSkip, ""},
+		{"isError without structuredContent", []seenCall{seen("w", isErrText)}, decide.KindNote, "no structuredContent"},
+		{"isError with non-conforming structuredContent", []seenCall{seen("w", `{"content":[{"type":"text","text":"boom"}],"isError":true,"structuredContent":{"t":"hot"}}`)}, decide.KindNote, "does not conform"},
+		{"isError with conforming structuredContent", []seenCall{seen("w", `{"content":[{"type":"text","text":"boom"}],"isError":true,"structuredContent":{"t":1}}`)}, decide.KindNote, "conforms"},
+		{"isError without a text block warns", []seenCall{seen("w", `{"content":[],"isError":true,"structuredContent":{"t":1}}`)}, decide.KindWarn, "no text block"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := judgeIsErrorStruct(tc.calls, schemas, revision.Draft07)
-			if got.kind != tc.want || !strings.Contains(got.actual, tc.msg) {
-				t.Errorf("got kind %d (%s)", got.kind, got.actual)
+			if got.Kind != tc.want || !strings.Contains(got.Actual, tc.msg) {
+				t.Errorf("got kind %d (%s)", got.Kind, got.Actual)
 			}
 		})
 	}
@@ -331,27 +332,27 @@ func TestJudgeInvalidArgs(t *testing.T) {
 	tests := []struct {
 		name                 string
 		a, b                 reply
-		either, r4, validate kind
+		either, r4, validate decide.Kind
 	}{
-		{"isError both", isErr, isErr, kPass, kPass, kPass},
-		{"-32602 both", p602, p602, kPass, kNote, kPass},
-		{"mixed channels", isErr, p602, kPass, kNote, kPass},
-		{"accepted", isErr, ok, kWarn, kViolation, kWarn},
-		{"isError false is accepted", isErr, result(isErrFalse), kWarn, kViolation, kWarn},
-		{"another code", p603, isErr, kWarn, kViolation, kPass},
-		{"silence", isErr, none(timeout), kSilent, kSilent, kSilent},
+		{"isError both", isErr, isErr, decide.KindPass, decide.KindPass, decide.KindPass},
+		{"-32602 both", p602, p602, decide.KindPass, decide.KindNote, decide.KindPass},
+		{"mixed channels", isErr, p602, decide.KindPass, decide.KindNote, decide.KindPass},
+		{"accepted", isErr, ok, decide.KindWarn, decide.KindViolation, decide.KindWarn},
+		{"isError false is accepted", isErr, result(isErrFalse), decide.KindWarn, decide.KindViolation, decide.KindWarn},
+		{"another code", p603, isErr, decide.KindWarn, decide.KindViolation, decide.KindPass},
+		{"silence", isErr, none(timeout), decide.KindSilent, decide.KindSilent, decide.KindSilent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ps := []probe{{"test_echo without text", tc.a}, {`test_echo with count "three"`, tc.b}}
-			if got := judgeInvalidArgsEither(ps); got.kind != tc.either {
-				t.Errorf("R1-R3: kind %d (%s)", got.kind, got.actual)
+			if got := judgeInvalidArgsEither(ps); got.Kind != tc.either {
+				t.Errorf("R1-R3: kind %d (%s)", got.Kind, got.Actual)
 			}
-			if got := judgeInvalidArgsR4(ps); got.kind != tc.r4 {
-				t.Errorf("R4: kind %d (%s)", got.kind, got.actual)
+			if got := judgeInvalidArgsR4(ps); got.Kind != tc.r4 {
+				t.Errorf("R4: kind %d (%s)", got.Kind, got.Actual)
 			}
-			if got := judgeValidate(ps); got.kind != tc.validate {
-				t.Errorf("validate: kind %d (%s)", got.kind, got.actual)
+			if got := judgeValidate(ps); got.Kind != tc.validate {
+				t.Errorf("validate: kind %d (%s)", got.Kind, got.Actual)
 			}
 		})
 	}

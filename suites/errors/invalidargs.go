@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/decide"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -30,9 +31,9 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		ps := argProbesFor(t)
 		if ps.skip != nil {
-			return ps.skip.on(t)
+			return ps.skip.On(t)
 		}
-		return judgeInvalidArgsEither(ps.probes).on(t)
+		return judgeInvalidArgsEither(ps.probes).On(t)
 	},
 })
 
@@ -44,9 +45,9 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		ps := argProbesFor(t)
 		if ps.skip != nil {
-			return ps.skip.on(t)
+			return ps.skip.On(t)
 		}
-		return judgeInvalidArgsR4(ps.probes).on(t)
+		return judgeInvalidArgsR4(ps.probes).On(t)
 	},
 })
 
@@ -62,16 +63,16 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		ps := argProbesFor(t)
 		if ps.skip != nil {
-			return ps.skip.on(t)
+			return ps.skip.On(t)
 		}
-		return judgeValidate(ps.probes).on(t)
+		return judgeValidate(ps.probes).On(t)
 	},
 })
 
 // argProbes are the invalid-argument calls of one session, or why there are none.
 type argProbes struct {
 	probes []probe
-	skip   *verdict
+	skip   *decide.Decision
 }
 
 // argCall is one invalid-argument call to make.
@@ -83,7 +84,7 @@ type argCall struct {
 // argProbesFor runs the probes once per session (memoized) on a fresh session.
 func argProbesFor(t *conform.T) argProbes {
 	if v := noTools(t); v != nil {
-		sv := skip(v.Reason, v.Message)
+		sv := decide.Skip(v.Reason, v.Message)
 		return argProbes{skip: &sv}
 	}
 	return t.Once("errors.invalidargs:"+t.Session().Label, func() any { return runArgProbes(t) }).(argProbes)
@@ -93,7 +94,7 @@ func runArgProbes(t *conform.T) argProbes {
 	l := toolkit.List(t)
 	if v := toolkit.ListVerdict(t, l); v != nil {
 		// The probes need a listed tool; the list itself is judged by TOOLS-LIST-01.
-		sv := skip(reports.NotExercised, "the tool list could not be read, so no tool was probed: "+v.Message)
+		sv := decide.Skip(reports.NotExercised, "the tool list could not be read, so no tool was probed: "+v.Message)
 		return argProbes{skip: &sv}
 	}
 	calls, why := argCalls(t, l)
@@ -102,7 +103,7 @@ func runArgProbes(t *conform.T) argProbes {
 	}
 	s, err := t.NewSession()
 	if err != nil {
-		b := broken(fmt.Sprintf("no fresh session for the invalid-argument probes: %v", err))
+		b := decide.Broken(fmt.Sprintf("no fresh session for the invalid-argument probes: %v", err))
 		return argProbes{skip: &b}
 	}
 	var out argProbes
@@ -115,7 +116,7 @@ func runArgProbes(t *conform.T) argProbes {
 
 // argCalls picks the tools and builds their invalid arguments: test_echo by the
 // fixture contract, every tool allowed with --call from its inputSchema.
-func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *verdict) {
+func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *decide.Decision) {
 	var calls []argCall
 	var unbreakable []string
 	if l.Find(echoFixture) != nil {
@@ -148,13 +149,13 @@ func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *verdict) {
 	case len(calls) > 0:
 		return calls, nil
 	case allowed > 0:
-		v := skip(reports.NotExercised, fmt.Sprintf("the inputSchema of %s has no required or typed property, so no invalid arguments could be built", strings.Join(unbreakable, ", ")))
+		v := decide.Skip(reports.NotExercised, fmt.Sprintf("the inputSchema of %s has no required or typed property, so no invalid arguments could be built", strings.Join(unbreakable, ", ")))
 		return nil, &v
 	case len(l.Tools) == 0:
-		v := skip(reports.NeedsFixture, "the server lists no tool; the fixture tool test_echo (spec-matrix §3.2), or a tool allowed with --call NAME[=JSON], exercises this")
+		v := decide.Skip(reports.NeedsFixture, "the server lists no tool; the fixture tool test_echo (spec-matrix §3.2), or a tool allowed with --call NAME[=JSON], exercises this")
 		return nil, &v
 	}
-	v := skip(reports.CallsNotAllowed, "needs the fixture tool test_echo, or a tool allowed with --call NAME[=JSON] (invalid arguments are built from its inputSchema; no tool of the target is executed by default)")
+	v := decide.Skip(reports.CallsNotAllowed, "needs the fixture tool test_echo, or a tool allowed with --call NAME[=JSON] (invalid arguments are built from its inputSchema; no tool of the target is executed by default)")
 	return nil, &v
 }
 
@@ -279,10 +280,10 @@ func encode(v any) json.RawMessage {
 }
 
 // firstSilent returns the verdict for the first probe that got no reply.
-func firstSilent(probes []probe, want string) *verdict {
+func firstSilent(probes []probe, want string) *decide.Decision {
 	for _, p := range probes {
 		if p.r.kind == rNone {
-			v := silent(want+" for "+p.label, p.r.err)
+			v := decide.Silent(want+" for "+p.label, p.r.err)
 			return &v
 		}
 	}
@@ -291,7 +292,7 @@ func firstSilent(probes []probe, want string) *verdict {
 
 // judgeInvalidArgsEither (2024-11-05 … 2025-06-18): -32602 or isError:true pass;
 // a successful result or another error warns.
-func judgeInvalidArgsEither(probes []probe) verdict {
+func judgeInvalidArgsEither(probes []probe) decide.Decision {
 	const want = "JSON-RPC error -32602 or an isError:true result"
 	if v := firstSilent(probes, want); v != nil {
 		return *v
@@ -308,14 +309,14 @@ func judgeInvalidArgsEither(probes []probe) verdict {
 		}
 	}
 	if len(problems) > 0 {
-		return warn(want+" for arguments that break the inputSchema", strings.Join(problems, "; "))
+		return decide.Warn(want+" for arguments that break the inputSchema", strings.Join(problems, "; "))
 	}
-	return pass(strings.Join(seen, "; "))
+	return decide.Pass(strings.Join(seen, "; "))
 }
 
 // judgeInvalidArgsR4 (2025-11-25): isError:true passes, -32602 passes with a note,
 // anything else is a SHOULD violation.
-func judgeInvalidArgsR4(probes []probe) verdict {
+func judgeInvalidArgsR4(probes []probe) decide.Decision {
 	const want = "an isError:true result (a tool execution error) for arguments that break the inputSchema"
 	if v := firstSilent(probes, want); v != nil {
 		return *v
@@ -337,15 +338,15 @@ func judgeInvalidArgsR4(probes []probe) verdict {
 	}
 	switch {
 	case len(problems) > 0:
-		return violation(want, strings.Join(problems, "; "))
+		return decide.Violation(want, strings.Join(problems, "; "))
 	case protocol:
-		return note(strings.Join(seen, "; ") + "; -32602 is accepted: 2025-11-25 asks for isError, but the 2026-07-28 schema still shows -32602 for invalid tool arguments (spec-matrix §2.16.2)")
+		return decide.Note(strings.Join(seen, "; ") + "; -32602 is accepted: 2025-11-25 asks for isError, but the 2026-07-28 schema still shows -32602 for invalid tool arguments (spec-matrix §2.16.2)")
 	}
-	return pass(strings.Join(seen, "; "))
+	return decide.Pass(strings.Join(seen, "; "))
 }
 
 // judgeValidate: any rejection shows validation; a successful result warns.
-func judgeValidate(probes []probe) verdict {
+func judgeValidate(probes []probe) decide.Decision {
 	const want = "invalid input rejected (an error reply or an isError:true result)"
 	if v := firstSilent(probes, want); v != nil {
 		return *v
@@ -359,7 +360,7 @@ func judgeValidate(probes []probe) verdict {
 		seen = append(seen, p.label+": "+p.r.channel())
 	}
 	if len(accepted) > 0 {
-		return warn(want, strings.Join(accepted, "; ")+" (a warning, not a failure: coercion cannot be told apart from a missing validation)")
+		return decide.Warn(want, strings.Join(accepted, "; ")+" (a warning, not a failure: coercion cannot be told apart from a missing validation)")
 	}
-	return pass(strings.Join(seen, "; "))
+	return decide.Pass(strings.Join(seen, "; "))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/decide"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -47,36 +48,36 @@ var _ = conform.Register(conform.Check{
 		if stop != nil {
 			return *stop
 		}
-		return judgeNextCursor(v, t.Options().MaxPages).on(t)
+		return judgeNextCursor(v, t.Options().MaxPages).On(t)
 	},
 })
 
 // judgeNextCursor judges the end marker and the cursors of a walk.
-func judgeNextCursor(v view, maxPages int) verdict {
+func judgeNextCursor(v view, maxPages int) decide.Decision {
 	for i, p := range v.pages {
 		if raw, ok := p.Result["nextCursor"]; ok && string(raw) == "null" {
-			return violation("nextCursor left out at the end of the list, or a string", fmt.Sprintf("page %d (%s) has nextCursor null", i+1, cursorLabel(p)))
+			return decide.Violation("nextCursor left out at the end of the list, or a string", fmt.Sprintf("page %d (%s) has nextCursor null", i+1, cursorLabel(p)))
 		}
 	}
 	last := v.pages[len(v.pages)-1]
 	n := len(v.pages)
 	switch v.stop {
 	case toolkit.StopBadCursor:
-		return violation("nextCursor left out at the end of the list, or a string", fmt.Sprintf("page %d (%s) has nextCursor %s", n, cursorLabel(last), clip(string(last.NextRaw), 80)))
+		return decide.Violation("nextCursor left out at the end of the list, or a string", fmt.Sprintf("page %d (%s) has nextCursor %s", n, cursorLabel(last), clip(string(last.NextRaw), 80)))
 	case toolkit.StopRepeatedCursor:
-		return violation("a new nextCursor on every page until it is left out", fmt.Sprintf("page %d (%s) returned nextCursor %q, which had already been returned and followed: the walk would loop", n, cursorLabel(last), clip(v.repeated, 80)))
+		return decide.Violation("a new nextCursor on every page until it is left out", fmt.Sprintf("page %d (%s) returned nextCursor %q, which had already been returned and followed: the walk would loop", n, cursorLabel(last), clip(v.repeated, 80)))
 	case toolkit.StopMaxPages:
-		return warn(fmt.Sprintf("the end of the list (a page without nextCursor) within --max-pages=%d pages", maxPages),
+		return decide.Warn(fmt.Sprintf("the end of the list (a page without nextCursor) within --max-pages=%d pages", maxPages),
 			fmt.Sprintf("%d pages, each with a new nextCursor, and the last one still has one; raise --max-pages to follow a longer list (a list that never ends is a server fault)", n))
 	case toolkit.StopError, toolkit.StopMalformed:
-		return note(fmt.Sprintf("%d nextCursor strings followed, each new; page %d (%s) gave %s (judged by PAG-FOLLOW-01), so the end of the list was not seen", n-1, n, cursorLabel(last), describePage(last)))
+		return decide.Note(fmt.Sprintf("%d nextCursor strings followed, each new; page %d (%s) gave %s (judged by PAG-FOLLOW-01), so the end of the list was not seen", n-1, n, cursorLabel(last), describePage(last)))
 	}
 	if !v.multiPage() {
 		msg := onePage
 		if v.emptyAt >= 0 {
 			msg += "; " + v.describeEmpty() + " (judged by PAG-EMPTY-CURSOR-R5-01)"
 		}
-		return skip(reports.NotExercised, msg)
+		return decide.Skip(reports.NotExercised, msg)
 	}
 	msg := fmt.Sprintf("%d pages, every nextCursor a new string, the last page without one", n)
 	var notes []string
@@ -88,9 +89,9 @@ func judgeNextCursor(v view, maxPages int) verdict {
 		notes = append(notes, "the last page is empty, which the schema allows (\"there may be more results\")")
 	}
 	if len(notes) > 0 {
-		return note(msg + "; " + strings.Join(notes, "; "))
+		return decide.Note(msg + "; " + strings.Join(notes, "; "))
 	}
-	return pass(msg)
+	return decide.Pass(msg)
 }
 
 // PAG-FOLLOW-01 — {rev}/server/utilities/pagination.mdx (derived).
@@ -103,15 +104,15 @@ var _ = conform.Register(conform.Check{
 		if stop != nil {
 			return *stop
 		}
-		return judgeFollow(v, func(raw json.RawMessage) error { return t.Rev.Validate("ListToolsResult", raw) }).on(t)
+		return judgeFollow(v, func(raw json.RawMessage) error { return t.Rev.Validate("ListToolsResult", raw) }).On(t)
 	},
 })
 
 // judgeFollow judges every follow-up page of the list; validate checks a result
 // against the revision's ListToolsResult.
-func judgeFollow(v view, validate func(json.RawMessage) error) verdict {
+func judgeFollow(v view, validate func(json.RawMessage) error) decide.Decision {
 	if !v.multiPage() {
-		return skip(reports.NotExercised, onePage)
+		return decide.Skip(reports.NotExercised, onePage)
 	}
 	var problems []string
 	for i, p := range v.pages[1:] {
@@ -119,7 +120,7 @@ func judgeFollow(v view, validate func(json.RawMessage) error) verdict {
 		want := fmt.Sprintf("page %d: a ListToolsResult for %s, which the server issued", n, cursorLabel(p))
 		switch {
 		case p.Err != nil:
-			return silent(want, p.Err)
+			return decide.Silent(want, p.Err)
 		case p.Resp.IsError():
 			problems = append(problems, fmt.Sprintf("page %d (%s): %s", n, cursorLabel(p), conform.Describe(p.Resp, nil)))
 		case p.Result == nil:
@@ -131,9 +132,9 @@ func judgeFollow(v view, validate func(json.RawMessage) error) verdict {
 		}
 	}
 	if len(problems) > 0 {
-		return violation("every cursor the server issued answered with a valid ListToolsResult", strings.Join(problems, "; "))
+		return decide.Violation("every cursor the server issued answered with a valid ListToolsResult", strings.Join(problems, "; "))
 	}
-	return pass(fmt.Sprintf("%d follow-up pages, each a valid ListToolsResult", len(v.pages)-1))
+	return decide.Pass(fmt.Sprintf("%d follow-up pages, each a valid ListToolsResult", len(v.pages)-1))
 }
 
 // PAG-STABLE-01 — {rev}/server/utilities/pagination.mdx (Implementation Guidelines).
@@ -149,7 +150,7 @@ var _ = conform.Register(conform.Check{
 		if !v.multiPage() {
 			return conform.Skip(reports.NotExercised, onePage)
 		}
-		return judgeStable(stableProbes(t, v)).on(t)
+		return judgeStable(stableProbes(t, v)).On(t)
 	},
 })
 
@@ -193,22 +194,22 @@ func stableProbes(t *conform.T, v view) []stableProbe {
 }
 
 // judgeStable compares the replies to each cursor.
-func judgeStable(probes []stableProbe) verdict {
+func judgeStable(probes []stableProbe) decide.Decision {
 	if len(probes) == 0 {
-		return skip(reports.NotExercised, "no cursor other than \"\" led to a valid page, so no cursor could be requested again")
+		return decide.Skip(reports.NotExercised, "no cursor other than \"\" led to a valid page, so no cursor could be requested again")
 	}
 	var problems, asked []string
 	for _, pr := range probes {
 		label := fmt.Sprintf("cursor %q", clip(pr.cursor, 80))
 		switch {
 		case pr.changed:
-			return skip(reports.NotExercised, "the tool list changed (notifications/tools/list_changed) while "+label+" was requested again, so the list was not unchanged")
+			return decide.Skip(reports.NotExercised, "the tool list changed (notifications/tools/list_changed) while "+label+" was requested again, so the list was not unchanged")
 		case pr.first.Err != nil:
-			return silent("a page for "+label+", requested again", pr.first.Err)
+			return decide.Silent("a page for "+label+", requested again", pr.first.Err)
 		case pr.second.Err != nil:
-			return silent("a page for "+label+", requested a third time", pr.second.Err)
+			return decide.Silent("a page for "+label+", requested a third time", pr.second.Err)
 		case pr.walk == nil && pr.first.Result == nil && pr.second.Result == nil:
-			return skip(reports.NotExercised, "the tool list changed since the walk and "+label+" is no longer accepted ("+describePage(pr.first)+"); stability needs an unchanged list")
+			return decide.Skip(reports.NotExercised, "the tool list changed since the walk and "+label+" is no longer accepted ("+describePage(pr.first)+"); stability needs an unchanged list")
 		}
 		if d := samePage(pr.first, pr.second); d != "" {
 			problems = append(problems, label+" requested twice: "+d)
@@ -220,9 +221,9 @@ func judgeStable(probes []stableProbe) verdict {
 		asked = append(asked, label)
 	}
 	if len(problems) > 0 {
-		return violation("the same page each time a cursor is requested on an unchanged list", strings.Join(problems, "; "))
+		return decide.Violation("the same page each time a cursor is requested on an unchanged list", strings.Join(problems, "; "))
 	}
-	return pass(strings.Join(asked, " and ") + " gave the same page during the walk and twice more")
+	return decide.Pass(strings.Join(asked, " and ") + " gave the same page during the walk and twice more")
 }
 
 // PAG-NODUP-01 — {rev}/server/utilities/pagination.mdx (derived).
@@ -244,27 +245,27 @@ var _ = conform.Register(conform.Check{
 			}
 			changed = listChanged(t.Session(), first.Seq-1, end)
 		}
-		return judgeNoDup(v, changed).on(t)
+		return judgeNoDup(v, changed).On(t)
 	},
 })
 
 // judgeNoDup looks for tools repeated across pages; changed says the list changed
 // during the walk, which would explain a repeat.
-func judgeNoDup(v view, changed bool) verdict {
+func judgeNoDup(v view, changed bool) decide.Decision {
 	switch {
 	case !v.multiPage():
-		return skip(reports.NotExercised, onePage)
+		return decide.Skip(reports.NotExercised, onePage)
 	case changed:
-		return skip(reports.NotExercised, "the tool list changed during the walk (notifications/tools/list_changed), so a repeated tool may have moved")
+		return decide.Skip(reports.NotExercised, "the tool list changed during the walk (notifications/tools/list_changed), so a repeated tool may have moved")
 	}
 	if d := duplicates(v.pages); len(d) > 0 {
-		return violation("each tool on one page only", strings.Join(d, "; "))
+		return decide.Violation("each tool on one page only", strings.Join(d, "; "))
 	}
 	total := 0
 	for _, p := range v.pages {
 		total += len(p.Tools)
 	}
-	return pass(fmt.Sprintf("%d tools over %d pages, none on two pages", total, len(v.pages)))
+	return decide.Pass(fmt.Sprintf("%d tools over %d pages, none on two pages", total, len(v.pages)))
 }
 
 // PAG-INVALID-01 — {rev}/server/utilities/pagination.mdx (Error Handling).
@@ -295,42 +296,42 @@ var _ = conform.Register(conform.Check{
 		if t.Ctx.Err() != nil {
 			return conform.Errorf("not verified: %v", t.Ctx.Err())
 		}
-		return judgeInvalidCursor(first, probe, alive).on(t)
+		return judgeInvalidCursor(first, probe, alive).On(t)
 	},
 })
 
 // judgeInvalidCursor judges the reply to tools/list{cursor: invalidCursor}: first
 // is the first page of the same session, alive the outcome of a ping sent after the
 // reply (nil when the server answered it).
-func judgeInvalidCursor(first, probe toolkit.Page, alive error) verdict {
+func judgeInvalidCursor(first, probe toolkit.Page, alive error) decide.Decision {
 	want := fmt.Sprintf("JSON-RPC error -32602 for tools/list{cursor: %q}", invalidCursor)
 	if probe.Err != nil {
 		if code, ok := rpcCodeIn(probe.Err); ok && code == wire.CodeInvalidParams {
-			return pass("an HTTP error status carrying JSON-RPC error -32602")
+			return decide.Pass("an HTTP error status carrying JSON-RPC error -32602")
 		}
 		var se *transport.HTTPStatusError
 		switch {
 		case errors.As(probe.Err, &se):
-			return violation(want, conform.Describe(nil, probe.Err))
+			return decide.Violation(want, conform.Describe(nil, probe.Err))
 		case errors.Is(probe.Err, wire.ErrTimeout):
-			return fail(want, "no reply: the invalid cursor was not handled gracefully")
+			return decide.Fail(want, "no reply: the invalid cursor was not handled gracefully")
 		case errors.Is(probe.Err, wire.ErrClosed):
-			return fail(want, "the connection ended after the invalid cursor (the server crashed or hung up): "+conform.Describe(nil, probe.Err))
+			return decide.Fail(want, "the connection ended after the invalid cursor (the server crashed or hung up): "+conform.Describe(nil, probe.Err))
 		}
-		return broken("not verified: " + conform.Describe(nil, probe.Err))
+		return decide.Broken("not verified: " + conform.Describe(nil, probe.Err))
 	}
 	if alive != nil && (errors.Is(alive, wire.ErrTimeout) || errors.Is(alive, wire.ErrClosed)) {
-		return fail("the server still answering after the invalid cursor", fmt.Sprintf("it replied %s, then ping got %s", conform.Describe(probe.Resp, nil), conform.Describe(nil, alive)))
+		return decide.Fail("the server still answering after the invalid cursor", fmt.Sprintf("it replied %s, then ping got %s", conform.Describe(probe.Resp, nil), conform.Describe(nil, alive)))
 	}
 	switch {
 	case probe.Resp.IsError() && probe.Resp.Error.Code == wire.CodeInvalidParams:
-		return pass(fmt.Sprintf("JSON-RPC error -32602 %q", clip(probe.Resp.Error.Message, 80)))
+		return decide.Pass(fmt.Sprintf("JSON-RPC error -32602 %q", clip(probe.Resp.Error.Message, 80)))
 	case probe.Resp.IsError():
-		return violation(want, fmt.Sprintf("JSON-RPC error %d %q (another code)", probe.Resp.Error.Code, clip(probe.Resp.Error.Message, 80)))
+		return decide.Violation(want, fmt.Sprintf("JSON-RPC error %d %q (another code)", probe.Resp.Error.Code, clip(probe.Resp.Error.Message, 80)))
 	case probe.Result != nil && samePage(first, probe) == "":
-		return violation(want, "the first page again: the invalid cursor was ignored")
+		return decide.Violation(want, "the first page again: the invalid cursor was ignored")
 	}
-	return violation(want, conform.Describe(probe.Resp, nil))
+	return decide.Violation(want, conform.Describe(probe.Resp, nil))
 }
 
 // rpcCodeIn reads a JSON-RPC error code from an HTTP error status's body.
@@ -361,14 +362,14 @@ var _ = conform.Register(conform.Check{
 		if stop != nil {
 			return *stop
 		}
-		return judgeEmptyCursor(v).on(t)
+		return judgeEmptyCursor(v).On(t)
 	},
 })
 
 // judgeEmptyCursor warns about an empty-string nextCursor in a legacy revision.
-func judgeEmptyCursor(v view) verdict {
+func judgeEmptyCursor(v view) decide.Decision {
 	if v.emptyAt < 0 {
-		return pass(fmt.Sprintf("no page of %d carried nextCursor \"\"", len(v.pages)))
+		return decide.Pass(fmt.Sprintf("no page of %d carried nextCursor \"\"", len(v.pages)))
 	}
-	return warn("nextCursor left out at the end of the list, or a non-empty cursor (before 2026-07-28 the meaning of \"\" is undefined: some clients stop, others follow it)", v.describeEmpty())
+	return decide.Warn("nextCursor left out at the end of the list, or a non-empty cursor (before 2026-07-28 the meaning of \"\" is undefined: some clients stop, others follow it)", v.describeEmpty())
 }

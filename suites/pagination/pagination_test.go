@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/decide"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -117,30 +118,30 @@ func TestJudgeNextCursor(t *testing.T) {
 	tests := []struct {
 		name string
 		l    *toolkit.Listing
-		want kind
+		want decide.Kind
 		msg  string
 	}{
-		{"three pages pass", threePages(), kPass, "3 pages"},
-		{"one page skips", listing(toolkit.StopEnd, "", pg(nil, "", "a")), kSkip, "fits one page"},
-		{"empty last page passes with a note", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a"), pg(str("c1"), "")), kNote, "last page is empty"},
-		{"number cursor fails", listing(toolkit.StopBadCursor, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `5`, "b")), kViolation, "nextCursor 5"},
-		{"null cursor fails", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `null`, "b")), kViolation, "null"},
-		{"repeated cursor fails", listing(toolkit.StopRepeatedCursor, "c1", pg(nil, `"c1"`, "a"), pg(str("c1"), `"c1"`, "b")), kViolation, "already been returned"},
+		{"three pages pass", threePages(), decide.KindPass, "3 pages"},
+		{"one page skips", listing(toolkit.StopEnd, "", pg(nil, "", "a")), decide.KindSkip, "fits one page"},
+		{"empty last page passes with a note", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a"), pg(str("c1"), "")), decide.KindNote, "last page is empty"},
+		{"number cursor fails", listing(toolkit.StopBadCursor, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `5`, "b")), decide.KindViolation, "nextCursor 5"},
+		{"null cursor fails", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `null`, "b")), decide.KindViolation, "null"},
+		{"repeated cursor fails", listing(toolkit.StopRepeatedCursor, "c1", pg(nil, `"c1"`, "a"), pg(str("c1"), `"c1"`, "b")), decide.KindViolation, "already been returned"},
 		{"genuine repeat after a real \"\" fails", listing(toolkit.StopRepeatedCursor, "c1",
-			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `"c1"`, "c")), kViolation, "already been returned"},
-		{"max pages warns naming the flag", listing(toolkit.StopMaxPages, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `"c2"`, "b")), kWarn, "--max-pages"},
-		{"failed follow-up is a note", listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), errPage(str("c1"), -32603)), kNote, "PAG-FOLLOW-01"},
+			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `"c1"`, "c")), decide.KindViolation, "already been returned"},
+		{"max pages warns naming the flag", listing(toolkit.StopMaxPages, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `"c2"`, "b")), decide.KindWarn, "--max-pages"},
+		{"failed follow-up is a note", listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), errPage(str("c1"), -32603)), decide.KindNote, "PAG-FOLLOW-01"},
 		{"\"\" restart is not a failure", listing(toolkit.StopRepeatedCursor, "c1",
-			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `"c1"`, "a")), kNote, "PAG-EMPTY-CURSOR-R5-01"},
+			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `"c1"`, "a")), decide.KindNote, "PAG-EMPTY-CURSOR-R5-01"},
 		{"\"\" twice is not a failure", listing(toolkit.StopRepeatedCursor, "",
-			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `""`)), kNote, "came back again"},
-		{"\"\" on one page skips", listing(toolkit.StopRepeatedCursor, "", pg(nil, `""`, "a"), pg(str(""), `""`, "a")), kSkip, "fits one page"},
+			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `""`)), decide.KindNote, "came back again"},
+		{"\"\" on one page skips", listing(toolkit.StopRepeatedCursor, "", pg(nil, `""`, "a"), pg(str(""), `""`, "a")), decide.KindSkip, "fits one page"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := judgeNextCursor(interpret(tc.l), 1000)
-			if got.kind != tc.want || !strings.Contains(got.expected+" "+got.actual, tc.msg) {
-				t.Errorf("got kind %d %q / %q, want kind %d mentioning %q", got.kind, got.expected, got.actual, tc.want, tc.msg)
+			if got.Kind != tc.want || !strings.Contains(got.Expected+" "+got.Actual, tc.msg) {
+				t.Errorf("got kind %d %q / %q, want kind %d mentioning %q", got.Kind, got.Expected, got.Actual, tc.want, tc.msg)
 			}
 		})
 	}
@@ -153,22 +154,22 @@ func TestJudgeFollow(t *testing.T) {
 		name     string
 		l        *toolkit.Listing
 		validate func(json.RawMessage) error
-		want     kind
+		want     decide.Kind
 	}{
-		{"valid pages pass", threePages(), valid, kPass},
-		{"one page skips", listing(toolkit.StopEnd, "", pg(nil, "", "a")), valid, kSkip},
-		{"schema-invalid page", threePages(), invalid, kViolation},
-		{"issued cursor refused", listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), errPage(str("c1"), -32602)), valid, kViolation},
-		{"issued cursor unanswered", listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), silentPage(str("c1"), timeout)), valid, kSilent},
+		{"valid pages pass", threePages(), valid, decide.KindPass},
+		{"one page skips", listing(toolkit.StopEnd, "", pg(nil, "", "a")), valid, decide.KindSkip},
+		{"schema-invalid page", threePages(), invalid, decide.KindViolation},
+		{"issued cursor refused", listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), errPage(str("c1"), -32602)), valid, decide.KindViolation},
+		{"issued cursor unanswered", listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), silentPage(str("c1"), timeout)), valid, decide.KindSilent},
 		{"malformed next page", listing(toolkit.StopMalformed, "", pg(nil, `"c1"`, "a"),
-			toolkit.Page{Cursor: str("c1"), Resp: &wire.Response{Result: json.RawMessage(`{"tools":5}`)}}), valid, kViolation},
+			toolkit.Page{Cursor: str("c1"), Resp: &wire.Response{Result: json.RawMessage(`{"tools":5}`)}}), valid, decide.KindViolation},
 		{"refused \"\" is not judged", listing(toolkit.StopError, "",
-			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), errPage(str(""), -32602)), valid, kPass},
+			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), errPage(str(""), -32602)), valid, decide.KindPass},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeFollow(interpret(tc.l), tc.validate); got.kind != tc.want {
-				t.Errorf("got kind %d (%s / %s), want %d", got.kind, got.expected, got.actual, tc.want)
+			if got := judgeFollow(interpret(tc.l), tc.validate); got.Kind != tc.want {
+				t.Errorf("got kind %d (%s / %s), want %d", got.Kind, got.Expected, got.Actual, tc.want)
 			}
 		})
 	}
@@ -182,56 +183,56 @@ func TestJudgeStable(t *testing.T) {
 	tests := []struct {
 		name   string
 		probes func() []stableProbe
-		want   kind
+		want   decide.Kind
 	}{
-		{"same pages pass (cursor strings may differ)", func() []stableProbe { return []stableProbe{same()} }, kPass},
-		{"no cursor skips", func() []stableProbe { return nil }, kSkip},
+		{"same pages pass (cursor strings may differ)", func() []stableProbe { return []stableProbe{same()} }, decide.KindPass},
+		{"no cursor skips", func() []stableProbe { return nil }, decide.KindSkip},
 		{"differs from the walk", func() []stableProbe {
 			p := same()
 			p.first, p.second = pg(str("c1"), `"c2"`, "x"), pg(str("c1"), `"c2"`, "x")
 			return []stableProbe{p}
-		}, kViolation},
+		}, decide.KindViolation},
 		{"differs between requests", func() []stableProbe {
 			p := same()
 			p.second = pg(str("c1"), `"c2"`, "c")
 			return []stableProbe{p}
-		}, kViolation},
+		}, decide.KindViolation},
 		{"definition changed", func() []stableProbe {
 			p := same()
 			p.second = pg(str("c1"), `"c2"`, "c", "d")
 			p.second.Tools[1].Raw = json.RawMessage(`{"name":"d","inputSchema":{"type":"object"},"description":"new"}`)
 			return []stableProbe{p}
-		}, kViolation},
+		}, decide.KindViolation},
 		{"end marker changed", func() []stableProbe {
 			p := same()
 			p.second = pg(str("c1"), "", "c", "d")
 			return []stableProbe{p}
-		}, kViolation},
+		}, decide.KindViolation},
 		{"refused on the second request", func() []stableProbe {
 			p := same()
 			p.second = errPage(str("c1"), -32602)
 			return []stableProbe{p}
-		}, kViolation},
+		}, decide.KindViolation},
 		{"silence", func() []stableProbe {
 			p := same()
 			p.first = silentPage(str("c1"), timeout)
 			return []stableProbe{p}
-		}, kSilent},
+		}, decide.KindSilent},
 		{"list changed during the probe skips", func() []stableProbe {
 			p := same()
 			p.changed = true
 			return []stableProbe{p}
-		}, kSkip},
+		}, decide.KindSkip},
 		{"stale cursor after a list change skips", func() []stableProbe {
 			p := same()
 			p.walk, p.first, p.second = nil, errPage(str("c1"), -32602), errPage(str("c1"), -32602)
 			return []stableProbe{p}
-		}, kSkip},
+		}, decide.KindSkip},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeStable(tc.probes()); got.kind != tc.want {
-				t.Errorf("got kind %d (%s / %s), want %d", got.kind, got.expected, got.actual, tc.want)
+			if got := judgeStable(tc.probes()); got.Kind != tc.want {
+				t.Errorf("got kind %d (%s / %s), want %d", got.Kind, got.Expected, got.Actual, tc.want)
 			}
 		})
 	}
@@ -242,20 +243,20 @@ func TestJudgeNoDup(t *testing.T) {
 		name    string
 		l       *toolkit.Listing
 		changed bool
-		want    kind
+		want    decide.Kind
 	}{
-		{"distinct pass", threePages(), false, kPass},
-		{"one page skips", listing(toolkit.StopEnd, "", pg(nil, "", "a", "a")), false, kSkip},
-		{"repeat across pages", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a", "b"), pg(str("c1"), "", "b")), false, kViolation},
-		{"repeat on one page is not this row's", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a", "a"), pg(str("c1"), "", "b")), false, kPass},
-		{"list changed skips", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a"), pg(str("c1"), "", "a")), true, kSkip},
+		{"distinct pass", threePages(), false, decide.KindPass},
+		{"one page skips", listing(toolkit.StopEnd, "", pg(nil, "", "a", "a")), false, decide.KindSkip},
+		{"repeat across pages", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a", "b"), pg(str("c1"), "", "b")), false, decide.KindViolation},
+		{"repeat on one page is not this row's", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a", "a"), pg(str("c1"), "", "b")), false, decide.KindPass},
+		{"list changed skips", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a"), pg(str("c1"), "", "a")), true, decide.KindSkip},
 		{"\"\" restart is no duplicate", listing(toolkit.StopRepeatedCursor, "c1",
-			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `"c1"`, "a")), false, kPass},
+			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `"c1"`, "a")), false, decide.KindPass},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeNoDup(interpret(tc.l), tc.changed); got.kind != tc.want {
-				t.Errorf("got kind %d (%s / %s), want %d", got.kind, got.expected, got.actual, tc.want)
+			if got := judgeNoDup(interpret(tc.l), tc.changed); got.Kind != tc.want {
+				t.Errorf("got kind %d (%s / %s), want %d", got.Kind, got.Expected, got.Actual, tc.want)
 			}
 		})
 	}
@@ -268,33 +269,33 @@ func TestJudgeInvalidCursor(t *testing.T) {
 		name  string
 		probe toolkit.Page
 		alive error
-		want  kind
+		want  decide.Kind
 	}{
-		{"-32602 passes", errPage(str(invalidCursor), -32602), nil, kPass},
-		{"another code", errPage(str(invalidCursor), -32603), nil, kViolation},
-		{"first page again", pg(str(invalidCursor), `"c1"`, "a"), nil, kViolation},
-		{"another page", pg(str(invalidCursor), "", "z"), nil, kViolation},
-		{"silence fails", silentPage(str(invalidCursor), timeout), nil, kFail},
-		{"crash fails", silentPage(str(invalidCursor), closed), nil, kFail},
-		{"dies after replying fails", errPage(str(invalidCursor), -32602), closed, kFail},
-		{"other transport error is not verified", silentPage(str(invalidCursor), errors.New("write: broken pipe")), nil, kError},
+		{"-32602 passes", errPage(str(invalidCursor), -32602), nil, decide.KindPass},
+		{"another code", errPage(str(invalidCursor), -32603), nil, decide.KindViolation},
+		{"first page again", pg(str(invalidCursor), `"c1"`, "a"), nil, decide.KindViolation},
+		{"another page", pg(str(invalidCursor), "", "z"), nil, decide.KindViolation},
+		{"silence fails", silentPage(str(invalidCursor), timeout), nil, decide.KindFail},
+		{"crash fails", silentPage(str(invalidCursor), closed), nil, decide.KindFail},
+		{"dies after replying fails", errPage(str(invalidCursor), -32602), closed, decide.KindFail},
+		{"other transport error is not verified", silentPage(str(invalidCursor), errors.New("write: broken pipe")), nil, decide.KindError},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeInvalidCursor(first, tc.probe, tc.alive); got.kind != tc.want {
-				t.Errorf("got kind %d (%s / %s), want %d", got.kind, got.expected, got.actual, tc.want)
+			if got := judgeInvalidCursor(first, tc.probe, tc.alive); got.Kind != tc.want {
+				t.Errorf("got kind %d (%s / %s), want %d", got.Kind, got.Expected, got.Actual, tc.want)
 			}
 		})
 	}
 }
 
 func TestJudgeEmptyCursor(t *testing.T) {
-	if got := judgeEmptyCursor(interpret(threePages())); got.kind != kPass {
-		t.Errorf("no \"\": kind %d", got.kind)
+	if got := judgeEmptyCursor(interpret(threePages())); got.Kind != decide.KindPass {
+		t.Errorf("no \"\": kind %d", got.Kind)
 	}
 	l := listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), errPage(str(""), -32602))
-	if got := judgeEmptyCursor(interpret(l)); got.kind != kWarn || !strings.Contains(got.actual, "end of the list") {
-		t.Errorf("\"\": kind %d %q", got.kind, got.actual)
+	if got := judgeEmptyCursor(interpret(l)); got.Kind != decide.KindWarn || !strings.Contains(got.Actual, "end of the list") {
+		t.Errorf("\"\": kind %d %q", got.Kind, got.Actual)
 	}
 }
 
