@@ -116,19 +116,23 @@ var _ = conform.Register(conform.Check{
 	ID: "TOOLS-INSCHEMA-VALID-01", Title: "every inputSchema is a valid JSON Schema under its declared dialect (default 2020-12)",
 	Level: conform.Must, Revisions: defLegacyWith(revision.DefaultDialect2020), Area: "tools", Needs: conform.NeedsAny,
 	Source: "2025-11-25/server/tools.mdx (Tool): inputSchema \"Defaults to 2020-12 if no `$schema` field is present\" … \"MUST be a valid JSON Schema object (not `null`)\"; basic/index.mdx (Schema Validation): \"Schemas MUST be valid according to their declared or default dialect\"",
-	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
-		}
-		var c defCompiled
-		for _, d := range l.with("inputSchema") {
-			dialect, err := defCompileStrict(d.Fields["inputSchema"])
-			c.add(d.Pointer("/inputSchema"), dialect, err)
-		}
-		return judgeCompiled(t, l, &c, "inputSchema", t.Violation)
-	},
+	Run:    func(t *conform.T) conform.Verdict { return defInputSchemasCompile(t, defCompileStrict) },
 })
+
+// defInputSchemasCompile compiles every listed inputSchema with compile (which names
+// the dialect it used) and judges the results; an invalid one is a violation.
+func defInputSchemasCompile(t *conform.T, compile func(json.RawMessage) (string, error)) conform.Verdict {
+	l, v := defList(t)
+	if v != nil {
+		return *v
+	}
+	var c defCompiled
+	for _, d := range l.with("inputSchema") {
+		dialect, err := compile(d.Fields["inputSchema"])
+		c.add(d.Pointer("/inputSchema"), dialect, err)
+	}
+	return judgeCompiled(t, l, &c, "inputSchema", t.Violation)
+}
 
 // judgeCompiled turns compile results into a verdict; invalid is how an invalid
 // schema is judged.
@@ -151,18 +155,7 @@ var _ = conform.Register(conform.Check{
 	ID: "TOOLS-INSCHEMA-VALID-R1-01", Title: "every inputSchema compiles as JSON Schema (2020-12 or draft-07)",
 	Level: conform.Derived, Revisions: defLegacyWithout(revision.DefaultDialect2020), Area: "tools", Needs: conform.NeedsAny,
 	Source: "{rev}/server/tools.mdx (Tool): \"inputSchema: JSON Schema defining expected parameters\" — these revisions name no dialect, so any JSON Schema that compiles is accepted (derived)",
-	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
-		}
-		var c defCompiled
-		for _, d := range l.with("inputSchema") {
-			dialect, err := revision.CompileAnyDialect(d.Fields["inputSchema"])
-			c.add(d.Pointer("/inputSchema"), dialect, err)
-		}
-		return judgeCompiled(t, l, &c, "inputSchema", t.Violation)
-	},
+	Run:    func(t *conform.T) conform.Verdict { return defInputSchemasCompile(t, revision.CompileAnyDialect) },
 })
 
 // defNoParams reports whether an inputSchema object declares no parameter at all
