@@ -2,7 +2,8 @@
 #
 #   make build      bin/mcp-conform
 #   make test       everything CI runs: test-unit, then test-e2e
-#   make test-unit  go vet, the gofmt check and the unit tests, under the race detector
+#   make test-unit  go vet, the gofmt check, staticcheck, the go.mod tidiness check and
+#                   the unit tests, under the race detector
 #   make test-e2e   the end-to-end tests (e2e/): the built binary run as a subprocess
 #                   (the binary itself is built without the race detector), the
 #                   self-test over every fault, and the real third-party servers
@@ -29,7 +30,7 @@ E2E_TIMEOUT ?= 10m
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-.PHONY: all build test test-unit test-e2e vet fmt-check bench clean real-servers
+.PHONY: all build test test-unit test-e2e vet fmt-check lint tidy-check bench clean real-servers
 
 all: build
 
@@ -49,8 +50,20 @@ fmt-check:
 	if [ -n "$$bad" ]; then echo "gofmt: these files need formatting (run gofmt -w):"; echo "$$bad"; exit 1; fi; \
 	echo "gofmt: $$(echo "$$files" | wc -l) files formatted"
 
+# staticcheck, pinned, fetched through the module proxy on first use (outside this
+# module: it is a tool of the build, not a dependency of the code).
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+lint:
+	GOFLAGS= $(GO) run $(STATICCHECK) ./...
+	cd fixtures/gosdk && GOFLAGS= $(GO) run $(STATICCHECK) ./...
+
+# go.mod and go.sum list exactly what the code uses (this module and the Go SDK fixture's).
+tidy-check:
+	GOFLAGS= $(GO) mod tidy -diff
+	cd fixtures/gosdk && GOFLAGS= $(GO) mod tidy -diff
+
 # The unit tests: every package but e2e.
-test-unit: vet fmt-check
+test-unit: vet fmt-check lint tidy-check
 	pkgs=$$($(GO) list ./... | grep -v '/e2e$$'); \
 	$(GO) test $(RACE) -count=1 -timeout $(UNIT_TIMEOUT) $$pkgs
 

@@ -27,7 +27,6 @@ type StreamableHTTP struct {
 	wg       sync.WaitGroup // in-flight Sends and stream readers
 	done     chan struct{}
 	doneOnce sync.Once
-	closeErr error
 }
 
 var (

@@ -145,7 +145,6 @@ func TestStreamableSend(t *testing.T) {
 	ctx := bg(t, 10*time.Second)
 	type frameWant struct {
 		data, source, eventID string
-		errIs                 error
 	}
 	tests := []struct {
 		name    string

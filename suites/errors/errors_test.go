@@ -19,8 +19,8 @@ import (
 // ---- replies for the pure tables -------------------------------------------------
 
 var (
-	timeout = fmt.Errorf("tools/call (id 3): %w (waited 5s)", wire.ErrTimeout)
-	closed  = fmt.Errorf("tools/call (id 3): %w: exit status 2", wire.ErrClosed)
+	errTimeout = fmt.Errorf("tools/call (id 3): %w (waited 5s)", wire.ErrTimeout)
+	errClosed  = fmt.Errorf("tools/call (id 3): %w: exit status 2", wire.ErrClosed)
 )
 
 func rpcErr(code int) reply {
@@ -58,7 +58,7 @@ func TestClassify(t *testing.T) {
 		{"error", rpcErr(-32602), rRPCError, -32602, false},
 		{"HTTP with JSON-RPC error", httpErr(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"x"}}`), rRPCError, -32602, false},
 		{"HTTP without", httpErr(500, `oops`), rHTTP, 0, false},
-		{"timeout", none(timeout), rNone, 0, false},
+		{"errTimeout", none(errTimeout), rNone, 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,7 +83,7 @@ func TestJudgeUnknownTool(t *testing.T) {
 		{"isError result fails", result(isErrText), decide.KindFail, "isError:true"},
 		{"success fails", result(okText), decide.KindFail, "successful result"},
 		{"isError false is a success", result(isErrFalse), decide.KindFail, "successful result"},
-		{"silence", none(timeout), decide.KindSilent, ""},
+		{"silence", none(errTimeout), decide.KindSilent, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,7 +115,7 @@ func TestJudgeMalformed(t *testing.T) {
 		{"dispatched", []probe{ok, ok, {"arguments [1]", result(okText)}}, decide.KindViolation},
 		{"isError result", []probe{ok, ok, {"arguments [1]", result(isErrText)}}, decide.KindViolation},
 		{"another code", []probe{{"{}", rpcErr(-32600)}, ok, ok}, decide.KindViolation},
-		{"silence", []probe{ok, {"name 5", none(timeout)}, ok}, decide.KindSilent},
+		{"silence", []probe{ok, {"name 5", none(errTimeout)}, ok}, decide.KindSilent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -140,7 +140,7 @@ func TestJudgeInvalidParams(t *testing.T) {
 		{"params ignored", result(`{"tools":[]}`), ok, decide.KindViolation},
 		{"cursor 5 ignored", ok, result(`{"tools":[]}`), decide.KindViolation},
 		{"internal error", ok, rpcErr(-32603), decide.KindViolation},
-		{"silence", none(timeout), ok, decide.KindSilent},
+		{"silence", none(errTimeout), ok, decide.KindSilent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -166,7 +166,7 @@ func TestJudgeCall(t *testing.T) {
 		{"content an object", result(`{"content":{"type":"text"}}`), decide.KindViolation},
 		{"not an object", result(`[1]`), decide.KindViolation},
 		{"JSON-RPC error", rpcErr(-32603), decide.KindViolation},
-		{"silence", none(timeout), decide.KindSilent},
+		{"silence", none(errTimeout), decide.KindSilent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -186,7 +186,7 @@ func TestJudgeExecInResult(t *testing.T) {
 		{"isError result", result(isErrText), decide.KindPass},
 		{"success", result(okText), decide.KindViolation},
 		{"JSON-RPC error", rpcErr(-32603), decide.KindViolation},
-		{"silence", none(closed), decide.KindSilent},
+		{"silence", none(errClosed), decide.KindSilent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -340,7 +340,7 @@ func TestJudgeInvalidArgs(t *testing.T) {
 		{"accepted", isErr, ok, decide.KindWarn, decide.KindViolation, decide.KindWarn},
 		{"isError false is accepted", isErr, result(isErrFalse), decide.KindWarn, decide.KindViolation, decide.KindWarn},
 		{"another code", p603, isErr, decide.KindWarn, decide.KindViolation, decide.KindPass},
-		{"silence", isErr, none(timeout), decide.KindSilent, decide.KindSilent, decide.KindSilent},
+		{"silence", isErr, none(errTimeout), decide.KindSilent, decide.KindSilent, decide.KindSilent},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

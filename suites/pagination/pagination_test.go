@@ -68,7 +68,7 @@ func listing(stop toolkit.Stop, repeated string, pages ...toolkit.Page) *toolkit
 	return l
 }
 
-var timeout = fmt.Errorf("tools/list (id 3): %w (waited 5s)", wire.ErrTimeout)
+var errTimeout = fmt.Errorf("tools/list (id 3): %w (waited 5s)", wire.ErrTimeout)
 
 // threePages is a correct walk of three pages.
 func threePages() *toolkit.Listing {
@@ -89,7 +89,7 @@ func TestInterpretEmptyCursor(t *testing.T) {
 		{"\"\" rejected with -32602", listing(toolkit.StopError, "",
 			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), errPage(str(""), -32602)), emptyRejected, toolkit.StopEnd, 2, 1},
 		{"\"\" not answered", listing(toolkit.StopError, "",
-			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), silentPage(str(""), timeout)), emptyRejected, toolkit.StopEnd, 2, 1},
+			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), silentPage(str(""), errTimeout)), emptyRejected, toolkit.StopEnd, 2, 1},
 		{"\"\" restarts the list (the walk then sees c1 again)", listing(toolkit.StopRepeatedCursor, "c1",
 			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `"c1"`, "a")), emptyRestart, toolkit.StopEnd, 2, 1},
 		{"\"\" on a single page restarts it", listing(toolkit.StopRepeatedCursor, "",
@@ -160,7 +160,7 @@ func TestJudgeFollow(t *testing.T) {
 		{"one page skips", listing(toolkit.StopEnd, "", pg(nil, "", "a")), valid, decide.KindSkip},
 		{"schema-invalid page", threePages(), invalid, decide.KindViolation},
 		{"issued cursor refused", listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), errPage(str("c1"), -32602)), valid, decide.KindViolation},
-		{"issued cursor unanswered", listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), silentPage(str("c1"), timeout)), valid, decide.KindSilent},
+		{"issued cursor unanswered", listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), silentPage(str("c1"), errTimeout)), valid, decide.KindSilent},
 		{"malformed next page", listing(toolkit.StopMalformed, "", pg(nil, `"c1"`, "a"),
 			toolkit.Page{Cursor: str("c1"), Resp: &wire.Response{Result: json.RawMessage(`{"tools":5}`)}}), valid, decide.KindViolation},
 		{"refused \"\" is not judged", listing(toolkit.StopError, "",
@@ -215,7 +215,7 @@ func TestJudgeStable(t *testing.T) {
 		}, decide.KindViolation},
 		{"silence", func() []stableProbe {
 			p := same()
-			p.first = silentPage(str("c1"), timeout)
+			p.first = silentPage(str("c1"), errTimeout)
 			return []stableProbe{p}
 		}, decide.KindSilent},
 		{"list changed during the probe skips", func() []stableProbe {
@@ -275,7 +275,7 @@ func TestJudgeInvalidCursor(t *testing.T) {
 		{"another code", errPage(str(invalidCursor), -32603), nil, decide.KindViolation},
 		{"first page again", pg(str(invalidCursor), `"c1"`, "a"), nil, decide.KindViolation},
 		{"another page", pg(str(invalidCursor), "", "z"), nil, decide.KindViolation},
-		{"silence fails", silentPage(str(invalidCursor), timeout), nil, decide.KindFail},
+		{"silence fails", silentPage(str(invalidCursor), errTimeout), nil, decide.KindFail},
 		{"crash fails", silentPage(str(invalidCursor), closed), nil, decide.KindFail},
 		{"dies after replying fails", errPage(str(invalidCursor), -32602), closed, decide.KindFail},
 		{"other transport error is not verified", silentPage(str(invalidCursor), errors.New("write: broken pipe")), nil, decide.KindError},
