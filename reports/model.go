@@ -35,7 +35,9 @@ const (
 
 // Report is the whole run. Its JSON form is the stable report.json contract:
 // {target, tool, startedAt, durationMs, revisions:[{revision, negotiated, transport,
-// serverInfo, checks:[{id, title, level, status, message}]}], summary, exitCode}.
+// serverInfo, checks:[{id, title, level, status, message, reason?, source?, expected?,
+// actual?, area?, repro?}]}], summary, exitCode, notes?, version?, knownRevisions?},
+// described by the JSON Schema report.schema.json (embedded as ReportSchema).
 type Report struct {
 	Target     string           `json:"target"`
 	Tool       string           `json:"tool"`
@@ -45,9 +47,13 @@ type Report struct {
 	Summary    Summary          `json:"summary"`
 	ExitCode   int              `json:"exitCode"`
 
-	// Notes are run-level remarks for the console and matrix (not part of the JSON
-	// contract): the bundled server was used, the run broke off, and so on.
-	Notes []string `json:"-"`
+	// Notes are run-level remarks: the bundled server was used, the target could not
+	// be reached, the run was interrupted, and so on.
+	Notes []string `json:"notes,omitempty"`
+	// Version is the suite's version; KnownRevisions every protocol revision this
+	// build of the suite can test (not only those of this run).
+	Version        string   `json:"version,omitempty"`
+	KnownRevisions []string `json:"knownRevisions,omitempty"`
 }
 
 // RevisionReport is one column: the revision asked for and what the server answered.
@@ -73,13 +79,16 @@ type CheckResult struct {
 	Status  Status `json:"status"`
 	Message string `json:"message"`
 
-	// The fields below feed JUnit and the console; report.json keeps to its contract
-	// and carries their gist in Message.
-	Reason   SkipReason    `json:"-"` // for Skip
-	Source   string        `json:"-"` // the spec-matrix row's source and quote
-	Expected string        `json:"-"` // for Fail/Warn: what the rule wants
-	Actual   string        `json:"-"` // for Fail/Warn: what came back
-	Area     string        `json:"-"`
+	// The fields below spell out what Message says in prose, so a script need not
+	// parse it; each is omitted when empty.
+	Reason   SkipReason `json:"reason,omitempty"`   // for Skip
+	Source   string     `json:"source,omitempty"`   // the spec-matrix row's source and quote
+	Expected string     `json:"expected,omitempty"` // for Fail/Warn: what the rule wants
+	Actual   string     `json:"actual,omitempty"`   // for Fail/Warn: what came back
+	Area     string     `json:"area,omitempty"`
+	// Repro is a command line that replays this check alone (filled by the repro
+	// feature; empty until then).
+	Repro    string        `json:"repro,omitempty"`
 	Duration time.Duration `json:"-"`
 }
 
