@@ -30,7 +30,7 @@ E2E_TIMEOUT ?= 10m
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-.PHONY: all build test test-unit test-e2e vet fmt-check lint tidy-check bench clean real-servers
+.PHONY: all build test test-unit test-e2e vet fmt-check lint tidy-check bench clean real-servers xmllint
 
 all: build
 
@@ -62,8 +62,14 @@ tidy-check:
 	GOFLAGS= $(GO) mod tidy -diff
 	cd fixtures/gosdk && GOFLAGS= $(GO) mod tidy -diff
 
+# xmllint validates junit.xml against the JUnit schemas in the tests (reports/reportstest);
+# on a fresh Debian CI machine, running as root, install it.
+xmllint:
+	@command -v xmllint >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y libxml2-utils >/dev/null; } || \
+		{ echo "xmllint is missing: apt-get install libxml2-utils"; exit 1; }
+
 # The unit tests: every package but e2e.
-test-unit: vet fmt-check lint tidy-check
+test-unit: vet fmt-check lint tidy-check xmllint
 	pkgs=$$($(GO) list ./... | grep -v '/e2e$$'); \
 	$(GO) test $(RACE) -count=1 -timeout $(UNIT_TIMEOUT) $$pkgs
 
@@ -71,7 +77,7 @@ test-unit: vet fmt-check lint tidy-check
 # The self-test writes its closing line (checks proven: N of M) to a file, printed
 # here: go test shows no output of a passing package.
 SELFTEST_SUMMARY := $(CURDIR)/bin/selftest-summary.txt
-test-e2e: real-servers
+test-e2e: real-servers xmllint
 	rm -f $(SELFTEST_SUMMARY)
 	MCPCONFORM_REAL=1 MCPCONFORM_SELFTEST_SUMMARY=$(SELFTEST_SUMMARY) $(GO) test $(RACE) -count=1 -timeout $(E2E_TIMEOUT) $(E2E_PKG)
 	@cat $(SELFTEST_SUMMARY)

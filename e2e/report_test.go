@@ -10,16 +10,13 @@ import (
 	"testing"
 
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/reports/reportstest"
 )
 
 // The JUnit document as the tests read it: only what report.json must agree with.
 type junitDoc struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
@@ -96,10 +93,27 @@ func loadReports(t testing.TB, dir string) *reports.Report {
 	if err != nil {
 		t.Fatalf("report.json does not parse: %v", err)
 	}
+	validateReports(t, dir)
 	checkSummary(t, rep)
 	checkJUnit(t, dir, rep)
 	checkMatrix(t, dir, rep)
 	return rep
+}
+
+// validateReports validates the run's junit.xml against the Jenkins and Ant JUnit
+// schemas and its report.json against reports.ReportSchema.
+func validateReports(t testing.TB, dir string) {
+	t.Helper()
+	if data, err := os.ReadFile(filepath.Join(dir, reports.JSONFile)); err != nil {
+		t.Errorf("report.json: %v", err)
+	} else if err := reportstest.ValidateJSON(data); err != nil {
+		t.Error(err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, reports.JUnitFile)); err != nil {
+		t.Errorf("junit.xml: %v", err)
+	} else if err := reportstest.ValidateJUnit(data); err != nil {
+		t.Error(err)
+	}
 }
 
 // count tallies the verdicts of checks.
@@ -152,14 +166,18 @@ func checkJUnit(t testing.TB, dir string, rep *reports.Report) {
 	if len(doc.Suites) != len(rep.Revisions) {
 		t.Fatalf("junit.xml has %d testsuites, report.json %d revisions", len(doc.Suites), len(rep.Revisions))
 	}
-	if doc.Tests != rep.Summary.Total || doc.Failures != rep.Summary.Fail || doc.Errors != rep.Summary.Error || doc.Skipped != rep.Summary.Skip {
+	var tests, failures, errs, skipped int
+	for _, s := range doc.Suites {
+		tests, failures, errs, skipped = tests+s.Tests, failures+s.Failures, errs+s.Errors, skipped+s.Skipped
+	}
+	if tests != rep.Summary.Total || failures != rep.Summary.Fail || errs != rep.Summary.Error || skipped != rep.Summary.Skip {
 		t.Errorf("junit.xml totals tests=%d failures=%d errors=%d skipped=%d; report.json summary %+v",
-			doc.Tests, doc.Failures, doc.Errors, doc.Skipped, rep.Summary)
+			tests, failures, errs, skipped, rep.Summary)
 	}
 	for i, rev := range rep.Revisions {
 		s := &doc.Suites[i]
-		if s.Name != rev.Revision {
-			t.Errorf("junit.xml testsuite %d is %q, report.json revision %q", i, s.Name, rev.Revision)
+		if got, _ := s.property("revision"); got != rev.Revision || !strings.HasPrefix(s.Name, rev.Revision+" (") {
+			t.Errorf("junit.xml testsuite %d is %q (revision property %q), report.json revision %q", i, s.Name, got, rev.Revision)
 			continue
 		}
 		wantNegotiated := rev.Negotiated
