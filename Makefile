@@ -65,7 +65,7 @@ tidy-check:
 # xmllint validates junit.xml against the JUnit schemas in the tests (reports/reportstest);
 # on a fresh Debian CI machine, running as root, install it.
 xmllint:
-	@command -v xmllint >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get install -y libxml2-utils >/dev/null; } || \
+	@command -v xmllint >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq libxml2-utils >/dev/null; } || \
 		{ echo "xmllint is missing: apt-get install libxml2-utils"; exit 1; }
 
 # The unit tests: every package but e2e.
