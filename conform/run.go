@@ -58,6 +58,12 @@ type Config struct {
 	Console io.Writer // progress and summary (nil: discard)
 	Color   bool
 	Verbose bool
+	Quiet   bool // the console shows only the summary (-q)
+	Live    bool // the console redraws a progress line per revision (a terminal)
+	// Reporter, when set, is the console the run reports progress on instead of one
+	// built from the fields above; the caller prints the summary on it, so that
+	// nothing the run already said is said twice.
+	Reporter *reports.Console
 
 	// Calls are the target's tools the operator allowed (--call NAME[=JSON]); a nil
 	// Args means "build arguments from the tool's inputSchema".
@@ -140,7 +146,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	rs := newRunState(cfg, tgt, sel)
 	rs.report.Notes = append(rs.report.Notes, notes...)
+	rs.report.Version, rs.report.KnownRevisions = cfg.ToolVersion, revision.Names()
+	if cfg.Reporter != nil {
+		rs.console = cfg.Reporter
+	} else {
+		rs.console.Quiet, rs.console.Live = cfg.Quiet, cfg.Live
+	}
 	rs.console.RunStart(tgt.describe(), revisionNames(cfg.Revisions), notes)
+	for _, col := range rs.columns {
+		rs.console.Plan(col.rev.Name, len(rs.checksFor(col.rev)))
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, cfg.RunTimeout)
 	defer cancel()
@@ -204,7 +219,9 @@ func newTarget(cfg Config) (target, []string, error) {
 		}
 		notes = append(notes, "no --target given: running against the bundled reference server (mcp-conform fixture --transport stdio)")
 		proc.Argv = cfg.Bundled
-		command = strings.Join(cfg.Bundled, " ")
+		// Named by what it is, not by this executable's path (a temporary build
+		// under `go run`).
+		command = bundledLabel
 	} else if isURL(cfg.Target) {
 		if cfg.URL != "" {
 			return nil, nil, configErr("--url goes with a command --target, not with a URL target")
@@ -239,6 +256,9 @@ func newTarget(cfg Config) (target, []string, error) {
 	}
 	return &stdioTarget{cfg: proc, label: command}, notes, nil
 }
+
+// bundledLabel names the bundled reference server as the target.
+const bundledLabel = "mcp-conform fixture --transport stdio (the bundled reference server)"
 
 func modeOf(transport string) string {
 	switch transport {

@@ -458,7 +458,11 @@ func (c *Console) writeUnreachable(b *bytes.Buffer, r *Report, all Summary) {
 	}
 	fmt.Fprintf(b, "\n%s %s\n", c.paint(ansiRed, "✗"), truncate(oneLine(termText(cause)), 600))
 	if tail := tailLines(termText(c.StderrTail), stderrTailLines); len(tail) > 0 {
-		fmt.Fprintf(b, "  the server's stderr (last %d lines):\n", len(tail))
+		what := "last line"
+		if len(tail) > 1 {
+			what = fmt.Sprintf("last %d lines", len(tail))
+		}
+		fmt.Fprintf(b, "  the server's stderr (%s):\n", what)
 		for _, l := range tail {
 			fmt.Fprintf(b, "    %s\n", truncate(l, 200))
 		}

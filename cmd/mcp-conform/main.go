@@ -15,6 +15,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/mcp-conform/mcp-conform/conform"
@@ -37,43 +40,93 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) > 0 && args[0] == "fixture" {
 		return fixtures.RunCLI(ctx, args[1:], stdin, stdout, stderr)
 	}
+	fail := func(code int, err error) int {
+		fmt.Fprintf(stderr, "mcp-conform: %s\n", plainText(err.Error(), stderr))
+		return code
+	}
 	opts, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, errHelp) {
+			writeUsage(stdout)
 			return conform.ExitOK
 		}
-		fmt.Fprintf(stderr, "mcp-conform: %v\n", err)
-		return conform.ExitUsage
+		return fail(conform.ExitUsage, err)
 	}
 	switch {
 	case opts.version:
-		fmt.Fprintln(stdout, "mcp-conform", version)
+		writeVersion(stdout)
 		return conform.ExitOK
 	case opts.list:
-		if err := conform.List(stdout); err != nil {
-			fmt.Fprintf(stderr, "mcp-conform: %v\n", err)
-			return conform.ExitUsage
+		if err := listChecks(stdout, opts.verbose); err != nil {
+			return fail(conform.ExitUsage, err)
 		}
 		return conform.ExitOK
 	}
 	cfg, err := opts.config(stdout)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcp-conform: %v\n", err)
-		return conform.ExitUsage
+		return fail(conform.ExitUsage, err)
 	}
+	// A report directory that cannot be written fails now, not after the whole run.
+	if err := reports.CheckDir(opts.reportDir); err != nil {
+		return fail(conform.ExitUsage, fmt.Errorf("--report-dir: %w", err))
+	}
+	console := &reports.Console{W: stdout, Color: cfg.Color, Verbose: cfg.Verbose, Quiet: cfg.Quiet, Live: cfg.Live}
+	cfg.Reporter = console
 	res, err := conform.Run(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcp-conform: %v\n", err)
-		return conform.ExitUsage
+		return fail(conform.ExitUsage, err)
+	}
+	if ctx.Err() != nil {
+		// Ctrl-C (or SIGTERM): what ran is reported, and the exit code says the run
+		// was broken off rather than that a check failed.
+		res.Report.ExitCode = reports.ExitInterrupted
+		res.Report.Notes = append(res.Report.Notes, "interrupted (SIGINT or SIGTERM): the run was broken off; checks that had not finished are errors")
 	}
 	paths, werr := reports.WriteAll(opts.reportDir, res.Report, res.Attachments)
-	console := &reports.Console{W: stdout, Color: cfg.Color, Verbose: cfg.Verbose}
+	if werr != nil && res.Report.ExitCode == conform.ExitOK {
+		// The last line printed must give the exit code the process ends with.
+		res.Report.ExitCode = conform.ExitUsage
+	}
+	if res.Report.ExitCode == conform.ExitUnreachable {
+		console.StderrTail = stderrTail(res.Attachments)
+	}
 	console.Summary(res.Report, paths)
 	if werr != nil {
 		fmt.Fprintf(stderr, "mcp-conform: writing reports: %v\n", werr)
-		if res.Report.ExitCode == conform.ExitOK {
-			return conform.ExitUsage
-		}
 	}
 	return res.Report.ExitCode
+}
+
+// stderrTail is the server's stderr as captured for the report (the last process's
+// log), without the header lines the runner adds.
+func stderrTail(attachments map[string][]byte) string {
+	var names []string
+	for name := range attachments {
+		if strings.HasPrefix(name, "stderr/") {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for line := range strings.Lines(string(attachments[names[len(names)-1]])) {
+		if !strings.HasPrefix(line, "# ") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// ansiEscape matches the CSI and OSC escape sequences a library may put in an error
+// message (Ginkgo colours its label-filter errors).
+var ansiEscape = regexp.MustCompile(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\))`)
+
+// plainText removes escape sequences from s unless w is a terminal with colours on.
+func plainText(s string, w io.Writer) string {
+	if useColor(false, w) {
+		return s
+	}
+	return ansiEscape.ReplaceAllString(s, "")
 }
