@@ -531,6 +531,7 @@ type finding struct {
 	check *CheckResult
 	revs  []string
 	ids   []string // for a shared error: the checks it stopped
+	n     int      // how many verdicts it stands for
 }
 
 // groupFindings gathers the findings of status st: a check failing the same way in
@@ -556,6 +557,7 @@ func groupFindings(r *Report, st Status) []*finding {
 				byKey[key] = f
 				out = append(out, f)
 			}
+			f.n++
 			if !slices.Contains(f.revs, rev.Revision) {
 				f.revs = append(f.revs, rev.Revision)
 			}
@@ -599,7 +601,7 @@ func (c *Console) writeFinding(b *bytes.Buffer, f *finding) {
 	}
 	if len(f.ids) > 1 {
 		// One cause stopped several checks: say it once.
-		fmt.Fprintf(b, "  %s  %d checks in %s\n", c.tag(ch.Status), len(f.ids), strings.Join(revs, ", "))
+		fmt.Fprintf(b, "  %s  %d checks in %s\n", c.tag(ch.Status), f.n, strings.Join(revs, ", "))
 		writeDetail(b, "", truncate(displayMessage(ch), 1000))
 		return
 	}

@@ -131,7 +131,7 @@ func TestConsoleSaysEachCauseOnce(t *testing.T) {
 	var buf bytes.Buffer
 	(&Console{W: &buf}).Summary(r, nil)
 	out := buf.String()
-	for _, w := range []string{"FAIL  2025-06-18, 2025-11-25  A-01  a", "ERR   200 checks in 2025-06-18, 2025-11-25", "not run: context canceled"} {
+	for _, w := range []string{"FAIL  2025-06-18, 2025-11-25  A-01  a", "ERR   400 checks in 2025-06-18, 2025-11-25", "not run: context canceled"} {
 		if strings.Count(out, w) != 1 {
 			t.Errorf("%q shown %d times, want once:\n%s", w, strings.Count(out, w), out)
 		}

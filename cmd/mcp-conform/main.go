@@ -80,6 +80,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// Ctrl-C (or SIGTERM): what ran is reported, and the exit code says the run
 		// was broken off rather than that a check failed.
 		res.Report.ExitCode = reports.ExitInterrupted
+		// Sessions cut short by the interrupt do not mean the target is unreachable.
+		res.Report.Notes = slices.DeleteFunc(res.Report.Notes, func(n string) bool {
+			return strings.HasPrefix(n, "the target could not be reached")
+		})
 		res.Report.Notes = append(res.Report.Notes, "interrupted (SIGINT or SIGTERM): the run was broken off; checks that had not finished are errors")
 	}
 	paths, werr := reports.WriteAll(opts.reportDir, res.Report, res.Attachments)
