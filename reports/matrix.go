@@ -5,33 +5,36 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
 // absentCell marks a check that does not apply to a column's revision.
 const absentCell = "—"
 
-// WriteMatrix writes r as a Markdown document for people: a heading with the target,
-// tool, date and duration; a table with one row per check ID (the union over the
-// columns, in first-seen order) and one column per revision, each cell the check's
-// verdict there or "—" where the check does not apply; a summary line per column; a
-// legend; the findings (every fail, warn and error); and r.Notes. All text from the
-// report is escaped, so titles and server messages cannot break the table.
+// WriteMatrix writes r as a Markdown document for people, the summary first: a
+// heading with the target, tool, date and duration; a summary line per column and a
+// legend; r.Notes; the findings (every fail, error and warn, a finding repeated in
+// several revisions said once with the revisions listed, errors sharing one cause
+// said once); then a table with one row per check ID (the union over the columns,
+// in first-seen order) and one column per revision, each cell the check's verdict
+// there or "—" where the check does not apply. All text from the report is escaped,
+// so titles and server messages cannot break the table.
 func WriteMatrix(w io.Writer, r *Report) error {
 	if r == nil {
 		return errors.New("reports: write matrix: nil report")
 	}
 	var b bytes.Buffer
 	writeMatrixHead(&b, r)
-	writeMatrixTable(&b, r)
 	writeMatrixSummary(&b, r)
-	writeMatrixFindings(&b, r)
 	if len(r.Notes) > 0 {
 		b.WriteString("\n## Notes\n\n")
 		for _, n := range r.Notes {
 			fmt.Fprintf(&b, "- %s\n", mdText(n))
 		}
 	}
+	writeMatrixFindings(&b, r)
+	writeMatrixTable(&b, r)
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("reports: write matrix: %w", err)
 	}
@@ -187,35 +190,28 @@ func writeMatrixSummary(b *bytes.Buffer, r *Report) {
 func writeMatrixFindings(b *bytes.Buffer, r *Report) {
 	b.WriteString("\n## Findings\n\n")
 	n := 0
-	for i := range r.Revisions {
-		rev := &r.Revisions[i]
-		for j := range rev.Checks {
-			c := &rev.Checks[j]
-			var tag string
-			switch c.Status.effective() {
-			case Fail:
-				tag = "❌ FAIL"
-			case Warn:
-				tag = "⚠️ warn"
-			case Error:
-				tag = "💥 ERROR"
-			default:
+	for _, st := range []Status{Fail, Error, Warn} {
+		tag := map[Status]string{Fail: "❌ FAIL", Error: "💥 ERROR", Warn: "⚠️ warn"}[st]
+		for _, f := range groupFindings(r, st) {
+			n++
+			c := f.check
+			revs := make([]string, len(f.revs))
+			for i, rev := range f.revs {
+				revs[i] = mdText(rev)
+			}
+			msg := displayMessage(c)
+			if len(f.ids) > 1 {
+				fmt.Fprintf(b, "- %s · %s · %d checks (%s): %s\n", tag, strings.Join(revs, ", "), f.n,
+					mdText(truncate(strings.Join(f.ids, ", "), 300)), orDash(mdText(msg)))
 				continue
 			}
-			n++
-			msg := c.Message
-			if !c.Status.Known() {
-				msg = fmt.Sprintf("unknown status %q: %s", c.Status, msg)
-			}
-			fmt.Fprintf(b, "- %s · %s · %s — %s: %s\n", tag, mdText(rev.Revision), mdText(c.ID), mdText(c.Title), orDash(mdText(msg)))
-			if c.Expected != "" {
-				fmt.Fprintf(b, "  - expected: %s\n", mdText(c.Expected))
-			}
-			if c.Actual != "" {
-				fmt.Fprintf(b, "  - actual: %s\n", mdText(c.Actual))
-			}
-			if c.Source != "" {
-				fmt.Fprintf(b, "  - requirement: %s\n", mdText(c.Source))
+			fmt.Fprintf(b, "- %s · %s · %s — %s: %s\n", tag, strings.Join(revs, ", "), mdText(c.ID), mdText(c.Title), orDash(mdText(msg)))
+			for _, d := range []struct{ label, text string }{
+				{"expected", c.Expected}, {"actual", c.Actual}, {"requirement", c.Source}, {"repro", c.Repro},
+			} {
+				if d.text != "" {
+					fmt.Fprintf(b, "  - %s: %s\n", d.label, mdText(d.text))
+				}
 			}
 		}
 	}
