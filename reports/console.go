@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -458,11 +459,7 @@ func (c *Console) writeUnreachable(b *bytes.Buffer, r *Report, all Summary) {
 	}
 	fmt.Fprintf(b, "\n%s %s\n", c.paint(ansiRed, "✗"), truncate(oneLine(termText(cause)), 600))
 	if tail := tailLines(termText(c.StderrTail), stderrTailLines); len(tail) > 0 {
-		what := "last line"
-		if len(tail) > 1 {
-			what = fmt.Sprintf("last %d lines", len(tail))
-		}
-		fmt.Fprintf(b, "  the server's stderr (%s):\n", what)
+		b.WriteString("  the server's stderr ends:\n")
 		for _, l := range tail {
 			fmt.Fprintf(b, "    %s\n", truncate(l, 200))
 		}
@@ -470,7 +467,12 @@ func (c *Console) writeUnreachable(b *bytes.Buffer, r *Report, all Summary) {
 	fmt.Fprintf(b, "  %d checks in %d revisions could not run; nothing was verified.\n", all.Total, len(r.Revisions))
 }
 
-// tailLines returns the last n non-blank lines of s.
+// errorWord finds the line of a stderr that most likely states the cause.
+var errorWord = regexp.MustCompile(`(?i)error|fatal|panic|exception|cannot|not found|denied`)
+
+// tailLines returns the last n non-blank lines of s. When the last line naming an
+// error lies above them (a stack trace after the message), that line comes first,
+// then "…", then the last lines, n in all.
 func tailLines(s string, n int) []string {
 	var lines []string
 	for l := range strings.Lines(s) {
@@ -478,10 +480,19 @@ func tailLines(s string, n int) []string {
 			lines = append(lines, l)
 		}
 	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+	if len(lines) <= n {
+		return lines
 	}
-	return lines
+	cause := -1
+	for i, l := range lines {
+		if errorWord.MatchString(l) {
+			cause = i
+		}
+	}
+	if cause < 0 || cause >= len(lines)-n || n < 3 {
+		return lines[len(lines)-n:]
+	}
+	return append([]string{lines[cause], "…"}, lines[len(lines)-(n-2):]...)
 }
 
 // writeTable writes the verdict counts per revision and in all.

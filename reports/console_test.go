@@ -325,3 +325,22 @@ func TestConsoleConcurrent(t *testing.T) {
 	}
 	(&Console{}).CheckDone("r", CheckResult{ID: "X"}) // a nil writer discards
 }
+
+func TestTailLines(t *testing.T) {
+	stack := "Error: Cannot find module 'x'\n" + strings.Repeat("    at frame\n", 10) + "\nNode.js v20\n"
+	tests := []struct {
+		in   string
+		n    int
+		want []string
+	}{
+		{"a\n\nb\n", 8, []string{"a", "b"}},
+		{"1\n2\n3\n4\n", 2, []string{"3", "4"}},
+		{stack, 4, []string{"Error: Cannot find module 'x'", "…", "    at frame", "Node.js v20"}},
+		{"fatal: x\nlast\n", 8, []string{"fatal: x", "last"}},
+	}
+	for _, tt := range tests {
+		if got := tailLines(tt.in, tt.n); strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("tailLines(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}

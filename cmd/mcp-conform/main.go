@@ -101,8 +101,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return res.Report.ExitCode
 }
 
-// stderrTail is the server's stderr as captured for the report (the last process's
-// log), without the header lines the runner adds.
+// stderrTail is the server's stderr as captured for the report (the log of the last
+// process that wrote any), without the header lines the runner adds.
 func stderrTail(attachments map[string][]byte) string {
 	var names []string
 	for name := range attachments {
@@ -114,13 +114,20 @@ func stderrTail(attachments map[string][]byte) string {
 		return ""
 	}
 	slices.Sort(names)
-	var b strings.Builder
-	for line := range strings.Lines(string(attachments[names[len(names)-1]])) {
-		if !strings.HasPrefix(line, "# ") {
-			b.WriteString(line)
+	// The last process that said anything: later ones may have been stopped before
+	// they could.
+	for i := len(names) - 1; i >= 0; i-- {
+		var b strings.Builder
+		for line := range strings.Lines(string(attachments[names[i]])) {
+			if !strings.HasPrefix(line, "# ") {
+				b.WriteString(line)
+			}
+		}
+		if strings.TrimSpace(b.String()) != "" {
+			return b.String()
 		}
 	}
-	return b.String()
+	return ""
 }
 
 // ansiEscape matches the CSI and OSC escape sequences a library may put in an error
