@@ -1,4 +1,4 @@
-package errors
+package errorhandling
 
 import (
 	"encoding/json"

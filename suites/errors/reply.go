@@ -1,8 +1,8 @@
-package errors
+package errorhandling
 
 import (
 	"encoding/json"
-	stderrors "errors"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -45,7 +45,7 @@ func classify(resp *wire.Response, err error) reply {
 			return r
 		}
 		var se *transport.HTTPStatusError
-		if stderrors.As(err, &se) {
+		if errors.As(err, &se) {
 			r.kind = rHTTP
 			return r
 		}
@@ -91,7 +91,7 @@ func (r reply) channel() string {
 // rpcErrorIn reads a JSON-RPC error from an HTTP error status's body.
 func rpcErrorIn(err error) (int, string, bool) {
 	var se *transport.HTTPStatusError
-	if !stderrors.As(err, &se) {
+	if !errors.As(err, &se) {
 		return 0, "", false
 	}
 	var m struct {
