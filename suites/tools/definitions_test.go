@@ -249,7 +249,6 @@ func TestRevisionsFollowTheRegistry(t *testing.T) {
 		"TOOLS-ICONS-DATA-01":        {"2025-11-25"},
 		"TOOLS-INSCHEMA-VALID-01":    {"2025-11-25"},
 		"TOOLS-INSCHEMA-VALID-R1-01": {"2024-11-05", "2025-03-26", "2025-06-18"},
-		"TOOLS-INSCHEMA-NOPARAMS-01": {"2025-11-25"},
 		"TOOLS-OUTSCHEMA-01":         {"2025-06-18", "2025-11-25"},
 		"TOOLS-CAP-01":               {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"},
 		"LIFE-VERSION-RESPECT-01":    {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"},

@@ -13,7 +13,7 @@ import (
 
 // Tool schema checks (spec-matrix §2.8 TOOLS-INSCHEMA-*, TOOLS-OUTSCHEMA-01): the root
 // type of inputSchema, whether inputSchema and outputSchema are valid JSON Schema in
-// the dialect the revision implies, and the no-parameter recommendation. Remote $refs
+// the dialect the revision implies (with a note on the no-parameter recommendation). Remote $refs
 // are never fetched.
 
 // TOOLS-INSCHEMA-TYPE-01 — schema Tool.inputSchema.
@@ -43,6 +43,10 @@ var _ = conform.Register(conform.Check{
 			return defNone(l, "has an object inputSchema", "TOOLS-DEF-01 judges the missing ones")
 		case len(bad) > 0:
 			return t.Violation("\"type\": \"object\" at the root of every inputSchema", defCap(bad, 5))
+		}
+		if open := defOpenNoParams(l); len(open) > 0 && t.Rev.AtLeast("2025-11-25") {
+			return conform.Note("%d inputSchema(s) with \"type\": \"object\" at the root%s; %d parameterless tool(s) use the open form {\"type\":\"object\"}, one of the page's valid approaches (it recommends {\"type\":\"object\",\"additionalProperties\":false}): %s",
+				n, l.partial(), len(open), defCap(open, 5))
 		}
 		return conform.Pass("%d inputSchema(s) with \"type\": \"object\" at the root%s", n, l.partial())
 	},
@@ -177,38 +181,26 @@ func defNoParams(schema map[string]json.RawMessage) bool {
 	return defKind(schema["additionalProperties"]) != "object" && defKind(schema["unevaluatedProperties"]) != "object"
 }
 
-// TOOLS-INSCHEMA-NOPARAMS-01 — 2025-11-25/server/tools.mdx (Tool).
-var _ = conform.Register(conform.Check{
-	ID: "TOOLS-INSCHEMA-NOPARAMS-01", Title: "tools without parameters use {\"type\":\"object\",\"additionalProperties\":false} (recommended)",
-	Level: conform.Should, Revisions: defLegacyFrom("2025-11-25"), Area: "tools", Needs: conform.NeedsAny,
-	Source: "2025-11-25/server/tools.mdx (Tool): \"For tools with no parameters, use one of these valid approaches: `{ \"type\": \"object\", \"additionalProperties\": false }` - Recommended: explicitly accepts only empty objects; `{ \"type\": \"object\" }` - accepts any object (including with properties)\" (RFC 2119: RECOMMENDED means SHOULD, so the allowed open form warns)",
-	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
+// defOpenNoParams names the parameterless tools whose inputSchema accepts any object.
+// 2025-11-25/server/tools.mdx lists that form as one of two "valid approaches" and
+// calls the closed form "Recommended" — an ordinary word, not a BCP 14 key word (the
+// revision's conventions: key words apply "when, and only when, they appear in all
+// capitals"). So it is never a violation: TOOLS-INSCHEMA-TYPE-01 only notes it, and
+// spec-matrix TOOLS-INSCHEMA-NOPARAMS-01 ("(recommended)", INFO) has no check of its
+// own, since a check that cannot fail proves nothing.
+func defOpenNoParams(l *defListing) []string {
+	var open []string
+	for _, d := range l.Tools {
+		schema := defObject(d.Fields["inputSchema"])
+		if schema == nil || !defNoParams(schema) {
+			continue
 		}
-		var open []string
-		n := 0
-		for _, d := range l.Tools {
-			schema := defObject(d.Fields["inputSchema"])
-			if schema == nil || !defNoParams(schema) {
-				continue
-			}
-			n++
-			if string(schema["additionalProperties"]) != "false" && string(schema["unevaluatedProperties"]) != "false" {
-				open = append(open, d.String())
-			}
+		if string(schema["additionalProperties"]) != "false" && string(schema["unevaluatedProperties"]) != "false" {
+			open = append(open, d.String())
 		}
-		switch {
-		case n == 0:
-			return defNone(l, "takes no parameters", "the fixture contract's metadata variants include a parameterless tool")
-		case len(open) > 0:
-			return t.Violation("the recommended {\"type\":\"object\",\"additionalProperties\":false} for tools without parameters",
-				fmt.Sprintf("%d of %d parameterless tool(s) accept any object (an allowed form, not the recommended one): %s", len(open), n, defCap(open, 5)))
-		}
-		return conform.Pass("%d parameterless tool(s) accept only the empty object, as recommended", n)
-	},
-})
+	}
+	return open
+}
 
 // defLegacyFrom returns the legacy revisions from the named one on.
 func defLegacyFrom(first string) []revision.Revision {
