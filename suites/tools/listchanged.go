@@ -60,7 +60,7 @@ func ctPickTrigger(t *conform.T) *ctTrigger {
 
 func runListChangedProbe(t *conform.T) conform.Verdict {
 	if !toolkit.ListChangedDeclared(t.Session()) {
-		return conform.Skip(reports.NotApplicable, "capabilities.tools.listChanged is not true: the server does not offer list_changed notifications (NOTIF-LC-UNDECLARED-01 judges any it sends)")
+		return provokeUndeclared(t)
 	}
 	trig := ctPickTrigger(t)
 	if trig == nil {
@@ -90,6 +90,41 @@ func runListChangedProbe(t *conform.T) conform.Verdict {
 		return conform.Errorf("no tools/list after the change: %s", v.Message)
 	}
 	return ctJudgeListChange(t, trig, werr == nil, e, wait, before, after)
+}
+
+// provokeUndeclared is NOTIF-LC-01 for a server that declared tools without
+// listChanged: true. The row does not apply, but a trigger that exists is fired all
+// the same, in a fresh session, so that a notification the server sends undeclared
+// is in the revision's transcript for NOTIF-LC-UNDECLARED-01 (which runs after this
+// check) to judge; without the change nothing would provoke one (issue 9 item 1). A
+// server with no tools capability at all is left alone: TOOLS-CAP-01 judges it, and
+// the suite does not call tools a server did not declare.
+func provokeUndeclared(t *conform.T) conform.Verdict {
+	const why = "capabilities.tools.listChanged is not true: the server does not offer list_changed notifications"
+	if _, ok := t.Session().Capabilities()["tools"]; !ok {
+		return conform.Skip(reports.NotApplicable, "%s (it declares no tools capability)", why)
+	}
+	trig := ctPickTrigger(t)
+	if trig == nil {
+		return conform.Skip(reports.NotApplicable, "%s; nothing can change the tool list, so NOTIF-LC-UNDECLARED-01 judges only notifications sent unprovoked", why)
+	}
+	s, err := t.NewSession()
+	if err != nil {
+		return conform.Errorf("no fresh session to change the tool list with %s: %v", trig.what, err)
+	}
+	before := toolkit.Walk(t, s)
+	if v := toolkit.ListVerdict(t, before); v != nil {
+		return conform.Errorf("no tools/list before the change: %s", v.Message)
+	}
+	if v := trig.fire(t, s, before); v != nil && v.Status == reports.Error {
+		return *v
+	}
+	// The second walk is the barrier: on stdio a notification sent with the change
+	// has been read once its reply is in.
+	after := toolkit.Walk(t, s)
+	added, removed := ctNameDiff(before, after)
+	return conform.Skip(reports.NotApplicable, "%s; the tool list was changed anyway with %s (%s) so that NOTIF-LC-UNDECLARED-01 judges any notification the change provoked",
+		why, trig.what, ctDiffText(added, removed, len(before.Tools)))
 }
 
 // fire changes the tool list in session s; it returns the verdict of a trigger that
