@@ -281,18 +281,40 @@ func runNameCase(t *conform.T) conform.Verdict {
 		return t.Silent("the unknown-tool error for tools/call "+toolkit.Quote(flipped), got.Err)
 	}
 	unknown := toolkit.Call(t, s, fmt.Sprintf("x_conformance_nonexistent_%08x", rand.Uint32()), json.RawMessage(`{}`))
-	return judgeNameCase(t, target.Name, flipped, got, unknown)
+	var real *toolkit.Outcome
+	if !defNamesIt(got, flipped) {
+		// The reply does not say which name it is about: only a working call of the
+		// real name can show that the server tells names apart at all.
+		if p := toolkit.Allowed(t, target.Tool); p.Allowed {
+			real = toolkit.Call(t, s, target.Name, p.Args)
+		}
+	}
+	return judgeNameCase(t, target.Name, flipped, got, unknown, real)
+}
+
+// defNamesIt reports whether a reply mentions the name it answers: evidence that it
+// is about that name, not a failure every call gets.
+func defNamesIt(o *toolkit.Outcome, name string) bool {
+	return o != nil && o.Resp != nil && o.Resp.Msg != nil && strings.Contains(string(o.Resp.Msg.Raw), name)
 }
 
 // judgeNameCase compares the flipped name's reply with the reply to a name that
-// surely does not exist: the two must look alike.
-func judgeNameCase(t *conform.T, name, flipped string, got, unknown *toolkit.Outcome) conform.Verdict {
+// surely does not exist: the two must look alike. A reply that is an error but
+// neither names the flipped name nor differs from what a working call of the real
+// name (real, nil when it was not made) gets cannot tell "not resolved" from "every
+// call fails" (a server whose backend cannot start answers every call alike), so it
+// proves nothing: not exercised.
+func judgeNameCase(t *conform.T, name, flipped string, got, unknown, real *toolkit.Outcome) conform.Verdict {
 	want := fmt.Sprintf("tools/call %s (the case-flipped name of %s) answered as an unknown tool", toolkit.Quote(flipped), toolkit.Quote(name))
 	unknownIsRPC := unknown.Err == nil && unknown.Resp != nil && unknown.Resp.IsError()
+	telling := defNamesIt(got, flipped) || (real != nil && real.Succeeded())
 	switch {
 	case got.Resp.IsError():
 		if unknownIsRPC && unknown.Resp.Error.Code != got.Resp.Error.Code {
 			return conform.Note("%s: %s, while a nonexistent name gets %s", toolkit.Quote(flipped), got.Describe(), unknown.Describe())
+		}
+		if !telling {
+			return defCaseUntold(flipped, got, unknown, real)
 		}
 		return conform.Pass("%s is not resolved: %s", toolkit.Quote(flipped), got.Describe())
 	case got.Result == nil:
@@ -301,8 +323,20 @@ func judgeNameCase(t *conform.T, name, flipped string, got, unknown *toolkit.Out
 		return t.Violation(want, "the flipped name executed the tool: "+got.Describe())
 	case unknownIsRPC:
 		return t.Violation(want, fmt.Sprintf("the flipped name resolved: %s, while a nonexistent name gets %s", got.Describe(), unknown.Describe()))
+	case !telling:
+		return defCaseUntold(flipped, got, unknown, real)
 	}
 	return conform.Note("%s got %s, as a nonexistent name does (%s): not resolved as far as can be told (unknown tools as isError results are judged by TOOLS-CALL-UNKNOWN-01)", toolkit.Quote(flipped), got.Describe(), unknown.Describe())
+}
+
+// defCaseUntold is the verdict for a reply that cannot tell the two cases apart.
+func defCaseUntold(flipped string, got, unknown, real *toolkit.Outcome) conform.Verdict {
+	realText := "the real name was not called (the suite may not call the tool: allow it with --call)"
+	if real != nil {
+		realText = "the real name got " + real.Describe()
+	}
+	return conform.Skip(reports.NotExercised, "%s got %s, which does not name the tool, as a nonexistent name gets %s; %s: the reply cannot tell an unresolved name from a server that fails every call",
+		toolkit.Quote(flipped), got.Describe(), unknown.Describe(), realText)
 }
 
 // TOOLS-TITLE-01 — 2025-06-18+/server/tools.mdx; schema BaseMetadata, Tool.
