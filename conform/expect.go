@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +22,8 @@ func Describe(resp *wire.Response, err error) string {
 		return fmt.Sprintf("HTTP %d (%s) with body %s", se.Status, se.ContentType, clip(string(se.Body), 200))
 	case errors.Is(err, wire.ErrTimeout):
 		return "no reply before the deadline"
+	case errors.Is(err, transport.ErrNoReply):
+		return "no reply: the server closed the connection without answering"
 	case errors.Is(err, wire.ErrClosed):
 		return "the connection ended: " + err.Error()
 	case err != nil:
@@ -60,15 +63,35 @@ func clip(s string, n int) string {
 // Silent turns a call that got no reply into a verdict: a server that is still
 // connected but did not answer broke the rule (expected says what it should have
 // sent); a transport that died or a run that was cancelled is an error, because
-// nothing was verified.
+// nothing was verified. "Did not answer" is the same behaviour on every transport
+// (issue 9 item 3): silence until the deadline (stdio, or an HTTP server that never
+// sends a status line) and an HTTP request whose connection the server ended with no
+// response (transport.ErrNoReply) are both judged as no reply.
 func (t *T) Silent(expected string, err error) Verdict {
 	if t.Ctx.Err() != nil {
 		return Errorf("not verified: %v", t.Ctx.Err())
 	}
-	if errors.Is(err, wire.ErrTimeout) {
+	if timedOut(err) {
 		return t.Violation(expected, fmt.Sprintf("no reply within %s", t.Timeout()))
 	}
+	if errors.Is(err, transport.ErrNoReply) {
+		return t.Violation(expected, Describe(nil, err))
+	}
 	return Errorf("not verified: %s", Describe(nil, err))
+}
+
+// timedOut reports whether err says the request went unanswered until its deadline:
+// the wire's timeout, or a request deadline that ended an HTTP round trip before its
+// reply head.
+func timedOut(err error) bool {
+	return errors.Is(err, wire.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// Unanswered reports whether a request's error says the server did not answer it
+// (silence until the deadline, or an HTTP connection ended without a reply) while
+// the session itself is still there: the behaviour Silent judges as a violation.
+func Unanswered(err error) bool {
+	return timedOut(err) || errors.Is(err, transport.ErrNoReply)
 }
 
 // ExpectRPCError judges a reply that must be the JSON-RPC error code: the code →

@@ -313,14 +313,14 @@ func judgeInvalidCursor(first, probe toolkit.Page, alive error) decide.Decision 
 		switch {
 		case errors.As(probe.Err, &se):
 			return decide.Violation(want, conform.Describe(nil, probe.Err))
-		case errors.Is(probe.Err, wire.ErrTimeout):
-			return decide.Fail(want, "no reply: the invalid cursor was not handled gracefully")
+		case conform.Unanswered(probe.Err):
+			return decide.Fail(want, "no reply: the invalid cursor was not handled gracefully ("+conform.Describe(nil, probe.Err)+")")
 		case errors.Is(probe.Err, wire.ErrClosed):
 			return decide.Fail(want, "the connection ended after the invalid cursor (the server crashed or hung up): "+conform.Describe(nil, probe.Err))
 		}
 		return decide.Broken("not verified: " + conform.Describe(nil, probe.Err))
 	}
-	if alive != nil && (errors.Is(alive, wire.ErrTimeout) || errors.Is(alive, wire.ErrClosed)) {
+	if alive != nil && (conform.Unanswered(alive) || errors.Is(alive, wire.ErrClosed)) {
 		return decide.Fail("the server still answering after the invalid cursor", fmt.Sprintf("it replied %s, then ping got %s", conform.Describe(probe.Resp, nil), conform.Describe(nil, alive)))
 	}
 	switch {
