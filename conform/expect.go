@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
@@ -19,7 +20,7 @@ func Describe(resp *wire.Response, err error) string {
 	var se *transport.HTTPStatusError
 	switch {
 	case errors.As(err, &se):
-		return fmt.Sprintf("HTTP %d (%s) with body %s", se.Status, se.ContentType, clip(string(se.Body), 200))
+		return fmt.Sprintf("HTTP %d (%s) with body %s", se.Status, se.ContentType, Clip(string(se.Body), 200))
 	case errors.Is(err, wire.ErrTimeout):
 		return "no reply before the deadline"
 	case errors.Is(err, transport.ErrNoReply):
@@ -31,13 +32,13 @@ func Describe(resp *wire.Response, err error) string {
 	case resp == nil:
 		return "nothing"
 	case resp.IsError():
-		s := fmt.Sprintf("JSON-RPC error %d %q", resp.Error.Code, clip(resp.Error.Message, 120))
+		s := fmt.Sprintf("JSON-RPC error %d %q", resp.Error.Code, Clip(resp.Error.Message, 120))
 		if !resp.IDExact {
 			s += fmt.Sprintf(" (with id %s, sent as %s)", resp.Msg.ID, idSentType(resp))
 		}
 		return s
 	default:
-		s := "result " + clip(string(resp.Result), 200)
+		s := "result " + Clip(string(resp.Result), 200)
 		if !resp.IDExact {
 			s += fmt.Sprintf(" (with id %s, sent as %s)", resp.Msg.ID, idSentType(resp))
 		}
@@ -52,12 +53,36 @@ func idSentType(resp *wire.Response) string {
 	return "a string"
 }
 
-func clip(s string, n int) string {
-	s = strings.ToValidUTF8(s, "�")
+// Clip shortens text for a verdict's message: at most n bytes, cut at a character
+// boundary, with "…" where something was cut; invalid UTF-8 shows as U+FFFD. Every
+// check clips its evidence with it, so that messages read alike.
+func Clip(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	if len(s) <= n {
 		return s
 	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
 	return s[:n] + "…"
+}
+
+// RPCErrorIn reads the JSON-RPC error an HTTP error status carries in its body (a
+// server may reject a request with 400 and a JSON-RPC error object): the one place
+// that rule is written. ok is false when err is not an HTTP status error or its body
+// holds no error object.
+func RPCErrorIn(err error) (e wire.Error, ok bool) {
+	var se *transport.HTTPStatusError
+	if !errors.As(err, &se) {
+		return wire.Error{}, false
+	}
+	var m struct {
+		Error *wire.Error `json:"error"`
+	}
+	if json.Unmarshal(se.Body, &m) != nil || m.Error == nil {
+		return wire.Error{}, false
+	}
+	return *m.Error, true
 }
 
 // Silent turns a call that got no reply into a verdict: a server that is still
@@ -102,7 +127,7 @@ func (t *T) ExpectRPCError(resp *wire.Response, err error, code int, what string
 	case err != nil:
 		var se *transport.HTTPStatusError
 		if errors.As(err, &se) {
-			if rpcCode, ok := errorCodeInBody(se.Body); ok && rpcCode == code {
+			if rpc, ok := RPCErrorIn(err); ok && rpc.Code == code {
 				return Pass("HTTP %d carrying JSON-RPC error %d", se.Status, code)
 			}
 			return t.Violation(want, Describe(nil, err))
@@ -113,21 +138,8 @@ func (t *T) ExpectRPCError(resp *wire.Response, err error, code int, what string
 	case resp.Error.Code != code:
 		return t.Violation(want, Describe(resp, nil))
 	default:
-		return Pass("JSON-RPC error %d %q", code, clip(resp.Error.Message, 80))
+		return Pass("JSON-RPC error %d %q", code, Clip(resp.Error.Message, 80))
 	}
-}
-
-// errorCodeInBody reads a JSON-RPC error code from an HTTP error body.
-func errorCodeInBody(body []byte) (int, bool) {
-	var m struct {
-		Error *struct {
-			Code int `json:"code"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(body, &m) != nil || m.Error == nil {
-		return 0, false
-	}
-	return m.Error.Code, true
 }
 
 // ExpectResult returns the reply's result or the verdict that explains why there is

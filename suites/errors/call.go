@@ -91,11 +91,11 @@ func judgeCall(name string, r reply) decide.Decision {
 	}
 	raw, ok := r.result["content"]
 	if !ok {
-		return decide.Violation(want, "a result without content: "+clip(string(r.raw), 160))
+		return decide.Violation(want, "a result without content: "+conform.Clip(string(r.raw), 160))
 	}
 	var content []json.RawMessage
 	if err := json.Unmarshal(raw, &content); err != nil || string(raw) == "null" {
-		return decide.Violation(want, fmt.Sprintf("content is %s, not an array", clip(string(raw), 80)))
+		return decide.Violation(want, fmt.Sprintf("content is %s, not an array", conform.Clip(string(raw), 80)))
 	}
 	return decide.Pass(fmt.Sprintf("%s answered a CallToolResult with a content array of %d", name, len(content)))
 }
@@ -142,9 +142,9 @@ func judgeExecInResult(r reply) decide.Decision {
 	case r.kind == rNone:
 		return decide.Silent(want, r.err)
 	case r.kind == rResult && r.isError:
-		return decide.Pass("test_error_handling answered " + clip(r.desc, 160))
+		return decide.Pass("test_error_handling answered " + conform.Clip(r.desc, 160))
 	case r.kind == rResult:
-		return decide.Violation(want, "a result without isError:true: "+clip(string(r.raw), 160))
+		return decide.Violation(want, "a result without isError:true: "+conform.Clip(string(r.raw), 160))
 	}
 	return decide.Violation(want, r.desc+": a tool failure sent as a protocol error, which the model never sees")
 }

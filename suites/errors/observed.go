@@ -99,7 +99,7 @@ func judgeIsErrorType(calls []seenCall) decide.Decision {
 		}
 		present++
 		if v := strings.TrimSpace(string(c.isErrorRaw)); v != "true" && v != "false" {
-			problems = append(problems, fmt.Sprintf("%s: isError is %s", c.label(), clip(string(c.isErrorRaw), 40)))
+			problems = append(problems, fmt.Sprintf("%s: isError is %s", c.label(), conform.Clip(string(c.isErrorRaw), 40)))
 		}
 	}
 	if len(problems) > 0 {
@@ -143,7 +143,7 @@ func judgeIsErrorContent(calls []seenCall, called bool, fixture string) decide.D
 		case !ok:
 			problems = append(problems, c.label()+": no content member")
 		case json.Unmarshal(raw, &blocks) != nil || string(raw) == "null":
-			problems = append(problems, fmt.Sprintf("%s: content is %s, not an array", c.label(), clip(string(raw), 60)))
+			problems = append(problems, fmt.Sprintf("%s: content is %s, not an array", c.label(), conform.Clip(string(raw), 60)))
 		case !hasText(blocks):
 			textless = append(textless, fmt.Sprintf("%s: %d content blocks, none of type text", c.label(), len(blocks)))
 		}
@@ -158,7 +158,7 @@ func judgeIsErrorContent(calls []seenCall, called bool, fixture string) decide.D
 	case len(textless) > 0:
 		return decide.Warn("a text block describing the failure in every isError:true result (derived from the spec's example)", strings.Join(textless, "; "))
 	}
-	return decide.Pass(fmt.Sprintf("%d isError:true results, each with a content array holding a text block: %s", len(seen), clip(strings.Join(seen, ", "), 240)))
+	return decide.Pass(fmt.Sprintf("%d isError:true results, each with a content array holding a text block: %s", len(seen), conform.Clip(strings.Join(seen, ", "), 240)))
 }
 
 func hasText(blocks []struct {

@@ -63,9 +63,9 @@ func judgeUnknownTool(name string, r reply) decide.Decision {
 	case r.kind == rNone:
 		return decide.Silent(want, r.err)
 	case r.kind == rRPCError && r.code == wire.CodeInvalidParams:
-		return decide.Pass(fmt.Sprintf("JSON-RPC error -32602 %q", clip(r.message, 80)))
+		return decide.Pass(fmt.Sprintf("JSON-RPC error -32602 %q", conform.Clip(r.message, 80)))
 	case r.kind == rRPCError:
-		return decide.Warn(want, fmt.Sprintf("JSON-RPC error %d %q: a protocol error, but not the code every revision's example uses", r.code, clip(r.message, 80)))
+		return decide.Warn(want, fmt.Sprintf("JSON-RPC error %d %q: a protocol error, but not the code every revision's example uses", r.code, conform.Clip(r.message, 80)))
 	case r.kind == rHTTP:
 		return decide.Warn(want, r.desc+": an error, but not a JSON-RPC error")
 	case r.isError:
@@ -199,7 +199,7 @@ func judgeInvalidParams(probes []probe) decide.Decision {
 		case i == 0 && p.r.kind == rRPCError && p.r.code == wire.CodeInvalidRequest:
 			notes = append(notes, p.label+" got -32600, which JSON-RPC §4.2 allows (params must be a structured value)")
 		case p.r.kind == rResult:
-			problems = append(problems, p.label+": a result "+clip(string(p.r.raw), 160)+" (the params were not checked)")
+			problems = append(problems, p.label+": a result "+conform.Clip(string(p.r.raw), 160)+" (the params were not checked)")
 		default:
 			problems = append(problems, p.label+": "+p.r.desc)
 		}

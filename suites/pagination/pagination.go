@@ -63,9 +63,9 @@ func judgeNextCursor(v view, maxPages int) decide.Decision {
 	n := len(v.pages)
 	switch v.stop {
 	case toolkit.StopBadCursor:
-		return decide.Violation("nextCursor left out at the end of the list, or a string", fmt.Sprintf("page %d (%s) has nextCursor %s", n, cursorLabel(last), clip(string(last.NextRaw), 80)))
+		return decide.Violation("nextCursor left out at the end of the list, or a string", fmt.Sprintf("page %d (%s) has nextCursor %s", n, cursorLabel(last), conform.Clip(string(last.NextRaw), 80)))
 	case toolkit.StopRepeatedCursor:
-		return decide.Violation("a new nextCursor on every page until it is left out", fmt.Sprintf("page %d (%s) returned nextCursor %q, which had already been returned and followed: the walk would loop", n, cursorLabel(last), clip(v.repeated, 80)))
+		return decide.Violation("a new nextCursor on every page until it is left out", fmt.Sprintf("page %d (%s) returned nextCursor %q, which had already been returned and followed: the walk would loop", n, cursorLabel(last), conform.Clip(v.repeated, 80)))
 	case toolkit.StopMaxPages:
 		return decide.Warn(fmt.Sprintf("the end of the list (a page without nextCursor) within --max-pages=%d pages", maxPages),
 			fmt.Sprintf("%d pages, each with a new nextCursor, and the last one still has one; raise --max-pages to follow a longer list (a list that never ends is a server fault)", n))
@@ -200,7 +200,7 @@ func judgeStable(probes []stableProbe) decide.Decision {
 	}
 	var problems, asked []string
 	for _, pr := range probes {
-		label := fmt.Sprintf("cursor %q", clip(pr.cursor, 80))
+		label := fmt.Sprintf("cursor %q", conform.Clip(pr.cursor, 80))
 		switch {
 		case pr.changed:
 			return decide.Skip(reports.NotExercised, "the tool list changed (notifications/tools/list_changed) while "+label+" was requested again, so the list was not unchanged")
@@ -306,7 +306,7 @@ var _ = conform.Register(conform.Check{
 func judgeInvalidCursor(first, probe toolkit.Page, alive error) decide.Decision {
 	want := fmt.Sprintf("JSON-RPC error -32602 for tools/list{cursor: %q}", invalidCursor)
 	if probe.Err != nil {
-		if code, ok := rpcCodeIn(probe.Err); ok && code == wire.CodeInvalidParams {
+		if rpc, ok := conform.RPCErrorIn(probe.Err); ok && rpc.Code == wire.CodeInvalidParams {
 			return decide.Pass("an HTTP error status carrying JSON-RPC error -32602")
 		}
 		var se *transport.HTTPStatusError
@@ -325,30 +325,13 @@ func judgeInvalidCursor(first, probe toolkit.Page, alive error) decide.Decision 
 	}
 	switch {
 	case probe.Resp.IsError() && probe.Resp.Error.Code == wire.CodeInvalidParams:
-		return decide.Pass(fmt.Sprintf("JSON-RPC error -32602 %q", clip(probe.Resp.Error.Message, 80)))
+		return decide.Pass(fmt.Sprintf("JSON-RPC error -32602 %q", conform.Clip(probe.Resp.Error.Message, 80)))
 	case probe.Resp.IsError():
-		return decide.Violation(want, fmt.Sprintf("JSON-RPC error %d %q (another code)", probe.Resp.Error.Code, clip(probe.Resp.Error.Message, 80)))
+		return decide.Violation(want, fmt.Sprintf("JSON-RPC error %d %q (another code)", probe.Resp.Error.Code, conform.Clip(probe.Resp.Error.Message, 80)))
 	case probe.Result != nil && samePage(first, probe) == "":
 		return decide.Violation(want, "the first page again: the invalid cursor was ignored")
 	}
 	return decide.Violation(want, conform.Describe(probe.Resp, nil))
-}
-
-// rpcCodeIn reads a JSON-RPC error code from an HTTP error status's body.
-func rpcCodeIn(err error) (int, bool) {
-	var se *transport.HTTPStatusError
-	if !errors.As(err, &se) {
-		return 0, false
-	}
-	var m struct {
-		Error *struct {
-			Code int `json:"code"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(se.Body, &m) != nil || m.Error == nil {
-		return 0, false
-	}
-	return m.Error.Code, true
 }
 
 // PAG-EMPTY-CURSOR-R5-01 — 2026-07-28/server/utilities/pagination.mdx; spec-matrix

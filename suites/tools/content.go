@@ -189,11 +189,11 @@ func runLastModified(t *conform.T) conform.Verdict {
 		f.judged++
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			f.warn(fmt.Sprintf("%s is %s, not a string", b.at("/annotations/lastModified"), ctClip(string(raw), 60)))
+			f.warn(fmt.Sprintf("%s is %s, not a string", b.at("/annotations/lastModified"), conform.Clip(string(raw), 60)))
 			continue
 		}
 		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
-			f.warn(fmt.Sprintf("%s is %q, which does not parse as RFC 3339", b.at("/annotations/lastModified"), ctClip(s, 60)))
+			f.warn(fmt.Sprintf("%s is %q, which does not parse as RFC 3339", b.at("/annotations/lastModified"), conform.Clip(s, 60)))
 		}
 	}
 	if f.judged == 0 {
@@ -236,11 +236,11 @@ func runUnknownType(t *conform.T) conform.Verdict {
 		f.judged++
 		switch {
 		case b.Fields == nil:
-			f.fail(fmt.Sprintf("%s is %s, not an object", b.at(""), ctClip(string(b.Raw), 60)))
+			f.fail(fmt.Sprintf("%s is %s, not an object", b.at(""), conform.Clip(string(b.Raw), 60)))
 		case b.TypeRaw == nil:
 			f.fail(b.at("") + " has no type")
 		case b.Type == "" && string(b.TypeRaw) != `""`:
-			f.fail(fmt.Sprintf("%s is %s, not a string", b.at("/type"), ctClip(string(b.TypeRaw), 60)))
+			f.fail(fmt.Sprintf("%s is %s, not a string", b.at("/type"), conform.Clip(string(b.TypeRaw), 60)))
 		case !slices.Contains(union, b.Type):
 			f.fail(fmt.Sprintf("%s is %q", b.at("/type"), b.Type))
 		}
@@ -397,7 +397,7 @@ func ctJudgeLinkURI(b ctBlock, f *ctFindings) {
 		return
 	}
 	if msg := ctURIProblem(s); msg != "" {
-		f.fail(fmt.Sprintf("%s is %q: %s", b.at("/uri"), ctClip(s, 80), msg))
+		f.fail(fmt.Sprintf("%s is %q: %s", b.at("/uri"), conform.Clip(s, 80), msg))
 	}
 }
 

@@ -165,7 +165,7 @@ func ctRunTriggerCmd(t *conform.T, command string) *conform.Verdict {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = time.Second
 	if err := cmd.Run(); err != nil {
-		v := conform.Errorf("--trigger-cmd %q failed (%v), so the tool list was not changed; its output: %s", command, err, ctOr(ctClip(strings.TrimSpace(out.String()), 400), "(none)"))
+		v := conform.Errorf("--trigger-cmd %q failed (%v), so the tool list was not changed; its output: %s", command, err, ctOr(conform.Clip(strings.TrimSpace(out.String()), 400), "(none)"))
 		return &v
 	}
 	return nil

@@ -57,7 +57,7 @@ func defDescribe(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "absent"
 	}
-	return defClip(raw, 60)
+	return conform.Clip(string(raw), 60)
 }
 
 // defInconclusive reports whether a compile error says the suite could not decide

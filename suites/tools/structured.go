@@ -35,7 +35,7 @@ var _ = conform.Register(conform.Check{
 			}
 			f.judged++
 			if k := defKind(raw); k != "object" {
-				f.fail(fmt.Sprintf("%s /structuredContent is %s: %s", r.where(), ctArticle(k), ctClip(string(raw), 80)))
+				f.fail(fmt.Sprintf("%s /structuredContent is %s: %s", r.where(), ctArticle(k), conform.Clip(string(raw), 80)))
 			}
 		}
 		if f.judged == 0 {
@@ -208,7 +208,7 @@ func ctMirror(r *ctResult, structured json.RawMessage) string {
 	if texts == 0 {
 		return fmt.Sprintf("no text block (content types [%s])", strings.Join(ctTypes(r.Content), ", "))
 	}
-	return fmt.Sprintf("none of the %d text block%s parses to JSON equal to structuredContent %s", texts, ctPlural(texts), ctClip(string(structured), 80))
+	return fmt.Sprintf("none of the %d text block%s parses to JSON equal to structuredContent %s", texts, ctPlural(texts), conform.Clip(string(structured), 80))
 }
 
 // STRUCT-OUTSCHEMA-ROOT-01 — 2025-06-18/2025-11-25 schema Tool.outputSchema.

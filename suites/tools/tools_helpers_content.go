@@ -322,15 +322,6 @@ func ctProblems(err error, where string) string {
 	return strings.Join(parts, "; ")
 }
 
-// ctClip shortens text for messages.
-func ctClip(s string, n int) string {
-	s = strings.ToValidUTF8(s, "�")
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
 // ctPlural is "" for 1 and "s" otherwise.
 func ctPlural(n int) string {
 	if n == 1 {

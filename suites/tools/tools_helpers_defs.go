@@ -140,15 +140,6 @@ func defKind(raw json.RawMessage) string {
 	}
 }
 
-// defClip shortens raw JSON for messages.
-func defClip(raw json.RawMessage, n int) string {
-	s := strings.ToValidUTF8(string(raw), "�")
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
 // defObject decodes a JSON object's members (nil when raw is not an object).
 func defObject(raw json.RawMessage) map[string]json.RawMessage {
 	if defKind(raw) != "object" {

@@ -120,7 +120,7 @@ func (o *Outcome) Succeeded() bool {
 // Describe says what came back.
 func (o *Outcome) Describe() string {
 	if o.Result != nil && o.IsError {
-		return "an isError:true result: " + clip(string(o.Resp.Result), 200)
+		return "an isError:true result: " + conform.Clip(string(o.Resp.Result), 200)
 	}
 	return conform.Describe(o.Resp, o.Err)
 }
@@ -296,11 +296,4 @@ func intOf(v any, def int) int {
 		return int(f)
 	}
 	return def
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
