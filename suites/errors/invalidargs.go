@@ -10,8 +10,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
-	"github.com/mcp-conform/mcp-conform/suites/internal/decide"
-	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+		"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // echoFixture is the fixture-contract tool with a required string and an integer
@@ -31,9 +30,9 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		ps := argProbesFor(t)
 		if ps.skip != nil {
-			return ps.skip.On(t)
+			return *ps.skip
 		}
-		return judgeInvalidArgsEither(ps.probes).On(t)
+		return judgeInvalidArgsEither(ps.probes)
 	},
 })
 
@@ -45,9 +44,9 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		ps := argProbesFor(t)
 		if ps.skip != nil {
-			return ps.skip.On(t)
+			return *ps.skip
 		}
-		return judgeInvalidArgsR4(ps.probes).On(t)
+		return judgeInvalidArgsR4(ps.probes)
 	},
 })
 
@@ -63,16 +62,16 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		ps := argProbesFor(t)
 		if ps.skip != nil {
-			return ps.skip.On(t)
+			return *ps.skip
 		}
-		return judgeValidate(ps.probes).On(t)
+		return judgeValidate(ps.probes)
 	},
 })
 
 // argProbes are the invalid-argument calls of one session, or why there are none.
 type argProbes struct {
 	probes []probe
-	skip   *decide.Decision
+	skip   *conform.Verdict
 }
 
 // argCall is one invalid-argument call to make.
@@ -84,7 +83,7 @@ type argCall struct {
 // argProbesFor runs the probes once per session (memoized) on a fresh session.
 func argProbesFor(t *conform.T) argProbes {
 	if v := noTools(t); v != nil {
-		sv := decide.Skip(v.Reason, v.Message)
+		sv := conform.Skip(v.Reason, "%s", v.Message)
 		return argProbes{skip: &sv}
 	}
 	return t.Once("errors.invalidargs:"+t.Session().Label, func() any { return runArgProbes(t) }).(argProbes)
@@ -94,7 +93,7 @@ func runArgProbes(t *conform.T) argProbes {
 	l := toolkit.List(t)
 	if v := toolkit.ListVerdict(t, l); v != nil {
 		// The probes need a listed tool; the list itself is judged by TOOLS-LIST-01.
-		sv := decide.Skip(reports.NotExercised, "the tool list could not be read, so no tool was probed: "+v.Message)
+		sv := conform.Skip(reports.NotExercised, "%s", "the tool list could not be read, so no tool was probed: "+v.Message)
 		return argProbes{skip: &sv}
 	}
 	calls, why := argCalls(t, l)
@@ -103,7 +102,7 @@ func runArgProbes(t *conform.T) argProbes {
 	}
 	s, err := t.NewSession()
 	if err != nil {
-		b := decide.Broken(fmt.Sprintf("no fresh session for the invalid-argument probes: %v", err))
+		b := conform.Errorf("%s", fmt.Sprintf("no fresh session for the invalid-argument probes: %v", err))
 		return argProbes{skip: &b}
 	}
 	var out argProbes
@@ -116,7 +115,7 @@ func runArgProbes(t *conform.T) argProbes {
 
 // argCalls picks the tools and builds their invalid arguments: test_echo by the
 // fixture contract, every tool allowed with --call from its inputSchema.
-func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *decide.Decision) {
+func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *conform.Verdict) {
 	var calls []argCall
 	var unbreakable []string
 	if l.Find(echoFixture) != nil {
@@ -149,13 +148,13 @@ func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *decide.Decision) {
 	case len(calls) > 0:
 		return calls, nil
 	case allowed > 0:
-		v := decide.Skip(reports.NotExercised, fmt.Sprintf("the inputSchema of %s has no required or typed property, so no invalid arguments could be built", strings.Join(unbreakable, ", ")))
+		v := conform.Skip(reports.NotExercised, "%s", fmt.Sprintf("the inputSchema of %s has no required or typed property, so no invalid arguments could be built", strings.Join(unbreakable, ", ")))
 		return nil, &v
 	case len(l.Tools) == 0:
-		v := decide.Skip(reports.NeedsFixture, "the server lists no tool; the fixture tool test_echo (spec-matrix §3.2), or a tool allowed with --call NAME[=JSON], exercises this")
+		v := conform.Skip(reports.NeedsFixture, "%s", "the server lists no tool; the fixture tool test_echo (spec-matrix §3.2), or a tool allowed with --call NAME[=JSON], exercises this")
 		return nil, &v
 	}
-	v := decide.Skip(reports.CallsNotAllowed, "needs the fixture tool test_echo, or a tool allowed with --call NAME[=JSON] (invalid arguments are built from its inputSchema; no tool of the target is executed by default)")
+	v := conform.Skip(reports.CallsNotAllowed, "%s", "needs the fixture tool test_echo, or a tool allowed with --call NAME[=JSON] (invalid arguments are built from its inputSchema; no tool of the target is executed by default)")
 	return nil, &v
 }
 
@@ -280,10 +279,10 @@ func encode(v any) json.RawMessage {
 }
 
 // firstSilent returns the verdict for the first probe that got no reply.
-func firstSilent(probes []probe, want string) *decide.Decision {
+func firstSilent(probes []probe, want string) *conform.Verdict {
 	for _, p := range probes {
 		if p.r.kind == rNone {
-			v := decide.Silent(want+" for "+p.label, p.r.err)
+			v := conform.Silence(want+" for "+p.label, p.r.err)
 			return &v
 		}
 	}
@@ -292,7 +291,7 @@ func firstSilent(probes []probe, want string) *decide.Decision {
 
 // judgeInvalidArgsEither (2024-11-05 … 2025-06-18): -32602 or isError:true pass;
 // a successful result or another error warns.
-func judgeInvalidArgsEither(probes []probe) decide.Decision {
+func judgeInvalidArgsEither(probes []probe) conform.Verdict {
 	const want = "JSON-RPC error -32602 or an isError:true result"
 	if v := firstSilent(probes, want); v != nil {
 		return *v
@@ -309,14 +308,14 @@ func judgeInvalidArgsEither(probes []probe) decide.Decision {
 		}
 	}
 	if len(problems) > 0 {
-		return decide.Warn(want+" for arguments that break the inputSchema", strings.Join(problems, "; "))
+		return conform.Warn(want+" for arguments that break the inputSchema", strings.Join(problems, "; "))
 	}
-	return decide.Pass(strings.Join(seen, "; "))
+	return conform.Pass("%s", strings.Join(seen, "; "))
 }
 
 // judgeInvalidArgsR4 (2025-11-25): isError:true passes, -32602 passes with a note,
 // anything else is a SHOULD violation.
-func judgeInvalidArgsR4(probes []probe) decide.Decision {
+func judgeInvalidArgsR4(probes []probe) conform.Verdict {
 	const want = "an isError:true result (a tool execution error) for arguments that break the inputSchema"
 	if v := firstSilent(probes, want); v != nil {
 		return *v
@@ -338,15 +337,15 @@ func judgeInvalidArgsR4(probes []probe) decide.Decision {
 	}
 	switch {
 	case len(problems) > 0:
-		return decide.Violation(want, strings.Join(problems, "; "))
+		return conform.Violation(want, strings.Join(problems, "; "))
 	case protocol:
-		return decide.Note(strings.Join(seen, "; ") + "; -32602 is accepted: 2025-11-25 asks for isError, but the 2026-07-28 schema still shows -32602 for invalid tool arguments (spec-matrix §2.16.2)")
+		return conform.Note("%s", strings.Join(seen, "; ") + "; -32602 is accepted: 2025-11-25 asks for isError, but the 2026-07-28 schema still shows -32602 for invalid tool arguments (spec-matrix §2.16.2)")
 	}
-	return decide.Pass(strings.Join(seen, "; "))
+	return conform.Pass("%s", strings.Join(seen, "; "))
 }
 
 // judgeValidate: any rejection shows validation; a successful result warns.
-func judgeValidate(probes []probe) decide.Decision {
+func judgeValidate(probes []probe) conform.Verdict {
 	const want = "invalid input rejected (an error reply or an isError:true result)"
 	if v := firstSilent(probes, want); v != nil {
 		return *v
@@ -360,7 +359,7 @@ func judgeValidate(probes []probe) decide.Decision {
 		seen = append(seen, p.label+": "+p.r.channel())
 	}
 	if len(accepted) > 0 {
-		return decide.Warn(want, strings.Join(accepted, "; ")+" (a warning, not a failure: coercion cannot be told apart from a missing validation)")
+		return conform.Warn(want, strings.Join(accepted, "; ")+" (a warning, not a failure: coercion cannot be told apart from a missing validation)")
 	}
-	return decide.Pass(strings.Join(seen, "; "))
+	return conform.Pass("%s", strings.Join(seen, "; "))
 }
