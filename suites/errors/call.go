@@ -7,7 +7,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
-		"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // errorFixture is the fixture-contract tool that always fails (spec-matrix §3.2).
@@ -141,7 +141,7 @@ func judgeExecInResult(r reply) conform.Verdict {
 	case r.kind == rNone:
 		return conform.Silence(want, r.err)
 	case r.kind == rResult && r.isError:
-		return conform.Pass("%s", "test_error_handling answered " + conform.Clip(r.desc, 160))
+		return conform.Pass("%s", "test_error_handling answered "+conform.Clip(r.desc, 160))
 	case r.kind == rResult:
 		return conform.Violation(want, "a result without isError:true: "+conform.Clip(string(r.raw), 160))
 	}

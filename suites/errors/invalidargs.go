@@ -10,7 +10,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
-		"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // echoFixture is the fixture-contract tool with a required string and an integer
@@ -339,7 +339,7 @@ func judgeInvalidArgsR4(probes []probe) conform.Verdict {
 	case len(problems) > 0:
 		return conform.Violation(want, strings.Join(problems, "; "))
 	case protocol:
-		return conform.Note("%s", strings.Join(seen, "; ") + "; -32602 is accepted: 2025-11-25 asks for isError, but the 2026-07-28 schema still shows -32602 for invalid tool arguments (spec-matrix §2.16.2)")
+		return conform.Note("%s", strings.Join(seen, "; ")+"; -32602 is accepted: 2025-11-25 asks for isError, but the 2026-07-28 schema still shows -32602 for invalid tool arguments (spec-matrix §2.16.2)")
 	}
 	return conform.Pass("%s", strings.Join(seen, "; "))
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
-		"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // seenCall is one tools/call result received in a session, with the tool name the

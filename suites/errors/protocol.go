@@ -11,7 +11,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
-		"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 var legacy = revision.InEra(revision.Legacy)
@@ -207,7 +207,7 @@ func judgeInvalidParams(probes []probe) conform.Verdict {
 		return conform.Violation("JSON-RPC error -32602 for structurally wrong params", strings.Join(problems, "; "))
 	}
 	if len(notes) > 0 {
-		return conform.Note("%s", strings.Join(notes, "; ") + "; the others got -32602")
+		return conform.Note("%s", strings.Join(notes, "; ")+"; the others got -32602")
 	}
 	return conform.Pass("%s", "-32602 for params \"abc\" and {\"cursor\":5}")
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
-		"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 var legacy = revision.InEra(revision.Legacy)
@@ -88,7 +88,7 @@ func judgeNextCursor(v view, maxPages int) conform.Verdict {
 		notes = append(notes, "the last page is empty, which the schema allows (\"there may be more results\")")
 	}
 	if len(notes) > 0 {
-		return conform.Note("%s", msg + "; " + strings.Join(notes, "; "))
+		return conform.Note("%s", msg+"; "+strings.Join(notes, "; "))
 	}
 	return conform.Pass("%s", msg)
 }
@@ -222,7 +222,7 @@ func judgeStable(probes []stableProbe) conform.Verdict {
 	if len(problems) > 0 {
 		return conform.Violation("the same page each time a cursor is requested on an unchanged list", strings.Join(problems, "; "))
 	}
-	return conform.Pass("%s", strings.Join(asked, " and ") + " gave the same page during the walk and twice more")
+	return conform.Pass("%s", strings.Join(asked, " and ")+" gave the same page during the walk and twice more")
 }
 
 // PAG-NODUP-01 — {rev}/server/utilities/pagination.mdx (derived).
@@ -317,7 +317,7 @@ func judgeInvalidCursor(first, probe toolkit.Page, alive error) conform.Verdict 
 		case errors.Is(probe.Err, wire.ErrClosed):
 			return conform.Fail(want, "the connection ended after the invalid cursor (the server crashed or hung up): "+conform.Describe(nil, probe.Err))
 		}
-		return conform.Errorf("%s", "not verified: " + conform.Describe(nil, probe.Err))
+		return conform.Errorf("%s", "not verified: "+conform.Describe(nil, probe.Err))
 	}
 	if alive != nil && (conform.Unanswered(alive) || errors.Is(alive, wire.ErrClosed)) {
 		return conform.Fail("the server still answering after the invalid cursor", fmt.Sprintf("it replied %s, then ping got %s", conform.Describe(probe.Resp, nil), conform.Describe(nil, alive)))

@@ -12,7 +12,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
-		"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // ---- pure verdict tables ---------------------------------------------------------
