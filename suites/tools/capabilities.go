@@ -112,7 +112,7 @@ func runCapsHonest(t *conform.T) conform.Verdict {
 		}
 	}
 	if len(found) > 0 {
-		return t.Violation("no sampling/createMessage, elicitation/create or roots/list request: the client declared capabilities {}", defCap(found, 5))
+		return t.Violation("no sampling/createMessage, elicitation/create or roots/list request: the client declared capabilities {}", conform.JoinAtMost(found, 5))
 	}
 	return conform.Note("none seen in %d messages received in %d session(s); this proves absence only in the traffic seen", received, sessions)
 }

@@ -56,11 +56,11 @@ func runToolsList(t *conform.T) conform.Verdict {
 		}
 	}
 	if len(problems) > 0 {
-		return t.Violation("every page valid as ListToolsResult under the "+s.Rev.Name+" schema", defCap(problems, 5))
+		return t.Violation("every page valid as ListToolsResult under the "+s.Rev.Name+" schema", conform.JoinAtMost(problems, 5))
 	}
 	msg := fmt.Sprintf("%d page(s), %d tool(s), valid under the %s schema", len(l.Pages), len(l.Tools), s.Rev.Name)
 	if len(notes) > 0 {
-		return conform.Note("%s; %s", msg, defCap(notes, 3))
+		return conform.Note("%s; %s", msg, conform.JoinAtMost(notes, 3))
 	}
 	return conform.Pass("%s", msg)
 }
@@ -87,7 +87,7 @@ var _ = conform.Register(conform.Check{
 			problems = append(problems, defToolProblems(d)...)
 		}
 		if len(problems) > 0 {
-			return t.Violation("each Tool with name (string) and inputSchema (object), description a string if present", defCap(problems, 5))
+			return t.Violation("each Tool with name (string) and inputSchema (object), description a string if present", conform.JoinAtMost(problems, 5))
 		}
 		return conform.Pass("%d tool definition(s) have a string name and an object inputSchema%s", len(l.Tools), l.partial())
 	},
@@ -140,7 +140,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(dups) > 0 {
-			return t.Violation("unique tool names", "high severity: a client cannot tell these tools apart: "+defCap(dups, 5))
+			return t.Violation("unique tool names", "high severity: a client cannot tell these tools apart: "+conform.JoinAtMost(dups, 5))
 		}
 		return conform.Pass("%d distinct names in %d tool(s) over %d page(s)%s", len(order), len(l.Tools), len(l.Pages), l.partial())
 	},
@@ -169,7 +169,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(bad) > 0 {
-			return t.Violation("names matching ^[A-Za-z0-9_.-]{1,128}$", defCap(bad, 5))
+			return t.Violation("names matching ^[A-Za-z0-9_.-]{1,128}$", conform.JoinAtMost(bad, 5))
 		}
 		return conform.Pass("%d tool name(s) match ^[A-Za-z0-9_.-]{1,128}$%s", len(l.Tools), l.partial())
 	},
@@ -360,7 +360,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(bad) > 0 {
-			return t.Violation("title as a string", defCap(bad, 5))
+			return t.Violation("title as a string", conform.JoinAtMost(bad, 5))
 		}
 		return conform.Pass("%d tool(s) with a string title", len(titled))
 	},
@@ -405,7 +405,7 @@ func defMemberValid(t *conform.T, m defMember) conform.Verdict {
 		}
 	}
 	if len(bad) > 0 {
-		return t.Violation(m.expected, defCap(bad, 5))
+		return t.Violation(m.expected, conform.JoinAtMost(bad, 5))
 	}
 	return conform.Pass("%d tool(s) with %s", len(with), m.passWhat)
 }
@@ -455,7 +455,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(bad) > 0 {
-			return t.Violation("consistent hints (destructiveHint only means something when readOnlyHint is false)", "readOnlyHint: true with destructiveHint: true on "+defCap(bad, 5))
+			return t.Violation("consistent hints (destructiveHint only means something when readOnlyHint is false)", "readOnlyHint: true with destructiveHint: true on "+conform.JoinAtMost(bad, 5))
 		}
 		return conform.Pass("%d annotated tool(s), none with readOnlyHint and destructiveHint both true", len(annotated))
 	},

@@ -86,7 +86,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(bad) > 0 {
-			return t.Violation("icons valid as Icon[] under the "+t.Rev.Name+" schema, each src a URI", defCap(bad, 5))
+			return t.Violation("icons valid as Icon[] under the "+t.Rev.Name+" schema, each src a URI", conform.JoinAtMost(bad, 5))
 		}
 		return conform.Pass("%d icon(s) on %d tool(s) are valid Icons", n, len(withIcons))
 	},
@@ -142,7 +142,7 @@ var _ = conform.Register(conform.Check{
 			return defNone(l, "has an icon with a string src", "the fixture contract's metadata variants include a tool with https and data: icons")
 		}
 		if len(bad) > 0 {
-			return t.Violation("icon src with scheme https: or data: (clients must reject other schemes)", defCap(bad, 5))
+			return t.Violation("icon src with scheme https: or data: (clients must reject other schemes)", conform.JoinAtMost(bad, 5))
 		}
 		return conform.Pass("%d icon src(s), all https: or data:", n)
 	},
@@ -194,9 +194,9 @@ var _ = conform.Register(conform.Check{
 		case n == 0:
 			return defNone(l, "has a data: icon", "the fixture contract's metadata variants include a data: PNG icon")
 		case len(bad) > 0:
-			return t.Violation("data: icons of strict base64 whose magic bytes match the declared image type", defCap(bad, 5))
+			return t.Violation("data: icons of strict base64 whose magic bytes match the declared image type", conform.JoinAtMost(bad, 5))
 		case len(notes) > 0:
-			return conform.Note("%d data: icon(s) decode and match their type; %s", n, defCap(notes, 3))
+			return conform.Note("%d data: icon(s) decode and match their type; %s", n, conform.JoinAtMost(notes, 3))
 		}
 		return conform.Pass("%d data: icon(s) decode strictly and match their declared type", n)
 	},

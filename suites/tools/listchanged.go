@@ -271,7 +271,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(bad) > 0 {
-			return t.Violation(ctListChanged+" only after declaring tools.listChanged: true", ctCap(bad, 5))
+			return t.Violation(ctListChanged+" only after declaring tools.listChanged: true", conform.JoinAtMost(bad, 5))
 		}
 		return conform.Pass("%d %s notification%s, all in sessions that declared tools.listChanged", len(seen), ctListChanged, ctPlural(len(seen)))
 	},
@@ -290,16 +290,16 @@ func runListChangedShape(t *conform.T) conform.Verdict {
 	if len(seen) == 0 {
 		return conform.Skip(reports.NotExercised, "no %s was received in this revision's sessions", ctListChanged)
 	}
-	var f ctFindings
+	var f conform.Findings
 	for _, e := range seen {
-		f.judged++
+		f.Judged++
 		if e.Msg.Members["id"] {
-			f.fail(fmt.Sprintf("%s carries id %s: a request, not a notification", e.where(), e.Msg.ID))
+			f.Fail(fmt.Sprintf("%s carries id %s: a request, not a notification", e.where(), e.Msg.ID))
 			continue
 		}
 		if def, ok := e.Session.Rev.NotificationDefinition(ctListChanged); ok {
 			if err := e.Session.Rev.Validate(def, json.RawMessage(e.Msg.Raw)); err != nil {
-				f.fail(ctProblems(err, e.where()+" "))
+				f.Fail(ctProblems(err, e.where()+" "))
 				continue
 			}
 		}
@@ -313,10 +313,10 @@ func runListChangedShape(t *conform.T) conform.Verdict {
 			}
 			if len(extra) > 0 {
 				sort.Strings(extra)
-				f.note(fmt.Sprintf("%s has params members besides _meta (%s), which the schema tolerates", e.where(), strings.Join(extra, ", ")))
+				f.Note(fmt.Sprintf("%s has params members besides _meta (%s), which the schema tolerates", e.where(), strings.Join(extra, ", ")))
 			}
 		}
 	}
-	return f.verdict(t, ctListChanged+" as a notification valid under the "+t.Rev.Name+" schema", "",
-		fmt.Sprintf("%d %s notification%s valid", f.judged, ctListChanged, ctPlural(f.judged)))
+	return f.Verdict(ctListChanged+" as a notification valid under the "+t.Rev.Name+" schema", "",
+		fmt.Sprintf("%d %s notification%s valid", f.Judged, ctListChanged, ctPlural(f.Judged)))
 }

@@ -42,11 +42,11 @@ var _ = conform.Register(conform.Check{
 		case n == 0:
 			return defNone(l, "has an object inputSchema", "TOOLS-DEF-01 judges the missing ones")
 		case len(bad) > 0:
-			return t.Violation("\"type\": \"object\" at the root of every inputSchema", defCap(bad, 5))
+			return t.Violation("\"type\": \"object\" at the root of every inputSchema", conform.JoinAtMost(bad, 5))
 		}
 		if open := defOpenNoParams(l); len(open) > 0 && t.Rev.AtLeast("2025-11-25") {
 			return conform.Note("%d inputSchema(s) with \"type\": \"object\" at the root%s; %d parameterless tool(s) use the open form {\"type\":\"object\"}, one of the page's valid approaches (it recommends {\"type\":\"object\",\"additionalProperties\":false}): %s",
-				n, l.partial(), len(open), defCap(open, 5))
+				n, l.partial(), len(open), conform.JoinAtMost(open, 5))
 		}
 		return conform.Pass("%d inputSchema(s) with \"type\": \"object\" at the root%s", n, l.partial())
 	},
@@ -143,13 +143,13 @@ func defInputSchemasCompile(t *conform.T, compile func(json.RawMessage) (string,
 func judgeCompiled(t *conform.T, l *defListing, c *defCompiled, member string, invalid func(expected, actual string) conform.Verdict) conform.Verdict {
 	switch {
 	case len(c.invalid) > 0:
-		return invalid("every "+member+" a valid JSON Schema", defCap(c.invalid, 5))
+		return invalid("every "+member+" a valid JSON Schema", conform.JoinAtMost(c.invalid, 5))
 	case c.verified == 0 && len(c.inconclusive) > 0:
-		return defNone(l, "has an "+member+" the suite can verify offline", "inconclusive: "+defCap(c.inconclusive, 3))
+		return defNone(l, "has an "+member+" the suite can verify offline", "inconclusive: "+conform.JoinAtMost(c.inconclusive, 3))
 	case c.verified == 0:
 		return defNone(l, "has an "+member, "TOOLS-DEF-01 judges the missing ones")
 	case len(c.inconclusive) > 0:
-		return conform.Note("%d %s(s) compile (%s); not verified: %s", c.verified, member, c.dialectSummary(), defCap(c.inconclusive, 3))
+		return conform.Note("%d %s(s) compile (%s); not verified: %s", c.verified, member, c.dialectSummary(), conform.JoinAtMost(c.inconclusive, 3))
 	}
 	return conform.Pass("%d %s(s) compile (%s)%s", c.verified, member, c.dialectSummary(), l.partial())
 }
@@ -249,12 +249,12 @@ func runOutSchema(t *conform.T) conform.Verdict {
 	}
 	switch {
 	case len(shape) > 0:
-		return t.Violation("outputSchema valid under the "+t.Rev.Name+" schema (an object with root type \"object\")", defCap(append(shape, c.invalid...), 5))
+		return t.Violation("outputSchema valid under the "+t.Rev.Name+" schema (an object with root type \"object\")", conform.JoinAtMost(append(shape, c.invalid...), 5))
 	case len(c.invalid) > 0 && t.Rev.Has(revision.DefaultDialect2020):
-		return t.Violation("every outputSchema valid under its declared or default (2020-12) dialect", defCap(c.invalid, 5))
+		return t.Violation("every outputSchema valid under its declared or default (2020-12) dialect", conform.JoinAtMost(c.invalid, 5))
 	case len(c.invalid) > 0:
 		// The dialect is open before 2025-11-25: valid under neither is derived.
-		return conform.Warn("every outputSchema compiling as 2020-12 or draft-07 JSON Schema", defCap(c.invalid, 5))
+		return conform.Warn("every outputSchema compiling as 2020-12 or draft-07 JSON Schema", conform.JoinAtMost(c.invalid, 5))
 	}
 	return judgeCompiled(t, l, &c, "outputSchema", t.Violation)
 }

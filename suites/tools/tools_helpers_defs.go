@@ -110,13 +110,6 @@ func defNone(l *defListing, what, unlock string) conform.Verdict {
 	return conform.Skip(reports.NotExercised, "none of the %d listed tools %s%s; %s", len(l.Tools), what, l.partial(), unlock)
 }
 
-// defCap renders a list of findings for a message, at most n of them.
-func defCap(items []string, n int) string {
-	if len(items) <= n {
-		return strings.Join(items, "; ")
-	}
-	return strings.Join(items[:n], "; ") + fmt.Sprintf("; … and %d more", len(items)-n)
-}
 
 // defKind names the JSON type of raw JSON ("absent" when empty); the content and
 // structured checks use it too.
