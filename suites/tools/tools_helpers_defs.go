@@ -110,7 +110,6 @@ func defNone(l *defListing, what, unlock string) conform.Verdict {
 	return conform.Skip(reports.NotExercised, "none of the %d listed tools %s%s; %s", len(l.Tools), what, l.partial(), unlock)
 }
 
-
 // defKind names the JSON type of raw JSON ("absent" when empty); the content and
 // structured checks use it too.
 func defKind(raw json.RawMessage) string {
