@@ -547,7 +547,9 @@ func TestVerdicts(t *testing.T) {
 		{"invalid args R4: isError", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(nil, fixtureDefs...), nil, reports.Pass, ""},
 		{"invalid args R4: -32602 with a note", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(answer("test_echo", "error:-32602"), fixtureDefs...), nil, reports.Pass, ""},
 		{"invalid args R4: accepted", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(noValidation, fixtureDefs...), nil, reports.Warn, ""},
-		{"invalid args R4: accepted, strict", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(noValidation, fixtureDefs...), []func(*conform.Config){strict}, reports.Fail, ""},
+		// Descriptive (no key word binds the server): --strict leaves the warning.
+		{"invalid args R4: accepted, strict", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(noValidation, fixtureDefs...), []func(*conform.Config){strict}, reports.Warn, ""},
+		{"malformed: array arguments dispatched, strict", "TOOLS-CALL-MALFORMED-01", "2025-11-25", server(dispatchArrays, fixtureDefs...), []func(*conform.Config){strict}, reports.Warn, ""},
 
 		{"validate: rejected", "TOOLS-CALL-VALIDATE-01", "2025-06-18", server(nil, fixtureDefs...), nil, reports.Pass, ""},
 		{"validate: accepted", "TOOLS-CALL-VALIDATE-01", "2025-06-18", server(noValidation, fixtureDefs...), nil, reports.Warn, ""},

@@ -39,8 +39,8 @@ var _ = conform.Register(conform.Check{
 // TOOLS-CALL-INVALIDARGS-R4-01 — 2025-11-25 server/tools.mdx; changelog SEP-1303.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-INVALIDARGS-R4-01", Title: "input validation failures are isError:true results (-32602 accepted with a note)",
-	Level: conform.Should, Revisions: revision.Range("2025-11-25", ""), Area: "errors", Needs: conform.NeedsCalls,
-	Source: `2025-11-25/server/tools.mdx (Error Handling): "Tool Execution Errors: Reported in tool results with isError: true: … Input validation errors (e.g., date in wrong format, value out of range)"; "Tool Execution Errors contain actionable feedback that language models can use to self-correct". -32602 passes with a note: the 2026-07-28 schema still shows -32602 "Invalid arguments for tool" (spec-matrix §2.16.2).`,
+	Level: conform.Descriptive, Revisions: revision.Range("2025-11-25", ""), Area: "errors", Needs: conform.NeedsCalls,
+	Source: `2025-11-25/server/tools.mdx (Error Handling): "Tool Execution Errors: Reported in tool results with isError: true: … Input validation errors (e.g., date in wrong format, value out of range)"; "Tool Execution Errors contain actionable feedback that language models can use to self-correct". The classification carries no BCP 14 key word for servers (the page's SHOULD binds clients), so the row is descriptive: a successful result warns, never fails, also under --strict. -32602 passes with a note: the 2026-07-28 schema still shows -32602 "Invalid arguments for tool" (spec-matrix §2.16.2).`,
 	Run: func(t *conform.T) conform.Verdict {
 		ps := argProbesFor(t)
 		if ps.skip != nil {
@@ -314,7 +314,7 @@ func judgeInvalidArgsEither(probes []probe) conform.Verdict {
 }
 
 // judgeInvalidArgsR4 (2025-11-25): isError:true passes, -32602 passes with a note,
-// anything else is a SHOULD violation.
+// anything else is a violation of the descriptive row (a warning).
 func judgeInvalidArgsR4(probes []probe) conform.Verdict {
 	const want = "an isError:true result (a tool execution error) for arguments that break the inputSchema"
 	if v := firstSilent(probes, want); v != nil {

@@ -76,8 +76,8 @@ func judgeUnknownTool(name string, r reply) conform.Verdict {
 // TOOLS-CALL-MALFORMED-01 — 2025-11-25/server/tools.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-MALFORMED-01", Title: "a tools/call that breaks the CallToolRequest schema is answered with -32602",
-	Level: conform.Should, Revisions: legacy, Area: "errors", Needs: conform.NeedsAny, Scratch: true,
-	Source: `2025-11-25/server/tools.mdx (Error Handling): "Protocol Errors: Standard JSON-RPC errors for issues like: … Malformed requests (requests that fail to satisfy CallToolRequest schema)"; schema CallToolRequest: params {name: string, arguments?: object}; JSON-RPC 2.0 §5.1: "-32602 Invalid params". Explicit from 2025-11-25, the same protocol-error class in every revision (descriptive SHOULD).`,
+	Level: conform.Descriptive, Revisions: legacy, Area: "errors", Needs: conform.NeedsAny, Scratch: true,
+	Source: `2025-11-25/server/tools.mdx (Error Handling): "Protocol Errors: Standard JSON-RPC errors for issues like: … Malformed requests (requests that fail to satisfy CallToolRequest schema)"; schema CallToolRequest: params {name: string, arguments?: object}; JSON-RPC 2.0 §5.1: "-32602 Invalid params". Explicit from 2025-11-25, the same protocol-error class in every revision. No BCP 14 key word: descriptive, so another answer warns and never fails, also under --strict.`,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := noTools(t); v != nil {
 			return *v
