@@ -119,6 +119,19 @@ func Unanswered(err error) bool {
 	return timedOut(err) || errors.Is(err, transport.ErrNoReply)
 }
 
+// RPCErrorReply turns an HTTP error status whose body carries a JSON-RPC error into
+// the reply it stands for, so that a check judges the error the same way on every
+// transport (the same rule as RPCErrorIn; Msg.Raw keeps the body as evidence).
+func RPCErrorReply(err error, method string) (*wire.Response, bool) {
+	e, ok := RPCErrorIn(err)
+	if !ok {
+		return nil, false
+	}
+	var se *transport.HTTPStatusError
+	_ = errors.As(err, &se)
+	return &wire.Response{Msg: &wire.Message{Kind: wire.KindError, Raw: se.Body, Error: &e}, Method: method, Error: &e, IDExact: true}, true
+}
+
 // ExpectRPCError judges a reply that must be the JSON-RPC error code: the code →
 // pass; another error code → violation; a result → violation; silence → Silent.
 func (t *T) ExpectRPCError(resp *wire.Response, err error, code int, what string) Verdict {

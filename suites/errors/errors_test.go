@@ -515,6 +515,10 @@ func TestVerdicts(t *testing.T) {
 
 		{"invalid params: -32602", "BASE-INVALID-PARAMS-01", "2025-06-18", server(nil, fixtureDefs...), nil, reports.Pass, ""},
 		{"invalid params: ignored", "BASE-INVALID-PARAMS-01", "2025-06-18", conformtest.NewServer(), nil, reports.Fail, ""},
+		// No reply is the same verdict on every transport (issue 9 item 3): silence
+		// on stdio, a POST whose connection is closed without a response over HTTP.
+		{"invalid params: params \"abc\" unanswered", "BASE-INVALID-PARAMS-01", "2025-06-18", listParamsAnswer(nil), nil, reports.Fail, ""},
+		{"invalid params: params \"abc\" hung up", "BASE-INVALID-PARAMS-01", "2025-06-18", listParamsAnswer([]string{conformtest.HangUp}), nil, reports.Fail, ""},
 
 		{"call: simple text", "TOOLS-CALL-01", "2025-06-18", server(nil, fixtureDefs...), nil, reports.Pass, ""},
 		{"call: isError is not a success", "TOOLS-CALL-01", "2025-06-18", server(answer("test_simple_text", isErrText), fixtureDefs...), nil, reports.Fail, ""},
@@ -585,4 +589,17 @@ func TestProbesUseFreshSessions(t *testing.T) {
 			t.Errorf("%s opened %d sessions, want the main one and a fresh one", id, srv.Sessions)
 		}
 	}
+}
+
+// listParamsAnswer is a server that answers tools/list with params that are not an
+// object with out (nil: silence), and every other tools/list with its tools.
+func listParamsAnswer(out []string) *conformtest.Server {
+	srv := server(nil, fixtureDefs...)
+	srv.Handle("tools/list", func(req *wire.Message) []string {
+		if p := strings.TrimSpace(string(req.Params)); p != "" && p[0] != '{' {
+			return out
+		}
+		return []string{conformtest.Result(req, `{"tools":[`+strings.Join(fixtureDefs, ",")+`]}`)}
+	})
+	return srv
 }

@@ -167,6 +167,11 @@ func TestNameCaseVerdicts(t *testing.T) {
 		{name: "an anonymous error passes when the real name works", id: "TOOLS-NAME-CASE-01", rev: "2025-11-25", want: reports.Pass,
 			opts:  []func(*conform.Config){func(c *conform.Config) { c.Calls = []conform.CallSpec{{Name: "get_weather"}} }},
 			setup: defCallHandler("get_weather", unknown, unknown)},
+		// Over HTTP the same error may come in an HTTP 400 body: the same verdict.
+		{name: "an unknown-tool error in an HTTP 400 body passes as on stdio", id: "TOOLS-NAME-CASE-01", rev: "2025-11-25", want: reports.Pass,
+			setup: defCallHandler("get_weather", func(req *wire.Message) []string {
+				return []string{conformtest.HTTPError(400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"Unknown tool: GET_WEATHER"}}`)}
+			}, naming(wire.CodeInvalidParams))},
 		{name: "isError for every call, known or not, is not exercised", id: "TOOLS-NAME-CASE-01", rev: "2025-11-25", want: reports.Skip, reason: reports.NotExercised, contains: "fails every call",
 			setup: broken},
 		{name: "isError for every call is not exercised, even with the real name called", id: "TOOLS-NAME-CASE-01", rev: "2025-11-25", want: reports.Skip, reason: reports.NotExercised, contains: "the real name got",

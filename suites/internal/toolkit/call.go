@@ -154,6 +154,10 @@ func Call(t *conform.T, s *conform.Session, name string, args json.RawMessage) *
 	tokens.bySession[s] = append(tokens.bySession[s], o)
 	tokens.Unlock()
 	o.Resp, o.Err = s.Call(t.Ctx, "tools/call", params)
+	if resp, ok := conform.RPCErrorReply(o.Err, "tools/call"); ok {
+		// An HTTP error status carrying a JSON-RPC error is that error, as on stdio.
+		o.Resp, o.Err = resp, nil
+	}
 	if o.Err != nil || o.Resp.IsError() {
 		return o
 	}
