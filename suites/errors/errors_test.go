@@ -472,6 +472,23 @@ func unknownAnswer(raw string) behaviour {
 	}
 }
 
+// rejectInvalidEcho answers test_echo arguments that break its inputSchema with
+// -32602 and runs it otherwise.
+func rejectInvalidEcho(name string, args map[string]any, req *wire.Message) ([]string, bool) {
+	if name != "test_echo" {
+		return nil, false
+	}
+	if _, ok := args["text"].(string); !ok {
+		return []string{conformtest.Error(req, wire.CodeInvalidParams, "text is required")}, true
+	}
+	if c, ok := args["count"]; ok {
+		if _, isNum := c.(float64); !isNum {
+			return []string{conformtest.Error(req, wire.CodeInvalidParams, "count must be an integer")}, true
+		}
+	}
+	return []string{conformtest.Result(req, okText)}, true
+}
+
 // noValidation runs test_echo whatever its arguments.
 func noValidation(name string, _ map[string]any, req *wire.Message) ([]string, bool) {
 	if name != "test_echo" {
@@ -545,11 +562,15 @@ func TestVerdicts(t *testing.T) {
 		{"isError struct: nothing seen", "ERR-ISERROR-STRUCT-01", "2025-06-18", server(nil, fixtureDefs...), nil, reports.Skip, reports.NotExercised},
 
 		{"invalid args R1: isError", "TOOLS-CALL-INVALIDARGS-R1-01", "2024-11-05", server(nil, fixtureDefs...), nil, reports.Pass, ""},
-		{"invalid args R1: -32602", "TOOLS-CALL-INVALIDARGS-R1-01", "2025-06-18", server(answer("test_echo", "error:-32602"), fixtureDefs...), nil, reports.Pass, ""},
+		{"invalid args R1: -32602", "TOOLS-CALL-INVALIDARGS-R1-01", "2025-06-18", server(rejectInvalidEcho, fixtureDefs...), nil, reports.Pass, ""},
+		// A tool that fails valid arguments too proves nothing by rejecting invalid ones.
+		{"invalid args R1: -32602 for every call", "TOOLS-CALL-INVALIDARGS-R1-01", "2025-06-18", server(answer("test_echo", "error:-32602"), fixtureDefs...), nil, reports.Skip, reports.NotExercised},
+		{"invalid args R1: isError for every call", "TOOLS-CALL-INVALIDARGS-R1-01", "2025-06-18", server(answer("test_echo", isErrText), fixtureDefs...), nil, reports.Skip, reports.NotExercised},
 		{"invalid args R1: accepted", "TOOLS-CALL-INVALIDARGS-R1-01", "2025-03-26", server(noValidation, fixtureDefs...), nil, reports.Warn, ""},
 		{"invalid args R1: nothing callable", "TOOLS-CALL-INVALIDARGS-R1-01", "2025-03-26", server(nil, defOther), nil, reports.Skip, reports.CallsNotAllowed},
 		{"invalid args R4: isError", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(nil, fixtureDefs...), nil, reports.Pass, ""},
-		{"invalid args R4: -32602 with a note", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(answer("test_echo", "error:-32602"), fixtureDefs...), nil, reports.Pass, ""},
+		{"invalid args R4: -32602 with a note", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(rejectInvalidEcho, fixtureDefs...), nil, reports.Pass, ""},
+		{"invalid args R4: isError for every call", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(answer("test_echo", isErrText), fixtureDefs...), nil, reports.Skip, reports.NotExercised},
 		{"invalid args R4: accepted", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(noValidation, fixtureDefs...), nil, reports.Warn, ""},
 		// Descriptive (no key word binds the server): --strict leaves the warning.
 		{"invalid args R4: accepted, strict", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(noValidation, fixtureDefs...), []func(*conform.Config){strict}, reports.Warn, ""},
@@ -557,6 +578,7 @@ func TestVerdicts(t *testing.T) {
 
 		{"validate: rejected", "TOOLS-CALL-VALIDATE-01", "2025-06-18", server(nil, fixtureDefs...), nil, reports.Pass, ""},
 		{"validate: accepted", "TOOLS-CALL-VALIDATE-01", "2025-06-18", server(noValidation, fixtureDefs...), nil, reports.Warn, ""},
+		{"validate: every call fails", "TOOLS-CALL-VALIDATE-01", "2025-06-18", server(answer("*", isErrText), fixtureDefs...), nil, reports.Skip, reports.NotExercised},
 		{"validate: accepted, strict stays a warning", "TOOLS-CALL-VALIDATE-01", "2025-06-18", server(noValidation, fixtureDefs...), []func(*conform.Config){strict}, reports.Warn, ""},
 		{"validate: silence", "TOOLS-CALL-VALIDATE-01", "2025-06-18", server(answer("test_echo", "silence"), fixtureDefs...), nil, reports.Fail, ""},
 		{"validate: --call tool from its schema", "TOOLS-CALL-VALIDATE-01", "2025-06-18", server(nil, defOther), []func(*conform.Config){call("weather")}, reports.Pass, ""},

@@ -28,11 +28,11 @@ var _ = conform.Register(conform.Check{
 	Level: conform.Descriptive, Revisions: revision.Range("2024-11-05", "2025-06-18"), Area: "errors", Needs: conform.NeedsCalls,
 	Source: `{rev}/server/tools.mdx (Error Handling), 2024-11-05 … 2025-06-18: "Protocol Errors: Standard JSON-RPC errors for issues like: … Invalid arguments" and "Tool Execution Errors: Reported in tool results with isError: true: … Invalid input data". Both channels are listed: either passes (spec-matrix §2.16.2); a successful result → WARN.`,
 	Run: func(t *conform.T) conform.Verdict {
-		ps := argProbesFor(t)
-		if ps.skip != nil {
-			return *ps.skip
+		probes, v := argProbesFor(t).tellable()
+		if v != nil {
+			return *v
 		}
-		return judgeInvalidArgsEither(ps.probes)
+		return judgeInvalidArgsEither(probes)
 	},
 })
 
@@ -42,11 +42,11 @@ var _ = conform.Register(conform.Check{
 	Level: conform.Descriptive, Revisions: revision.Range("2025-11-25", ""), Area: "errors", Needs: conform.NeedsCalls,
 	Source: `2025-11-25/server/tools.mdx (Error Handling): "Tool Execution Errors: Reported in tool results with isError: true: … Input validation errors (e.g., date in wrong format, value out of range)"; "Tool Execution Errors contain actionable feedback that language models can use to self-correct". The classification carries no BCP 14 key word for servers (the page's SHOULD binds clients), so the row is descriptive: a successful result warns, never fails, also under --strict. -32602 passes with a note: the 2026-07-28 schema still shows -32602 "Invalid arguments for tool" (spec-matrix §2.16.2).`,
 	Run: func(t *conform.T) conform.Verdict {
-		ps := argProbesFor(t)
-		if ps.skip != nil {
-			return *ps.skip
+		probes, v := argProbesFor(t).tellable()
+		if v != nil {
+			return *v
 		}
-		return judgeInvalidArgsR4(ps.probes)
+		return judgeInvalidArgsR4(probes)
 	},
 })
 
@@ -60,24 +60,59 @@ var _ = conform.Register(conform.Check{
 	FreshSessions: 1,
 	Source:        `{rev}/server/tools.mdx (Security Considerations): "Servers MUST: Validate all tool inputs". Invalid input accepted with a successful result → WARN, not FAIL: coercion cannot be told apart from a missing validation (spec-matrix TOOLS-CALL-VALIDATE-01). Either error channel counts as validation (§2.16.2).`,
 	Run: func(t *conform.T) conform.Verdict {
-		ps := argProbesFor(t)
-		if ps.skip != nil {
-			return *ps.skip
+		probes, v := argProbesFor(t).tellable()
+		if v != nil {
+			return *v
 		}
-		return judgeValidate(ps.probes)
+		return judgeValidate(probes)
 	},
 })
 
 // argProbes are the invalid-argument calls of one session, or why there are none.
 type argProbes struct {
 	probes []probe
-	skip   *conform.Verdict
+	tools  []string // the tool each probe called
+	// controls are the replies to a call of each tool with valid arguments.
+	controls map[string]reply
+	skip     *conform.Verdict
 }
 
 // argCall is one invalid-argument call to make.
 type argCall struct {
 	tool, label string
 	args        json.RawMessage
+	valid       json.RawMessage // arguments the tool accepts, for the control call (nil: none known)
+}
+
+// tellable returns the probes whose replies tell something: a rejection of invalid
+// arguments shows validation only when the same tool answers valid arguments with a
+// successful result — a tool that fails every call (a backend that cannot start)
+// rejects invalid arguments too, and proves nothing (issue 9 item 5). Accepted
+// invalid input and silence are kept whatever the control call got. With nothing
+// left, the verdict is skip: not-exercised, with the reason.
+func (ps argProbes) tellable() ([]probe, *conform.Verdict) {
+	if ps.skip != nil {
+		return nil, ps.skip
+	}
+	var out []probe
+	var untold []string
+	for i, p := range ps.probes {
+		control, ok := ps.controls[ps.tools[i]]
+		if p.r.kind == rNone || p.r.success() || (ok && control.success()) {
+			out = append(out, p)
+			continue
+		}
+		what := "no valid arguments are known for it"
+		if ok {
+			what = "with valid arguments it got " + control.desc
+		}
+		untold = append(untold, fmt.Sprintf("%s (%s)", p.label, what))
+	}
+	if len(out) == 0 {
+		v := conform.Skip(reports.NotExercised, "the rejections cannot be told from a tool that fails every call: %s", conform.JoinAtMost(untold, 3))
+		return nil, &v
+	}
+	return out, nil
 }
 
 // argProbesFor runs the probes once per session (memoized) on a fresh session.
@@ -105,10 +140,15 @@ func runArgProbes(t *conform.T) argProbes {
 		b := conform.Errorf("%s", fmt.Sprintf("no fresh session for the invalid-argument probes: %v", err))
 		return argProbes{skip: &b}
 	}
-	var out argProbes
+	out := argProbes{controls: map[string]reply{}}
 	for _, c := range calls {
+		if _, done := out.controls[c.tool]; !done && c.valid != nil {
+			o := toolkit.Call(t, s, c.tool, c.valid)
+			out.controls[c.tool] = classify(o.Resp, o.Err)
+		}
 		o := toolkit.Call(t, s, c.tool, c.args)
 		out.probes = append(out.probes, probe{label: fmt.Sprintf("%s %s", c.tool, c.label), r: classify(o.Resp, o.Err)})
+		out.tools = append(out.tools, c.tool)
 	}
 	return out
 }
@@ -119,9 +159,10 @@ func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *conform.Verdict) {
 	var calls []argCall
 	var unbreakable []string
 	if l.Find(echoFixture) != nil {
+		valid := json.RawMessage(`{"text":"x-conformance"}`)
 		calls = append(calls,
-			argCall{echoFixture, "without the required text", json.RawMessage(`{}`)},
-			argCall{echoFixture, `with count "three" (a string for an integer)`, json.RawMessage(`{"text":"x-conformance","count":"three"}`)})
+			argCall{echoFixture, "without the required text", json.RawMessage(`{}`), valid},
+			argCall{echoFixture, `with count "three" (a string for an integer)`, json.RawMessage(`{"text":"x-conformance","count":"three"}`), valid})
 	}
 	allowed := 0
 	for _, spec := range t.Options().Calls {
@@ -141,7 +182,7 @@ func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *conform.Verdict) {
 			unbreakable = append(unbreakable, spec.Name)
 		}
 		for _, b := range built {
-			calls = append(calls, argCall{spec.Name, b.label, b.args})
+			calls = append(calls, argCall{spec.Name, b.label, b.args, base})
 		}
 	}
 	switch {
