@@ -202,17 +202,6 @@ func defOpenNoParams(l *defListing) []string {
 	return open
 }
 
-// defLegacyFrom returns the legacy revisions from the named one on.
-func defLegacyFrom(first string) []revision.Revision {
-	var out []revision.Revision
-	for _, r := range revision.Range(first, "") {
-		if r.Era == revision.Legacy {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // TOOLS-OUTSCHEMA-01 — 2025-06-18+/server/tools.mdx (Output Schema); schema
 // Tool.outputSchema.
 var _ = conform.Register(conform.Check{
