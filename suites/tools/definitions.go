@@ -311,6 +311,12 @@ func judgeNameCase(t *conform.T, name, flipped string, got, unknown, real *toolk
 	switch {
 	case got.Resp.IsError():
 		if unknownIsRPC && unknown.Resp.Error.Code != got.Resp.Error.Code {
+			if !defNamesIt(got, flipped) {
+				// Answered unlike a nonexistent name and without naming it: resolved
+				// and failed, or not resolved — the reply cannot say which.
+				return conform.Skip(reports.NotExercised, "%s got %s, which does not name the tool, while a nonexistent name gets %s: the reply cannot tell whether the flipped name was resolved",
+					toolkit.Quote(flipped), got.Describe(), unknown.Describe())
+			}
 			return conform.Note("%s: %s, while a nonexistent name gets %s", toolkit.Quote(flipped), got.Describe(), unknown.Describe())
 		}
 		if !telling {
