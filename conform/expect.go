@@ -25,7 +25,7 @@ func Describe(resp *wire.Response, err error) string {
 		return "no reply before the deadline"
 	case errors.Is(err, transport.ErrNoReply):
 		return "no reply: the server closed the connection without answering"
-	case errors.Is(err, wire.ErrClosed):
+	case errors.Is(err, wire.ErrClosed), errors.Is(err, transport.ErrGone):
 		return "the connection ended: " + err.Error()
 	case err != nil:
 		return err.Error()
@@ -117,6 +117,12 @@ func timedOut(err error) bool {
 // the session itself is still there: the behaviour Silent judges as a violation.
 func Unanswered(err error) bool {
 	return timedOut(err) || errors.Is(err, transport.ErrNoReply)
+}
+
+// Gone reports whether a request's error says the server itself is gone: its stdio
+// transport ended, or its HTTP endpoint refuses connections.
+func Gone(err error) bool {
+	return errors.Is(err, wire.ErrClosed) || errors.Is(err, transport.ErrGone)
 }
 
 // RPCErrorReply turns an HTTP error status whose body carries a JSON-RPC error into

@@ -14,21 +14,29 @@ import (
 // contrast, is a server that is gone, and stays a plain error).
 var ErrNoReply = errors.New("the server closed the connection without a reply")
 
-// noReplyError keeps the client's error for the message while matching ErrNoReply.
-type noReplyError struct{ err error }
+// ErrGone is wrapped by an HTTP transport's Send when the server refuses the
+// connection: it can no longer be reached at all, the HTTP form of a stdio server
+// whose process ended (wire.ErrClosed).
+var ErrGone = errors.New("the server is gone (the connection was refused)")
 
-func (e *noReplyError) Error() string        { return ErrNoReply.Error() + " (" + e.err.Error() + ")" }
-func (e *noReplyError) Unwrap() error        { return e.err }
-func (e *noReplyError) Is(target error) bool { return target == ErrNoReply }
+// classifiedError keeps the client's error for the message while matching kind.
+type classifiedError struct{ kind, err error }
+
+func (e *classifiedError) Error() string        { return e.kind.Error() + " (" + e.err.Error() + ")" }
+func (e *classifiedError) Unwrap() error        { return e.err }
+func (e *classifiedError) Is(target error) bool { return target == e.kind }
 
 // asNoReply wraps err as ErrNoReply when it says the connection ended without a
-// response (EOF, an unexpected EOF, a reset), and returns it unchanged otherwise.
+// response (EOF, an unexpected EOF, a reset), as ErrGone when the connection was
+// refused, and returns it unchanged otherwise.
 func asNoReply(err error) error {
-	if err == nil {
+	switch {
+	case err == nil:
 		return nil
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
-		return &noReplyError{err: err}
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET):
+		return &classifiedError{kind: ErrNoReply, err: err}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return &classifiedError{kind: ErrGone, err: err}
 	}
 	return err
 }

@@ -57,8 +57,8 @@ func TestStreamableNoReply(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		err := tr.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-		if err == nil || errors.Is(err, ErrNoReply) {
-			t.Fatalf("Send = %v, want a connection error that is not ErrNoReply", err)
+		if !errors.Is(err, ErrGone) || errors.Is(err, ErrNoReply) {
+			t.Fatalf("Send = %v, want ErrGone, not ErrNoReply", err)
 		}
 	})
 }

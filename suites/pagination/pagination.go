@@ -314,12 +314,12 @@ func judgeInvalidCursor(first, probe toolkit.Page, alive error) conform.Verdict 
 			return conform.Violation(want, conform.Describe(nil, probe.Err))
 		case conform.Unanswered(probe.Err):
 			return conform.Fail(want, "no reply: the invalid cursor was not handled gracefully ("+conform.Describe(nil, probe.Err)+")")
-		case errors.Is(probe.Err, wire.ErrClosed):
+		case conform.Gone(probe.Err):
 			return conform.Fail(want, "the connection ended after the invalid cursor (the server crashed or hung up): "+conform.Describe(nil, probe.Err))
 		}
 		return conform.Errorf("%s", "not verified: "+conform.Describe(nil, probe.Err))
 	}
-	if alive != nil && (conform.Unanswered(alive) || errors.Is(alive, wire.ErrClosed)) {
+	if alive != nil && (conform.Unanswered(alive) || conform.Gone(alive)) {
 		return conform.Fail("the server still answering after the invalid cursor", fmt.Sprintf("it replied %s, then ping got %s", conform.Describe(probe.Resp, nil), conform.Describe(nil, alive)))
 	}
 	switch {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
@@ -277,6 +278,10 @@ func TestJudgeInvalidCursor(t *testing.T) {
 		{"silence fails", silentPage(str(invalidCursor), errTimeout), nil, conform.OutcomeFail},
 		{"crash fails", silentPage(str(invalidCursor), closed), nil, conform.OutcomeFail},
 		{"dies after replying fails", errPage(str(invalidCursor), -32602), closed, conform.OutcomeFail},
+		// The same behaviour over HTTP: the POST hung up, or the server is gone.
+		{"hang-up fails (HTTP)", silentPage(str(invalidCursor), fmt.Errorf("tools/list (id 3): POST: %w", transport.ErrNoReply)), nil, conform.OutcomeFail},
+		{"crash fails (HTTP)", silentPage(str(invalidCursor), fmt.Errorf("tools/list (id 3): POST: %w", transport.ErrGone)), nil, conform.OutcomeFail},
+		{"gone after replying fails (HTTP)", errPage(str(invalidCursor), -32602), fmt.Errorf("ping (id 4): POST: %w", transport.ErrGone), conform.OutcomeFail},
 		{"other transport error is not verified", silentPage(str(invalidCursor), errors.New("write: broken pipe")), nil, conform.OutcomeError},
 	}
 	for _, tc := range tests {
