@@ -159,19 +159,16 @@ var _ = conform.Register(conform.Check{
 		if v != nil {
 			return *v
 		}
-		var bad []string
+		var f conform.Findings
 		for _, d := range l.Tools {
 			if d.Name == "" && defKind(d.Fields["name"]) != "string" {
 				continue // no string name: TOOLS-DEF-01
 			}
 			if !defNamePattern.MatchString(d.Name) {
-				bad = append(bad, fmt.Sprintf("%s: %s", d, defNameFault(d.Name)))
+				f.Fail(fmt.Sprintf("%s: %s", d, defNameFault(d.Name)))
 			}
 		}
-		if len(bad) > 0 {
-			return t.Violation("names matching ^[A-Za-z0-9_.-]{1,128}$", conform.JoinAtMost(bad, 5))
-		}
-		return conform.Pass("%d tool name(s) match ^[A-Za-z0-9_.-]{1,128}$%s", len(l.Tools), l.partial())
+		return f.Verdict("names matching ^[A-Za-z0-9_.-]{1,128}$", "", fmt.Sprintf("%d tool name(s) match ^[A-Za-z0-9_.-]{1,128}$%s", len(l.Tools), l.partial()))
 	},
 })
 
@@ -359,16 +356,13 @@ var _ = conform.Register(conform.Check{
 		if len(titled) == 0 {
 			return defNone(l, "has a title", "the fixture contract's metadata variants include a tool with one")
 		}
-		var bad []string
+		var f conform.Findings
 		for _, d := range titled {
 			if k := defKind(d.Fields["title"]); k != "string" {
-				bad = append(bad, fmt.Sprintf("%s: title is %s", d, k))
+				f.Fail(fmt.Sprintf("%s: title is %s", d, k))
 			}
 		}
-		if len(bad) > 0 {
-			return t.Violation("title as a string", conform.JoinAtMost(bad, 5))
-		}
-		return conform.Pass("%d tool(s) with a string title", len(titled))
+		return f.Verdict("title as a string", "", fmt.Sprintf("%d tool(s) with a string title", len(titled)))
 	},
 })
 
@@ -404,16 +398,13 @@ func defMemberValid(t *conform.T, m defMember) conform.Verdict {
 	if len(with) == 0 {
 		return defNone(l, m.noneWhat, m.noneHint)
 	}
-	var bad []string
+	var f conform.Findings
 	for _, d := range with {
 		if err := t.Rev.Validate(m.definition, d.Fields[m.member]); err != nil {
-			bad = append(bad, fmt.Sprintf("%s: %v", d.Pointer("/"+m.member), err))
+			f.Fail(fmt.Sprintf("%s: %v", d.Pointer("/"+m.member), err))
 		}
 	}
-	if len(bad) > 0 {
-		return t.Violation(m.expected, conform.JoinAtMost(bad, 5))
-	}
-	return conform.Pass("%d tool(s) with %s", len(with), m.passWhat)
+	return f.Verdict(m.expected, "", fmt.Sprintf("%d tool(s) with %s", len(with), m.passWhat))
 }
 
 // defHints are the decoded boolean hints of ToolAnnotations (nil when absent or not

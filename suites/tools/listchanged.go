@@ -264,16 +264,13 @@ var _ = conform.Register(conform.Check{
 		if len(seen) == 0 {
 			return conform.Skip(reports.NotExercised, "no %s was received in this revision's sessions", ctListChanged)
 		}
-		var bad []string
+		var f conform.Findings
 		for _, e := range seen {
 			if !toolkit.ListChangedDeclared(e.Session) {
-				bad = append(bad, fmt.Sprintf("%s in a session whose capabilities.tools is %s", e.where(), ctOr(string(e.Session.Capabilities()["tools"]), "absent")))
+				f.Fail(fmt.Sprintf("%s in a session whose capabilities.tools is %s", e.where(), ctOr(string(e.Session.Capabilities()["tools"]), "absent")))
 			}
 		}
-		if len(bad) > 0 {
-			return t.Violation(ctListChanged+" only after declaring tools.listChanged: true", conform.JoinAtMost(bad, 5))
-		}
-		return conform.Pass("%d %s notification%s, all in sessions that declared tools.listChanged", len(seen), ctListChanged, ctPlural(len(seen)))
+		return f.Verdict(ctListChanged+" only after declaring tools.listChanged: true", "", fmt.Sprintf("%d %s notification%s, all in sessions that declared tools.listChanged", len(seen), ctListChanged, ctPlural(len(seen))))
 	},
 })
 
