@@ -35,11 +35,10 @@ type junitProperty struct {
 }
 
 type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Failure   *junitMessage `xml:"failure"`
-	Error     *junitMessage `xml:"error"`
-	Skipped   *junitMessage `xml:"skipped"`
-	SystemOut string        `xml:"system-out"`
+	Name    string        `xml:"name,attr"`
+	Failure *junitMessage `xml:"failure"`
+	Error   *junitMessage `xml:"error"`
+	Skipped *junitMessage `xml:"skipped"`
 }
 
 type junitMessage struct {
@@ -56,9 +55,9 @@ func (s *junitSuite) property(name string) (string, bool) {
 	return "", false
 }
 
-// status is the verdict a testcase encodes: a <failure>, <error> or <skipped> child,
-// or a pass whose system-out starting with "warn:" makes it a warn.
-func (c *junitCase) status() (reports.Status, error) {
+// status is the verdict a testcase of suite s encodes: a <failure>, <error> or
+// <skipped> child, or a pass that its suite's "warn:ID" property makes a warn.
+func (c *junitCase) status(s *junitSuite) (reports.Status, error) {
 	var found []reports.Status
 	if c.Failure != nil {
 		found = append(found, reports.Fail)
@@ -74,7 +73,9 @@ func (c *junitCase) status() (reports.Status, error) {
 		return "", fmt.Errorf("testcase %q has %d of failure/error/skipped", c.Name, len(found))
 	case len(found) == 1:
 		return found[0], nil
-	case strings.HasPrefix(c.SystemOut, "warn:"):
+	}
+	id, _, _ := strings.Cut(c.Name, " ")
+	if _, warned := s.property("warn:" + id); warned {
 		return reports.Warn, nil
 	}
 	return reports.Pass, nil
@@ -204,7 +205,7 @@ func checkJUnit(t testing.TB, dir string, rep *reports.Report) {
 			if name := c.ID + " " + c.Title; tc.Name != name {
 				t.Errorf("junit.xml %s testcase %d is %q, want %q", s.Name, j, tc.Name, name)
 			}
-			st, err := tc.status()
+			st, err := tc.status(s)
 			if err != nil {
 				t.Errorf("junit.xml %s: %v", s.Name, err)
 			} else if st != c.Status {
