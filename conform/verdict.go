@@ -16,6 +16,8 @@ type Verdict struct {
 	// fromShould marks a warn that came from a SHOULD rule, which --strict turns into
 	// a failure. Warnings for derived or descriptive rows stay warnings.
 	fromShould bool
+	// exchange is the transcript slice of a non-passing verdict (repro.go).
+	exchange *reports.Exchange
 }
 
 // Pass is a verdict that the rule holds; msg says what was seen (may be "").
