@@ -221,3 +221,8 @@ func (rs *runState) attachRepro(col *column, v Verdict, res *reports.CheckResult
 		res.Exchange = &reports.Exchange{Sessions: []reports.ExchangeSession{}}
 	}
 }
+
+// Exchange is the transcript slice that decided a failing, warning or erroring
+// verdict (nil for a pass or a skip): the messages the check's sessions sent and
+// received while it ran, in order, with times.
+func (v Verdict) Exchange() *reports.Exchange { return v.exchange }
