@@ -30,7 +30,7 @@ func TestReproCommand(t *testing.T) {
 			name: "command with spaces, env, cwd, calls, strict, timeout",
 			cfg: conform.Config{
 				Target: "node 'my server.js'", Env: []string{"MODE=test it", "API_TOKEN=s3cr3t"}, Cwd: "/srv/x",
-				Calls: []conform.CallSpec{{Name: "echo", Args: []byte(`{"text":"it's"}`)}, {Name: "add"}},
+				Calls:  []conform.CallSpec{{Name: "echo", Args: []byte(`{"text":"it's"}`)}, {Name: "add"}},
 				Strict: true, Timeout: 2 * time.Second,
 			},
 			want: []string{"mcp-conform", "--target", "node 'my server.js'", "--env", "MODE=test it",
