@@ -180,14 +180,14 @@ func newHTMLPage(r *Report) *htmlPage {
 			}
 		}
 	}
-	p.Areas = sortedKeys(areas)
+	p.Areas = htmlSortedKeys(areas)
 	for _, lv := range []string{"must", "should", "may", "descriptive", "derived"} {
 		if levels[lv] {
 			p.Levels = append(p.Levels, lv)
 			delete(levels, lv)
 		}
 	}
-	p.Levels = append(p.Levels, sortedKeys(levels)...)
+	p.Levels = append(p.Levels, htmlSortedKeys(levels)...)
 	return p
 }
 
@@ -282,7 +282,7 @@ func orEmpty(v any) any {
 	return v
 }
 
-func sortedKeys(m map[string]bool) []string {
+func htmlSortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
