@@ -203,7 +203,8 @@ func newHTMLCell(rev *RevisionReport, c *CheckResult) htmlCell {
 		ID: htmlText(c.ID), Title: htmlText(c.Title), Level: htmlText(c.Level), Area: htmlText(c.Area),
 		Status: htmlText(word), Class: statusClass(st),
 		Message: htmlText(c.Message), Expected: htmlText(c.Expected), Actual: htmlText(c.Actual),
-		Source: htmlText(c.Source), Repro: htmlText(c.Repro),
+		// The spec matrix writes a page's revision as {rev}: name the cell's.
+		Source: htmlText(strings.ReplaceAll(c.Source, "{rev}", rev.Revision)), Repro: htmlText(c.Repro),
 	}
 	if st == Skip {
 		cell.Reason = string(skipReason(rev, c))
