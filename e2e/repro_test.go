@@ -182,3 +182,32 @@ func TestReplayShowsTheServersReply(t *testing.T) {
 		}
 	})
 }
+
+// TestReplayRawSlice replays a hand-written slice file that holds its own handshake
+// and a line that is not JSON: the replay sends them as they are (no second
+// initialize), and the barrier shows the server's parse error before the end.
+func TestReplayRawSlice(t *testing.T) {
+	slice := `{"sessions":[{"session":"x-01","transport":"stdio","requested":"2025-06-18","messages":[
+	  {"seq":1,"dir":"send","at":"2026-01-01T00:00:00Z","message":{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}},
+	  {"seq":2,"dir":"recv","at":"2026-01-01T00:00:00.001Z","message":{"jsonrpc":"2.0","id":"a","result":{}}},
+	  {"seq":3,"dir":"send","at":"2026-01-01T00:00:00.002Z","message":{"jsonrpc":"2.0","method":"notifications/initialized"}},
+	  {"seq":4,"dir":"send","at":"2026-01-01T00:00:00.003Z","raw":"{not json"},
+	  {"seq":5,"dir":"send","at":"2026-01-01T00:00:00.004Z","message":{"jsonrpc":"2.0","id":"b","method":"tools/list"}}]}]}`
+	file := filepath.Join(t.TempDir(), "slice.json")
+	if err := os.WriteFile(file, []byte(slice), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "replay", file, "--target", shQuote(bin)+" fixture")
+	wantCode(t, r, 0)
+	if n := strings.Count(r.stdout, `"method":"initialize"`); n != 1 {
+		t.Errorf("%d initialize requests, want the slice's one:\n%s", n, r.stdout)
+	}
+	for _, want := range []string{`-> {"jsonrpc":"2.0","id":"a","method":"initialize"`, `<- {"id":"a","jsonrpc":"2.0","result":{`, `-> {not json`, `"code":-32700`, `<- {"id":"b","jsonrpc":"2.0","result":{"nextCursor"`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("replay output lacks %s:\n%s", want, r.stdout)
+		}
+	}
+	if r := runCLI(t, "replay", file, "--target", filepath.Join(t.TempDir(), "no-such-server")); r.code != 4 {
+		t.Errorf("replay to a missing server exited %d, want 4\n%s", r.code, r)
+	}
+}
