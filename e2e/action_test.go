@@ -207,7 +207,13 @@ func TestActionSteps(t *testing.T) {
 			t.Fatalf("run step exited %d (it must not fail before the upload):\n%s", code, out)
 		}
 		outputs := g.outputs(t)
-		check(t, outputs, map[string]string{"exit-code": "1", "fail": "2", "error": "0", "report-dir": "conform-out"})
+		check(t, outputs, map[string]string{"exit-code": "1", "fail": "2", "error": "0", "report-dir": "conform-out", "report-path": filepath.Join(work, "conform-out")})
+		// The upload step reads the run step's report-path.
+		for _, s := range a.Runs.Steps {
+			if strings.HasPrefix(s.Uses, "actions/upload-artifact@") && s.With["path"] != "${{ steps.run.outputs.report-path }}" {
+				t.Errorf("the upload step's path is %q, want the run step's report-path", s.With["path"])
+			}
+		}
 		total, _ := strconv.Atoi(outputs["total"])
 		pass, _ := strconv.Atoi(outputs["pass"])
 		if total < 50 || pass != total-2-atoi(outputs["warn"])-atoi(outputs["skip"]) {
@@ -222,6 +228,12 @@ func TestActionSteps(t *testing.T) {
 		} {
 			if !strings.Contains(summary, want) {
 				t.Errorf("job summary lacks %q:\n%s", want, summary)
+			}
+		}
+		if _, err := exec.LookPath("jq"); err == nil {
+			want := "### Reproduce\n\n```sh\n# TOOLS-CALL-UNKNOWN-01 @ 2025-06-18: fail\nmcp-conform --target 'mcp-conform fixture --fault unknown-tool-iserror' --env 'NOTE=two words' --revision 2025-06-18 --label-filter id:TOOLS-CALL-UNKNOWN-01 --report-dir mcp-conform-repro\n"
+			if !strings.Contains(summary, want) {
+				t.Errorf("job summary lacks the repro commands %q:\n%s", want, summary)
 			}
 		}
 		if strings.Contains(summary, "2024-11-05<br>") {

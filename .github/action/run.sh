@@ -77,6 +77,9 @@ run() {
 
 	out exit-code "$code"
 	out report-dir "$dir"
+	if [[ -d "$dir" ]]; then
+		out report-path "$(cd "$dir" && pwd)" # absolute, for the upload
+	fi
 	local verdict
 	case "$code" in
 	0) verdict="✅ PASS" ;;
@@ -99,6 +102,21 @@ run() {
 			echo
 			echo "Reports: the \`${INPUT_ARTIFACT_NAME:-mcp-conform-report}\` artifact of this run (report.html, report.json, junit.xml, matrix.md, transcripts); every failure carries the command that reproduces it."
 			echo
+		fi
+		if [[ -f "$dir/report.json" ]] && command -v jq >/dev/null; then
+			# The first failures' repro commands (jq is on GitHub's hosted runners; without
+			# it the commands are still in report.json and report.html).
+			local repro
+			repro="$(jq -r '[.revisions[] | .revision as $r | .checks[] | select(.repro != null and .repro != "")
+				| "# \(.id) @ \($r): \(.status)\n\(.repro)"] | .[:20] | join("\n")' "$dir/report.json" 2>/dev/null || true)"
+			if [[ -n "$repro" ]]; then
+				echo "### Reproduce"
+				echo
+				echo '```sh'
+				echo "$repro"
+				echo '```'
+				echo
+			fi
 		fi
 		if [[ -f "$dir/matrix.md" ]]; then
 			# The matrix's own title is the summary's heading already.
