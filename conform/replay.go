@@ -60,9 +60,9 @@ func Replay(ctx context.Context, cfg Config, ex *reports.Exchange, out io.Writer
 		if len(sends) == 0 {
 			continue
 		}
-		rs, err := replaySession(ctx, cfg, tgt, es, sends, fmt.Sprintf("replay-%02d", i+1))
-		if rs != nil {
-			got.Sessions = append(got.Sessions, *rs)
+		sess, err := replaySession(ctx, cfg, tgt, es, sends, fmt.Sprintf("replay-%02d", i+1))
+		if sess != nil {
+			got.Sessions = append(got.Sessions, *sess)
 		}
 		if err != nil {
 			_ = reports.WriteExchangeText(out, got)
