@@ -77,6 +77,7 @@ test-e2e: real-servers browser
 	rm -f $(SELFTEST_SUMMARY)
 	MCPCONFORM_REAL=1 MCPCONFORM_SELFTEST_SUMMARY=$(SELFTEST_SUMMARY) $(GO) test $(RACE) -count=1 -timeout $(E2E_TIMEOUT) $(E2E_PKG)
 	@cat $(SELFTEST_SUMMARY)
+	@echo "report.html as headless Chromium rendered it: bin/test-output/report-html-failures.png"
 
 real-servers: bin/gosdk-fixture fixtures/npm/node_modules/.package-lock.json
 
