@@ -32,6 +32,9 @@ var readmeExamples = map[string]readmeExample{
 	"mcp-conform --target http://127.0.0.1:3000/mcp": {coveredBy: "TestHTTPTransports"},
 	// The same invocation with the reference server as the launched command.
 	`mcp-conform --target "./server --port 8080" --url http://127.0.0.1:8080/mcp`: {coveredBy: "TestLaunchedHTTP"},
+	// The same replay of report.json's PING-01 slice, to the faulty and the clean
+	// reference server.
+	`mcp-conform replay mcp-conform-report/report.json --check PING-01 --revision 2025-06-18 --target "node build/index.js"`: {coveredBy: "TestReplayShowsTheServersReply"},
 	// make test is what runs this test; make bench runs these.
 	"make test":  {coveredBy: "TestREADMEExamples"},
 	"make bench": {coveredBy: "TestBenchSummary"},

@@ -522,7 +522,7 @@ func (c *Console) writePaths(b *bytes.Buffer, paths []string) {
 	}
 	var main []string
 	for _, p := range paths {
-		if base := filepath.Base(p); base == JUnitFile || base == JSONFile || base == MatrixFile {
+		if base := filepath.Base(p); base == JUnitFile || base == JSONFile || base == MatrixFile || base == HTMLFile {
 			main = append(main, base)
 		}
 	}

@@ -81,15 +81,18 @@ type CheckResult struct {
 
 	// The fields below spell out what Message says in prose, so a script need not
 	// parse it; each is omitted when empty.
-	Reason   SkipReason `json:"reason,omitempty"`   // for Skip
-	Source   string     `json:"source,omitempty"`   // the spec-matrix row's source and quote
-	Expected string     `json:"expected,omitempty"` // for Fail/Warn: what the rule wants
-	Actual   string     `json:"actual,omitempty"`   // for Fail/Warn: what came back
-	Area     string     `json:"area,omitempty"`
-	// Repro is a command line that replays this check alone (filled by the repro
-	// feature; empty until then).
-	Repro    string        `json:"repro,omitempty"`
+	Reason   SkipReason    `json:"reason,omitempty"`   // for Skip
+	Source   string        `json:"source,omitempty"`   // the spec-matrix row's source and quote
+	Expected string        `json:"expected,omitempty"` // for Fail/Warn: what the rule wants
+	Actual   string        `json:"actual,omitempty"`   // for Fail/Warn: what came back
+	Area     string        `json:"area,omitempty"`
 	Duration time.Duration `json:"-"`
+
+	// Repro and Exchange are set for a failing, warning or erroring check (issue 14
+	// §4): the command that re-runs only this check at this revision, and the
+	// transcript slice of the exchange that decided it (see exchange.go).
+	Repro    string    `json:"repro,omitempty"`
+	Exchange *Exchange `json:"exchange,omitempty"`
 }
 
 // Summary counts verdicts over every column.
