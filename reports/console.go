@@ -545,9 +545,18 @@ type finding struct {
 	n     int      // how many verdicts it stands for
 }
 
+// volatile matches what differs between two runs of one finding: random probe names
+// (long hex runs) and the revision being tested.
+var volatile = regexp.MustCompile(`[0-9a-f]{8,}|\b20[0-9]{2}-[0-9]{2}-[0-9]{2}\b`)
+
+// sameness is s with its volatile parts masked, for telling repeats apart.
+func sameness(s string) string { return volatile.ReplaceAllString(s, "…") }
+
 // groupFindings gathers the findings of status st: a check failing the same way in
 // several revisions is one finding; errors with the same message are one finding
 // whatever the check, since they share their cause (no session, an interrupt).
+// Random probe names and revision dates do not make two findings different; the
+// first one's details stand for the group.
 func groupFindings(r *Report, st Status) []*finding {
 	var out []*finding
 	byKey := map[string]*finding{}
@@ -558,9 +567,9 @@ func groupFindings(r *Report, st Status) []*finding {
 			if ch.Status.effective() != st {
 				continue
 			}
-			key := ch.ID + "\x00" + ch.Message + "\x00" + ch.Expected + "\x00" + ch.Actual
+			key := ch.ID + "\x00" + sameness(ch.Message) + "\x00" + sameness(ch.Expected) + "\x00" + sameness(ch.Actual)
 			if st == Error {
-				key = displayMessage(ch)
+				key = sameness(displayMessage(ch))
 			}
 			f, ok := byKey[key]
 			if !ok {
@@ -628,7 +637,11 @@ func (c *Console) writeFinding(b *bytes.Buffer, f *finding) {
 	writeDetail(b, "expected: ", ch.Expected)
 	writeDetail(b, "actual:   ", ch.Actual)
 	writeDetail(b, "requirement: ", ch.Source)
-	writeDetail(b, "repro: ", ch.Repro)
+	repro := ch.Repro
+	if repro != "" && len(f.revs) > 1 {
+		repro += "   (for " + revs[0] + "; the others alike)"
+	}
+	writeDetail(b, "repro: ", repro)
 }
 
 // maxSkipGroups bounds the skip reasons listed; matrix.md has every one.

@@ -344,3 +344,21 @@ func TestTailLines(t *testing.T) {
 		}
 	}
 }
+
+// Random probe names and the revision in a message do not split one finding.
+func TestConsoleGroupsVolatileRepeats(t *testing.T) {
+	var r Report
+	for _, rev := range []string{"2024-11-05", "2025-06-18"} {
+		r.Revisions = append(r.Revisions, RevisionReport{Revision: rev, Negotiated: rev, Checks: []CheckResult{{
+			ID: "T-01", Title: "t", Status: Warn, Message: "m", Expected: "error for x_" + fmt.Sprintf("%x", rev) + "abcdef12",
+			Actual: "-32603 at " + rev, Repro: "mcp-conform --revision " + rev,
+		}}})
+	}
+	var buf bytes.Buffer
+	(&Console{W: &buf}).Summary(&r, nil)
+	out := buf.String()
+	if strings.Count(out, "WARN  ") != 1 || !strings.Contains(out, "WARN  2024-11-05, 2025-06-18  T-01") ||
+		!strings.Contains(out, "(for 2024-11-05; the others alike)") {
+		t.Errorf("volatile repeats not grouped:\n%s", out)
+	}
+}
