@@ -40,7 +40,7 @@ var _ = conform.Register(conform.Check{
 // TOOLS-CALL-INVALIDARGS-R4-01 — 2025-11-25 server/tools.mdx; changelog SEP-1303.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-INVALIDARGS-R4-01", Title: "input validation failures are isError:true results (-32602 accepted with a note)",
-	Level: conform.Should, Revisions: revision.Range("2025-11-25", ""), Area: "errors", Needs: conform.NeedsCalls,
+	Level: conform.Should, Revisions: revision.Range("2025-11-25", ""), Area: "errors", Needs: conform.NeedsCalls, Scratch: true,
 	Source: `2025-11-25/server/tools.mdx (Error Handling): "Tool Execution Errors: Reported in tool results with isError: true: … Input validation errors (e.g., date in wrong format, value out of range)"; "Tool Execution Errors contain actionable feedback that language models can use to self-correct". -32602 passes with a note: the 2026-07-28 schema still shows -32602 "Invalid arguments for tool" (spec-matrix §2.16.2).`,
 	Run: func(t *conform.T) conform.Verdict {
 		ps := argProbesFor(t)
@@ -55,10 +55,9 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-VALIDATE-01", Title: "tool inputs are validated: arguments that break the inputSchema are rejected",
 	Level: conform.Must, Revisions: legacy, Area: "errors", Needs: conform.NeedsCalls,
-	// The three invalid-argument checks share one probe on one fresh session (invalid
-	// arguments could make a buggy tool run); it is declared here, on the one check of
-	// the three that applies to every revision.
-	FreshSessions: 1,
+	// The three invalid-argument checks share one probe (memoized), in the phase
+	// for odd input (PhaseOddInput), after the clean checks.
+	Scratch: true,
 	Source:        `{rev}/server/tools.mdx (Security Considerations): "Servers MUST: Validate all tool inputs". Invalid input accepted with a successful result → WARN, not FAIL: coercion cannot be told apart from a missing validation (spec-matrix TOOLS-CALL-VALIDATE-01). Either error channel counts as validation (§2.16.2).`,
 	Run: func(t *conform.T) conform.Verdict {
 		ps := argProbesFor(t)
@@ -81,7 +80,7 @@ type argCall struct {
 	args        json.RawMessage
 }
 
-// argProbesFor runs the probes once per session (memoized) on a fresh session.
+// argProbesFor runs the probes once per session (memoized) on the session for odd input.
 func argProbesFor(t *conform.T) argProbes {
 	if v := noTools(t); v != nil {
 		sv := decide.Skip(v.Reason, v.Message)
@@ -101,11 +100,9 @@ func runArgProbes(t *conform.T) argProbes {
 	if why != nil {
 		return argProbes{skip: why}
 	}
-	s, err := t.NewSession()
-	if err != nil {
-		b := decide.Broken(fmt.Sprintf("no fresh session for the invalid-argument probes: %v", err))
-		return argProbes{skip: &b}
-	}
+	// The main session, without the silence barrier of T.Scratch: a server that
+	// wrongly accepts the arguments runs the tool, which may take its time.
+	s := t.Session()
 	var out argProbes
 	for _, c := range calls {
 		o := toolkit.Call(t, s, c.tool, c.args)
