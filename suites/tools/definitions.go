@@ -152,7 +152,7 @@ var defNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 // TOOLS-NAME-FORMAT-01 — 2025-11-25/server/tools.mdx (Tool Names).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-FORMAT-01", Title: "tool names are 1–128 characters of A–Z a–z 0–9 _ - .",
-	Level: conform.Should, Revisions: defLegacyWith(revision.ToolNameRules), Area: "tools", Needs: conform.NeedsAny, Scratch: true,
+	Level: conform.Should, Revisions: defLegacyWith(revision.ToolNameRules), Area: "tools", Needs: conform.NeedsAny,
 	Source: "2025-11-25/server/tools.mdx (Tool Names): \"Tool names SHOULD be between 1 and 128 characters in length (inclusive).\" … \"The following SHOULD be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits (0-9), underscore (_), hyphen (-), and dot (.)\"",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
@@ -194,7 +194,7 @@ func defNameFault(name string) string {
 // TOOLS-NAME-CASE-01 — 2025-11-25/server/tools.mdx (Tool Names).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-CASE-01", Title: "a tool name with its case flipped does not resolve to the tool",
-	Level: conform.Should, Revisions: defLegacyWith(revision.ToolNameRules), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Should, Revisions: defLegacyWith(revision.ToolNameRules), Area: "tools", Needs: conform.NeedsAny, Scratch: true,
 	Source: "2025-11-25/server/tools.mdx (Tool Names): \"Tool names SHOULD be considered case-sensitive.\"; Error Handling: protocol errors cover \"Unknown tools\"",
 	Run:    runNameCase,
 })

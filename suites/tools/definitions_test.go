@@ -160,15 +160,18 @@ func TestNameCaseVerdicts(t *testing.T) {
 	})
 }
 
-func TestNameCaseProbeUsesAFreshSession(t *testing.T) {
+func TestNameCaseProbeRunsLateOnTheMainSession(t *testing.T) {
 	srv := conformtest.NewServer()
 	defCallHandler("get_weather", defRPCError(wire.CodeInvalidParams), defRPCError(wire.CodeInvalidParams))(srv)
 	v := conformtest.Judge(t, "TOOLS-NAME-CASE-01", "2025-11-25", srv)
 	if v.Status != reports.Pass {
 		t.Fatalf("status %s (%s)", v.Status, v.Message)
 	}
-	if srv.Sessions != 2 {
-		t.Errorf("sessions opened: %d, want 2 (main + fresh probe session)", srv.Sessions)
+	if srv.Sessions != 1 {
+		t.Errorf("sessions opened: %d, want 1 (the main session)", srv.Sessions)
+	}
+	if p := conform.Lookup("TOOLS-NAME-CASE-01").RunPhase(); p != conform.PhaseOddInput {
+		t.Errorf("TOOLS-NAME-CASE-01 runs in phase %d, want PhaseOddInput", p)
 	}
 }
 
