@@ -292,32 +292,80 @@ type judged struct {
 
 // startWorkers judges every column's selected checks in run order, ahead of Ginkgo,
 // whose It bodies then only await their check's verdict. On an isolated target (a
-// server per session) the revisions overlap, a goroutine each; on a shared server
-// they run one after another, so that one revision's state changes cannot show in
-// another's observations.
+// server per session: stdio) the revisions overlap freely, a goroutine each. On a
+// shared server (HTTP) they overlap where they cannot disturb each other: every
+// revision finishes a phase before any starts the next (so no revision's clean checks
+// see another's list change or odd input), the phases that need a clean session or
+// send odd input run concurrently, and the state changes (a list change is global,
+// spec-matrix §3.2) and the transcript-wide checks (whose probes' notifications may
+// reach every session) run one revision at a time.
 func (rs *runState) startWorkers() {
-	prev := make(chan struct{})
-	close(prev)
+	gates := newPhaseGates(len(rs.columns), rs.tgt.isolated())
 	for _, col := range rs.columns {
 		col.futures = map[string]chan judged{}
 		list := rs.checksFor(col.rev)
 		for _, c := range list {
 			col.futures[c.ID] = make(chan judged, 1)
 		}
-		wait, done := prev, make(chan struct{})
-		if rs.tgt.isolated() {
-			wait = closedChan
-		}
-		prev = done
 		go func() {
-			defer close(done)
-			<-wait
+			var held Phase // the serialised phase this worker holds, if any
+			at := PhaseClean
 			for _, c := range list {
+				for at < c.RunPhase() {
+					if held != 0 {
+						gates.serial.Unlock()
+						held = 0
+					}
+					gates.finish(at)
+					at++
+				}
+				if gates.shared && !concurrentPhase(at) && held == 0 {
+					gates.serial.Lock()
+					held = at
+				}
 				start := time.Now()
 				v := rs.judgeInOrder(col, c, list)
 				col.futures[c.ID] <- judged{v: v, dur: time.Since(start)}
 			}
+			if held != 0 {
+				gates.serial.Unlock()
+			}
+			for ; at <= PhaseTranscript; at++ {
+				gates.finish(at)
+			}
 		}()
+	}
+}
+
+// concurrentPhase reports whether revisions sharing one server may run the phase at
+// the same time.
+func concurrentPhase(p Phase) bool { return p == PhaseClean || p == PhaseOddInput }
+
+// phaseGates hold every revision at the end of each phase until all have finished it
+// (on a shared server; on isolated ones they pass at once).
+type phaseGates struct {
+	shared bool
+	serial sync.Mutex
+	done   map[Phase]*sync.WaitGroup
+}
+
+func newPhaseGates(n int, isolated bool) *phaseGates {
+	g := &phaseGates{shared: !isolated, done: map[Phase]*sync.WaitGroup{}}
+	for p := PhaseClean; p <= PhaseTranscript; p++ {
+		wg := &sync.WaitGroup{}
+		wg.Add(n)
+		g.done[p] = wg
+	}
+	return g
+}
+
+// finish marks one worker's end of phase p and, on a shared server, waits for every
+// other worker to end it too.
+func (g *phaseGates) finish(p Phase) {
+	wg := g.done[p]
+	wg.Done()
+	if g.shared {
+		wg.Wait()
 	}
 }
 
@@ -414,7 +462,6 @@ func (rs *runState) settleSessions(col *column) {
 	wg.Wait()
 }
 
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // judge computes one check's raw verdict in one column.
 func (rs *runState) judge(col *column, c *Check) Verdict {
