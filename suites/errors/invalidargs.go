@@ -58,7 +58,7 @@ var _ = conform.Register(conform.Check{
 	// The three invalid-argument checks share one probe (memoized), in the phase
 	// for odd input (PhaseOddInput), after the clean checks.
 	Scratch: true,
-	Source:        `{rev}/server/tools.mdx (Security Considerations): "Servers MUST: Validate all tool inputs". Invalid input accepted with a successful result → WARN, not FAIL: coercion cannot be told apart from a missing validation (spec-matrix TOOLS-CALL-VALIDATE-01). Either error channel counts as validation (§2.16.2).`,
+	Source:  `{rev}/server/tools.mdx (Security Considerations): "Servers MUST: Validate all tool inputs". Invalid input accepted with a successful result → WARN, not FAIL: coercion cannot be told apart from a missing validation (spec-matrix TOOLS-CALL-VALIDATE-01). Either error channel counts as validation (§2.16.2).`,
 	Run: func(t *conform.T) conform.Verdict {
 		ps := argProbesFor(t)
 		if ps.skip != nil {

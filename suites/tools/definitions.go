@@ -219,19 +219,19 @@ func defSwapCase(s string) string {
 // required properties, which a case-insensitive server would reject for the missing
 // arguments rather than execute.
 func defCaseTarget(t *conform.T, l *defListing) (defTool, json.RawMessage, bool) {
+	// Linear: names that fold to the same key collide (strings.EqualFold's relation).
+	folded := map[string]int{}
+	for _, o := range l.Tools {
+		if o.Name != "" {
+			folded[defFoldKey(o.Name)]++
+		}
+	}
 	var qualified []defTool
 	for _, d := range l.Tools {
 		if d.Name == "" || defSwapCase(d.Name) == d.Name {
 			continue
 		}
-		collides := false
-		for _, o := range l.Tools {
-			if o.Name != "" && (o.Page != d.Page || o.Index != d.Index) && strings.EqualFold(o.Name, d.Name) {
-				collides = true
-				break
-			}
-		}
-		if !collides {
+		if folded[defFoldKey(d.Name)] == 1 {
 			qualified = append(qualified, d)
 		}
 	}
@@ -249,6 +249,20 @@ func defCaseTarget(t *conform.T, l *defListing) (defTool, json.RawMessage, bool)
 		return qualified[0], json.RawMessage(`{}`), true
 	}
 	return defTool{}, nil, false
+}
+
+// defFoldKey maps a name to the smallest rune of each rune's simple case-folding
+// orbit: two names are strings.EqualFold exactly when their keys are equal.
+func defFoldKey(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
 }
 
 // defHasRequired reports whether a schema lists required properties.

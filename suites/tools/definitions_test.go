@@ -275,3 +275,15 @@ func TestRevisionsFollowTheRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// defFoldKey is strings.EqualFold's relation, so the collision test stays linear.
+func TestFoldKeyIsEqualFold(t *testing.T) {
+	names := []string{"run", "Run", "RUN", "ruN", "k", "K", "\u212a", "ß", "ẞ", "ss", "σ", "ς", "Σ", "get_Weather.v2", "GET_wEATHER.V2", "a-b", "A_B"}
+	for _, a := range names {
+		for _, b := range names {
+			if got, want := defFoldKey(a) == defFoldKey(b), strings.EqualFold(a, b); got != want {
+				t.Errorf("%q vs %q: keys equal %v, EqualFold %v", a, b, got, want)
+			}
+		}
+	}
+}
