@@ -421,13 +421,14 @@ func (rs *runState) note(line string) {
 
 // settleFor prepares and settles the column before its transcript-wide checks, once.
 // Those checks judge every message of the revision's sessions, so they may judge
-// only traffic that is provably complete on every channel. First each of them runs
-// once with its verdict discarded: the probes they make (memoized with T.Once: a
-// progress call, a listing) happen now, while the sessions are open. Then every
-// session of the column is brought to an end of traffic (Session.Settle): on stdio
-// and HTTP+SSE, a ping barrier on the one ordered channel; on Streamable HTTP, the
-// session is closed (DELETE) and every stream it had read to its end, within the
-// request timeout. The second, judging run reads complete transcripts.
+// only traffic that is provably complete on every channel. Every session of the
+// column is brought to an end of traffic (Session.Settle): on stdio and HTTP+SSE, a
+// ping barrier on the one ordered channel; on Streamable HTTP, the session is closed
+// (DELETE) and every stream it had read to its end, within the request timeout.
+// Where that closes the main session, each transcript-wide check first runs once with
+// its verdict discarded, so that the probes they make (memoized with T.Once: a
+// progress call, a listing) happen while it is open; the judging run then reads
+// complete transcripts.
 func (rs *runState) settleFor(col *column, list []*Check) {
 	col.mu.Lock()
 	done := col.settled
@@ -436,12 +437,23 @@ func (rs *runState) settleFor(col *column, list []*Check) {
 	if done {
 		return
 	}
-	for _, c := range list {
-		if c.RunPhase() == PhaseTranscript {
-			_ = rs.judge(col, c)
+	if rs.settleCloses(col) {
+		for _, c := range list {
+			if c.RunPhase() == PhaseTranscript {
+				_ = rs.judge(col, c)
+			}
 		}
 	}
 	rs.settleSessions(col)
+}
+
+// settleCloses reports whether settling ends the main session (Streamable HTTP):
+// then the transcript-wide checks' probes must run before it. On an ordered channel
+// the main session stays open behind its barrier, and a probe made later (a progress
+// call) carries its own barrier.
+func (rs *runState) settleCloses(col *column) bool {
+	_, ok := col.main.Conn.Transport().(interface{ Drain(context.Context) bool })
+	return ok
 }
 
 // settleSessions settles every session of the column concurrently.
@@ -461,7 +473,6 @@ func (rs *runState) settleSessions(col *column) {
 	}
 	wg.Wait()
 }
-
 
 // judge computes one check's raw verdict in one column.
 func (rs *runState) judge(col *column, c *Check) Verdict {
