@@ -1,13 +1,13 @@
 package conform
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -703,30 +703,41 @@ func (rs *runState) addTranscripts() {
 				continue
 			}
 			entries, dropped := s.Conn.Transcript()
-			var b strings.Builder
+			var b bytes.Buffer
 			for _, e := range entries {
-				line := map[string]any{"seq": e.Seq, "dir": e.Dir, "at": e.At.UTC().Format(time.RFC3339Nano), "source": e.Source}
+				// Written by hand, not with json.Marshal: a raw message is copied as it
+				// is (json.Valid checked it) instead of being compacted again.
+				fmt.Fprintf(&b, `{"seq":%d,"dir":%s,"at":%q,"source":%s`, e.Seq, jsonString(string(e.Dir)), e.At.UTC().Format(time.RFC3339Nano), jsonString(e.Source))
 				if json.Valid(e.Raw) {
-					line["message"] = json.RawMessage(e.Raw)
+					b.WriteString(`,"message":`)
+					if bytes.ContainsAny(e.Raw, "\r\n") {
+						_ = json.Compact(&b, e.Raw) // one message, one line
+					} else {
+						b.Write(bytes.TrimSpace(e.Raw))
+					}
 				} else {
-					line["raw"] = string(e.Raw)
+					b.WriteString(`,"raw":` + jsonString(string(e.Raw)))
 				}
 				if e.Err != "" {
-					line["problem"] = e.Err
+					b.WriteString(`,"problem":` + jsonString(e.Err))
 				}
 				if e.ForMethod != "" {
-					line["forMethod"] = e.ForMethod
+					b.WriteString(`,"forMethod":` + jsonString(e.ForMethod))
 				}
-				enc, _ := json.Marshal(line)
-				b.Write(enc)
-				b.WriteByte('\n')
+				b.WriteString("}\n")
 			}
 			if dropped > 0 {
 				fmt.Fprintf(&b, "{\"dropped\":%d}\n", dropped)
 			}
-			rs.attachments["transcripts/"+s.Label+".jsonl"] = []byte(b.String())
+			rs.attachments["transcripts/"+s.Label+".jsonl"] = b.Bytes()
 		}
 	}
+}
+
+// jsonString encodes s as a JSON string (invalid UTF-8 replaced, as json.Marshal does).
+func jsonString(s string) string {
+	enc, _ := json.Marshal(s)
+	return string(enc)
 }
 
 // once runs fn once per run for a key and returns its value.
