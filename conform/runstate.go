@@ -242,7 +242,7 @@ func (rs *runState) dialSession(ctx context.Context, requested string, rev revis
 		rs.dials.Add(1)
 		s, err := drv.open(ctx, rs.tgt, requested, rev, sessionOptions{timeout: rs.cfg.Timeout, initTimeout: rs.cfg.StartTimeout, label: label, version: rs.cfg.ToolVersion})
 		if err != nil && attempt == 0 && s.Conn != nil {
-			if _, isRPC := refused(err); !isRPC && rs.tgt.fallback(ctx, err) {
+			if mayFallBack(err) && rs.tgt.fallback(ctx, err) {
 				s.Close(ctx)
 				continue
 			}

@@ -121,7 +121,7 @@ type postStreams interface {
 // SetBarrier turns the silence barrier on or off for later calls. With it on, every
 // request but ping is followed by a ping; once the ping's reply is in, every stream
 // that could carry the request's reply has ended, and BarrierGrace has passed, the
-// reply is not coming: the call returns an error that wraps ErrTimeout (ErrNoReply)
+// reply is not coming: the call returns an error that wraps ErrTimeout (BarrierError)
 // instead of waiting out the request timeout. The channel must be ordered (stdio, an
 // SSE stream) or end per request (a Streamable HTTP POST), and the request must be
 // one a server answers at once (probes rejected before any work); the timeout stays
@@ -132,20 +132,20 @@ func (c *Conn) SetBarrier(on bool) {
 	c.barrier = on
 }
 
-// ErrNoReply is a request the barrier proved unanswered. It matches ErrTimeout.
-type ErrNoReply struct {
+// BarrierError is a request the barrier proved unanswered. It matches ErrTimeout.
+type BarrierError struct {
 	Method  string
 	ID      ID
 	Barrier ID
 	Grace   time.Duration
 }
 
-func (e *ErrNoReply) Error() string {
+func (e *BarrierError) Error() string {
 	return fmt.Sprintf("%s (id %s): no reply: the ping sent after it (id %s) was answered, and %s later no reply to id %s had come", e.Method, e.ID, e.Barrier, e.Grace, e.ID)
 }
 
-// Is makes ErrNoReply a silence, like a timeout.
-func (e *ErrNoReply) Is(target error) bool { return target == ErrTimeout }
+// Is makes BarrierError a silence, like a timeout.
+func (e *BarrierError) Is(target error) bool { return target == ErrTimeout }
 
 // barrierDone is the outcome of a barrier ping.
 type barrierDone struct {
@@ -311,7 +311,7 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 				return resp, nil
 			default:
 			}
-			return nil, &ErrNoReply{Method: method, ID: id, Barrier: barrierID, Grace: BarrierGrace}
+			return nil, &BarrierError{Method: method, ID: id, Barrier: barrierID, Grace: BarrierGrace}
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return nil, fmt.Errorf("%s (id %s): %w (waited %s)", method, id, ErrTimeout, time.Since(pc.sent).Round(time.Millisecond))
