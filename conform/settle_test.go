@@ -31,7 +31,6 @@ type lateServer struct {
 	dropListParams bool
 
 	mu      sync.Mutex
-	getOpen chan struct{}
 	ending  chan struct{} // closed by DELETE
 	written chan struct{} // closed once the GET stream wrote strayMsg
 }
