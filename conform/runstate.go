@@ -523,6 +523,7 @@ func (rs *runState) runCheck(col *column, c *Check) {
 	if v.Status == reports.Skip {
 		res.Message = string(v.Reason) + ": " + v.Message
 	}
+	rs.attachRepro(col, v, &res)
 	col.mu.Lock()
 	col.results[c.ID] = res
 	col.mu.Unlock()
@@ -572,6 +573,7 @@ func (rs *runState) invoke(col *column, c *Check) (v Verdict) {
 	ctx, cancel := context.WithTimeout(rs.ctx, bound)
 	defer cancel()
 	t := &T{Ctx: ctx, Rev: col.rev, Check: c, run: rs, col: col}
+	mark := markTranscripts(col)
 	done := make(chan Verdict, 1)
 	go func() {
 		defer func() {
@@ -591,6 +593,9 @@ func (rs *runState) invoke(col *column, c *Check) (v Verdict) {
 		}
 	}
 	t.cleanup()
+	if v.Status != reports.Pass && v.Status != reports.Skip {
+		v.exchange = mark.slice(col, t)
+	}
 	return v
 }
 
@@ -656,6 +661,7 @@ func (rs *runState) finish(ctx context.Context) *Result {
 					why = "not run: " + err.Error()
 				}
 				res = reports.CheckResult{ID: c.ID, Title: c.Title, Level: string(c.LevelAt(col.rev)), Status: reports.Error, Message: why, Source: c.Source, Area: c.Area}
+				rs.attachRepro(col, Verdict{Status: reports.Error}, &res)
 			}
 			rr.Checks = append(rr.Checks, res)
 		}
