@@ -17,6 +17,7 @@ import (
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/mcp-conform/mcp-conform/conform/baseline"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -70,6 +71,9 @@ type Config struct {
 	MaxPages int
 
 	ToolVersion string
+	// Baseline, when set (--baseline), accepts known failures and quarantines flaky
+	// checks; a stale entry fails the run.
+	Baseline *baseline.File
 	// Bundled is the argv that starts the bundled reference server over stdio.
 	Bundled []string
 }
@@ -140,6 +144,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	rs := newRunState(cfg, tgt, sel)
 	rs.report.Notes = append(rs.report.Notes, notes...)
+	if cfg.Baseline != nil {
+		rs.report.Notes = append(rs.report.Notes, cfg.Baseline.Notes...)
+	}
 	rs.console.RunStart(tgt.describe(), revisionNames(cfg.Revisions), notes)
 
 	ctx, cancel := context.WithTimeout(ctx, cfg.RunTimeout)

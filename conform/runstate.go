@@ -11,6 +11,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/mcp-conform/mcp-conform/conform/baseline"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -67,6 +68,9 @@ type runState struct {
 	only *Check
 	// opening bounds how many prefetched sessions open at once.
 	opening chan struct{}
+	// mirror makes each check's verdict Ginkgo's too (ginkgo.Fail, ginkgo.Skip); off
+	// in library mode (Test), where no Ginkgo spec is running.
+	mirror bool
 }
 
 type memoEntry struct {
@@ -84,6 +88,7 @@ func newRunState(cfg Config, tgt target, sel *selection) *runState {
 		attachments: map[string][]byte{},
 		memo:        map[string]*memoEntry{},
 		opening:     make(chan struct{}, 4),
+		mirror:      true,
 		report: &reports.Report{
 			Target: tgt.describe(),
 			Tool:   "mcp-conform " + cfg.ToolVersion,
@@ -361,11 +366,15 @@ func (rs *runState) runCheck(col *column, c *Check) {
 	if v.Status == reports.Skip {
 		res.Message = string(v.Reason) + ": " + v.Message
 	}
+	rs.cfg.Baseline.Apply(col.rev.Name, &res)
 	col.mu.Lock()
 	col.results[c.ID] = res
 	col.mu.Unlock()
 	rs.console.CheckDone(col.rev.Name, res)
-	switch v.Status {
+	if !rs.mirror {
+		return
+	}
+	switch res.Status {
 	case reports.Fail:
 		ginkgo.Fail(res.Message)
 	case reports.Error:
@@ -482,6 +491,12 @@ func (rs *runState) finish(ctx context.Context) *Result {
 		rep.Notes = append(rep.Notes, ht.detectionNote())
 	}
 	rep.Summarize()
+	if b := rs.cfg.Baseline; b != nil {
+		rep.Baseline = b.Judge(rep, catalog{})
+		for _, st := range rep.Baseline.Stale {
+			rep.Notes = append(rep.Notes, baseline.StaleMessage(b.Path, st))
+		}
+	}
 	rep.DurationMs = time.Since(rs.started).Milliseconds()
 	rep.ExitCode = rs.exitCode()
 	for k, v := range rs.tgt.attachments() {
@@ -496,8 +511,16 @@ func (rs *runState) exitCode() int {
 		return rs.exitOverride
 	}
 	s := rs.report.Summary
+	gating := 0
+	for _, rev := range rs.report.Revisions {
+		for i := range rev.Checks {
+			if rev.Checks[i].Gates() {
+				gating++
+			}
+		}
+	}
 	switch {
-	case s.Fail > 0 || s.Error > 0:
+	case gating > 0 || (rs.report.Baseline != nil && len(rs.report.Baseline.Stale) > 0):
 		return ExitFailed
 	case s.Total == 0 || s.Skip == s.Total:
 		return ExitIncomplete
@@ -555,4 +578,16 @@ func (rs *runState) once(key string, fn func() any) any {
 	rs.memoMu.Unlock()
 	e.once.Do(func() { e.value = fn() })
 	return e.value
+}
+
+// catalog answers the baseline's questions from the check registry.
+type catalog struct{}
+
+func (catalog) AppliesTo(id, rev string) (exists, applies bool) {
+	c := Lookup(id)
+	if c == nil {
+		return false, false
+	}
+	r, ok := revision.Lookup(rev)
+	return true, ok && c.AppliesTo(r)
 }

@@ -111,6 +111,8 @@ func (c *Console) tag(st Status) string {
 		return c.paint(ansiRed, "FAIL")
 	case Skip:
 		return c.paint(ansiGray, "SKIP")
+	case ExpectedFail:
+		return c.paint(ansiYellow, "XFAIL")
 	}
 	return c.paint(ansiMagenta, "ERR ")
 }
@@ -139,7 +141,7 @@ func (c *Console) CheckDone(rev string, r CheckResult) {
 	if !r.Status.Known() {
 		msg = strings.TrimSpace(fmt.Sprintf("unknown status %q: %s", r.Status, msg))
 	}
-	detailed := st == Fail || st == Warn || (c.Verbose && st == Error)
+	detailed := st == Fail || st == Warn || st == ExpectedFail || (c.Verbose && st == Error)
 	// A finding's message is usually "expected …; got …": then the two labelled
 	// halves below say it all, and the message is not repeated.
 	if (st != Pass || c.Verbose) && !(detailed && msg == "expected "+r.Expected+"; got "+r.Actual) {
@@ -152,7 +154,19 @@ func (c *Console) CheckDone(rev string, r CheckResult) {
 	if c.Verbose && st != Pass && st != Skip {
 		writeDetail(&b, "requirement: ", r.Source)
 	}
+	writeGateMarks(&b, &r)
 	c.emit(&b)
+}
+
+// writeGateMarks says how the baseline judged a verdict: an expected-fail's real
+// verdict and reason, a quarantined check's reason.
+func writeGateMarks(b *bytes.Buffer, r *CheckResult) {
+	if r.Baseline != nil {
+		writeDetail(b, "baseline: ", fmt.Sprintf("a known %s, accepted: %s", r.Baseline.Status, r.Baseline.Reason))
+	}
+	if r.Quarantine != nil {
+		writeDetail(b, "quarantined: ", "reported, never fails the run: "+r.Quarantine.Reason)
+	}
 }
 
 // writeDetail writes an indented, labelled detail line when text is not empty.
@@ -191,6 +205,7 @@ func (c *Console) Summary(r *Report, paths []string) {
 	_ = tw.Flush() // writes to a bytes.Buffer cannot fail
 
 	c.writeFindings(&b, r, all)
+	quarantined := c.writeBaseline(&b, r)
 
 	if len(paths) > 0 {
 		fmt.Fprintf(&b, "\n%s\n", c.paint(ansiBold, "Reports"))
@@ -198,7 +213,10 @@ func (c *Console) Summary(r *Report, paths []string) {
 			fmt.Fprintf(&b, "  %s\n", oneLine(termText(p)))
 		}
 	}
-	word, color, counts := resultLine(all, r.ExitCode)
+	gate := all // quarantined verdicts do not decide the result
+	gate.Fail -= quarantined.Fail
+	gate.Error -= quarantined.Error
+	word, color, counts := resultLine(gate, r.ExitCode)
 	fmt.Fprintf(&b, "\n%s %s (%s) — exit %d\n", c.paint(ansiBold, "result:"), c.paint(color, word), counts, r.ExitCode)
 	c.emit(&b)
 }
@@ -280,17 +298,56 @@ func resultLine(s Summary, exit int) (word, color, counts string) {
 		add(s.Fail, "failed", "failed")
 		add(s.Error, "error", "errors")
 		add(s.Warn, "warning", "warnings")
-	case s.Pass+s.Warn == 0:
+		add(s.ExpectedFail, "expected-fail", "expected-fail")
+	case s.Pass+s.Warn+s.ExpectedFail == 0:
 		word, color = "NOTHING VERIFIED", ansiYellow
 		add(s.Skip, "skipped", "skipped")
 	default:
 		word, color = "PASS", ansiGreen
 		add(s.Pass, "passed", "passed")
 		add(s.Warn, "warning", "warnings")
+		add(s.ExpectedFail, "expected-fail", "expected-fail")
 		add(s.Skip, "skipped", "skipped")
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "no checks")
 	}
 	return word, color, strings.Join(parts, ", ")
+}
+
+// writeBaseline writes the Baseline section of a run with a baseline: the verdicts it
+// accepted (expected-fail), the quarantined checks, and every stale entry, which fails
+// the run. It returns the tally of the quarantined verdicts.
+func (c *Console) writeBaseline(b *bytes.Buffer, r *Report) (quarantined Summary) {
+	if r.Baseline == nil {
+		return quarantined
+	}
+	bl := r.Baseline
+	fmt.Fprintf(b, "\n%s\n", c.paint(ansiBold, fmt.Sprintf("Baseline %s: %d expected-fail, %d quarantined, %d stale",
+		oneLine(termText(bl.File)), bl.ExpectedFail, bl.Quarantined, len(bl.Stale))))
+	for i := range r.Revisions {
+		rev := &r.Revisions[i]
+		for j := range rev.Checks {
+			ch := &rev.Checks[j]
+			if ch.Quarantine != nil {
+				quarantined.Add(ch.Status.effective())
+			}
+			if ch.Status != ExpectedFail && ch.Quarantine == nil {
+				continue
+			}
+			fmt.Fprintf(b, "  %s  %s  %s  %s\n", c.tag(ch.Status), oneLine(termText(rev.Revision)),
+				oneLine(termText(ch.ID)), oneLine(termText(ch.Title)))
+			writeGateMarks(b, ch)
+		}
+	}
+	for _, st := range bl.Stale {
+		revs := "all revisions"
+		if len(st.Revisions) > 0 {
+			revs = strings.Join(st.Revisions, ", ")
+		}
+		fmt.Fprintf(b, "  %s  stale entry %s (%s), line %d\n", c.paint(ansiRed, "STALE"), oneLine(termText(st.ID)), oneLine(termText(revs)), st.Line)
+		writeDetail(b, "", st.Problem)
+		writeDetail(b, "reason was: ", st.Reason)
+	}
+	return quarantined
 }

@@ -111,6 +111,12 @@ func buildJUnit(r *Report) junitSuites {
 		doc.Suites = append(doc.Suites, s)
 		total += d
 	}
+	if r.Baseline != nil && len(r.Baseline.Stale) > 0 {
+		s := staleSuite(r.Baseline)
+		doc.Tests += s.Tests
+		doc.Failures += s.Failures
+		doc.Suites = append(doc.Suites, s)
+	}
 	if r.DurationMs > 0 {
 		total = time.Duration(r.DurationMs) * time.Millisecond
 	}
@@ -126,7 +132,7 @@ func buildSuite(r *Report, rev *RevisionReport) (junitSuite, time.Duration) {
 		Tests:    counts.Total,
 		Failures: counts.Fail,
 		Errors:   counts.Error,
-		Skipped:  counts.Skip,
+		Skipped:  counts.Skip + counts.ExpectedFail, // an expected-fail is a skipped case
 		Cases:    make([]junitCase, 0, len(rev.Checks)),
 	}
 	if !r.StartedAt.IsZero() {
@@ -158,6 +164,26 @@ func buildSuite(r *Report, rev *RevisionReport) (junitSuite, time.Duration) {
 	return s, sum
 }
 
+// staleSuite is a testsuite "baseline" with a failing testcase per stale baseline
+// entry: each fails the run, so each shows as a failure.
+func staleSuite(bl *BaselineReport) junitSuite {
+	s := junitSuite{Name: "baseline", Tests: len(bl.Stale), Failures: len(bl.Stale), Time: seconds(0),
+		Properties: []junitProperty{{Name: "file", Value: xmlText(bl.File)}}}
+	for _, st := range bl.Stale {
+		revs := "all revisions"
+		if len(st.Revisions) > 0 {
+			revs = strings.Join(st.Revisions, ", ")
+		}
+		msg := fmt.Sprintf("stale baseline entry %s (%s), line %d: %s", st.ID, revs, st.Line, st.Problem)
+		s.Cases = append(s.Cases, junitCase{
+			Name: xmlText(oneLine("stale " + st.ID)), Classname: "mcp-conform.baseline", Time: seconds(0),
+			Failure: &junitProblem{Message: xmlText(truncate(msg, maxAttrRunes)), Type: "stale-baseline",
+				Body: xmlText(msg + "\nreason was: " + st.Reason)},
+		})
+	}
+	return s
+}
+
 func buildCase(rev *RevisionReport, c *CheckResult) junitCase {
 	name := c.ID
 	if c.Title != "" {
@@ -180,6 +206,10 @@ func buildCase(rev *RevisionReport, c *CheckResult) junitCase {
 	msg := c.Message
 	if !c.Status.Known() {
 		msg = strings.TrimSpace(fmt.Sprintf("unknown status %q: %s", c.Status, msg))
+	}
+	if c.Quarantine != nil {
+		tc.Properties = append(tc.Properties, junitProperty{Name: "quarantined", Value: xmlText(c.Quarantine.Reason)})
+		msg = "quarantined (never fails the run): " + msg
 	}
 	switch status {
 	case Fail:
@@ -207,6 +237,17 @@ func buildCase(rev *RevisionReport, c *CheckResult) junitCase {
 			text += ": " + msg
 		}
 		tc.Skipped = &junitSkipped{Message: xmlText(truncate(text, maxAttrRunes))}
+	case ExpectedFail:
+		// JUnit has no expected failure; like pytest's xfail it is a skipped case,
+		// so no viewer shows it as a pass.
+		text := "expected-fail"
+		if c.Baseline != nil {
+			text += " (a known " + string(c.Baseline.Status) + ", baseline: " + c.Baseline.Reason + ")"
+			tc.Properties = append(tc.Properties, junitProperty{Name: "baseline-status", Value: xmlText(string(c.Baseline.Status))},
+				junitProperty{Name: "baseline-reason", Value: xmlText(c.Baseline.Reason)})
+		}
+		tc.Skipped = &junitSkipped{Message: xmlText(truncate(text+": "+msg, maxAttrRunes))}
+		tc.SystemOut = xmlText(details(msg, c))
 	case Warn:
 		tc.SystemOut = xmlText(strings.TrimRight("warn: "+details(msg, c), " "))
 	case Pass:

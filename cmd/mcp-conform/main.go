@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/conform/baseline"
 	"github.com/mcp-conform/mcp-conform/fixtures"
 	"github.com/mcp-conform/mcp-conform/reports"
 	_ "github.com/mcp-conform/mcp-conform/suites" // registers every check
@@ -67,6 +68,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return conform.ExitUsage
 	}
 	paths, werr := reports.WriteAll(opts.reportDir, res.Report, res.Attachments)
+	if opts.writeBaseline != "" {
+		if err := writeBaseline(opts.writeBaseline, res.Report, cfg.Baseline); err != nil {
+			werr = errors.Join(werr, err)
+		} else {
+			paths = append(paths, opts.writeBaseline)
+		}
+	}
 	console := &reports.Console{W: stdout, Color: cfg.Color, Verbose: cfg.Verbose}
 	console.Summary(res.Report, paths)
 	if werr != nil {
@@ -76,4 +84,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 	return res.Report.ExitCode
+}
+
+// writeBaseline writes the run's failures to path as a starting baseline.
+func writeBaseline(path string, rep *reports.Report, prev *baseline.File) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--write-baseline: %w", err)
+	}
+	if err := baseline.Write(f, rep, prev); err != nil {
+		f.Close()
+		return fmt.Errorf("--write-baseline %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--write-baseline: %w", err)
+	}
+	return nil
 }
