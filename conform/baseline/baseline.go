@@ -96,10 +96,21 @@ type entryDoc struct {
 
 // UnmarshalYAML keeps the entry's line for messages.
 func (e *entryDoc) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: want an entry (id, revisions, reason), got a %s", n.Line, kindName(n))
+	}
+	// A custom unmarshaler loses the decoder's KnownFields, so keys are checked here:
+	// a misspelt key must not silently drop a reason or widen the revisions.
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		switch k := n.Content[i].Value; k {
+		case "id", "revisions", "reason":
+		default:
+			return fmt.Errorf("line %d: unknown key %q in an entry (want id, revisions, reason)", n.Content[i].Line, k)
+		}
+	}
 	type plain entryDoc
 	var p plain
-	dec := n.Decode
-	if err := dec(&p); err != nil {
+	if err := n.Decode(&p); err != nil {
 		return err
 	}
 	*e = entryDoc(p)
