@@ -130,6 +130,12 @@ type Result struct {
 //
 // Ginkgo allows one RunSpecs per process, so Run may be called once per process.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	return run(ctx, cfg, true)
+}
+
+// run is Run; withGinkgo false runs the specs' bodies directly, in the same order and
+// through the same judging path, without Ginkgo (library mode, see Test).
+func run(ctx context.Context, cfg Config, withGinkgo bool) (*Result, error) {
 	cfg = cfg.withDefaults()
 	if err := RegistryErr(); err != nil {
 		return nil, &ConfigError{Err: err}
@@ -143,6 +149,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	rs := newRunState(cfg, tgt, sel)
+	rs.mirror = withGinkgo
 	rs.report.Notes = append(rs.report.Notes, notes...)
 	if cfg.Baseline != nil {
 		rs.report.Notes = append(rs.report.Notes, cfg.Baseline.Notes...)
@@ -179,7 +186,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			rs.unreachable(errors.New("no session could be opened"))
 		} else {
 			rs.startWorkers()
-			rs.runGinkgo()
+			if withGinkgo {
+				rs.runGinkgo()
+			} else {
+				rs.runDirect()
+			}
 		}
 	}
 	shutdown() // before finish, so the report records how every process ended
@@ -326,6 +337,17 @@ func (s *selection) selects(rev revision.Revision, c *Check) bool {
 }
 
 func specText(c *Check) string { return c.ID + " " + c.Title }
+
+// runDirect runs every selected check of every column in run order, as the Ginkgo
+// specs would, without Ginkgo: library mode, where RunSpecs (once per process) is not
+// available. Verdicts come from the same workers and runCheck either way.
+func (rs *runState) runDirect() {
+	for _, col := range rs.columns {
+		for _, c := range rs.checksFor(col.rev) {
+			rs.runCheck(col, c)
+		}
+	}
+}
 
 // ginkgoT is the GinkgoTestingT of a run outside `go test`.
 type ginkgoT struct{ failed bool }
