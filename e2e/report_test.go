@@ -70,7 +70,11 @@ func (c *junitCase) status() (reports.Status, error) {
 		found = append(found, reports.Error)
 	}
 	if c.Skipped != nil {
-		found = append(found, reports.Skip)
+		st := reports.Skip
+		if strings.HasPrefix(c.Skipped.Message, "expected-fail") {
+			st = reports.ExpectedFail // a baseline's known failure is a skipped case
+		}
+		found = append(found, st)
 	}
 	switch {
 	case len(found) > 1:
@@ -149,10 +153,19 @@ func checkJUnit(t testing.TB, dir string, rep *reports.Report) {
 	if err := xml.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("junit.xml does not parse: %v", err)
 	}
+	// A baseline's stale entries are one more testsuite, "baseline", a failing case each.
+	stale := 0
+	if rep.Baseline != nil && len(rep.Baseline.Stale) > 0 {
+		stale = len(rep.Baseline.Stale)
+		if n := len(doc.Suites); n == 0 || doc.Suites[n-1].Name != "baseline" || len(doc.Suites[n-1].Cases) != stale {
+			t.Fatalf("junit.xml: want a last testsuite \"baseline\" with %d stale entries", stale)
+		}
+		doc.Suites = doc.Suites[:len(doc.Suites)-1]
+	}
 	if len(doc.Suites) != len(rep.Revisions) {
 		t.Fatalf("junit.xml has %d testsuites, report.json %d revisions", len(doc.Suites), len(rep.Revisions))
 	}
-	if doc.Tests != rep.Summary.Total || doc.Failures != rep.Summary.Fail || doc.Errors != rep.Summary.Error || doc.Skipped != rep.Summary.Skip {
+	if doc.Tests != rep.Summary.Total+stale || doc.Failures != rep.Summary.Fail+stale || doc.Errors != rep.Summary.Error || doc.Skipped != rep.Summary.Skip+rep.Summary.ExpectedFail {
 		t.Errorf("junit.xml totals tests=%d failures=%d errors=%d skipped=%d; report.json summary %+v",
 			doc.Tests, doc.Failures, doc.Errors, doc.Skipped, rep.Summary)
 	}
@@ -173,7 +186,7 @@ func checkJUnit(t testing.TB, dir string, rep *reports.Report) {
 			t.Errorf("junit.xml %s: transport property %q, report.json %q", s.Name, got, rev.Transport)
 		}
 		want := count(rev.Checks)
-		if s.Tests != want.Total || s.Failures != want.Fail || s.Errors != want.Error || s.Skipped != want.Skip {
+		if s.Tests != want.Total || s.Failures != want.Fail || s.Errors != want.Error || s.Skipped != want.Skip+want.ExpectedFail {
 			t.Errorf("junit.xml %s: tests=%d failures=%d errors=%d skipped=%d; report.json counts %+v",
 				s.Name, s.Tests, s.Failures, s.Errors, s.Skipped, want)
 		}
