@@ -48,14 +48,6 @@ func (e *Entry) covers(rev string) bool {
 	return e.Revisions == nil || slices.Contains(e.Revisions, rev)
 }
 
-// revisionsText is the entry's revisions for messages.
-func (e *Entry) revisionsText() string {
-	if e.Revisions == nil {
-		return "all revisions"
-	}
-	return strings.Join(e.Revisions, ", ")
-}
-
 // File is a parsed baseline.
 type File struct {
 	Path       string

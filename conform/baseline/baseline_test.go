@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"bytes"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -293,5 +294,43 @@ func TestWriteRoundTrip(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "server --flag") {
 		t.Errorf("the header does not name the target:\n%s", b.String())
+	}
+}
+
+// TestREADMEExamples parses the README's baseline examples: the native shape and the
+// official suite's.
+func TestREADMEExamples(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	start := strings.Index(text, "## Baseline and quarantine")
+	if start < 0 {
+		t.Fatal("README.md has no Baseline and quarantine section")
+	}
+	section := text[start:]
+	section = section[:strings.Index(section[1:], "\n## ")+1]
+	var blocks []string
+	for rest := section; ; {
+		i := strings.Index(rest, "```yaml\n")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("```yaml\n"):]
+		end := strings.Index(rest, "```")
+		blocks = append(blocks, rest[:end])
+		rest = rest[end:]
+	}
+	if len(blocks) != 2 {
+		t.Fatalf("want the native and the official example, found %d yaml blocks", len(blocks))
+	}
+	native, err := Parse("README native", []byte(blocks[0]))
+	if err != nil || len(native.Expected) != 1 || len(native.Quarantine) != 1 || len(native.Expected[0].Revisions) != 2 {
+		t.Errorf("README native example: %+v, %v", native, err)
+	}
+	official, err := Parse("README official", []byte(blocks[1]))
+	if err != nil || len(official.Expected) != 1 || official.Expected[0].Reason != "the comment becomes the reason" || len(official.Notes) != 1 {
+		t.Errorf("README official example: %+v, %v", official, err)
 	}
 }

@@ -79,7 +79,7 @@ func TestHaveVerdict(t *testing.T) {
 		{id: "B", status: "pass", revs: []string{"2025-06-18"}, want: true},
 		{id: "C", status: "pass", want: true},
 		{id: "C", status: "pass", revs: []string{"2025-06-18", "2025-11-25"}, want: false}, // absent at 2025-06-18
-		{id: "Z", status: "pass", want: false},                                           // never ran: not a pass
+		{id: "Z", status: "pass", want: false},                                             // never ran: not a pass
 	}
 	for _, tc := range tests {
 		m := matchers.HaveVerdict(tc.id, tc.status, tc.revs...)
