@@ -159,12 +159,12 @@ func Test(t TestingT, target Target, opts ...Option) *Result {
 		t.Fatalf("mcp-conform against %s: %v", target.desc, err)
 		return nil
 	}
-	Verdicts(t, res.Report)
+	reportTo(t, res.Report)
 	return res
 }
 
-// Verdicts fails t for what fails the run in rep and logs the rest (see Test).
-func Verdicts(t TestingT, rep *reports.Report) {
+// reportTo fails t for what fails the run in rep and logs the rest (see Test).
+func reportTo(t TestingT, rep *reports.Report) {
 	t.Helper()
 	failed := false
 	for _, rev := range rep.Revisions {

@@ -88,6 +88,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // writeBaseline writes the run's failures to path as a starting baseline.
 func writeBaseline(path string, rep *reports.Report, prev *baseline.File) error {
+	if rep.ExitCode == conform.ExitIncomplete || rep.ExitCode == conform.ExitUnreachable {
+		// An empty baseline from a run that verified nothing would accept nothing
+		// and look like a clean slate.
+		return fmt.Errorf("--write-baseline: the run verified nothing (exit %d): no baseline written", rep.ExitCode)
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("--write-baseline: %w", err)
