@@ -99,7 +99,7 @@ func TestBaselineInEveryFormat(t *testing.T) {
 	c.CheckDone("2025-11-25", r.Revisions[0].Checks[0])
 	c.Summary(r, nil)
 	for _, want := range []string{"XFAIL  A-01", "baseline: a known fail, accepted: upstream bug 7", "quarantined: reported, never fails the run: races on CI",
-		"STALE  stale entry S-01 (2025-11-25), line 4", "1 expected-fail", "exit 1"} {
+		"STALE  stale entry S-01 (2025-11-25), line 4", "result: FAIL (1 stale baseline entry, 1 expected-fail) — exit 1"} {
 		if !strings.Contains(con.String(), want) {
 			t.Errorf("console lacks %q:\n%s", want, con.String())
 		}

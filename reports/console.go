@@ -217,6 +217,17 @@ func (c *Console) Summary(r *Report, paths []string) {
 	gate.Fail -= quarantined.Fail
 	gate.Error -= quarantined.Error
 	word, color, counts := resultLine(gate, r.ExitCode)
+	if r.Baseline != nil && len(r.Baseline.Stale) > 0 {
+		stale := fmt.Sprintf("%d stale baseline entries", len(r.Baseline.Stale))
+		if len(r.Baseline.Stale) == 1 {
+			stale = "1 stale baseline entry"
+		}
+		if counts == "no checks" {
+			counts = stale
+		} else {
+			counts = stale + ", " + counts
+		}
+	}
 	fmt.Fprintf(&b, "\n%s %s (%s) — exit %d\n", c.paint(ansiBold, "result:"), c.paint(color, word), counts, r.ExitCode)
 	c.emit(&b)
 }
@@ -244,6 +255,7 @@ func (c *Console) writeFindings(b *bytes.Buffer, r *Report, all Summary) {
 				writeDetail(b, "requirement: ", ch.Source)
 				writeDetail(b, "expected: ", ch.Expected)
 				writeDetail(b, "actual:   ", ch.Actual)
+				writeGateMarks(b, ch)
 			}
 		}
 	}
