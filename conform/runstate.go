@@ -247,7 +247,7 @@ func (rs *runState) openSession(ctx context.Context, col *column, requested stri
 		col.sessions = append(col.sessions, s)
 		col.mu.Unlock()
 		if err != nil && attempt == 0 && s.Conn != nil {
-			if _, isRPC := refused(err); !isRPC && rs.tgt.fallback(ctx, err) {
+			if mayFallBack(err) && rs.tgt.fallback(ctx, err) {
 				s.Close(ctx)
 				continue
 			}
