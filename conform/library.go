@@ -72,7 +72,7 @@ func Handler(h http.Handler) Target {
 	}}
 }
 
-// Option adjusts a library run.
+// Option adjusts a library run: Revisions, Strict, Baseline, ReportDir, Configure.
 type Option func(*Config) error
 
 // Revisions selects the revisions to test by name (default: all).
@@ -102,6 +102,18 @@ func Baseline(path string) Option {
 			return err
 		}
 		cfg.Baseline = b
+		return nil
+	}
+}
+
+// ReportDir writes the run's reports (junit.xml, report.json, matrix.md, transcripts,
+// the server's stderr) to dir, as --report-dir does, for a closer look at a failure.
+func ReportDir(dir string) Option {
+	return func(cfg *Config) error {
+		if dir == "" {
+			return errors.New("conform.ReportDir: empty directory")
+		}
+		cfg.reportDir = dir
 		return nil
 	}
 }
@@ -139,7 +151,14 @@ func RunLibrary(ctx context.Context, target Target, opts ...Option) (*Result, er
 		return nil, &ConfigError{Err: err}
 	}
 	defer cleanup()
-	return run(ctx, cfg, false)
+	res, err := run(ctx, cfg, false)
+	if err != nil || cfg.reportDir == "" {
+		return res, err
+	}
+	if _, err := reports.WriteAll(cfg.reportDir, res.Report, res.Attachments); err != nil {
+		return res, fmt.Errorf("conform: writing reports: %w", err)
+	}
+	return res, nil
 }
 
 // Test runs the suite against target and fails t with the verdicts a CLI run would
@@ -155,9 +174,12 @@ func Test(t TestingT, target Target, opts ...Option) *Result {
 		ctx = c.Context()
 	}
 	res, err := RunLibrary(ctx, target, opts...)
-	if err != nil {
+	if res == nil {
 		t.Fatalf("mcp-conform against %s: %v", target.desc, err)
 		return nil
+	}
+	if err != nil { // the run happened, its reports could not be written
+		t.Errorf("mcp-conform against %s: %v", target.desc, err)
 	}
 	reportTo(t, res.Report)
 	return res

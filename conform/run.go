@@ -76,6 +76,10 @@ type Config struct {
 	Baseline *baseline.File
 	// Bundled is the argv that starts the bundled reference server over stdio.
 	Bundled []string
+
+	// reportDir, set by the library's ReportDir option, is where RunLibrary writes
+	// the reports (the CLI writes its own).
+	reportDir string
 }
 
 func (c Config) withDefaults() Config {

@@ -78,8 +78,12 @@ func TestLibraryInProcess(t *testing.T) {
 	}
 	rev := conform.Revisions("2025-11-25")
 
-	clean := conform.Test(t, serve(), rev)
+	dir := t.TempDir()
+	clean := conform.Test(t, serve(), rev, conform.ReportDir(dir))
 	NewWithT(t).Expect(clean).To(PassRevision("2025-11-25"))
+	if written := loadReports(t, dir); written.Summary != clean.Report.Summary {
+		t.Errorf("ReportDir: report.json summary %+v, the run's %+v", written.Summary, clean.Report.Summary)
+	}
 
 	var rec recorder
 	faulty := conform.Test(&rec, serve("unknown-tool-iserror"), rev)
