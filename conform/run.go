@@ -144,6 +144,9 @@ func run(ctx context.Context, cfg Config, withGinkgo bool) (*Result, error) {
 	if err := RegistryErr(); err != nil {
 		return nil, &ConfigError{Err: err}
 	}
+	if err := checkDrivers(cfg.Revisions); err != nil {
+		return nil, err
+	}
 	sel, err := newSelection(cfg)
 	if err != nil {
 		return nil, err

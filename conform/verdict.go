@@ -21,6 +21,8 @@ type Verdict struct {
 	// (Violation, Silence); err is the silence's cause.
 	pending pending
 	err     error
+	// exchange is the transcript slice of a non-passing verdict (repro.go).
+	exchange *reports.Exchange
 }
 
 // pending is an outcome not yet turned into a status.

@@ -95,6 +95,12 @@ type CheckResult struct {
 	// Quarantine is set on a check the baseline quarantines (a flaky check): its
 	// verdict stands as reported but never gates the run.
 	Quarantine *QuarantineMark `json:"quarantine,omitempty"`
+
+	// Repro and Exchange are set for a failing, warning or erroring check (issue 14
+	// §4): the command that re-runs only this check at this revision, and the
+	// transcript slice of the exchange that decided it (see exchange.go).
+	Repro    string    `json:"repro,omitempty"`
+	Exchange *Exchange `json:"exchange,omitempty"`
 }
 
 // BaselineMark is the baseline's judgement of an expected-fail.
