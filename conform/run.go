@@ -17,6 +17,7 @@ import (
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/mcp-conform/mcp-conform/conform/baseline"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -76,8 +77,15 @@ type Config struct {
 	MaxPages int
 
 	ToolVersion string
+	// Baseline, when set (--baseline), accepts known failures and quarantines flaky
+	// checks; a stale entry fails the run.
+	Baseline *baseline.File
 	// Bundled is the argv that starts the bundled reference server over stdio.
 	Bundled []string
+
+	// reportDir, set by the library's ReportDir option, is where RunLibrary writes
+	// the reports (the CLI writes its own).
+	reportDir string
 }
 
 func (c Config) withDefaults() Config {
@@ -132,6 +140,12 @@ type Result struct {
 //
 // Ginkgo allows one RunSpecs per process, so Run may be called once per process.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	return run(ctx, cfg, true)
+}
+
+// run is Run; withGinkgo false runs the specs' bodies directly, in the same order and
+// through the same judging path, without Ginkgo (library mode, see Test).
+func run(ctx context.Context, cfg Config, withGinkgo bool) (*Result, error) {
 	cfg = cfg.withDefaults()
 	if err := RegistryErr(); err != nil {
 		return nil, &ConfigError{Err: err}
@@ -148,12 +162,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	rs := newRunState(cfg, tgt, sel)
+	rs.mirror = withGinkgo
 	rs.report.Notes = append(rs.report.Notes, notes...)
 	rs.report.Version, rs.report.KnownRevisions = cfg.ToolVersion, revision.Names()
 	if cfg.Reporter != nil {
 		rs.console = cfg.Reporter
 	} else {
 		rs.console.Quiet, rs.console.Live = cfg.Quiet, cfg.Live
+	}
+	if cfg.Baseline != nil {
+		rs.report.Notes = append(rs.report.Notes, cfg.Baseline.Notes...)
 	}
 	rs.console.RunStart(tgt.describe(), revisionNames(cfg.Revisions), notes)
 	for _, col := range rs.columns {
@@ -190,7 +208,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			rs.unreachable(errors.New("no session could be opened"))
 		} else {
 			rs.startWorkers()
-			rs.runGinkgo()
+			if withGinkgo {
+				rs.runGinkgo()
+			} else {
+				rs.runDirect()
+			}
 		}
 	}
 	shutdown() // before finish, so the report records how every process ended
@@ -342,6 +364,17 @@ func (s *selection) selects(rev revision.Revision, c *Check) bool {
 }
 
 func specText(c *Check) string { return c.ID + " " + c.Title }
+
+// runDirect runs every selected check of every column in run order, as the Ginkgo
+// specs would, without Ginkgo: library mode, where RunSpecs (once per process) is not
+// available. Verdicts come from the same workers and runCheck either way.
+func (rs *runState) runDirect() {
+	for _, col := range rs.columns {
+		for _, c := range rs.checksFor(col.rev) {
+			rs.runCheck(col, c)
+		}
+	}
+}
 
 // ginkgoT is the GinkgoTestingT of a run outside `go test`.
 type ginkgoT struct{ failed bool }

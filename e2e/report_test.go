@@ -66,7 +66,11 @@ func (c *junitCase) status(s *junitSuite) (reports.Status, error) {
 		found = append(found, reports.Error)
 	}
 	if c.Skipped != nil {
-		found = append(found, reports.Skip)
+		st := reports.Skip
+		if strings.HasPrefix(c.Skipped.Message, "expected-fail") {
+			st = reports.ExpectedFail // a baseline's known failure is a skipped case
+		}
+		found = append(found, st)
 	}
 	switch {
 	case len(found) > 1:
@@ -164,6 +168,15 @@ func checkJUnit(t testing.TB, dir string, rep *reports.Report) {
 	if err := xml.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("junit.xml does not parse: %v", err)
 	}
+	// A baseline's stale entries are one more testsuite, "baseline", a failing case each.
+	stale := 0
+	if rep.Baseline != nil && len(rep.Baseline.Stale) > 0 {
+		stale = len(rep.Baseline.Stale)
+		if n := len(doc.Suites); n == 0 || doc.Suites[n-1].Name != "baseline" || len(doc.Suites[n-1].Cases) != stale {
+			t.Fatalf("junit.xml: want a last testsuite \"baseline\" with %d stale entries", stale)
+		}
+		doc.Suites = doc.Suites[:len(doc.Suites)-1]
+	}
 	if len(doc.Suites) != len(rep.Revisions) {
 		t.Fatalf("junit.xml has %d testsuites, report.json %d revisions", len(doc.Suites), len(rep.Revisions))
 	}
@@ -171,7 +184,7 @@ func checkJUnit(t testing.TB, dir string, rep *reports.Report) {
 	for _, s := range doc.Suites {
 		tests, failures, errs, skipped = tests+s.Tests, failures+s.Failures, errs+s.Errors, skipped+s.Skipped
 	}
-	if tests != rep.Summary.Total || failures != rep.Summary.Fail || errs != rep.Summary.Error || skipped != rep.Summary.Skip {
+	if tests != rep.Summary.Total || failures != rep.Summary.Fail || errs != rep.Summary.Error || skipped != rep.Summary.Skip+rep.Summary.ExpectedFail {
 		t.Errorf("junit.xml totals tests=%d failures=%d errors=%d skipped=%d; report.json summary %+v",
 			tests, failures, errs, skipped, rep.Summary)
 	}
@@ -192,7 +205,7 @@ func checkJUnit(t testing.TB, dir string, rep *reports.Report) {
 			t.Errorf("junit.xml %s: transport property %q, report.json %q", s.Name, got, rev.Transport)
 		}
 		want := count(rev.Checks)
-		if s.Tests != want.Total || s.Failures != want.Fail || s.Errors != want.Error || s.Skipped != want.Skip {
+		if s.Tests != want.Total || s.Failures != want.Fail || s.Errors != want.Error || s.Skipped != want.Skip+want.ExpectedFail {
 			t.Errorf("junit.xml %s: tests=%d failures=%d errors=%d skipped=%d; report.json counts %+v",
 				s.Name, s.Tests, s.Failures, s.Errors, s.Skipped, want)
 		}

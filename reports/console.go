@@ -284,6 +284,8 @@ func (c *Console) tag(st Status) string {
 		return c.paint(ansiRed, "FAIL")
 	case Skip:
 		return c.paint(ansiGray, "SKIP")
+	case ExpectedFail:
+		return c.paint(ansiYellow, "XFAIL")
 	}
 	return c.paint(ansiMagenta, "ERR ")
 }
@@ -343,7 +345,7 @@ func (c *Console) CheckDone(rev string, r CheckResult) {
 	if st == Skip {
 		msg = strings.TrimPrefix(msg, string(r.Reason)+": ")
 	}
-	detailed := st == Fail || st == Warn || st == Error
+	detailed := st == Fail || st == Warn || st == Error || st == ExpectedFail
 	if !(detailed && redundant(&r, msg)) {
 		writeDetail(&b, "", msg)
 	}
@@ -355,6 +357,7 @@ func (c *Console) CheckDone(rev string, r CheckResult) {
 		writeDetail(&b, "requirement: ", r.Source)
 		writeDetail(&b, "repro: ", r.Repro)
 	}
+	writeGateMarks(&b, &r)
 	c.emit(&b)
 }
 
@@ -369,6 +372,17 @@ func displayMessage(r *CheckResult) string {
 // redundant reports whether msg only says what the expected and actual lines say.
 func redundant(r *CheckResult, msg string) bool {
 	return r.Expected != "" && msg == "expected "+r.Expected+"; got "+r.Actual
+}
+
+// writeGateMarks says how the baseline judged a verdict: an expected-fail's real
+// verdict and reason, a quarantined check's reason.
+func writeGateMarks(b *bytes.Buffer, r *CheckResult) {
+	if r.Baseline != nil {
+		writeDetail(b, "baseline: ", fmt.Sprintf("a known %s, accepted: %s", r.Baseline.Status, r.Baseline.Reason))
+	}
+	if r.Quarantine != nil {
+		writeDetail(b, "quarantined: ", "reported, never fails the run: "+r.Quarantine.Reason)
+	}
 }
 
 // writeDetail writes an indented, labelled detail line when text is not empty.
@@ -408,6 +422,7 @@ func (c *Console) Summary(r *Report, paths []string) {
 	c.mu.Unlock()
 	all := r.tallyAll()
 	var b bytes.Buffer
+	var quarantined Summary // quarantined verdicts do not decide the result
 	switch {
 	case r.ExitCode == exitUnreachable:
 		c.writeUnreachable(&b, r, all)
@@ -418,6 +433,9 @@ func (c *Console) Summary(r *Report, paths []string) {
 			c.writeFindings(&b, r)
 			c.writeSkips(&b, r)
 		}
+		// Accepted and quarantined verdicts, and every stale entry, also under
+		// Quiet: a stale entry is why such a run fails.
+		quarantined = c.writeBaseline(&b, r)
 		c.writeTable(&b, r, all)
 	}
 	var notes []string
@@ -435,7 +453,21 @@ func (c *Console) Summary(r *Report, paths []string) {
 	if len(paths) > 0 && !c.Quiet {
 		c.writePaths(&b, paths)
 	}
-	word, color, counts := resultLine(all, r.ExitCode)
+	gate := all
+	gate.Fail -= quarantined.Fail
+	gate.Error -= quarantined.Error
+	word, color, counts := resultLine(gate, r.ExitCode)
+	if r.Baseline != nil && len(r.Baseline.Stale) > 0 {
+		stale := fmt.Sprintf("%d stale baseline entries", len(r.Baseline.Stale))
+		if len(r.Baseline.Stale) == 1 {
+			stale = "1 stale baseline entry"
+		}
+		if counts == "no checks" {
+			counts = stale
+		} else {
+			counts = stale + ", " + counts
+		}
+	}
 	fmt.Fprintf(&b, "\n%s %s (%s) — exit %d\n", c.paint(ansiBold, "result:"), c.paint(color, word), counts, r.ExitCode)
 	c.emit(&b)
 }
@@ -642,6 +674,7 @@ func (c *Console) writeFinding(b *bytes.Buffer, f *finding) {
 		repro += "   (for " + revs[0] + "; the others alike)"
 	}
 	writeDetail(b, "repro: ", repro)
+	writeGateMarks(b, ch)
 }
 
 // maxSkipGroups bounds the skip reasons listed; matrix.md has every one.
@@ -752,17 +785,56 @@ func resultLine(s Summary, exit int) (word, color, counts string) {
 		add(s.Fail, "failed", "failed")
 		add(s.Error, "error", "errors")
 		add(s.Warn, "warning", "warnings")
-	case s.Pass+s.Warn == 0:
+		add(s.ExpectedFail, "expected-fail", "expected-fail")
+	case s.Pass+s.Warn+s.ExpectedFail == 0:
 		word, color = "NOTHING VERIFIED", ansiYellow
 		add(s.Skip, "skipped", "skipped")
 	default:
 		word, color = "PASS", ansiGreen
 		add(s.Pass, "passed", "passed")
 		add(s.Warn, "warning", "warnings")
+		add(s.ExpectedFail, "expected-fail", "expected-fail")
 		add(s.Skip, "skipped", "skipped")
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "no checks")
 	}
 	return word, color, strings.Join(parts, ", ")
+}
+
+// writeBaseline writes the Baseline section of a run with a baseline: the verdicts it
+// accepted (expected-fail), the quarantined checks, and every stale entry, which fails
+// the run. It returns the tally of the quarantined verdicts.
+func (c *Console) writeBaseline(b *bytes.Buffer, r *Report) (quarantined Summary) {
+	if r.Baseline == nil {
+		return quarantined
+	}
+	bl := r.Baseline
+	fmt.Fprintf(b, "\n%s\n", c.paint(ansiBold, fmt.Sprintf("Baseline %s: %d expected-fail, %d quarantined, %d stale",
+		oneLine(termText(bl.File)), bl.ExpectedFail, bl.Quarantined, len(bl.Stale))))
+	for i := range r.Revisions {
+		rev := &r.Revisions[i]
+		for j := range rev.Checks {
+			ch := &rev.Checks[j]
+			if ch.Quarantine != nil {
+				quarantined.Add(ch.Status.effective())
+			}
+			if ch.Status != ExpectedFail && ch.Quarantine == nil {
+				continue
+			}
+			fmt.Fprintf(b, "  %s  %s  %s  %s\n", c.tag(ch.Status), oneLine(termText(rev.Revision)),
+				oneLine(termText(ch.ID)), oneLine(termText(ch.Title)))
+			writeGateMarks(b, ch)
+		}
+	}
+	for _, st := range bl.Stale {
+		revs := "all revisions"
+		if len(st.Revisions) > 0 {
+			revs = strings.Join(st.Revisions, ", ")
+		}
+		fmt.Fprintf(b, "  %s  stale entry %s (%s), line %d\n", c.paint(ansiRed, "STALE"), oneLine(termText(st.ID)), oneLine(termText(revs)), st.Line)
+		writeDetail(b, "", st.Problem)
+		writeDetail(b, "reason was: ", st.Reason)
+	}
+	return quarantined
 }

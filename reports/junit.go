@@ -124,6 +124,12 @@ func buildJUnit(r *Report) junitSuites {
 		s.Hostname = xmlText(oneLine(host))
 		doc.Suites = append(doc.Suites, s)
 	}
+	if r.Baseline != nil && len(r.Baseline.Stale) > 0 {
+		s := staleSuite(r.Baseline)
+		s.ID = len(doc.Suites)
+		s.Hostname = xmlText(oneLine(host))
+		doc.Suites = append(doc.Suites, s)
+	}
 	return doc
 }
 
@@ -166,7 +172,7 @@ func buildSuite(r *Report, rev *RevisionReport) junitSuite {
 		Tests:    counts.Total,
 		Failures: counts.Fail,
 		Errors:   counts.Error,
-		Skipped:  counts.Skip,
+		Skipped:  counts.Skip + counts.ExpectedFail, // an expected-fail is a skipped case
 		Cases:    make([]junitCase, 0, len(rev.Checks)),
 	}
 	started := r.StartedAt
@@ -208,9 +214,41 @@ func buildSuite(r *Report, rev *RevisionReport) junitSuite {
 			s.Properties = append(s.Properties, junitProperty{Name: "warn:" + xmlText(c.ID), Value: xmlText(truncate(c.Message, maxAttrRunes))})
 			fmt.Fprintf(&out, "warn: %s %s\n%s\n", c.ID, c.Title, indentRest("  "+details(c.Message, c), "  "))
 		}
+		if c.Status == ExpectedFail {
+			why := ""
+			if c.Baseline != nil {
+				why = "a known " + string(c.Baseline.Status) + ": " + c.Baseline.Reason
+			}
+			s.Properties = append(s.Properties, junitProperty{Name: "expected-fail:" + xmlText(c.ID), Value: xmlText(truncate(why, maxAttrRunes))})
+			fmt.Fprintf(&out, "expected-fail: %s %s (%s)\n%s\n", c.ID, c.Title, why, indentRest("  "+details(c.Message, c), "  "))
+		}
+		if c.Quarantine != nil {
+			s.Properties = append(s.Properties, junitProperty{Name: "quarantined:" + xmlText(c.ID), Value: xmlText(truncate(c.Quarantine.Reason, maxAttrRunes))})
+		}
 	}
 	s.SystemOut = xmlText(out.String())
 	s.Time = seconds(sum)
+	return s
+}
+
+// staleSuite is a testsuite "baseline" with a failing testcase per stale baseline
+// entry: each fails the run, so each shows as a failure.
+func staleSuite(bl *BaselineReport) junitSuite {
+	s := junitSuite{Name: "baseline", Package: "mcp-conform.baseline", Tests: len(bl.Stale), Failures: len(bl.Stale),
+		Time: seconds(0), Timestamp: time.Unix(0, 0).UTC().Format(junitTimestamp),
+		Properties: []junitProperty{{Name: "file", Value: xmlText(bl.File)}}}
+	for _, st := range bl.Stale {
+		revs := "all revisions"
+		if len(st.Revisions) > 0 {
+			revs = strings.Join(st.Revisions, ", ")
+		}
+		msg := fmt.Sprintf("stale baseline entry %s (%s), line %d: %s", st.ID, revs, st.Line, st.Problem)
+		s.Cases = append(s.Cases, junitCase{
+			Name: xmlText(oneLine("stale " + st.ID)), Classname: "mcp-conform.baseline", Time: seconds(0),
+			Failure: &junitProblem{Message: xmlText(truncate(msg, maxAttrRunes)), Type: "stale-baseline",
+				Body: xmlText(msg + "\nreason was: " + st.Reason)},
+		})
+	}
 	return s
 }
 
@@ -228,6 +266,10 @@ func buildCase(rev *RevisionReport, c *CheckResult, classname string) junitCase 
 	if !c.Status.Known() {
 		msg = strings.TrimSpace(fmt.Sprintf("unknown status %q: %s", c.Status, msg))
 	}
+	if c.Quarantine != nil {
+		// Said in the message; the suite lists it as a "quarantined:ID" property.
+		msg = "quarantined (never fails the run): " + msg
+	}
 	switch c.Status.effective() {
 	case Fail:
 		tc.Failure = &junitProblem{
@@ -243,6 +285,16 @@ func buildCase(rev *RevisionReport, c *CheckResult, classname string) junitCase 
 		}
 	case Skip:
 		tc.Skipped = &junitSkipped{Message: xmlText(truncate(skipText(skipReason(rev, c), msg), maxAttrRunes))}
+	case ExpectedFail:
+		// JUnit has no expected failure; like pytest's xfail it is a skipped case,
+		// so no viewer shows it as a pass.
+		// The suite lists it as an "expected-fail:ID" property, with its details in
+		// the suite's system-out.
+		text := "expected-fail"
+		if c.Baseline != nil {
+			text += " (a known " + string(c.Baseline.Status) + ", baseline: " + c.Baseline.Reason + ")"
+		}
+		tc.Skipped = &junitSkipped{Message: xmlText(truncate(text+": "+msg, maxAttrRunes))}
 	}
 	return tc
 }

@@ -117,7 +117,7 @@ func gravity(st Status) int {
 		return 1
 	case Pass:
 		return 2
-	case Warn:
+	case Warn, ExpectedFail:
 		return 3
 	case Fail:
 		return 4
@@ -130,7 +130,20 @@ func cell(rev *RevisionReport, c *CheckResult) string {
 	if c == nil {
 		return absentCell
 	}
+	if c.Quarantine != nil {
+		return plainCell(rev, c) + " (quarantined)"
+	}
+	return plainCell(rev, c)
+}
+
+// plainCell renders one verdict without its quarantine mark.
+func plainCell(rev *RevisionReport, c *CheckResult) string {
 	switch c.Status.effective() {
+	case ExpectedFail:
+		if c.Baseline != nil {
+			return "🔶 expected-fail (" + mdText(string(c.Baseline.Status)) + ")"
+		}
+		return "🔶 expected-fail"
 	case Pass:
 		return "✅ pass"
 	case Warn:
@@ -174,27 +187,47 @@ func writeMatrixSummary(b *bytes.Buffer, r *Report) {
 	for i := range r.Revisions {
 		rev := &r.Revisions[i]
 		s := tally(rev.Checks)
-		fmt.Fprintf(b, "- **%s** · %s · %d checks: %d pass, %d warn, %d fail, %d skip, %d error\n",
+		fmt.Fprintf(b, "- **%s** · %s · %d checks: %d pass, %d warn, %d fail, %d skip, %d error%s\n",
 			mdText(rev.Revision), columnState(rev),
-			s.Total, s.Pass, s.Warn, s.Fail, s.Skip, s.Error)
+			s.Total, s.Pass, s.Warn, s.Fail, s.Skip, s.Error, expectedFailCount(s))
 	}
 	s := r.tallyAll()
-	fmt.Fprintf(b, "- **All columns** · %d checks: %d pass, %d warn, %d fail, %d skip, %d error; exit code %d\n",
-		s.Total, s.Pass, s.Warn, s.Fail, s.Skip, s.Error, r.ExitCode)
+	fmt.Fprintf(b, "- **All columns** · %d checks: %d pass, %d warn, %d fail, %d skip, %d error%s; exit code %d\n",
+		s.Total, s.Pass, s.Warn, s.Fail, s.Skip, s.Error, expectedFailCount(s), r.ExitCode)
+	if bl := r.Baseline; bl != nil {
+		fmt.Fprintf(b, "- **Baseline** %s · %d expected-fail, %d quarantined (reported, never fail the run), %d stale entries (each fails the run)\n",
+			mdText(bl.File), bl.ExpectedFail, bl.Quarantined, len(bl.Stale))
+	}
 	b.WriteString("\nLegend: ✅ pass — the rule holds · ⚠️ warn — a SHOULD-level finding · " +
 		"❌ FAIL — a requirement is broken · ⏭️ skip (reason) — not judged, and why · " +
 		"💥 ERROR — the harness or transport broke, nothing was verified · " +
 		absentCell + " — the check does not apply to this revision\n")
+	if r.Baseline != nil {
+		b.WriteString("\n🔶 expected-fail (verdict) — a known failure the baseline accepts: not a pass, and not failing the run · " +
+			"(quarantined) — a flaky check: its verdict is reported but never fails the run\n")
+	}
+}
+
+// expectedFailCount is the expected-fail count for a summary line, when there are any.
+func expectedFailCount(s Summary) string {
+	if s.ExpectedFail == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d expected-fail", s.ExpectedFail)
 }
 
 func writeMatrixFindings(b *bytes.Buffer, r *Report) {
 	b.WriteString("\n## Findings\n\n")
 	n := 0
-	for _, st := range []Status{Fail, Error, Warn} {
-		tag := map[Status]string{Fail: "❌ FAIL", Error: "💥 ERROR", Warn: "⚠️ warn"}[st]
+	tags := map[Status]string{Fail: "❌ FAIL", Error: "💥 ERROR", Warn: "⚠️ warn", ExpectedFail: "🔶 expected-fail"}
+	for _, st := range []Status{Fail, Error, Warn, ExpectedFail} {
 		for _, f := range groupFindings(r, st) {
 			n++
 			c := f.check
+			tag := tags[st]
+			if c.Quarantine != nil {
+				tag += " (quarantined)"
+			}
 			revs := make([]string, len(f.revs))
 			for i, rev := range f.revs {
 				revs[i] = mdText(rev)
@@ -212,6 +245,12 @@ func writeMatrixFindings(b *bytes.Buffer, r *Report) {
 				if d.text != "" {
 					fmt.Fprintf(b, "  - %s: %s\n", d.label, mdText(d.text))
 				}
+			}
+			if c.Baseline != nil {
+				fmt.Fprintf(b, "  - baseline: a known %s, accepted: %s\n", mdText(string(c.Baseline.Status)), mdText(c.Baseline.Reason))
+			}
+			if c.Quarantine != nil {
+				fmt.Fprintf(b, "  - quarantined (never fails the run): %s\n", mdText(c.Quarantine.Reason))
 			}
 		}
 	}

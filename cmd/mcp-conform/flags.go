@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/conform/baseline"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 )
 
@@ -32,6 +33,7 @@ type options struct {
 	reportDir, labelFilter                  string
 	strict, list, version, noColor, verbose bool
 	quiet                                   bool
+	baseline, writeBaseline                 string
 }
 
 const usageHead = `mcp-conform: conformance checks for MCP servers, every protocol revision in one run.
@@ -112,6 +114,8 @@ func newFlagSet() (*options, *flag.FlagSet) {
 	fs.StringVar(&o.triggerTool, "trigger-tool", "", "NAME[=JSON] a tool whose call changes the tool list (for NOTIF-LC-01); calling it is allowed by this flag")
 	fs.StringVar(&o.triggerCmd, "trigger-cmd", "", "shell command that changes the server's tool list from outside (for NOTIF-LC-01)")
 	fs.IntVar(&o.maxPages, "max-pages", 1000, "most tools/list pages followed in one walk")
+	fs.StringVar(&o.baseline, "baseline", "", "YAML file of known failures (reported as expected-fail, not failing the run) and quarantined checks; a stale entry fails the run")
+	fs.StringVar(&o.writeBaseline, "write-baseline", "", "write the run's failures to this YAML file as a starting baseline (a TODO reason each)")
 	fs.BoolVar(&o.strict, "strict", false, "SHOULD violations fail instead of warn")
 	fs.BoolVar(&o.list, "list", false, "list every check (ID, revisions, level, area: and needs: labels, title) and exit; with -v also its spec text")
 	fs.BoolVar(&o.version, "version", false, "print the version, the protocol revisions it knows and the module it was built from, and exit")
@@ -165,6 +169,12 @@ func (o *options) config(console io.Writer) (conform.Config, error) {
 	if o.reportDir == "" {
 		return conform.Config{}, errors.New("--report-dir must not be empty")
 	}
+	var base *baseline.File
+	if o.baseline != "" {
+		if base, err = baseline.Load(o.baseline); err != nil {
+			return conform.Config{}, fmt.Errorf("--baseline: %w", err)
+		}
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return conform.Config{}, fmt.Errorf("locate the bundled server (this executable): %w", err)
@@ -178,6 +188,7 @@ func (o *options) config(console io.Writer) (conform.Config, error) {
 		Live:  isTerminal(console) && os.Getenv("TERM") != "dumb",
 		Calls: calls, TriggerTool: trigger, TriggerCmd: o.triggerCmd, MaxPages: o.maxPages,
 		ToolVersion: version,
+		Baseline:    base,
 		Bundled:     []string{self, "fixture", "--transport", "stdio"},
 	}, nil
 }

@@ -1,9 +1,16 @@
 package main
 
 import (
+	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/conform/baseline"
+	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 func TestFlagsToConfig(t *testing.T) {
@@ -24,6 +31,7 @@ func TestFlagsToConfig(t *testing.T) {
 		{"non-positive max pages", []string{"--max-pages", "0"}, "positive"},
 		{"a stray argument", []string{"node", "s.js"}, "unexpected argument"},
 		{"an unknown flag", []string{"--bogus"}, "bogus"},
+		{"a missing baseline", []string{"--baseline", "testdata-does-not-exist.yml"}, "--baseline: baseline: open"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -113,5 +121,24 @@ func TestUseColor(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	if useColor(false, io.Discard) {
 		t.Error("colours with NO_COLOR set")
+	}
+}
+
+func TestWriteBaselineRefusesAnEmptyRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "b.yml")
+	for _, code := range []int{conform.ExitIncomplete, conform.ExitUnreachable} {
+		err := writeBaseline(path, &reports.Report{ExitCode: code}, nil)
+		if err == nil || !strings.Contains(err.Error(), "verified nothing") {
+			t.Errorf("exit %d: error %v, want a refusal", code, err)
+		}
+		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("exit %d: a baseline was written", code)
+		}
+	}
+	if err := writeBaseline(path, &reports.Report{ExitCode: conform.ExitOK}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := baseline.Load(path); err != nil {
+		t.Errorf("the baseline of a clean run does not load: %v", err)
 	}
 }

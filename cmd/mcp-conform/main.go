@@ -21,6 +21,7 @@ import (
 	"syscall"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/conform/baseline"
 	"github.com/mcp-conform/mcp-conform/fixtures"
 	"github.com/mcp-conform/mcp-conform/reports"
 	_ "github.com/mcp-conform/mcp-conform/suites" // registers every check
@@ -90,6 +91,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		res.Report.Notes = append(res.Report.Notes, "interrupted (SIGINT or SIGTERM): the run was broken off; checks that had not finished are errors")
 	}
 	paths, werr := reports.WriteAll(opts.reportDir, res.Report, res.Attachments)
+	if opts.writeBaseline != "" {
+		if err := writeBaseline(opts.writeBaseline, res.Report, cfg.Baseline); err != nil {
+			werr = errors.Join(werr, err)
+		} else {
+			paths = append(paths, opts.writeBaseline)
+		}
+	}
 	if werr != nil && res.Report.ExitCode == conform.ExitOK {
 		// The last line printed must give the exit code the process ends with.
 		res.Report.ExitCode = conform.ExitUsage
@@ -143,4 +151,25 @@ func plainText(s string, w io.Writer) string {
 		return s
 	}
 	return ansiEscape.ReplaceAllString(s, "")
+}
+
+// writeBaseline writes the run's failures to path as a starting baseline.
+func writeBaseline(path string, rep *reports.Report, prev *baseline.File) error {
+	if rep.ExitCode == conform.ExitIncomplete || rep.ExitCode == conform.ExitUnreachable {
+		// An empty baseline from a run that verified nothing would accept nothing
+		// and look like a clean slate.
+		return fmt.Errorf("--write-baseline: the run verified nothing (exit %d): no baseline written", rep.ExitCode)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--write-baseline: %w", err)
+	}
+	if err := baseline.Write(f, rep, prev); err != nil {
+		f.Close()
+		return fmt.Errorf("--write-baseline %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--write-baseline: %w", err)
+	}
+	return nil
 }
