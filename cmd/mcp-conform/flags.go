@@ -31,6 +31,7 @@ type options struct {
 	timeout, runTimeout, startTimeout       time.Duration
 	reportDir, labelFilter                  string
 	strict, list, version, noColor, verbose bool
+	coverage                                bool
 }
 
 const usageHead = `mcp-conform: conformance checks for MCP servers, every protocol revision in one run.
@@ -41,6 +42,7 @@ Usage:
   mcp-conform --target http://HOST/mcp      Streamable HTTP (or HTTP+SSE, detected)
   mcp-conform --target "CMD" --url URL      launch a server, then speak HTTP to URL
   mcp-conform --list                        list every check
+  mcp-conform --coverage                    the requirements the checks cover, and why the others are not
   mcp-conform fixture --transport stdio|http|sse [--addr 127.0.0.1:PORT]
 
 Exit codes: 0 no failure; 1 a check failed or errored; 2 usage or configuration error;
@@ -78,6 +80,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.maxPages, "max-pages", 1000, "most tools/list pages followed in one walk")
 	fs.BoolVar(&o.strict, "strict", false, "SHOULD violations fail instead of warn")
 	fs.BoolVar(&o.list, "list", false, "list every check (ID, revisions, level, title) and exit")
+	fs.BoolVar(&o.coverage, "coverage", false, "print how many requirements of the catalogue the checks cover, per group, and every uncovered requirement with its reason, then exit (with --list: after the list)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVar(&o.noColor, "no-color", false, "no ANSI colours on the console")
 	fs.BoolVar(&o.verbose, "v", false, "verbose console output")
