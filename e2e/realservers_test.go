@@ -107,21 +107,33 @@ func TestRealServers(t *testing.T) {
 	gosdk, npmDir := realPaths(t)
 	for _, srv := range realServers(gosdk, npmDir) {
 		t.Run(srv.name, func(t *testing.T) {
-			dir := t.TempDir()
-			args := append(srv.args(t), "--report-dir", dir, "--timeout", "10s")
-			r := runCLI(t, args...)
-			if r.code != 0 && r.code != 1 {
-				t.Fatalf("want exit 0 or 1 (a verdict), got %s", r)
+			// The same server, run realRuns times at once: the golden file judges the
+			// first run, and every run must give the same verdicts (stability_test.go).
+			reps := runRealServer(t, srv, *realRuns)
+			if t.Failed() {
+				return
 			}
-			rep := loadReports(t, dir)
-			for _, col := range rep.Revisions {
-				if col.Negotiated == "" {
-					t.Errorf("%s: no negotiated version", col.Revision)
-				}
-			}
-			compareGolden(t, filepath.Join("testdata", "golden", srv.name+".txt"), rep)
+			compareGolden(t, filepath.Join("testdata", "golden", srv.name+".txt"), reps[0])
+			compareRuns(t, reps)
 		})
 	}
+}
+
+// runOnce runs the suite once against a real server and returns its report.
+func runOnce(t *testing.T, srv realServer) *reports.Report {
+	dir := t.TempDir()
+	args := append(srv.args(t), "--report-dir", dir, "--timeout", "10s")
+	r := runCLI(t, args...)
+	if r.code != 0 && r.code != 1 {
+		t.Fatalf("want exit 0 or 1 (a verdict), got %s", r)
+	}
+	rep := loadReports(t, dir)
+	for _, col := range rep.Revisions {
+		if col.Negotiated == "" {
+			t.Errorf("%s: no negotiated version", col.Revision)
+		}
+	}
+	return rep
 }
 
 // goldenLine is one verdict of a golden file.
