@@ -8,7 +8,8 @@
 #                   (the binary itself is built without the race detector), the
 #                   self-test over every fault, and the real third-party servers
 #   make real-servers  install the real servers the e2e tests run against: the Go SDK
-#                   fixture (fixtures/gosdk, its own module) and the pinned npm packages
+#                   fixture (fixtures/gosdk, its own module), the mcp-go fixture
+#                   (fixtures/mcpgo, its own module) and the pinned npm packages
 #                   of fixtures/npm (npm ci)
 #   make bench      the full-run and floor benchmarks, then their summary
 #   make clean      remove bin/ and the default report directory
@@ -56,11 +57,13 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint:
 	GOFLAGS= $(GO) run $(STATICCHECK) ./...
 	cd fixtures/gosdk && GOFLAGS= $(GO) run $(STATICCHECK) ./...
+	cd fixtures/mcpgo && GOFLAGS= $(GO) run $(STATICCHECK) ./...
 
 # go.mod and go.sum list exactly what the code uses (this module and the Go SDK fixture's).
 tidy-check:
 	GOFLAGS= $(GO) mod tidy -diff
 	cd fixtures/gosdk && GOFLAGS= $(GO) mod tidy -diff
+	cd fixtures/mcpgo && GOFLAGS= $(GO) mod tidy -diff
 
 # The unit tests: every package but e2e.
 test-unit: vet fmt-check lint tidy-check
@@ -76,10 +79,13 @@ test-e2e: real-servers
 	MCPCONFORM_REAL=1 MCPCONFORM_SELFTEST_SUMMARY=$(SELFTEST_SUMMARY) $(GO) test $(RACE) -count=1 -timeout $(E2E_TIMEOUT) $(E2E_PKG)
 	@cat $(SELFTEST_SUMMARY)
 
-real-servers: bin/gosdk-fixture fixtures/npm/node_modules/.package-lock.json
+real-servers: bin/gosdk-fixture bin/mcpgo-fixture fixtures/npm/node_modules/.package-lock.json
 
 bin/gosdk-fixture: fixtures/gosdk/go.mod fixtures/gosdk/go.sum fixtures/gosdk/main.go
 	cd fixtures/gosdk && $(GO) build -o ../../bin/gosdk-fixture .
+
+bin/mcpgo-fixture: fixtures/mcpgo/go.mod fixtures/mcpgo/go.sum fixtures/mcpgo/main.go
+	cd fixtures/mcpgo && $(GO) build -o ../../bin/mcpgo-fixture .
 
 fixtures/npm/node_modules/.package-lock.json: fixtures/npm/package.json fixtures/npm/package-lock.json
 	cd fixtures/npm && npm ci --no-audit --no-fund
