@@ -128,6 +128,8 @@ func Register(c Check) *Check {
 			return &cp
 		}
 	}
+	run := cp.Run
+	cp.Run = func(t *T) Verdict { return t.Resolve(run(t)) }
 	checks.checks = append(checks.checks, &cp)
 	return &cp
 }

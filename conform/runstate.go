@@ -242,7 +242,7 @@ func (rs *runState) openSession(ctx context.Context, col *column, requested stri
 		col.sessions = append(col.sessions, s)
 		col.mu.Unlock()
 		if err != nil && attempt == 0 && s.Conn != nil {
-			if _, isRPC := refused(err); !isRPC && rs.tgt.fallback(ctx, err) {
+			if mayFallBack(err) && rs.tgt.fallback(ctx, err) {
 				s.Close(ctx)
 				continue
 			}
@@ -361,6 +361,7 @@ func (rs *runState) runCheck(col *column, c *Check) {
 	if v.Status == reports.Skip {
 		res.Message = string(v.Reason) + ": " + v.Message
 	}
+	rs.attachRepro(col, v, &res)
 	col.mu.Lock()
 	col.results[c.ID] = res
 	col.mu.Unlock()
@@ -410,6 +411,7 @@ func (rs *runState) invoke(col *column, c *Check) (v Verdict) {
 	ctx, cancel := context.WithTimeout(rs.ctx, bound)
 	defer cancel()
 	t := &T{Ctx: ctx, Rev: col.rev, Check: c, run: rs, col: col}
+	mark := markTranscripts(col)
 	done := make(chan Verdict, 1)
 	go func() {
 		defer func() {
@@ -429,6 +431,9 @@ func (rs *runState) invoke(col *column, c *Check) (v Verdict) {
 		}
 	}
 	t.cleanup()
+	if v.Status != reports.Pass && v.Status != reports.Skip {
+		v.exchange = mark.slice(col, t)
+	}
 	return v
 }
 
@@ -471,6 +476,7 @@ func (rs *runState) finish(ctx context.Context) *Result {
 					why = "not run: " + err.Error()
 				}
 				res = reports.CheckResult{ID: c.ID, Title: c.Title, Level: string(c.LevelAt(col.rev)), Status: reports.Error, Message: why, Source: c.Source, Area: c.Area}
+				rs.attachRepro(col, Verdict{Status: reports.Error}, &res)
 			}
 			rr.Checks = append(rr.Checks, res)
 		}

@@ -95,6 +95,15 @@ func refused(err error) (*wire.Error, bool) {
 	return nil, false
 }
 
+// mayFallBack reports whether a failed initialize may mean another transport: any
+// failure but a JSON-RPC refusal, and a refusal that came as an HTTP error status
+// (a legacy HTTP+SSE server may answer a Streamable HTTP POST that way).
+func mayFallBack(err error) bool {
+	var se *transport.HTTPStatusError
+	_, isRPC := refused(err)
+	return !isRPC || errors.As(err, &se)
+}
+
 // eraDriver opens sessions in one era's style. The legacy driver sends initialize;
 // the modern one (2026-07-28) will carry the version in every request instead.
 type eraDriver interface {
@@ -133,6 +142,15 @@ func (legacyDriver) open(ctx context.Context, tgt target, requested string, rev 
 	}
 	resp, err := s.Conn.Call(ctx, "initialize", params)
 	s.Conn.SetRequestTimeout(opts.timeout)
+	if r, ok := RPCErrorReply(err, "initialize"); ok {
+		// An HTTP error status carrying a JSON-RPC error refuses initialize as that
+		// error does on stdio (an unsupported version rejected with -32602 is the
+		// same answer on every transport). The status stays in the error, so that
+		// transport detection can still fall back to HTTP+SSE on it.
+		s.Init = r
+		s.InitErr = &initError{stage: "initialize", rpc: r.Error, err: err}
+		return s, s.InitErr
+	}
 	if err != nil {
 		s.InitErr = &initError{stage: "initialize", err: err}
 		return s, s.InitErr

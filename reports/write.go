@@ -44,6 +44,7 @@ func WriteAll(dir string, r *Report, attachments map[string][]byte) ([]string, e
 		{JUnitFile, WriteJUnit},
 		{JSONFile, WriteJSON},
 		{MatrixFile, WriteMatrix},
+		{HTMLFile, WriteHTML},
 	}
 	for _, f := range renderers {
 		var b bytes.Buffer
@@ -107,7 +108,7 @@ func checkAttachmentName(name string) error {
 		return bad("not a clean relative path")
 	case !filepath.IsLocal(filepath.FromSlash(name)):
 		return bad("not a local path")
-	case name == JUnitFile || name == JSONFile || name == MatrixFile:
+	case name == JUnitFile || name == JSONFile || name == MatrixFile || name == HTMLFile:
 		return bad("would replace a report")
 	}
 	return nil

@@ -199,7 +199,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 		if ctx.Err() != nil || t.life.Err() != nil {
 			return t.requestErr(ctx, http.MethodPost, t.safeURL, err)
 		}
-		return fmt.Errorf("POST %s: reading the reply body: %w", t.safeURL, err)
+		return fmt.Errorf("POST %s: reading the reply body: %w", t.safeURL, asNoReply(err))
 	}
 	if len(body) == 0 {
 		return nil

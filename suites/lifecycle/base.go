@@ -136,10 +136,10 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(problems) > 0 && t.Rev.Before("2025-06-18") && onlyContentTypeLeaks(findings) {
-			return conform.Warn("every message valid under the "+t.Rev.Name+" schema (content types outside its union: SHOULD in this revision)", capped(problems))
+			return conform.Warn("every message valid under the "+t.Rev.Name+" schema (content types outside its union: SHOULD in this revision)", conform.JoinAtMost(problems, 5))
 		}
 		if len(problems) > 0 {
-			return t.Violation("every message valid under the "+t.Rev.Name+" schema", capped(problems))
+			return t.Violation("every message valid under the "+t.Rev.Name+" schema", conform.JoinAtMost(problems, 5))
 		}
 		if total == 0 {
 			return conform.Skip(reports.NotExercised, "no message with a schema definition was received")
@@ -168,12 +168,4 @@ func onlyContentTypeLeaks(findings []conform.SchemaFinding) bool {
 		}
 	}
 	return len(findings) > 0
-}
-
-// capped joins at most five problems and says how many more there were.
-func capped(problems []string) string {
-	if len(problems) <= 5 {
-		return strings.Join(problems, "; ")
-	}
-	return strings.Join(problems[:5], "; ") + fmt.Sprintf(" (and %d more; see the transcripts)", len(problems)-5)
 }

@@ -110,14 +110,6 @@ func defNone(l *defListing, what, unlock string) conform.Verdict {
 	return conform.Skip(reports.NotExercised, "none of the %d listed tools %s%s; %s", len(l.Tools), what, l.partial(), unlock)
 }
 
-// defCap renders a list of findings for a message, at most n of them.
-func defCap(items []string, n int) string {
-	if len(items) <= n {
-		return strings.Join(items, "; ")
-	}
-	return strings.Join(items[:n], "; ") + fmt.Sprintf("; … and %d more", len(items)-n)
-}
-
 // defKind names the JSON type of raw JSON ("absent" when empty); the content and
 // structured checks use it too.
 func defKind(raw json.RawMessage) string {
@@ -138,15 +130,6 @@ func defKind(raw json.RawMessage) string {
 	default:
 		return "number"
 	}
-}
-
-// defClip shortens raw JSON for messages.
-func defClip(raw json.RawMessage, n int) string {
-	s := strings.ToValidUTF8(string(raw), "�")
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // defObject decodes a JSON object's members (nil when raw is not an object).
