@@ -21,11 +21,7 @@ var update = flag.Bool("update", false, "rewrite checks.yaml, the golden list of
 // levelDisputes are checks whose level the catalogue's row does not allow, each
 // reported to the owner of the check. The test fails when a dispute is resolved, so
 // this list cannot go stale.
-var levelDisputes = map[string]string{
-	// 2025-11-25/server/tools.mdx lists {"type":"object","additionalProperties":false} as
-	// "Recommended" among "valid approaches": an ordinary word, no key word (issue 9 §2).
-	"TOOLS-INSCHEMA-NOPARAMS-01": "the check warns (should); the row is (recommended), descriptive",
-}
+var levelDisputes = map[string]string{}
 
 func requirements(t *testing.T) map[string]catalogue.Requirement {
 	t.Helper()
