@@ -96,6 +96,10 @@ func (t *T) Silent(expected string, err error) Verdict {
 	if t.Ctx.Err() != nil {
 		return Errorf("not verified: %v", t.Ctx.Err())
 	}
+	var nr *wire.BarrierError
+	if errors.As(err, &nr) {
+		return t.Violation(expected, fmt.Sprintf("no reply (the ping sent after the request was answered, and %s later no reply had come)", nr.Grace))
+	}
 	if timedOut(err) {
 		return t.Violation(expected, fmt.Sprintf("no reply within %s", t.Timeout()))
 	}

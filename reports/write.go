@@ -139,9 +139,9 @@ func writeFileAtomic(path string, data []byte) (err error) {
 	if err = tmp.Chmod(0o644); err != nil {
 		return fmt.Errorf("reports: write %s: set mode: %w", path, err)
 	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("reports: write %s: sync: %w", path, err)
-	}
+	// No fsync: the rename already keeps each file whole for its readers, and a report
+	// that a power loss empties is rewritten by the next run; an fsync per file cost a
+	// run more than its checks on a busy disk (issue 10).
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("reports: write %s: close: %w", path, err)
 	}

@@ -601,14 +601,22 @@ func noCaps(s *conformtest.Server) *conformtest.Server {
 	return s
 }
 
-// The malformed and invalid-argument probes run on a fresh session, never on the
-// main one.
-func TestProbesUseFreshSessions(t *testing.T) {
-	for _, id := range []string{"TOOLS-CALL-MALFORMED-01", "BASE-INVALID-PARAMS-01", "TOOLS-CALL-VALIDATE-01"} {
+// The malformed and invalid-argument probes open no session of their own (the
+// process budget): they run on the main session, in the phase for odd input, after
+// every check that needs a clean session.
+func TestProbesRunLateOnTheMainSession(t *testing.T) {
+	for _, id := range []string{"TOOLS-CALL-MALFORMED-01", "BASE-INVALID-PARAMS-01", "TOOLS-CALL-VALIDATE-01", "TOOLS-CALL-INVALIDARGS-R1-01", "TOOLS-CALL-INVALIDARGS-R4-01"} {
 		srv := server(nil, fixtureDefs...)
-		conformtest.Judge(t, id, "2025-06-18", srv)
-		if srv.Sessions != 2 {
-			t.Errorf("%s opened %d sessions, want the main one and a fresh one", id, srv.Sessions)
+		rev := "2025-06-18"
+		if id == "TOOLS-CALL-INVALIDARGS-R4-01" {
+			rev = "2025-11-25"
+		}
+		conformtest.Judge(t, id, rev, srv)
+		if srv.Sessions != 1 {
+			t.Errorf("%s opened %d sessions, want only the main one", id, srv.Sessions)
+		}
+		if p := conform.Lookup(id).RunPhase(); p != conform.PhaseOddInput {
+			t.Errorf("%s runs in phase %d, want PhaseOddInput", id, p)
 		}
 	}
 }

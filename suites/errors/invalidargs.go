@@ -25,7 +25,7 @@ const echoFixture = "test_echo"
 // TOOLS-CALL-INVALIDARGS-R1-01 — 2024-11-05 … 2025-06-18 server/tools.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-INVALIDARGS-R1-01", Title: "arguments that break the inputSchema get -32602 or an isError:true result",
-	Level: conform.Descriptive, Revisions: revision.Range("2024-11-05", "2025-06-18"), Area: "errors", Needs: conform.NeedsCalls,
+	Level: conform.Descriptive, Revisions: revision.Range("2024-11-05", "2025-06-18"), Area: "errors", Needs: conform.NeedsCalls, Scratch: true,
 	Source: `{rev}/server/tools.mdx (Error Handling), 2024-11-05 … 2025-06-18: "Protocol Errors: Standard JSON-RPC errors for issues like: … Invalid arguments" and "Tool Execution Errors: Reported in tool results with isError: true: … Invalid input data". Both channels are listed: either passes (spec-matrix §2.16.2); a successful result → WARN.`,
 	Run:    argCheck(judgeInvalidArgsEither),
 })
@@ -33,7 +33,7 @@ var _ = conform.Register(conform.Check{
 // TOOLS-CALL-INVALIDARGS-R4-01 — 2025-11-25 server/tools.mdx; changelog SEP-1303.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-INVALIDARGS-R4-01", Title: "input validation failures are isError:true results (-32602 accepted with a note)",
-	Level: conform.Descriptive, Revisions: revision.Range("2025-11-25", ""), Area: "errors", Needs: conform.NeedsCalls,
+	Level: conform.Descriptive, Revisions: revision.Range("2025-11-25", ""), Area: "errors", Needs: conform.NeedsCalls, Scratch: true,
 	Source: `2025-11-25/server/tools.mdx (Error Handling): "Tool Execution Errors: Reported in tool results with isError: true: … Input validation errors (e.g., date in wrong format, value out of range)"; "Tool Execution Errors contain actionable feedback that language models can use to self-correct". The classification carries no BCP 14 key word for servers (the page's SHOULD binds clients), so the row is descriptive: a successful result warns, never fails, also under --strict. -32602 passes with a note: the 2026-07-28 schema still shows -32602 "Invalid arguments for tool" (spec-matrix §2.16.2).`,
 	Run:    argCheck(judgeInvalidArgsR4),
 })
@@ -42,12 +42,11 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-VALIDATE-01", Title: "tool inputs are validated: arguments that break the inputSchema are rejected",
 	Level: conform.Must, Revisions: legacy, Area: "errors", Needs: conform.NeedsCalls,
-	// The three invalid-argument checks share one probe on one fresh session (invalid
-	// arguments could make a buggy tool run); it is declared here, on the one check of
-	// the three that applies to every revision.
-	FreshSessions: 1,
-	Source:        `{rev}/server/tools.mdx (Security Considerations): "Servers MUST: Validate all tool inputs". Invalid input accepted with a successful result → WARN, not FAIL: coercion cannot be told apart from a missing validation (spec-matrix TOOLS-CALL-VALIDATE-01). Either error channel counts as validation (§2.16.2).`,
-	Run:           argCheck(judgeValidate),
+	// The three invalid-argument checks share one probe (memoized), in the phase
+	// for odd input (PhaseOddInput), after the clean checks.
+	Scratch: true,
+	Source:  `{rev}/server/tools.mdx (Security Considerations): "Servers MUST: Validate all tool inputs". Invalid input accepted with a successful result → WARN, not FAIL: coercion cannot be told apart from a missing validation (spec-matrix TOOLS-CALL-VALIDATE-01). Either error channel counts as validation (§2.16.2).`,
+	Run:     argCheck(judgeValidate),
 })
 
 // argCheck runs a judge over the session's shared invalid-argument probes.
@@ -108,7 +107,7 @@ func (ps argProbes) tellable() ([]probe, *conform.Verdict) {
 	return out, nil
 }
 
-// argProbesFor runs the probes once per session (memoized) on a fresh session.
+// argProbesFor runs the probes once per session (memoized) on the session for odd input.
 func argProbesFor(t *conform.T) argProbes {
 	if v := noTools(t); v != nil {
 		sv := conform.Skip(v.Reason, "%s", v.Message)
@@ -128,11 +127,9 @@ func runArgProbes(t *conform.T) argProbes {
 	if why != nil {
 		return argProbes{skip: why}
 	}
-	s, err := t.NewSession()
-	if err != nil {
-		b := conform.Errorf("%s", fmt.Sprintf("no fresh session for the invalid-argument probes: %v", err))
-		return argProbes{skip: &b}
-	}
+	// The main session, without the silence barrier of T.Scratch: a server that
+	// wrongly accepts the arguments runs the tool, which may take its time.
+	s := t.Session()
 	out := argProbes{controls: map[string]reply{}}
 	for _, c := range calls {
 		if _, done := out.controls[c.tool]; !done && c.valid != nil {

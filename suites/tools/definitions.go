@@ -152,7 +152,7 @@ var defNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 // TOOLS-NAME-FORMAT-01 — 2025-11-25/server/tools.mdx (Tool Names).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-FORMAT-01", Title: "tool names are 1–128 characters of A–Z a–z 0–9 _ - .",
-	Level: conform.Should, Revisions: defLegacyWith(revision.ToolNameRules), Area: "tools", Needs: conform.NeedsAny, Scratch: true,
+	Level: conform.Should, Revisions: defLegacyWith(revision.ToolNameRules), Area: "tools", Needs: conform.NeedsAny,
 	Source: "2025-11-25/server/tools.mdx (Tool Names): \"Tool names SHOULD be between 1 and 128 characters in length (inclusive).\" … \"The following SHOULD be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits (0-9), underscore (_), hyphen (-), and dot (.)\"",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
@@ -191,7 +191,7 @@ func defNameFault(name string) string {
 // TOOLS-NAME-CASE-01 — 2025-11-25/server/tools.mdx (Tool Names).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-CASE-01", Title: "a tool name with its case flipped does not resolve to the tool",
-	Level: conform.Should, Revisions: defLegacyWith(revision.ToolNameRules), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Should, Revisions: defLegacyWith(revision.ToolNameRules), Area: "tools", Needs: conform.NeedsAny, Scratch: true,
 	Source: "2025-11-25/server/tools.mdx (Tool Names): \"Tool names SHOULD be considered case-sensitive.\"; Error Handling: protocol errors cover \"Unknown tools\"",
 	Run:    runNameCase,
 })
@@ -216,19 +216,19 @@ func defSwapCase(s string) string {
 // required properties, which a case-insensitive server would reject for the missing
 // arguments rather than execute.
 func defCaseTarget(t *conform.T, l *defListing) (defTool, json.RawMessage, bool) {
+	// Linear: names that fold to the same key collide (strings.EqualFold's relation).
+	folded := map[string]int{}
+	for _, o := range l.Tools {
+		if o.Name != "" {
+			folded[defFoldKey(o.Name)]++
+		}
+	}
 	var qualified []defTool
 	for _, d := range l.Tools {
 		if d.Name == "" || defSwapCase(d.Name) == d.Name {
 			continue
 		}
-		collides := false
-		for _, o := range l.Tools {
-			if o.Name != "" && (o.Page != d.Page || o.Index != d.Index) && strings.EqualFold(o.Name, d.Name) {
-				collides = true
-				break
-			}
-		}
-		if !collides {
+		if folded[defFoldKey(d.Name)] == 1 {
 			qualified = append(qualified, d)
 		}
 	}
@@ -246,6 +246,20 @@ func defCaseTarget(t *conform.T, l *defListing) (defTool, json.RawMessage, bool)
 		return qualified[0], json.RawMessage(`{}`), true
 	}
 	return defTool{}, nil, false
+}
+
+// defFoldKey maps a name to the smallest rune of each rune's simple case-folding
+// orbit: two names are strings.EqualFold exactly when their keys are equal.
+func defFoldKey(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
 }
 
 // defHasRequired reports whether a schema lists required properties.
@@ -268,10 +282,10 @@ func runNameCase(t *conform.T) conform.Verdict {
 	if !ok {
 		return conform.Skip(reports.NotExercised, "no listed tool has a name that both contains a letter and collides with no other name case-insensitively (spec-matrix §3.1: the probe must not reach another tool)")
 	}
-	s, err := t.Scratch()
-	if err != nil {
-		return conform.Errorf("could not open a fresh session for the probe: %v", err)
-	}
+	// The main session, in the phase for odd input (Scratch: true), but without the
+	// silence barrier of T.Scratch: a server that resolves the flipped name runs the
+	// tool, which may take its time.
+	s := t.Session()
 	flipped := defSwapCase(target.Name)
 	got := toolkit.Call(t, s, flipped, args)
 	if got.Err != nil {

@@ -200,15 +200,18 @@ func TestNameCaseVerdicts(t *testing.T) {
 	})
 }
 
-func TestNameCaseProbeUsesAFreshSession(t *testing.T) {
+func TestNameCaseProbeRunsLateOnTheMainSession(t *testing.T) {
 	srv := conformtest.NewServer()
 	defCallHandler("get_weather", defRPCError(wire.CodeInvalidParams), defRPCError(wire.CodeInvalidParams))(srv)
 	v := conformtest.Judge(t, "TOOLS-NAME-CASE-01", "2025-11-25", srv)
 	if v.Status != reports.Skip { // the anonymous error tells nothing, but the probe ran
 		t.Fatalf("status %s (%s)", v.Status, v.Message)
 	}
-	if srv.Sessions != 2 {
-		t.Errorf("sessions opened: %d, want 2 (main + fresh probe session)", srv.Sessions)
+	if srv.Sessions != 1 {
+		t.Errorf("sessions opened: %d, want 1 (the main session)", srv.Sessions)
+	}
+	if p := conform.Lookup("TOOLS-NAME-CASE-01").RunPhase(); p != conform.PhaseOddInput {
+		t.Errorf("TOOLS-NAME-CASE-01 runs in phase %d, want PhaseOddInput", p)
 	}
 }
 
@@ -312,5 +315,17 @@ func TestRevisionsFollowTheRegistry(t *testing.T) {
 	}
 	if err := conform.RegistryErr(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// defFoldKey is strings.EqualFold's relation, so the collision test stays linear.
+func TestFoldKeyIsEqualFold(t *testing.T) {
+	names := []string{"run", "Run", "RUN", "ruN", "k", "K", "\u212a", "ß", "ẞ", "ss", "σ", "ς", "Σ", "get_Weather.v2", "GET_wEATHER.V2", "a-b", "A_B"}
+	for _, a := range names {
+		for _, b := range names {
+			if got, want := defFoldKey(a) == defFoldKey(b), strings.EqualFold(a, b); got != want {
+				t.Errorf("%q vs %q: keys equal %v, EqualFold %v", a, b, got, want)
+			}
+		}
 	}
 }

@@ -31,7 +31,7 @@ const ctListChangedWait = 2 * time.Second
 // NOTIF-LC-01 — {rev}/server/tools.mdx (List Changed Notification).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LC-01", Title: "a change of the tool list is announced with notifications/tools/list_changed",
-	Level: conform.Should, Revisions: ctLegacy("", ""), Area: "notifications", Needs: conform.NeedsFixture, FreshSessions: 1,
+	Level: conform.Should, Revisions: ctLegacy("", ""), Area: "notifications", Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange,
 	Source: `{rev}/server/tools.mdx (List Changed Notification): "When the list of available tools changes, servers that declared the listChanged capability SHOULD send a notification" {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}`,
 	Run:    runListChangedProbe,
 })
@@ -66,10 +66,9 @@ func runListChangedProbe(t *conform.T) conform.Verdict {
 	if trig == nil {
 		return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (spec-matrix §3.2), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", ctTriggerFixture)
 	}
-	s, err := t.NewSession()
-	if err != nil {
-		return conform.Errorf("no fresh session for the list change probe: %v", err)
-	}
+	// The main session: this check runs after every check that needs the list as the
+	// server started with it (PhaseStateChange).
+	s := t.Session()
 	before := toolkit.Walk(t, s)
 	if v := toolkit.ListVerdict(t, before); v != nil {
 		return conform.Errorf("no tools/list before the change, so none can be seen: %s", v.Message)

@@ -73,6 +73,21 @@ func defList(t *conform.T) (*defListing, *conform.Verdict) {
 	if v := toolkit.ListVerdict(t, l); v != nil {
 		return nil, v
 	}
+	// Built once per listing and shared, read-only, by every definition check: a
+	// listing of 10,000 tools is not copied per check.
+	type built struct {
+		dl *defListing
+		v  *conform.Verdict
+	}
+	b := t.Once(fmt.Sprintf("tools.deflist:%p", l), func() any {
+		dl, v := defListOf(l)
+		return built{dl, v}
+	}).(built)
+	return b.dl, b.v
+}
+
+// defListOf locates every tool of a listing.
+func defListOf(l *toolkit.Listing) (*defListing, *conform.Verdict) {
 	dl := &defListing{Listing: l}
 	for _, p := range l.Pages {
 		for i, tl := range p.Tools {
