@@ -8,7 +8,8 @@
 #                   (the binary itself is built without the race detector), the
 #                   self-test over every fault, and the real third-party servers
 #   make real-servers  install the real servers the e2e tests run against: the Go SDK
-#                   fixture (fixtures/gosdk, its own module) and the pinned npm packages
+#                   fixture (fixtures/gosdk, its own module), the mcp-go fixture
+#                   (fixtures/mcpgo, its own module) and the pinned npm packages
 #                   of fixtures/npm (npm ci)
 #   make browser    install headless Chromium (Debian's chromium package, as root) when
 #                   missing, for the report.html browser test (part of test-e2e)
@@ -27,7 +28,7 @@ E2E_PKG := ./e2e/
 RACE ?= -race
 # Bounds on one package's tests, so that a hang fails the run instead of stalling CI.
 UNIT_TIMEOUT ?= 10m
-E2E_TIMEOUT ?= 10m
+E2E_TIMEOUT ?= 20m
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -58,11 +59,13 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint:
 	GOFLAGS= $(GO) run $(STATICCHECK) ./...
 	cd fixtures/gosdk && GOFLAGS= $(GO) run $(STATICCHECK) ./...
+	cd fixtures/mcpgo && GOFLAGS= $(GO) run $(STATICCHECK) ./...
 
 # go.mod and go.sum list exactly what the code uses (this module and the Go SDK fixture's).
 tidy-check:
 	GOFLAGS= $(GO) mod tidy -diff
 	cd fixtures/gosdk && GOFLAGS= $(GO) mod tidy -diff
+	cd fixtures/mcpgo && GOFLAGS= $(GO) mod tidy -diff
 
 # xmllint validates junit.xml against the JUnit schemas in the tests (reports/reportstest);
 # on a fresh Debian CI machine, running as root, install it.
@@ -85,7 +88,7 @@ test-e2e: real-servers browser xmllint
 	@cat $(SELFTEST_SUMMARY)
 	@echo "report.html as headless Chromium rendered it: bin/test-output/report-html-failures.png"
 
-real-servers: bin/gosdk-fixture fixtures/npm/node_modules/.package-lock.json
+real-servers: bin/gosdk-fixture bin/mcpgo-fixture fixtures/npm/node_modules/.package-lock.json
 
 # Headless Chromium for e2e/html_browser_test.go, from Debian's archive on a fresh
 # (root) CI machine; a machine that has chromium already is left alone.
@@ -100,6 +103,9 @@ browser:
 
 bin/gosdk-fixture: fixtures/gosdk/go.mod fixtures/gosdk/go.sum fixtures/gosdk/main.go
 	cd fixtures/gosdk && $(GO) build -o ../../bin/gosdk-fixture .
+
+bin/mcpgo-fixture: fixtures/mcpgo/go.mod fixtures/mcpgo/go.sum fixtures/mcpgo/main.go
+	cd fixtures/mcpgo && $(GO) build -o ../../bin/mcpgo-fixture .
 
 fixtures/npm/node_modules/.package-lock.json: fixtures/npm/package.json fixtures/npm/package-lock.json
 	cd fixtures/npm && npm ci --no-audit --no-fund

@@ -34,6 +34,7 @@ type options struct {
 	strict, list, version, noColor, verbose bool
 	quiet                                   bool
 	baseline, writeBaseline                 string
+	coverage                                bool
 }
 
 const usageHead = `mcp-conform: conformance checks for MCP servers, every protocol revision in one run.
@@ -44,6 +45,7 @@ Usage:
   mcp-conform --target http://HOST/mcp      Streamable HTTP (or HTTP+SSE, detected)
   mcp-conform --target "CMD" --url URL      launch a server, then speak HTTP to URL
   mcp-conform --list                        list every check
+  mcp-conform --coverage                    the requirements the checks cover, and why the others are not
   mcp-conform fixture --transport stdio|http|sse [--addr 127.0.0.1:PORT]
   mcp-conform replay FILE --target …         re-send a failing check's exchange (see replay --help)
 
@@ -118,6 +120,7 @@ func newFlagSet() (*options, *flag.FlagSet) {
 	fs.StringVar(&o.writeBaseline, "write-baseline", "", "write the run's failures to this YAML file as a starting baseline (a TODO reason each)")
 	fs.BoolVar(&o.strict, "strict", false, "SHOULD violations fail instead of warn")
 	fs.BoolVar(&o.list, "list", false, "list every check (ID, revisions, level, area: and needs: labels, title) and exit; with -v also its spec text")
+	fs.BoolVar(&o.coverage, "coverage", false, "print how many requirements of the catalogue the checks cover, per group, and every uncovered requirement with its reason, then exit (with --list: after the list)")
 	fs.BoolVar(&o.version, "version", false, "print the version, the protocol revisions it knows and the module it was built from, and exit")
 	fs.BoolVar(&o.noColor, "no-color", false, "no ANSI colours on the console (as does the NO_COLOR environment variable)")
 	fs.BoolVar(&o.verbose, "v", false, "verbose: a line for every check as it finishes, and every report file")

@@ -64,6 +64,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if err := listChecks(stdout, opts.verbose); err != nil {
 			return fail(conform.ExitUsage, err)
 		}
+		if opts.coverage {
+			fmt.Fprintln(stdout)
+			if err := printCoverage(stdout); err != nil {
+				fmt.Fprintf(stderr, "mcp-conform: %v\n", err)
+				return conform.ExitUsage
+			}
+		}
+		return conform.ExitOK
+	case opts.coverage:
+		if err := printCoverage(stdout); err != nil {
+			fmt.Fprintf(stderr, "mcp-conform: %v\n", err)
+			return conform.ExitUsage
+		}
 		return conform.ExitOK
 	}
 	cfg, err := opts.config(stdout)
