@@ -35,6 +35,10 @@ var readmeExamples = map[string]readmeExample{
 	// The same replay of report.json's PING-01 slice, to the faulty and the clean
 	// reference server.
 	`mcp-conform replay mcp-conform-report/report.json --check PING-01 --revision 2025-06-18 --target "node build/index.js"`: {coveredBy: "TestReplayShowsTheServersReply"},
+	// The same baseline workflow with server-everything as the node server: written
+	// from a failing run, then accepted by the next.
+	`mcp-conform --target "node build/index.js" --write-baseline conformance-baseline.yml`: {coveredBy: "TestBaselineEverything"},
+	`mcp-conform --target "node build/index.js" --baseline conformance-baseline.yml`:       {coveredBy: "TestBaselineEverything"},
 	// make test is what runs this test; make bench runs these.
 	"make test":  {coveredBy: "TestREADMEExamples"},
 	"make bench": {coveredBy: "TestBenchSummary"},
