@@ -18,6 +18,12 @@ var ErrTimeout = errors.New("no reply before the deadline")
 // ErrClosed is wrapped by errors for calls on a connection whose transport has ended.
 var ErrClosed = errors.New("connection closed")
 
+// ErrRejectedReply is wrapped by a call's error when the server did answer, but with
+// bytes the suite could not take as a message: over the size bound
+// (transport.ErrFrameTooLarge, also wrapped) or not UTF-8 (transport.ErrNotUTF8). The
+// call stops waiting at once; the error says what came back.
+var ErrRejectedReply = errors.New("the reply was rejected")
+
 // Direction says which way a message went.
 type Direction string
 
@@ -70,6 +76,13 @@ type Options struct {
 	// MaxTranscript is how many entries are kept (default 20000). Later entries are
 	// counted, not stored, so a flooding server cannot exhaust memory.
 	MaxTranscript int
+	// MaxTranscriptBytes bounds the raw bytes the kept entries hold (default 32 MiB).
+	// Past it entries are counted, not stored, like those past MaxTranscript.
+	MaxTranscriptBytes int
+	// MaxServerRequests bounds how many server→client requests (pings included) are
+	// answered concurrently (default 32). Requests arriving while that many answers
+	// are in flight are recorded but not answered: a flood costs no memory.
+	MaxServerRequests int
 	// HandleRequest answers server→client requests. nil uses DefaultRequestHandler.
 	HandleRequest func(req *Message) (result any, rpcErr *Error)
 }
@@ -88,6 +101,7 @@ type pendingCall struct {
 	method string
 	sent   time.Time
 	ch     chan *Response
+	failed chan error // a rejected reply attributed to this call
 }
 
 // Conn is a client-side JSON-RPC connection over one transport.
@@ -102,6 +116,9 @@ type Conn struct {
 	transcript []Entry
 	seq        int
 	dropped    int
+	keptBytes  int
+	answering  chan struct{} // one token per server→client request being answered
+	unanswered int           // server→client requests not answered (flood)
 	changed    chan struct{} // closed and replaced whenever an entry is added
 	readerDone chan struct{}
 	closeOnce  sync.Once
@@ -115,6 +132,12 @@ func NewConn(t transport.Transport, opts Options) *Conn {
 	if opts.MaxTranscript <= 0 {
 		opts.MaxTranscript = 20000
 	}
+	if opts.MaxTranscriptBytes <= 0 {
+		opts.MaxTranscriptBytes = 32 << 20
+	}
+	if opts.MaxServerRequests <= 0 {
+		opts.MaxServerRequests = 32
+	}
 	if opts.HandleRequest == nil {
 		opts.HandleRequest = DefaultRequestHandler
 	}
@@ -125,6 +148,7 @@ func NewConn(t transport.Transport, opts Options) *Conn {
 		used:       map[string]bool{},
 		changed:    make(chan struct{}),
 		readerDone: make(chan struct{}),
+		answering:  make(chan struct{}, opts.MaxServerRequests),
 	}
 	go c.readLoop()
 	return c
@@ -178,7 +202,7 @@ func (c *Conn) CallID(ctx context.Context, id ID, method string, params any) (*R
 // CallRaw sends raw bytes that carry a request with the given id (used by probes that
 // send deliberately malformed params) and waits for the reply to that id.
 func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*Response, error) {
-	pc := &pendingCall{id: id, method: method, ch: make(chan *Response, 1)}
+	pc := &pendingCall{id: id, method: method, ch: make(chan *Response, 1), failed: make(chan error, 1)}
 	c.mu.Lock()
 	if c.used[id.Key()] {
 		c.mu.Unlock()
@@ -202,6 +226,8 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 	select {
 	case resp := <-pc.ch:
 		return resp, nil
+	case err := <-pc.failed:
+		return nil, fmt.Errorf("%s (id %s): %w: %w", method, id, ErrRejectedReply, err)
 	case <-c.readerDone:
 		// The reader may have delivered just before it ended.
 		select {
@@ -263,7 +289,7 @@ func (c *Conn) readLoop() {
 	defer close(c.readerDone)
 	for f := range c.t.Inbound() {
 		if f.Err != nil {
-			c.record(Entry{Dir: Received, At: f.At, Raw: f.Data, Err: f.Err.Error(), Source: f.Source})
+			c.rejected(f)
 			continue
 		}
 		data := bytes.TrimSpace(f.Data)
@@ -302,7 +328,17 @@ func (c *Conn) handle(f transport.Frame, raw []byte, inBatch bool) {
 		c.deliver(e, m)
 	case m.Kind == KindRequest:
 		c.record(e)
-		go c.answer(m)
+		select {
+		case c.answering <- struct{}{}:
+			go func() {
+				defer func() { <-c.answering }()
+				c.answer(m)
+			}()
+		default:
+			c.mu.Lock()
+			c.unanswered++
+			c.mu.Unlock()
+		}
 	default:
 		c.record(e)
 	}
@@ -335,6 +371,67 @@ func (c *Conn) deliver(e Entry, m *Message) {
 	pc.ch <- resp
 }
 
+// rejected records a frame the transport could not take as a message and, when it is
+// a reply to a pending call (by its id, or because only one call is pending), fails
+// that call at once with what came back.
+func (c *Conn) rejected(f transport.Frame) {
+	e := Entry{Dir: Received, At: f.At, Raw: f.Data, Err: f.Err.Error(), Source: f.Source}
+	id, found, hasMethod := peekID(f.Data)
+	c.mu.Lock()
+	var pc *pendingCall
+	if found && !hasMethod {
+		pc = c.pending[id.Key()]
+	}
+	if pc == nil && !found && !hasMethod && len(c.pending) == 1 {
+		for _, p := range c.pending {
+			pc = p
+		}
+	}
+	if pc != nil {
+		delete(c.pending, pc.id.Key())
+		e.ForMethod = pc.method
+	}
+	c.mu.Unlock()
+	c.record(e)
+	if pc != nil {
+		pc.failed <- f.Err
+	}
+}
+
+// peekID finds the top-level "id" member at the start of data, which may be only the
+// head of an oversize message or hold bytes that are not UTF-8. hasMethod says a
+// "method" member came first: the frame is a request or notification, not a reply.
+func peekID(data []byte) (id ID, found, hasMethod bool) {
+	dec := json.NewDecoder(bytes.NewReader(bytes.ToValidUTF8(data, []byte("\uFFFD"))))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ID{}, false, false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ID{}, false, hasMethod
+		}
+		hasMethod = hasMethod || key == "method"
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return ID{}, false, hasMethod
+		}
+		if key == "id" {
+			id, err := ParseID(v)
+			return id, err == nil, hasMethod
+		}
+	}
+	return ID{}, false, hasMethod
+}
+
+// Unanswered counts the server→client requests left unanswered because too many
+// answers were already in flight (a flood).
+func (c *Conn) Unanswered() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.unanswered
+}
+
 func (c *Conn) answer(req *Message) {
 	result, rpcErr := c.opts.HandleRequest(req)
 	var raw []byte
@@ -357,8 +454,9 @@ func (c *Conn) record(e Entry) int {
 	defer c.mu.Unlock()
 	c.seq++
 	e.Seq = c.seq
-	if len(c.transcript) < c.opts.MaxTranscript {
+	if len(c.transcript) < c.opts.MaxTranscript && c.keptBytes+len(e.Raw) <= c.opts.MaxTranscriptBytes {
 		c.transcript = append(c.transcript, e)
+		c.keptBytes += len(e.Raw)
 	} else {
 		c.dropped++
 	}
