@@ -68,6 +68,13 @@ type Config struct {
 	TriggerCmd  string
 	// MaxPages bounds every tools/list walk (default 1000).
 	MaxPages int
+	// MaxMessageBytes bounds every message the server sends: a stdio line, an HTTP
+	// body after decoding, an SSE event (default 8 MiB). A larger one is rejected and
+	// the call it answers fails at once, naming its size.
+	MaxMessageBytes int
+	// MaxTranscriptBytes bounds the raw bytes kept in the transcripts of the whole
+	// run, in memory and so on disk (default 64 MiB); later messages are counted.
+	MaxTranscriptBytes int64
 
 	ToolVersion string
 	// Bundled is the argv that starts the bundled reference server over stdio.
@@ -96,11 +103,23 @@ func (c Config) withDefaults() Config {
 	if c.MaxPages <= 0 {
 		c.MaxPages = 1000
 	}
+	if c.MaxMessageBytes <= 0 {
+		c.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if c.MaxTranscriptBytes <= 0 {
+		c.MaxTranscriptBytes = DefaultMaxTranscriptBytes
+	}
 	if c.ToolVersion == "" {
 		c.ToolVersion = "dev"
 	}
 	return c
 }
+
+// The default bounds on what a server can make the suite hold.
+const (
+	DefaultMaxMessageBytes    = 8 << 20
+	DefaultMaxTranscriptBytes = 64 << 20
+)
 
 // ConfigError is a usage or configuration problem (exit code 2).
 type ConfigError struct{ Err error }
@@ -190,8 +209,9 @@ func revisionNames(revs []revision.Revision) []string {
 // newTarget turns the target flags into a target.
 func newTarget(cfg Config) (target, []string, error) {
 	var notes []string
-	proc := transport.ProcessConfig{Env: cfg.Env, Dir: cfg.Cwd, KillGrace: cfg.KillGrace}
-	httpCfg := transport.HTTPConfig{Headers: cfg.Headers}
+	limits := transport.Limits{MaxFrame: cfg.MaxMessageBytes}
+	proc := transport.ProcessConfig{Env: cfg.Env, Dir: cfg.Cwd, KillGrace: cfg.KillGrace, Limits: limits}
+	httpCfg := transport.HTTPConfig{Headers: cfg.Headers, Limits: limits}
 	switch cfg.Transport {
 	case "", "stdio", "http", "sse":
 	default:

@@ -67,6 +67,8 @@ type runState struct {
 	only *Check
 	// opening bounds how many prefetched sessions open at once.
 	opening chan struct{}
+	// transcriptBudget bounds the bytes every session's transcript keeps.
+	transcriptBudget *wire.Budget
 }
 
 type memoEntry struct {
@@ -90,6 +92,7 @@ func newRunState(cfg Config, tgt target, sel *selection) *runState {
 		},
 	}
 	rs.report.StartedAt = rs.started.UTC()
+	rs.transcriptBudget = wire.NewBudget(cfg.MaxTranscriptBytes)
 	for _, r := range cfg.Revisions {
 		col := &column{rev: r, results: map[string]reports.CheckResult{}}
 		rs.columns = append(rs.columns, col)
@@ -237,7 +240,7 @@ func (rs *runState) openSession(ctx context.Context, col *column, requested stri
 		rs.sessionSeq++
 		label := fmt.Sprintf("%s-%02d", col.rev.Name, rs.sessionSeq)
 		rs.memoMu.Unlock()
-		s, err := drv.open(ctx, rs.tgt, requested, col.rev, sessionOptions{timeout: rs.cfg.Timeout, initTimeout: rs.cfg.StartTimeout, label: label, version: rs.cfg.ToolVersion})
+		s, err := drv.open(ctx, rs.tgt, requested, col.rev, sessionOptions{timeout: rs.cfg.Timeout, initTimeout: rs.cfg.StartTimeout, label: label, version: rs.cfg.ToolVersion, budget: rs.transcriptBudget})
 		col.mu.Lock()
 		col.sessions = append(col.sessions, s)
 		col.mu.Unlock()

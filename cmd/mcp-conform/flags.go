@@ -28,6 +28,8 @@ type options struct {
 	env, headers, focus, skip, calls        multiFlag
 	triggerTool, triggerCmd                 string
 	maxPages                                int
+	maxMessageBytes                         int
+	maxTranscriptBytes                      int64
 	timeout, runTimeout, startTimeout       time.Duration
 	reportDir, labelFilter                  string
 	strict, list, version, noColor, verbose bool
@@ -76,6 +78,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.triggerTool, "trigger-tool", "", "NAME[=JSON] a tool whose call changes the tool list (for NOTIF-LC-01); calling it is allowed by this flag")
 	fs.StringVar(&o.triggerCmd, "trigger-cmd", "", "shell command that changes the server's tool list from outside (for NOTIF-LC-01)")
 	fs.IntVar(&o.maxPages, "max-pages", 1000, "most tools/list pages followed in one walk")
+	fs.IntVar(&o.maxMessageBytes, "max-message-bytes", conform.DefaultMaxMessageBytes, "largest message accepted from the server (a stdio line, an HTTP body after decoding, an SSE event); a larger reply fails its check, naming its size")
+	fs.Int64Var(&o.maxTranscriptBytes, "max-transcript-bytes", conform.DefaultMaxTranscriptBytes, "most bytes of messages kept in the run's transcripts (in memory and on disk); later messages are counted, not kept")
 	fs.BoolVar(&o.strict, "strict", false, "SHOULD violations fail instead of warn")
 	fs.BoolVar(&o.list, "list", false, "list every check (ID, revisions, level, title) and exit")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
@@ -134,6 +138,9 @@ func (o *options) config(console io.Writer) (conform.Config, error) {
 	if o.maxPages <= 0 {
 		return conform.Config{}, errors.New("--max-pages must be positive")
 	}
+	if o.maxMessageBytes < 1024 || o.maxTranscriptBytes < 0 {
+		return conform.Config{}, errors.New("--max-message-bytes must be at least 1024 and --max-transcript-bytes not negative")
+	}
 	if o.reportDir == "" {
 		return conform.Config{}, errors.New("--report-dir must not be empty")
 	}
@@ -148,6 +155,7 @@ func (o *options) config(console io.Writer) (conform.Config, error) {
 		LabelFilter: o.labelFilter, Focus: o.focus, Skip: o.skip, Strict: o.strict,
 		Console: console, Color: !o.noColor && isTerminal(console), Verbose: o.verbose,
 		Calls: calls, TriggerTool: trigger, TriggerCmd: o.triggerCmd, MaxPages: o.maxPages,
+		MaxMessageBytes: o.maxMessageBytes, MaxTranscriptBytes: o.maxTranscriptBytes,
 		ToolVersion: version,
 		Bundled:     []string{self, "fixture", "--transport", "stdio"},
 	}, nil

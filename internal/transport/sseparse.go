@@ -57,7 +57,7 @@ func (r *eventReader) Next() (Event, error) {
 		data   []byte
 		size   int64 // every data byte, kept or not
 		nData  int   // data lines seen
-		seen   bool // a non-comment line was seen since the last dispatch
+		seen   bool  // a non-comment line was seen since the last dispatch
 		tooBig bool
 	)
 	for {

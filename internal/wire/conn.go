@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/internal/transport"
@@ -83,6 +84,9 @@ type Options struct {
 	// answered concurrently (default 32). Requests arriving while that many answers
 	// are in flight are recorded but not answered: a flood costs no memory.
 	MaxServerRequests int
+	// Budget, when set, is a byte allowance the Conn shares with others (one run's
+	// transcripts): an entry whose raw bytes it cannot cover is counted, not kept.
+	Budget *Budget
 	// HandleRequest answers server→client requests. nil uses DefaultRequestHandler.
 	HandleRequest func(req *Message) (result any, rpcErr *Error)
 }
@@ -94,6 +98,33 @@ func DefaultRequestHandler(req *Message) (any, *Error) {
 		return struct{}{}, nil
 	}
 	return nil, &Error{Code: CodeMethodNotFound, Message: "method not found: the client declared no capability for " + req.Method}
+}
+
+// Budget is a byte allowance shared by several Conns, so that the transcripts of a
+// whole run (and the files written from them) stay within one bound.
+type Budget struct{ left atomic.Int64 }
+
+// NewBudget returns an allowance of n bytes.
+func NewBudget(n int64) *Budget {
+	b := &Budget{}
+	b.left.Store(n)
+	return b
+}
+
+// take spends n bytes if that many are left.
+func (b *Budget) take(n int) bool {
+	if b == nil {
+		return true
+	}
+	for {
+		left := b.left.Load()
+		if left < int64(n) {
+			return false
+		}
+		if b.left.CompareAndSwap(left, left-int64(n)) {
+			return true
+		}
+	}
 }
 
 type pendingCall struct {
@@ -454,7 +485,7 @@ func (c *Conn) record(e Entry) int {
 	defer c.mu.Unlock()
 	c.seq++
 	e.Seq = c.seq
-	if len(c.transcript) < c.opts.MaxTranscript && c.keptBytes+len(e.Raw) <= c.opts.MaxTranscriptBytes {
+	if len(c.transcript) < c.opts.MaxTranscript && c.keptBytes+len(e.Raw) <= c.opts.MaxTranscriptBytes && c.opts.Budget.take(len(e.Raw)) {
 		c.transcript = append(c.transcript, e)
 		c.keptBytes += len(e.Raw)
 	} else {
