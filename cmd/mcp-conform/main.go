@@ -16,9 +16,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/reports"
 	_ "github.com/mcp-conform/mcp-conform/suites" // registers every check
 )
@@ -28,8 +30,23 @@ var version = "0.1.0-dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Nothing a server starts may outlive the run, even a child that called setsid():
+	// as subreaper we inherit every orphan, and at the end we kill what is left.
+	reaper := len(os.Args) < 2 || os.Args[1] != "fixture"
+	if reaper {
+		if err := transport.BecomeSubreaper(); err != nil {
+			fmt.Fprintf(os.Stderr, "mcp-conform: %v (processes that leave their group may outlive the run)\n", err)
+		}
+	}
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	if reaper {
+		killCtx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		if n := transport.KillDescendants(killCtx); n > 0 {
+			fmt.Fprintf(os.Stderr, "mcp-conform: killed %d process(es) the server left behind (outside its process group)\n", n)
+		}
+		cancel()
+	}
 	os.Exit(code)
 }
 
