@@ -17,6 +17,7 @@ import (
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/mcp-conform/mcp-conform/internal/redact"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -146,6 +147,11 @@ type Result struct {
 // Ginkgo allows one RunSpecs per process, so Run may be called once per process.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg = cfg.withDefaults()
+	// The one redaction point: whatever the server echoed of a --header value is
+	// scrubbed from the console as it is written and from the finished report and
+	// every attachment before anything writes them.
+	secrets := headerSecrets(cfg.Headers)
+	cfg.Console = secrets.Writer(cfg.Console)
 	if err := RegistryErr(); err != nil {
 		return nil, &ConfigError{Err: err}
 	}
@@ -195,7 +201,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	shutdown() // before finish, so the report records how every process ended
-	return rs.finish(ctx), nil
+	res := rs.finish(ctx)
+	secrets.Value(res)
+	return res, nil
+}
+
+// headerSecrets is the set of --header values to scrub.
+func headerSecrets(h http.Header) *redact.Secrets {
+	var values []string
+	for _, vs := range h {
+		values = append(values, vs...)
+	}
+	return redact.New(values)
 }
 
 func revisionNames(revs []revision.Revision) []string {

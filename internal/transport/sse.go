@@ -66,7 +66,7 @@ func DialSSE(ctx context.Context, cfg HTTPConfig) (*SSE, error) {
 	if err != nil {
 		return nil, t.requestErr(ctx, http.MethodGet, t.safeURL, err)
 	}
-	t.exchanges = append(t.exchanges, newExchange(http.MethodGet, resp))
+	t.exchanges = append(t.exchanges, t.scrubExchange(newExchange(http.MethodGet, resp)))
 	if !is2xx(resp.StatusCode) {
 		defer resp.Body.Close()
 		return nil, t.statusError(resp)
@@ -152,7 +152,7 @@ func (t *SSE) readStream(body io.ReadCloser, er *eventReader) {
 			f.Err = validateFrame(f.Data)
 		}
 		select {
-		case t.in <- f:
+		case t.in <- t.scrubFrame(f):
 		case <-t.life.Done():
 			t.end(nil)
 			return
@@ -232,7 +232,7 @@ func (t *SSE) Send(ctx context.Context, msg []byte) error {
 	}
 	defer resp.Body.Close()
 	t.mu.Lock()
-	t.exchanges = append(t.exchanges, newExchange(http.MethodPost, resp))
+	t.exchanges = append(t.exchanges, t.scrubExchange(newExchange(http.MethodPost, resp)))
 	t.mu.Unlock()
 	if !is2xx(resp.StatusCode) {
 		return t.statusError(resp)

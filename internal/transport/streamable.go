@@ -130,7 +130,7 @@ func (t *StreamableHTTP) record(x Exchange) int {
 // deliver queues a frame for Inbound; false when the transport (or ctx) ended first.
 func (t *StreamableHTTP) deliver(ctx context.Context, f Frame) bool {
 	select {
-	case t.in <- f:
+	case t.in <- t.scrubFrame(f):
 		return true
 	case <-t.life.Done():
 		return false
@@ -172,7 +172,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	if err != nil {
 		return t.requestErr(ctx, http.MethodPost, t.safeURL, err)
 	}
-	x := newExchange(http.MethodPost, resp)
+	x := t.scrubExchange(newExchange(http.MethodPost, resp))
 	ct := mediaType(resp.Header)
 	if !is2xx(resp.StatusCode) {
 		t.record(x)
@@ -252,7 +252,7 @@ func (t *StreamableHTTP) OpenGetStream(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, t.requestErr(ctx, http.MethodGet, t.safeURL, err)
 	}
-	x := newExchange(http.MethodGet, resp)
+	x := t.scrubExchange(newExchange(http.MethodGet, resp))
 	switch {
 	case resp.StatusCode == http.StatusMethodNotAllowed:
 		t.record(x)
@@ -389,7 +389,7 @@ func (t *StreamableHTTP) deleteSession(ctx context.Context, sid string) error {
 	if err != nil {
 		return t.requestErr(ctx, http.MethodDelete, t.safeURL, err)
 	}
-	t.record(newExchange(http.MethodDelete, resp))
+	t.record(t.scrubExchange(newExchange(http.MethodDelete, resp)))
 	drain(resp.Body)
 	resp.Body.Close()
 	return nil
