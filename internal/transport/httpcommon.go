@@ -37,6 +37,21 @@ const maxErrorBody = 64 << 10
 // stream, or its first event is not a usable "endpoint" event.
 var ErrNoEndpointEvent = errors.New("SSE stream did not start with a usable endpoint event")
 
+// ErrEndpointOffOrigin is wrapped by DialSSE's error when the endpoint event names a
+// URL on another origin than the SSE stream's. The suite never sends a request (and
+// so never the user's headers) to an origin the user did not name. It also wraps
+// ErrNoEndpointEvent: the stream gave no usable endpoint.
+var ErrEndpointOffOrigin = fmt.Errorf("endpoint event names another origin (SSE-ENDPOINT-EVENT-01: its data is the URI for POSTs on this server): %w", ErrNoEndpointEvent)
+
+// Origin is u's scheme, host and port (the default port made explicit), lower-case.
+func Origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
 // httpBase is what the two HTTP transports share.
 type httpBase struct {
 	url     *url.URL

@@ -100,6 +100,11 @@ func DialSSE(ctx context.Context, cfg HTTPConfig) (*SSE, error) {
 		resp.Body.Close()
 		return nil, fmt.Errorf("GET %s: endpoint %q does not resolve to an http(s) URL: %w", t.safeURL, raw, ErrNoEndpointEvent)
 	}
+	if o, want := Origin(t.endpoint), Origin(t.url); o != want {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET %s: endpoint %q is on origin %s, not the SSE stream's origin %s; no request was sent there (the user's headers would go with it): %w",
+			t.safeURL, t.endpoint.Redacted(), o, want, ErrEndpointOffOrigin)
+	}
 	ok = true
 	t.wg.Add(1)
 	go t.readStream(resp.Body, er)
