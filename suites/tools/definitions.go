@@ -212,6 +212,18 @@ func defSwapCase(s string) string {
 	}, s)
 }
 
+// defFoldKey maps every name that strings.EqualFold holds equal to one key: each rune
+// becomes the smallest rune of its simple case-folding orbit.
+func defFoldKey(name string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, name)
+}
+
 // defCaseTarget picks the tool whose name the probe flips. The flipped name must
 // not be another listed name (it would execute that tool: spec-matrix §3.1), so only
 // tools whose name collides with no other case-insensitively qualify. Tools the suite
@@ -219,19 +231,20 @@ func defSwapCase(s string) string {
 // required properties, which a case-insensitive server would reject for the missing
 // arguments rather than execute.
 func defCaseTarget(t *conform.T, l *defListing) (defTool, json.RawMessage, bool) {
+	// One pass counts the names per case-folded key, so the check stays linear in the
+	// number of tools (100,000 tools must not cost 10^10 comparisons).
+	folded := make(map[string]int, len(l.Tools))
+	for _, o := range l.Tools {
+		if o.Name != "" {
+			folded[defFoldKey(o.Name)]++
+		}
+	}
 	var qualified []defTool
 	for _, d := range l.Tools {
 		if d.Name == "" || defSwapCase(d.Name) == d.Name {
 			continue
 		}
-		collides := false
-		for _, o := range l.Tools {
-			if o.Name != "" && (o.Page != d.Page || o.Index != d.Index) && strings.EqualFold(o.Name, d.Name) {
-				collides = true
-				break
-			}
-		}
-		if !collides {
+		if folded[defFoldKey(d.Name)] == 1 {
 			qualified = append(qualified, d)
 		}
 	}

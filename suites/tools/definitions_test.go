@@ -272,3 +272,14 @@ func TestRevisionsFollowTheRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestDefFoldKeyAgreesWithEqualFold(t *testing.T) {
+	names := []string{"get_weather", "GET_WEATHER", "Get_Weather", "getweather", "ſtraße", "STRASSE", "Straße", "K", "\u212a", "k", "σς", "ΣΣ", "tool-1", "TOOL-1"}
+	for _, a := range names {
+		for _, b := range names {
+			if got, want := defFoldKey(a) == defFoldKey(b), strings.EqualFold(a, b); got != want {
+				t.Errorf("defFoldKey(%q) == defFoldKey(%q) is %v, EqualFold says %v", a, b, got, want)
+			}
+		}
+	}
+}

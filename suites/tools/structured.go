@@ -264,7 +264,7 @@ var _ = conform.Register(conform.Check{
 			f.judged++
 			ts, err := revision.CompileToolSchema(raw, revision.Draft2020)
 			switch {
-			case errors.Is(err, revision.ErrRemoteRef), errors.Is(err, revision.ErrRegex), errors.Is(err, revision.ErrUnsupportedDialect):
+			case errors.Is(err, revision.ErrRemoteRef), errors.Is(err, revision.ErrRegex), errors.Is(err, revision.ErrUnsupportedDialect), errors.Is(err, revision.ErrTooComplex):
 				f.warn(fmt.Sprintf("%s: inconclusive: %v", toolkit.Quote(tl.Name), err))
 			case err != nil:
 				f.fail(fmt.Sprintf("%s: %v", toolkit.Quote(tl.Name), err))
