@@ -46,7 +46,7 @@ func validateFrame(data []byte) error {
 // TooLargeError is the Err of a frame longer than Limits.MaxFrame. It wraps
 // ErrFrameTooLarge and says how big the frame was.
 type TooLargeError struct {
-	What  string // the unit: "line", "reply body", "SSE event"
+	What  string // the unit, with its article: "a line", "a reply body", "an SSE event"
 	Size  int64  // bytes seen (all of them when Exact, else at least this many)
 	Exact bool   // Size is the frame's whole length
 	Max   int    // the bound in force
@@ -58,7 +58,7 @@ func (e *TooLargeError) Error() string {
 	if !e.Exact {
 		size = fmt.Sprintf("more than %d bytes", e.Max)
 	}
-	return fmt.Sprintf("%s: a %s of %s exceeded the bound of %d bytes (--max-message-bytes)", ErrFrameTooLarge, e.What, size, e.Max)
+	return fmt.Sprintf("%s: %s of %s exceeded the bound of %d bytes (--max-message-bytes)", ErrFrameTooLarge, e.What, size, e.Max)
 }
 
 // Unwrap makes errors.Is(err, ErrFrameTooLarge) hold.

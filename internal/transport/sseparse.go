@@ -74,7 +74,7 @@ func (r *eventReader) Next() (Event, error) {
 			ev.LastID = r.lastID
 			if tooBig {
 				ev.Data = string(headOf(data))
-				return ev, tooLarge("SSE event", r.max, size, true)
+				return ev, tooLarge("an SSE event", r.max, size, true)
 			}
 			return ev, nil
 		}

@@ -246,7 +246,7 @@ func (t *Stdio) readStdout() {
 			f := Frame{Data: line, Source: "stdout", At: time.Now()}
 			switch {
 			case long:
-				f.Err = tooLarge("line", max, total, true)
+				f.Err = tooLarge("a line", max, total, true)
 				f.Data = headOf(line)
 			case err != nil:
 				f.Err = ErrNoNewline

@@ -210,7 +210,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	}
 	f := Frame{Data: body, Source: "post", At: time.Now()}
 	if long {
-		f.Err = tooLarge("reply body", t.limits.MaxFrame, int64(len(body)), false)
+		f.Err = tooLarge("a reply body", t.limits.MaxFrame, int64(len(body)), false)
 		f.Data = headOf(body)
 	} else {
 		f.Err = validateFrame(body)

@@ -13,7 +13,7 @@ import (
 // TestRejectedReplyEndsTheCallAtOnce: a reply the transport rejected (too large, not
 // UTF-8) fails the call it answers with what came back, long before the timeout.
 func TestRejectedReplyEndsTheCallAtOnce(t *testing.T) {
-	tooBig := &transport.TooLargeError{What: "line", Size: 50 << 20, Exact: true, Max: 8 << 20}
+	tooBig := &transport.TooLargeError{What: "a line", Size: 50 << 20, Exact: true, Max: 8 << 20}
 	tests := []struct {
 		name    string
 		frame   func(id string) transport.Frame
@@ -56,7 +56,7 @@ func TestRejectedReplyEndsTheCallAtOnce(t *testing.T) {
 func TestOversizeNotificationIsNotTakenForTheReply(t *testing.T) {
 	f := newFake(func(f *fakeTransport, msg []byte) {
 		m, _ := Decode(msg)
-		f.in <- transport.Frame{Data: []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"x":"aaa`), Err: &transport.TooLargeError{What: "line", Size: 1 << 30, Max: 10}}
+		f.in <- transport.Frame{Data: []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"x":"aaa`), Err: &transport.TooLargeError{What: "a line", Size: 1 << 30, Max: 10}}
 		f.push(`{"jsonrpc":"2.0","id":` + m.ID.String() + `,"result":{}}`)
 	})
 	c := NewConn(f, Options{RequestTimeout: 10 * time.Second})

@@ -252,6 +252,11 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 	defer cancel()
 	pc.sent = time.Now()
 	if err := c.send(ctx, raw); err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// Over HTTP the reply is the POST's answer: a server that never answers
+			// leaves the send itself waiting.
+			return nil, fmt.Errorf("%s (id %s): %w (waited %s): %v", method, id, ErrTimeout, time.Since(pc.sent).Round(time.Millisecond), err)
+		}
 		return nil, fmt.Errorf("%s (id %s): %w", method, id, err)
 	}
 	select {
@@ -312,6 +317,15 @@ func decodeQuiet(raw []byte) *Message {
 func (c *Conn) endReason() error {
 	if err := c.t.Err(); err != nil {
 		return err
+	}
+	// stdout can reach EOF a moment before the process is reaped: wait briefly for
+	// the reason (an exit status) rather than report none.
+	select {
+	case <-c.t.Done():
+		if err := c.t.Err(); err != nil {
+			return err
+		}
+	case <-time.After(time.Second):
 	}
 	return errors.New("the transport ended")
 }
@@ -413,7 +427,10 @@ func (c *Conn) rejected(f transport.Frame) {
 	if found && !hasMethod {
 		pc = c.pending[id.Key()]
 	}
-	if pc == nil && !found && !hasMethod && len(c.pending) == 1 {
+	// A frame cut for its size may hide its id past the kept head: with one call
+	// pending it is that call's reply. Other rejected bytes (a log line on stdout)
+	// are no one's reply unless they carry a pending id.
+	if pc == nil && !found && !hasMethod && len(c.pending) == 1 && errors.Is(f.Err, transport.ErrFrameTooLarge) {
 		for _, p := range c.pending {
 			pc = p
 		}
