@@ -54,7 +54,7 @@ var hostileCases = []hostileCase{
 	{mode: "deep-schema", code: 1, want: "nests 8001 levels"},
 	{mode: "many-tools", code: 1},
 	{mode: "setsid-escapee", code: 1},
-	{mode: "non-json-stdout", code: 1},
+	{mode: "non-json-stdout", code: 1, want: "line(s) that are not JSON-RPC messages"},
 	{mode: "invalid-utf8", code: 1, want: "not valid UTF-8"},
 	{mode: "http-hang", http: "http", code: 4, want: "no reply"},
 	{mode: "gzip-bomb", http: "http", code: 1, want: "a reply body of more than 8388608 bytes"},
