@@ -262,7 +262,6 @@ func handleStdio(r request) {
 
 // --- HTTP ---
 
-
 func recordHit(r *http.Request) {
 	if *hits == "" {
 		return
