@@ -179,6 +179,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		transport.StopAll(stopCtx)
 	}
 	defer shutdown() // also on a panic; a second shutdown is a no-op
+	// --run-timeout is a hard bound: once it passes no check will use a server again,
+	// so every server process is killed at once. A flooding server would otherwise
+	// keep the CPU busy while the remaining checks are marked "not run".
+	stopAtDeadline := context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			expired, cancel := context.WithTimeout(context.Background(), 0)
+			defer cancel()
+			transport.StopAll(expired)
+		}
+	})
+	defer stopAtDeadline()
 
 	switch {
 	case rs.planned == 0:
