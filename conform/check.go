@@ -57,15 +57,54 @@ type Check struct {
 	// whose revision the server did not support or whose initialize was refused.
 	Handshake bool
 	// FreshSessions is how many sessions of its own the check opens with
-	// T.NewSession (for probes that change server state). The runner opens them
-	// ahead of time, concurrently with the main sessions.
+	// T.NewSession: only where isolation is truly needed (the README lists each
+	// case). They are opened when the check asks, never ahead of time.
 	FreshSessions int
-	// Scratch marks checks that send odd or malformed input through T.Scratch: a
-	// session shared by such probes, kept apart from the main session.
+	// Scratch marks checks that send odd or malformed input through T.Scratch (the
+	// revision's main session): they run in PhaseOddInput unless Phase says otherwise.
 	Scratch bool
+	// Phase is when, in its revision's run, the check runs on the main session
+	// (zero: derived, see Check.RunPhase).
+	Phase Phase
+	// PreOpen lists protocol versions the check asks for with T.OpenSession (a
+	// negotiation probe): the runner opens those sessions alongside the main ones,
+	// once per run for each version.
+	PreOpen []string
 	// Run judges one revision. It must not panic; the runner turns a panic into an
 	// error verdict all the same.
 	Run func(t *T) Verdict
+}
+
+// Phase orders a revision's checks on its one main session, so that a session can be
+// shared without one check disturbing another: first the checks that need the server
+// as initialize left it, then those that change its state, then the probes of odd
+// input (a server that dies on one loses only what was left), and last the checks
+// that judge the whole transcript, once it is provably complete.
+type Phase int
+
+// The phases, in run order. The zero value means "derive it" (Check.RunPhase).
+const (
+	PhaseClean       Phase = iota + 1 // needs a clean session
+	PhaseStateChange                  // changes server state (a tool list change)
+	PhaseOddInput                     // sends odd or malformed input
+	PhaseTranscript                   // judges every message of the revision's sessions
+)
+
+// RunPhase is the check's phase: Phase when set; otherwise PhaseTranscript for the
+// transcript-wide areas (observed, schema), PhaseOddInput for Scratch checks,
+// PhaseStateChange for checks that declared FreshSessions, PhaseClean for the rest.
+func (c *Check) RunPhase() Phase {
+	switch {
+	case c.Phase != 0:
+		return c.Phase
+	case c.Area == "observed" || c.Area == "schema":
+		return PhaseTranscript
+	case c.Scratch:
+		return PhaseOddInput
+	case c.FreshSessions > 0:
+		return PhaseStateChange
+	}
+	return PhaseClean
 }
 
 // LevelFrom is a level that applies from a revision on.
@@ -128,6 +167,8 @@ func Register(c Check) *Check {
 			return &cp
 		}
 	}
+	run := cp.Run
+	cp.Run = func(t *T) Verdict { return t.Resolve(run(t)) }
 	checks.checks = append(checks.checks, &cp)
 	return &cp
 }

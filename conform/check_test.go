@@ -1,10 +1,15 @@
 package conform
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -161,5 +166,43 @@ func TestExitCodes(t *testing.T) {
 		if got := rs.exitCode(); got != tc.want {
 			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestResolveSettlesPendingVerdicts: a judge function's Violation and Silence are
+// settled by the check's level and context when the check returns, and no reply is
+// the same violation whatever the transport said (issue 9 item 3).
+func TestResolveSettlesPendingVerdicts(t *testing.T) {
+	r1 := revision.MustLookup("2024-11-05")
+	must, should := okCheck("PING-01"), okCheck("PAG-INVALID-01")
+	should.Level = Should
+	run := &runState{cfg: Config{Timeout: time.Second}}
+	tests := []struct {
+		name  string
+		check Check
+		v     Verdict
+		want  reports.Status
+	}{
+		{"a violation of a MUST fails", must, Violation("x", "y"), reports.Fail},
+		{"a violation of a SHOULD warns", should, Violation("x", "y"), reports.Warn},
+		{"silence until the deadline is a violation", must, Silence("x", fmt.Errorf("ping: %w", wire.ErrTimeout)), reports.Fail},
+		{"an HTTP request deadline is a violation too", should, Silence("x", fmt.Errorf("POST: %w", context.DeadlineExceeded)), reports.Warn},
+		{"an HTTP connection ended without a reply is a violation", must, Silence("x", fmt.Errorf("POST: %w", transport.ErrNoReply)), reports.Fail},
+		{"a transport that ended is an error", must, Silence("x", fmt.Errorf("ping: %w", wire.ErrClosed)), reports.Error},
+		{"a settled verdict is left alone", must, Warn("x", "y"), reports.Warn},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tt := &T{Ctx: context.Background(), Rev: r1, Check: &tc.check, run: run}
+			if tc.v.Outcome() == "" {
+				t.Fatal("no outcome")
+			}
+			if got := tt.Resolve(tc.v).final(false); got.Status != tc.want {
+				t.Errorf("status %s (%s), want %s", got.Status, got.Message, tc.want)
+			}
+		})
+	}
+	if got := Violation("x", "y").final(false).Status; got != reports.Error {
+		t.Errorf("an unsettled violation reaching the report is %s, want error", got)
 	}
 }

@@ -1,10 +1,12 @@
 package conform
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
@@ -18,23 +20,25 @@ func Describe(resp *wire.Response, err error) string {
 	var se *transport.HTTPStatusError
 	switch {
 	case errors.As(err, &se):
-		return fmt.Sprintf("HTTP %d (%s) with body %s", se.Status, se.ContentType, clip(string(se.Body), 200))
+		return fmt.Sprintf("HTTP %d (%s) with body %s", se.Status, se.ContentType, Clip(string(se.Body), 200))
 	case errors.Is(err, wire.ErrTimeout):
 		return "no reply before the deadline"
-	case errors.Is(err, wire.ErrClosed):
+	case errors.Is(err, transport.ErrNoReply):
+		return "no reply: the server closed the connection without answering"
+	case errors.Is(err, wire.ErrClosed), errors.Is(err, transport.ErrGone):
 		return "the connection ended: " + err.Error()
 	case err != nil:
 		return err.Error()
 	case resp == nil:
 		return "nothing"
 	case resp.IsError():
-		s := fmt.Sprintf("JSON-RPC error %d %q", resp.Error.Code, clip(resp.Error.Message, 120))
+		s := fmt.Sprintf("JSON-RPC error %d %q", resp.Error.Code, Clip(resp.Error.Message, 120))
 		if !resp.IDExact {
 			s += fmt.Sprintf(" (with id %s, sent as %s)", resp.Msg.ID, idSentType(resp))
 		}
 		return s
 	default:
-		s := "result " + clip(string(resp.Result), 200)
+		s := "result " + Clip(string(resp.Result), 200)
 		if !resp.IDExact {
 			s += fmt.Sprintf(" (with id %s, sent as %s)", resp.Msg.ID, idSentType(resp))
 		}
@@ -49,26 +53,93 @@ func idSentType(resp *wire.Response) string {
 	return "a string"
 }
 
-func clip(s string, n int) string {
-	s = strings.ToValidUTF8(s, "�")
+// Clip shortens text for a verdict's message: at most n bytes, cut at a character
+// boundary, with "…" where something was cut; invalid UTF-8 shows as U+FFFD. Every
+// check clips its evidence with it, so that messages read alike.
+func Clip(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	if len(s) <= n {
 		return s
 	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
 	return s[:n] + "…"
+}
+
+// RPCErrorIn reads the JSON-RPC error an HTTP error status carries in its body (a
+// server may reject a request with 400 and a JSON-RPC error object): the one place
+// that rule is written. ok is false when err is not an HTTP status error or its body
+// holds no error object.
+func RPCErrorIn(err error) (e wire.Error, ok bool) {
+	var se *transport.HTTPStatusError
+	if !errors.As(err, &se) {
+		return wire.Error{}, false
+	}
+	var m struct {
+		Error *wire.Error `json:"error"`
+	}
+	if json.Unmarshal(se.Body, &m) != nil || m.Error == nil {
+		return wire.Error{}, false
+	}
+	return *m.Error, true
 }
 
 // Silent turns a call that got no reply into a verdict: a server that is still
 // connected but did not answer broke the rule (expected says what it should have
 // sent); a transport that died or a run that was cancelled is an error, because
-// nothing was verified.
+// nothing was verified. "Did not answer" is the same behaviour on every transport
+// (issue 9 item 3): silence until the deadline (stdio, or an HTTP server that never
+// sends a status line) and an HTTP request whose connection the server ended with no
+// response (transport.ErrNoReply) are both judged as no reply.
 func (t *T) Silent(expected string, err error) Verdict {
 	if t.Ctx.Err() != nil {
 		return Errorf("not verified: %v", t.Ctx.Err())
 	}
-	if errors.Is(err, wire.ErrTimeout) {
+	var nr *wire.BarrierError
+	if errors.As(err, &nr) {
+		return t.Violation(expected, fmt.Sprintf("no reply (the ping sent after the request was answered, and %s later no reply had come)", nr.Grace))
+	}
+	if timedOut(err) {
 		return t.Violation(expected, fmt.Sprintf("no reply within %s", t.Timeout()))
 	}
+	if errors.Is(err, transport.ErrNoReply) {
+		return t.Violation(expected, Describe(nil, err))
+	}
 	return Errorf("not verified: %s", Describe(nil, err))
+}
+
+// timedOut reports whether err says the request went unanswered until its deadline:
+// the wire's timeout, or a request deadline that ended an HTTP round trip before its
+// reply head.
+func timedOut(err error) bool {
+	return errors.Is(err, wire.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// Unanswered reports whether a request's error says the server did not answer it
+// (silence until the deadline, or an HTTP connection ended without a reply) while
+// the session itself is still there: the behaviour Silent judges as a violation.
+func Unanswered(err error) bool {
+	return timedOut(err) || errors.Is(err, transport.ErrNoReply)
+}
+
+// Gone reports whether a request's error says the server itself is gone: its stdio
+// transport ended, or its HTTP endpoint refuses connections.
+func Gone(err error) bool {
+	return errors.Is(err, wire.ErrClosed) || errors.Is(err, transport.ErrGone)
+}
+
+// RPCErrorReply turns an HTTP error status whose body carries a JSON-RPC error into
+// the reply it stands for, so that a check judges the error the same way on every
+// transport (the same rule as RPCErrorIn; Msg.Raw keeps the body as evidence).
+func RPCErrorReply(err error, method string) (*wire.Response, bool) {
+	e, ok := RPCErrorIn(err)
+	if !ok {
+		return nil, false
+	}
+	var se *transport.HTTPStatusError
+	_ = errors.As(err, &se)
+	return &wire.Response{Msg: &wire.Message{Kind: wire.KindError, Raw: se.Body, Error: &e}, Method: method, Error: &e, IDExact: true}, true
 }
 
 // ExpectRPCError judges a reply that must be the JSON-RPC error code: the code →
@@ -79,7 +150,7 @@ func (t *T) ExpectRPCError(resp *wire.Response, err error, code int, what string
 	case err != nil:
 		var se *transport.HTTPStatusError
 		if errors.As(err, &se) {
-			if rpcCode, ok := errorCodeInBody(se.Body); ok && rpcCode == code {
+			if rpc, ok := RPCErrorIn(err); ok && rpc.Code == code {
 				return Pass("HTTP %d carrying JSON-RPC error %d", se.Status, code)
 			}
 			return t.Violation(want, Describe(nil, err))
@@ -90,21 +161,8 @@ func (t *T) ExpectRPCError(resp *wire.Response, err error, code int, what string
 	case resp.Error.Code != code:
 		return t.Violation(want, Describe(resp, nil))
 	default:
-		return Pass("JSON-RPC error %d %q", code, clip(resp.Error.Message, 80))
+		return Pass("JSON-RPC error %d %q", code, Clip(resp.Error.Message, 80))
 	}
-}
-
-// errorCodeInBody reads a JSON-RPC error code from an HTTP error body.
-func errorCodeInBody(body []byte) (int, bool) {
-	var m struct {
-		Error *struct {
-			Code int `json:"code"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(body, &m) != nil || m.Error == nil {
-		return 0, false
-	}
-	return m.Error.Code, true
 }
 
 // ExpectResult returns the reply's result or the verdict that explains why there is

@@ -6,7 +6,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // Dialer opens a transport for one new session.
@@ -43,6 +42,9 @@ func Judge(ctx context.Context, cfg Config, c *Check, rev revision.Revision, dia
 	}
 	cfg.Revisions = []revision.Revision{rev}
 	cfg = cfg.withDefaults()
+	if err := checkDrivers(cfg.Revisions); err != nil {
+		return Verdict{}, err
+	}
 	sel, err := newSelection(cfg)
 	if err != nil {
 		return Verdict{}, err
@@ -53,16 +55,6 @@ func Judge(ctx context.Context, cfg Config, c *Check, rev revision.Revision, dia
 	rs.openColumns(ctx)
 	defer rs.closeSessions(context.WithoutCancel(ctx))
 	col := rs.columns[0]
-	var v Verdict
-	switch {
-	case col.state == colBroken:
-		v = Errorf("no session for %s: %v", rev.Name, col.err)
-	case col.state == colRefused && !c.Handshake:
-		v = Errorf("no session for %s: %v", rev.Name, col.err)
-	case col.state == colUnsupported && !c.Handshake:
-		v = Skip(reports.RevisionUnsupported, "%s", rs.unsupportedWhy(col))
-	default:
-		v = rs.invoke(col, c)
-	}
+	v := rs.judgeInOrder(col, c, []*Check{c})
 	return v.final(cfg.Strict), nil
 }

@@ -155,6 +155,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := RegistryErr(); err != nil {
 		return nil, &ConfigError{Err: err}
 	}
+	if err := checkDrivers(cfg.Revisions); err != nil {
+		return nil, err
+	}
 	sel, err := newSelection(cfg)
 	if err != nil {
 		return nil, err

@@ -1,12 +1,15 @@
 package conform
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
-	"strings"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -37,12 +40,14 @@ type column struct {
 	sessions []*Session
 	results  map[string]reports.CheckResult
 	futures  map[string]chan judged // set by startWorkers before Ginkgo runs
-	spare    []*Session             // pre-opened sessions for T.NewSession
-	scratch  *Session               // the shared session for odd-input probes
-	// prefetched is closed when the background opening of spare and scratch
-	// sessions is over (nil when none was started).
-	prefetched chan struct{}
-	announced  bool
+	// lostAt is the check during which the main session ended ("" while it runs):
+	// the checks after it that need a live session are not run.
+	lostAt  string
+	lostErr error
+	// settled is set once the transcript-wide checks may judge: every session of the
+	// column has been brought to a provable end of traffic (settle).
+	settled   bool
+	announced bool
 }
 
 type runState struct {
@@ -65,10 +70,24 @@ type runState struct {
 	exitOverride int
 	// only, when set, restricts the run to one check (Judge).
 	only *Check
-	// opening bounds how many prefetched sessions open at once.
-	opening chan struct{}
 	// transcriptBudget bounds the bytes every session's transcript keeps.
 	transcriptBudget *wire.Budget
+
+	// preOpened holds the negotiation probes' sessions (Check.PreOpen), opened
+	// alongside the main sessions, by requested version, until a check claims one.
+	preMu     sync.Mutex
+	preOpened map[string]*preOpen
+	// dials counts the transports opened (on stdio: processes started).
+	dials   atomic.Int64
+	notesMu sync.Mutex
+}
+
+// preOpen is a session opened ahead of the check that will use it.
+type preOpen struct {
+	done    chan struct{}
+	s       *Session
+	err     error
+	claimed bool
 }
 
 type memoEntry struct {
@@ -85,7 +104,7 @@ func newRunState(cfg Config, tgt target, sel *selection) *runState {
 		started:     time.Now(),
 		attachments: map[string][]byte{},
 		memo:        map[string]*memoEntry{},
-		opening:     make(chan struct{}, 4),
+		preOpened:   map[string]*preOpen{},
 		report: &reports.Report{
 			Target: tgt.describe(),
 			Tool:   "mcp-conform " + cfg.ToolVersion,
@@ -101,7 +120,8 @@ func newRunState(cfg Config, tgt target, sel *selection) *runState {
 	return rs
 }
 
-// checksFor lists the selected checks that apply to a revision, in run order.
+// checksFor lists the selected checks that apply to a revision, in run order: by
+// phase (Check.RunPhase), then in registry order.
 func (rs *runState) checksFor(r revision.Revision) []*Check {
 	var out []*Check
 	for _, c := range Checks() {
@@ -112,17 +132,27 @@ func (rs *runState) checksFor(r revision.Revision) []*Check {
 			out = append(out, c)
 		}
 	}
+	slices.SortStableFunc(out, func(a, b *Check) int { return cmp.Compare(a.RunPhase(), b.RunPhase()) })
 	return out
 }
 
-// openColumns opens every revision's main session concurrently.
+// openColumns opens every revision's main session concurrently, and alongside them
+// the negotiation probes' sessions that selected checks declared (Check.PreOpen).
+// No other session is opened ahead of time: the session budget of a run is one per
+// revision plus one per PreOpen version (over stdio, that many processes), and a
+// check that needs a session of its own opens it when it asks (T.NewSession).
 func (rs *runState) openColumns(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, col := range rs.columns {
-		if len(rs.checksFor(col.rev)) == 0 {
+		list := rs.checksFor(col.rev)
+		if len(list) == 0 {
 			continue
 		}
-		col.prefetched = make(chan struct{})
+		for _, c := range list {
+			for _, v := range c.PreOpen {
+				rs.preOpenSession(ctx, col, v)
+			}
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -150,108 +180,89 @@ func (rs *runState) openColumns(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
-	// Fresh and scratch sessions open in the background once the main sessions are
-	// up (they gate the first checks; starting more servers alongside only slows
-	// them): a check waits for its column's only when it asks for one (takeSpare,
-	// T.Scratch).
-	for _, col := range rs.columns {
-		if col.prefetched == nil {
-			continue
-		}
-		go func() {
-			defer close(col.prefetched)
-			rs.prefetch(ctx, col)
-		}()
-	}
 }
 
-// prefetch opens, concurrently, the sessions the column's selected checks declared
-// they will need: fresh ones for T.NewSession and the shared scratch session.
-func (rs *runState) prefetch(ctx context.Context, col *column) {
-	fresh, scratch := 0, false
-	for _, c := range rs.checksFor(col.rev) {
-		fresh += c.FreshSessions
-		scratch = scratch || c.Scratch
-	}
-	if scratch {
-		fresh++
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var opened []*Session
-	for i := 0; i < fresh; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// Bounded: starting many servers at once only slows each one's start
-			// past its first request's deadline.
-			rs.opening <- struct{}{}
-			defer func() { <-rs.opening }()
-			s, err := rs.openSession(ctx, col, col.rev.Name)
-			if err == nil && s.Negotiated == col.rev.Name {
-				mu.Lock()
-				opened = append(opened, s)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	col.mu.Lock()
-	defer col.mu.Unlock()
-	if scratch && len(opened) > 0 {
-		col.scratch, opened = opened[0], opened[1:]
-	}
-	col.spare = opened
-}
-
-// awaitPrefetch waits for the column's background session opening, bounded by ctx.
-func (col *column) awaitPrefetch(ctx context.Context) {
-	if col.prefetched == nil {
+// preOpenSession starts opening a session asking for version, once per run, in the
+// background; the first check of col's revision that asks for it claims it.
+func (rs *runState) preOpenSession(ctx context.Context, col *column, version string) {
+	rs.preMu.Lock()
+	defer rs.preMu.Unlock()
+	if _, ok := rs.preOpened[version]; ok {
 		return
 	}
-	select {
-	case <-col.prefetched:
-	case <-ctx.Done():
-	}
+	p := &preOpen{done: make(chan struct{})}
+	rs.preOpened[version] = p
+	go func() {
+		defer close(p.done)
+		p.s, p.err = rs.dialSession(ctx, version, col.rev)
+	}()
 }
 
-// takeSpare pops a pre-opened session that is still alive, or returns nil.
-func (col *column) takeSpare(ctx context.Context) *Session {
-	col.awaitPrefetch(ctx)
-	col.mu.Lock()
-	defer col.mu.Unlock()
-	for len(col.spare) > 0 {
-		s := col.spare[0]
-		col.spare = col.spare[1:]
-		if s.Conn.Err() == nil {
-			return s
-		}
+// claimPreOpened returns the pre-opened session for version (waiting for it to
+// open), counted in col's sessions; ok is false when none was pre-opened or it was
+// already claimed.
+func (rs *runState) claimPreOpened(ctx context.Context, col *column, version string) (*Session, error, bool) {
+	rs.preMu.Lock()
+	p, found := rs.preOpened[version]
+	if !found || p.claimed {
+		rs.preMu.Unlock()
+		return nil, nil, false
 	}
-	return nil
+	p.claimed = true
+	rs.preMu.Unlock()
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return nil, nil, false // the opener finishes alone; shutdown closes it
+	}
+	if p.s != nil {
+		col.mu.Lock()
+		col.sessions = append(col.sessions, p.s)
+		col.mu.Unlock()
+	}
+	return p.s, p.err, true
 }
 
 // openSession opens a session for a column (counted in its sessions, so that
-// transcript-wide checks see its traffic), retrying once if the target fell back to
-// another transport.
+// transcript-wide checks see its traffic).
 func (rs *runState) openSession(ctx context.Context, col *column, requested string) (*Session, error) {
-	drv := drivers[col.rev.Era]
+	s, err := rs.dialSession(ctx, requested, col.rev)
+	col.mu.Lock()
+	col.sessions = append(col.sessions, s)
+	col.mu.Unlock()
+	return s, err
+}
+
+// dialSession opens a session through the revision's era driver, retrying once if
+// the target fell back to another transport.
+func (rs *runState) dialSession(ctx context.Context, requested string, rev revision.Revision) (*Session, error) {
+	drv := drivers[rev.Era] // present: Run and Judge refuse a revision without one
 	for attempt := 0; ; attempt++ {
 		rs.memoMu.Lock()
 		rs.sessionSeq++
-		label := fmt.Sprintf("%s-%02d", col.rev.Name, rs.sessionSeq)
+		label := fmt.Sprintf("%s-%02d", rev.Name, rs.sessionSeq)
 		rs.memoMu.Unlock()
-		s, err := drv.open(ctx, rs.tgt, requested, col.rev, sessionOptions{timeout: rs.cfg.Timeout, initTimeout: rs.cfg.StartTimeout, label: label, version: rs.cfg.ToolVersion, budget: rs.transcriptBudget})
-		col.mu.Lock()
-		col.sessions = append(col.sessions, s)
-		col.mu.Unlock()
+		rs.dials.Add(1)
+		s, err := drv.open(ctx, rs.tgt, requested, rev, sessionOptions{timeout: rs.cfg.Timeout, initTimeout: rs.cfg.StartTimeout, label: label, version: rs.cfg.ToolVersion, budget: rs.transcriptBudget})
 		if err != nil && attempt == 0 && s.Conn != nil {
-			if _, isRPC := refused(err); !isRPC && rs.tgt.fallback(ctx, err) {
+			if mayFallBack(err) && rs.tgt.fallback(ctx, err) {
 				s.Close(ctx)
 				continue
 			}
 		}
 		return s, err
 	}
+}
+
+// checkDrivers is the start-up check that every selected revision's era has a
+// driver: a revision without one is a configuration error, never a crash.
+func checkDrivers(revs []revision.Revision) error {
+	for _, r := range revs {
+		if drivers[r.Era] == nil {
+			return configErr("revision %s belongs to the %s era, which this build has no session driver for", r.Name, r.Era)
+		}
+	}
+	return nil
 }
 
 func (rs *runState) allBroken() bool {
@@ -284,36 +295,187 @@ type judged struct {
 
 // startWorkers judges every column's selected checks in run order, ahead of Ginkgo,
 // whose It bodies then only await their check's verdict. On an isolated target (a
-// server per session) the revisions overlap, a goroutine each; on a shared server
-// they run one after another, so that one revision's state changes cannot show in
-// another's observations.
+// server per session: stdio) the revisions overlap freely, a goroutine each. On a
+// shared server (HTTP) they overlap where they cannot disturb each other: every
+// revision finishes a phase before any starts the next (so no revision's clean checks
+// see another's list change or odd input), the phases that need a clean session or
+// send odd input run concurrently, and the state changes (a list change is global,
+// spec-matrix §3.2) and the transcript-wide checks (whose probes' notifications may
+// reach every session) run one revision at a time.
 func (rs *runState) startWorkers() {
-	prev := make(chan struct{})
-	close(prev)
+	gates := newPhaseGates(len(rs.columns), rs.tgt.isolated())
 	for _, col := range rs.columns {
 		col.futures = map[string]chan judged{}
 		list := rs.checksFor(col.rev)
 		for _, c := range list {
 			col.futures[c.ID] = make(chan judged, 1)
 		}
-		wait, done := prev, make(chan struct{})
-		if rs.tgt.isolated() {
-			wait = closedChan
-		}
-		prev = done
 		go func() {
-			defer close(done)
-			<-wait
+			var held Phase // the serialised phase this worker holds, if any
+			at := PhaseClean
 			for _, c := range list {
+				for at < c.RunPhase() {
+					if held != 0 {
+						gates.serial.Unlock()
+						held = 0
+					}
+					gates.finish(at)
+					at++
+				}
+				if gates.shared && !concurrentPhase(at) && held == 0 {
+					gates.serial.Lock()
+					held = at
+				}
 				start := time.Now()
-				v := rs.judge(col, c)
+				v := rs.judgeInOrder(col, c, list)
 				col.futures[c.ID] <- judged{v: v, dur: time.Since(start)}
+			}
+			if held != 0 {
+				gates.serial.Unlock()
+			}
+			for ; at <= PhaseTranscript; at++ {
+				gates.finish(at)
 			}
 		}()
 	}
 }
 
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+// concurrentPhase reports whether revisions sharing one server may run the phase at
+// the same time.
+func concurrentPhase(p Phase) bool { return p == PhaseClean || p == PhaseOddInput }
+
+// phaseGates hold every revision at the end of each phase until all have finished it
+// (on a shared server; on isolated ones they pass at once).
+type phaseGates struct {
+	shared bool
+	serial sync.Mutex
+	done   map[Phase]*sync.WaitGroup
+}
+
+func newPhaseGates(n int, isolated bool) *phaseGates {
+	g := &phaseGates{shared: !isolated, done: map[Phase]*sync.WaitGroup{}}
+	for p := PhaseClean; p <= PhaseTranscript; p++ {
+		wg := &sync.WaitGroup{}
+		wg.Add(n)
+		g.done[p] = wg
+	}
+	return g
+}
+
+// finish marks one worker's end of phase p and, on a shared server, waits for every
+// other worker to end it too.
+func (g *phaseGates) finish(p Phase) {
+	wg := g.done[p]
+	wg.Done()
+	if g.shared {
+		wg.Wait()
+	}
+}
+
+// judgeInOrder judges a check in its column's run order: once the main session has
+// ended (a server that died on a probe), the checks after it that need a live
+// session are not run, and the report says where the session was lost; before the
+// first transcript-wide check, the column's traffic is settled (settle).
+func (rs *runState) judgeInOrder(col *column, c *Check, list []*Check) Verdict {
+	if c.RunPhase() == PhaseTranscript && rs.judgeable(col) {
+		rs.settleFor(col, list)
+	}
+	col.mu.Lock()
+	lostAt, lostErr := col.lostAt, col.lostErr
+	col.mu.Unlock()
+	if lostAt != "" && c.RunPhase() != PhaseTranscript {
+		return Errorf("not run: the server's session ended during %s (%v)", lostAt, lostErr)
+	}
+	v := rs.judge(col, c)
+	rs.noteLoss(col, c)
+	return v
+}
+
+// judgeable reports whether checks run on the column's main session at all.
+func (rs *runState) judgeable(col *column) bool {
+	return rs.ctx.Err() == nil && col.state == colOpen && col.main != nil && col.main.Conn != nil
+}
+
+// noteLoss records, once, that the column's main session ended during check c.
+func (rs *runState) noteLoss(col *column, c *Check) {
+	if col.main == nil || col.main.Conn == nil || col.state != colOpen {
+		return
+	}
+	err := col.main.Conn.Err()
+	if err == nil {
+		return
+	}
+	col.mu.Lock()
+	if col.lostAt != "" || col.settled {
+		col.mu.Unlock()
+		return
+	}
+	col.lostAt, col.lostErr = c.ID, err
+	col.mu.Unlock()
+	rs.note(fmt.Sprintf("%s: the server's session ended during %s (%v); the checks after it that need a live session were not run (error), the transcript-wide checks judged the traffic up to the end", col.rev.Name, c.ID, err))
+}
+
+// note adds a line to the report's notes.
+func (rs *runState) note(line string) {
+	rs.notesMu.Lock()
+	defer rs.notesMu.Unlock()
+	rs.report.Notes = append(rs.report.Notes, line)
+}
+
+// settleFor prepares and settles the column before its transcript-wide checks, once.
+// Those checks judge every message of the revision's sessions, so they may judge
+// only traffic that is provably complete on every channel. Every session of the
+// column is brought to an end of traffic (Session.Settle): on stdio and HTTP+SSE, a
+// ping barrier on the one ordered channel; on Streamable HTTP, the session is closed
+// (DELETE) and every stream it had read to its end, within the request timeout.
+// Where that closes the main session, each transcript-wide check first runs once with
+// its verdict discarded, so that the probes they make (memoized with T.Once: a
+// progress call, a listing) happen while it is open; the judging run then reads
+// complete transcripts.
+func (rs *runState) settleFor(col *column, list []*Check) {
+	col.mu.Lock()
+	done := col.settled
+	col.settled = true
+	col.mu.Unlock()
+	if done {
+		return
+	}
+	if rs.settleCloses(col) {
+		for _, c := range list {
+			if c.RunPhase() == PhaseTranscript {
+				_ = rs.judge(col, c)
+			}
+		}
+	}
+	rs.settleSessions(col)
+}
+
+// settleCloses reports whether settling ends the main session (Streamable HTTP):
+// then the transcript-wide checks' probes must run before it. On an ordered channel
+// the main session stays open behind its barrier, and a probe made later (a progress
+// call) carries its own barrier.
+func (rs *runState) settleCloses(col *column) bool {
+	_, ok := col.main.Conn.Transport().(interface{ Drain(context.Context) bool })
+	return ok
+}
+
+// settleSessions settles every session of the column concurrently.
+func (rs *runState) settleSessions(col *column) {
+	col.mu.Lock()
+	sessions := slices.Clone(col.sessions)
+	col.mu.Unlock()
+	ctx, cancel := context.WithTimeout(rs.ctx, rs.cfg.Timeout+rs.cfg.KillGrace)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, s := range sessions {
+		if s == nil || s.Conn == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); s.Settle(ctx, s != col.main) }()
+	}
+	wg.Wait()
+}
 
 // judge computes one check's raw verdict in one column.
 func (rs *runState) judge(col *column, c *Check) Verdict {
@@ -364,6 +526,7 @@ func (rs *runState) runCheck(col *column, c *Check) {
 	if v.Status == reports.Skip {
 		res.Message = string(v.Reason) + ": " + v.Message
 	}
+	rs.attachRepro(col, v, &res)
 	col.mu.Lock()
 	col.results[c.ID] = res
 	col.mu.Unlock()
@@ -413,6 +576,7 @@ func (rs *runState) invoke(col *column, c *Check) (v Verdict) {
 	ctx, cancel := context.WithTimeout(rs.ctx, bound)
 	defer cancel()
 	t := &T{Ctx: ctx, Rev: col.rev, Check: c, run: rs, col: col}
+	mark := markTranscripts(col)
 	done := make(chan Verdict, 1)
 	go func() {
 		defer func() {
@@ -432,13 +596,39 @@ func (rs *runState) invoke(col *column, c *Check) (v Verdict) {
 		}
 	}
 	t.cleanup()
+	if v.Status != reports.Pass && v.Status != reports.Skip {
+		v.exchange = mark.slice(col, t)
+	}
 	return v
 }
 
 func (rs *runState) closeSessions(ctx context.Context) {
 	var wg sync.WaitGroup
+	rs.preMu.Lock()
+	for _, p := range rs.preOpened {
+		if p.claimed {
+			continue
+		}
+		p.claimed = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-p.done:
+			case <-ctx.Done():
+				return
+			}
+			if p.s != nil {
+				rs.columns[0].mu.Lock() // kept for the transcripts
+				rs.columns[0].sessions = append(rs.columns[0].sessions, p.s)
+				rs.columns[0].mu.Unlock()
+				p.s.Close(ctx)
+			}
+		}()
+	}
+	rs.preMu.Unlock()
+	wg.Wait()
 	for _, col := range rs.columns {
-		col.awaitPrefetch(ctx) // a session still opening would escape the close
 		col.mu.Lock()
 		sessions := append([]*Session(nil), col.sessions...)
 		col.mu.Unlock()
@@ -474,6 +664,7 @@ func (rs *runState) finish(ctx context.Context) *Result {
 					why = "not run: " + err.Error()
 				}
 				res = reports.CheckResult{ID: c.ID, Title: c.Title, Level: string(c.LevelAt(col.rev)), Status: reports.Error, Message: why, Source: c.Source, Area: c.Area}
+				rs.attachRepro(col, Verdict{Status: reports.Error}, &res)
 			}
 			rr.Checks = append(rr.Checks, res)
 		}
@@ -521,30 +712,41 @@ func (rs *runState) addTranscripts() {
 				continue
 			}
 			entries, dropped := s.Conn.Transcript()
-			var b strings.Builder
+			var b bytes.Buffer
 			for _, e := range entries {
-				line := map[string]any{"seq": e.Seq, "dir": e.Dir, "at": e.At.UTC().Format(time.RFC3339Nano), "source": e.Source}
+				// Written by hand, not with json.Marshal: a raw message is copied as it
+				// is (json.Valid checked it) instead of being compacted again.
+				fmt.Fprintf(&b, `{"seq":%d,"dir":%s,"at":%q,"source":%s`, e.Seq, jsonString(string(e.Dir)), e.At.UTC().Format(time.RFC3339Nano), jsonString(e.Source))
 				if json.Valid(e.Raw) {
-					line["message"] = json.RawMessage(e.Raw)
+					b.WriteString(`,"message":`)
+					if bytes.ContainsAny(e.Raw, "\r\n") {
+						_ = json.Compact(&b, e.Raw) // one message, one line
+					} else {
+						b.Write(bytes.TrimSpace(e.Raw))
+					}
 				} else {
-					line["raw"] = string(e.Raw)
+					b.WriteString(`,"raw":` + jsonString(string(e.Raw)))
 				}
 				if e.Err != "" {
-					line["problem"] = e.Err
+					b.WriteString(`,"problem":` + jsonString(e.Err))
 				}
 				if e.ForMethod != "" {
-					line["forMethod"] = e.ForMethod
+					b.WriteString(`,"forMethod":` + jsonString(e.ForMethod))
 				}
-				enc, _ := json.Marshal(line)
-				b.Write(enc)
-				b.WriteByte('\n')
+				b.WriteString("}\n")
 			}
 			if dropped > 0 {
 				fmt.Fprintf(&b, "{\"dropped\":%d}\n", dropped)
 			}
-			rs.attachments["transcripts/"+s.Label+".jsonl"] = []byte(b.String())
+			rs.attachments["transcripts/"+s.Label+".jsonl"] = b.Bytes()
 		}
 	}
+}
+
+// jsonString encodes s as a JSON string (invalid UTF-8 replaced, as json.Marshal does).
+func jsonString(s string) string {
+	enc, _ := json.Marshal(s)
+	return string(enc)
 }
 
 // once runs fn once per run for a key and returns its value.

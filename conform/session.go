@@ -69,6 +69,31 @@ func (s *Session) Close(ctx context.Context) {
 	}
 }
 
+// Settle brings the session to a provable end of traffic, bounded by ctx, so that
+// transcript-wide checks judge complete transcripts. A session that is not kept
+// (keep false) is closed: its transport ends, and every frame it had read is
+// recorded first. A kept session gets a barrier: on an ordered channel (stdio,
+// HTTP+SSE) a ping, whose reply proves that everything the server wrote before it is
+// in; on Streamable HTTP, where messages may travel on any of several streams, the
+// session is ended from the server's side (DELETE) and closed once its streams have
+// ended on their own.
+func (s *Session) Settle(ctx context.Context, closeIt bool) {
+	if s.Conn == nil {
+		return
+	}
+	if d, ok := s.Conn.Transport().(interface{ Drain(context.Context) bool }); ok {
+		d.Drain(ctx)
+		closeIt = true
+	}
+	if closeIt {
+		s.Close(ctx)
+		return
+	}
+	if s.Conn.Err() == nil {
+		_, _ = s.Conn.Call(ctx, "ping", nil)
+	}
+}
+
 // initError classifies why a session could not be opened.
 type initError struct {
 	stage string // "connect", "initialize"
@@ -95,8 +120,42 @@ func refused(err error) (*wire.Error, bool) {
 	return nil, false
 }
 
-// eraDriver opens sessions in one era's style. The legacy driver sends initialize;
-// the modern one (2026-07-28) will carry the version in every request instead.
+// mayFallBack reports whether a failed initialize may mean another transport: any
+// failure but a JSON-RPC refusal, and a refusal that came as an HTTP error status
+// (a legacy HTTP+SSE server may answer a Streamable HTTP POST that way).
+func mayFallBack(err error) bool {
+	var se *transport.HTTPStatusError
+	_, isRPC := refused(err)
+	return !isRPC || errors.As(err, &se)
+}
+
+// eraDriver opens sessions in one era's style; every revision names its era, and a
+// revision whose era has no driver is a configuration error at start-up
+// (checkDrivers), never a crash.
+//
+// The session budget is the runner's, not the driver's: the runner asks a driver for
+// one session per selected revision (the main session, shared by every check of the
+// revision in phase order, Check.RunPhase), plus one per negotiation probe a check
+// declares (Check.PreOpen), plus what a check asks for with T.NewSession (the README
+// lists those exceptions). On stdio each open is a process, so a driver must dial the
+// target exactly once per open and never on its own.
+//
+// The legacy driver (2024-11-05 … 2025-11-25) dials, sends initialize, then
+// notifications/initialized, and opens the optional GET stream over HTTP.
+//
+// The modern driver (2026-07-28, issue 11) plugs in here as drivers[revision.Modern]
+// and opens nothing on the wire beyond what the era requires: it dials once (on stdio,
+// the one process of the column; over HTTP, a transport without session state), asks
+// server/discover (era detection, spec-matrix §3.4: a modern probe first, falling back
+// to initialize), and returns a Session whose Negotiated is what server/discover said,
+// whose InitResult holds the discover result (so Capabilities and ServerInfo read the
+// same for checks of both eras), and whose Conn stamps every request with
+// _meta["io.modelcontextprotocol/protocolVersion"] and
+// _meta["io.modelcontextprotocol/clientCapabilities"] (and, over HTTP, the
+// MCP-Protocol-Version, Mcp-Method and Mcp-Name headers) through a per-request hook
+// of wire.Conn. Settle works unchanged: ping does not exist in that era, so its
+// barrier is the transport's own (a POST's stream ends with its reply; on stdio the
+// driver will use a harmless request such as server/discover).
 type eraDriver interface {
 	open(ctx context.Context, tgt target, requested string, rev revision.Revision, opts sessionOptions) (*Session, error)
 }
@@ -134,6 +193,15 @@ func (legacyDriver) open(ctx context.Context, tgt target, requested string, rev 
 	}
 	resp, err := s.Conn.Call(ctx, "initialize", params)
 	s.Conn.SetRequestTimeout(opts.timeout)
+	if r, ok := RPCErrorReply(err, "initialize"); ok {
+		// An HTTP error status carrying a JSON-RPC error refuses initialize as that
+		// error does on stdio (an unsupported version rejected with -32602 is the
+		// same answer on every transport). The status stays in the error, so that
+		// transport detection can still fall back to HTTP+SSE on it.
+		s.Init = r
+		s.InitErr = &initError{stage: "initialize", rpc: r.Error, err: err}
+		return s, s.InitErr
+	}
 	if err != nil {
 		s.InitErr = &initError{stage: "initialize", err: err}
 		return s, s.InitErr

@@ -17,9 +17,10 @@ type T struct {
 	Rev   revision.Revision
 	Check *Check
 
-	run    *runState
-	col    *column
-	opened []*Session
+	run     *runState
+	col     *column
+	opened  []*Session
+	barrier bool // Scratch turned the main session's barrier on
 }
 
 // Session is the revision's main session, opened before the checks ran. For
@@ -54,36 +55,32 @@ func (t *T) Options() Options {
 // Timeout is the per-request deadline (--timeout).
 func (t *T) Timeout() time.Duration { return t.run.cfg.Timeout }
 
-// NewSession returns a fresh session for this revision, for checks that change the
-// server's state; it is closed when the check returns. Sessions a check declared in
-// FreshSessions were opened ahead of time; any further one is opened now.
+// NewSession opens a session of the check's own for this revision, closed when the
+// check returns. It is the exception, for probes that truly need isolation (the
+// README lists every check that uses it): it costs a server process on stdio. It is
+// opened when asked, never ahead of time.
 func (t *T) NewSession() (*Session, error) {
-	if s := t.col.takeSpare(t.Ctx); s != nil {
-		t.opened = append(t.opened, s)
-		return s, nil
-	}
 	return t.OpenSession(t.Rev.Name)
 }
 
-// Scratch returns the revision's shared scratch session, for probes that send odd or
-// malformed input but change no state (an invalid cursor, a malformed call). It stays
-// apart from the main session, so a server that falls over on such input does not
-// take the other checks with it; a scratch session that died is replaced.
+// Scratch returns the session for probes that send odd or malformed input: the
+// revision's main session. Checks that use it run after every check that needs a
+// clean session (PhaseOddInput), so a server that falls over on such input loses only
+// the checks left, and the report says where. During the check, a request that gets
+// no reply is proven unanswered with a barrier (wire.Conn.SetBarrier) instead of
+// waiting out the timeout.
 func (t *T) Scratch() (*Session, error) {
-	t.col.awaitPrefetch(t.Ctx)
-	t.col.mu.Lock()
-	s := t.col.scratch
-	t.col.mu.Unlock()
-	if s != nil && s.Conn.Err() == nil {
-		return s, nil
+	s := t.col.main
+	if s == nil || s.Conn == nil {
+		return s, fmt.Errorf("no session for %s: %v", t.Rev.Name, t.col.err)
 	}
-	s, err := t.run.openSession(t.Ctx, t.col, t.Rev.Name)
-	if err != nil {
-		return s, fmt.Errorf("open a scratch session: %w", err)
+	if err := s.Conn.Err(); err != nil {
+		return s, fmt.Errorf("the session for %s has ended: %w", t.Rev.Name, err)
 	}
-	t.col.mu.Lock()
-	t.col.scratch = s
-	t.col.mu.Unlock()
+	if !t.barrier {
+		t.barrier = true
+		s.Conn.SetBarrier(true)
+	}
 	return s, nil
 }
 
@@ -91,7 +88,10 @@ func (t *T) Scratch() (*Session, error) {
 // probes). Its traffic counts towards this revision's transcript-wide checks. It is
 // closed when the check returns.
 func (t *T) OpenSession(requested string) (*Session, error) {
-	s, err := t.run.openSession(t.Ctx, t.col, requested)
+	s, err, ok := t.run.claimPreOpened(t.Ctx, t.col, requested)
+	if !ok {
+		s, err = t.run.openSession(t.Ctx, t.col, requested)
+	}
 	if s != nil {
 		t.opened = append(t.opened, s)
 	}
@@ -162,5 +162,8 @@ func (t *T) cleanup() {
 	defer cancel()
 	for _, s := range t.opened {
 		s.Close(ctx)
+	}
+	if t.barrier && t.col.main != nil && t.col.main.Conn != nil {
+		t.col.main.Conn.SetBarrier(false)
 	}
 }

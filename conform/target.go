@@ -169,6 +169,9 @@ type launchTarget struct {
 func (t *launchTarget) describe() string { return t.label + " @ " + t.cfg.URL }
 
 func (t *launchTarget) start(ctx context.Context) error {
+	// An HTTP server has no reason to exit when its stdin closes: SIGTERM it at once
+	// instead of waiting --kill-grace for that first.
+	t.proc.TermFirst = true
 	p, err := transport.Launch(ctx, t.proc)
 	if err != nil {
 		return fmt.Errorf("launch %s: %w", t.label, err)

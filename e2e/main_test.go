@@ -297,12 +297,12 @@ func (w *firstLineWriter) Write(p []byte) (int, error) {
 }
 
 // startFixture serves the reference server with `mcp-conform fixture --transport
-// transport --addr 127.0.0.1:0` and returns the URL from its one stdout line. At the
+// transport --addr 127.0.0.1:0 extra…` and returns the URL from its one stdout line. At the
 // end of the test the fixture gets SIGINT and must exit 0 within stopTimeout.
-func startFixture(t *testing.T, transport string) string {
+func startFixture(t *testing.T, transport string, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), fixtureLifetime)
-	cmd := exec.CommandContext(ctx, bin, "fixture", "--transport", transport, "--addr", "127.0.0.1:0")
+	cmd := exec.CommandContext(ctx, bin, append([]string{"fixture", "--transport", transport, "--addr", "127.0.0.1:0"}, extra...)...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = waitDelay
 	stdout := newFirstLineWriter()

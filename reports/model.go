@@ -81,6 +81,12 @@ type CheckResult struct {
 	Actual   string        `json:"-"` // for Fail/Warn: what came back
 	Area     string        `json:"-"`
 	Duration time.Duration `json:"-"`
+
+	// Repro and Exchange are set for a failing, warning or erroring check (issue 14
+	// §4): the command that re-runs only this check at this revision, and the
+	// transcript slice of the exchange that decided it (see exchange.go).
+	Repro    string    `json:"repro,omitempty"`
+	Exchange *Exchange `json:"exchange,omitempty"`
 }
 
 // Summary counts verdicts over every column.

@@ -44,6 +44,7 @@ func WriteAll(dir string, r *Report, attachments map[string][]byte) ([]string, e
 		{JUnitFile, WriteJUnit},
 		{JSONFile, WriteJSON},
 		{MatrixFile, WriteMatrix},
+		{HTMLFile, WriteHTML},
 	}
 	for _, f := range renderers {
 		var b bytes.Buffer
@@ -107,7 +108,7 @@ func checkAttachmentName(name string) error {
 		return bad("not a clean relative path")
 	case !filepath.IsLocal(filepath.FromSlash(name)):
 		return bad("not a local path")
-	case name == JUnitFile || name == JSONFile || name == MatrixFile:
+	case name == JUnitFile || name == JSONFile || name == MatrixFile || name == HTMLFile:
 		return bad("would replace a report")
 	}
 	return nil
@@ -138,9 +139,9 @@ func writeFileAtomic(path string, data []byte) (err error) {
 	if err = tmp.Chmod(0o644); err != nil {
 		return fmt.Errorf("reports: write %s: set mode: %w", path, err)
 	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("reports: write %s: sync: %w", path, err)
-	}
+	// No fsync: the rename already keeps each file whole for its readers, and a report
+	// that a power loss empties is rewritten by the next run; an fsync per file cost a
+	// run more than its checks on a busy disk (issue 10).
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("reports: write %s: close: %w", path, err)
 	}

@@ -23,12 +23,13 @@ func TestWriteAll(t *testing.T) {
 		filepath.Join(dir, "junit.xml"),
 		filepath.Join(dir, "report.json"),
 		filepath.Join(dir, "matrix.md"),
+		filepath.Join(dir, "report.html"),
 		filepath.Join(dir, "transcripts", "2025-06-18-1.jsonl"),
 	}
 	if !slices.Equal(paths, want) {
 		t.Errorf("paths = %q, want %q", paths, want)
 	}
-	if got, err := os.ReadFile(want[3]); err != nil || !bytes.Equal(got, transcript) {
+	if got, err := os.ReadFile(want[4]); err != nil || !bytes.Equal(got, transcript) {
 		t.Errorf("attachment = %q, %v", got, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "..", "x")); !os.IsNotExist(err) {
@@ -69,7 +70,7 @@ func TestWriteAllKeepsGoing(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "matrix.md") {
 		t.Errorf("error = %v, want one about matrix.md", err)
 	}
-	want := []string{filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.json"), filepath.Join(dir, "a.txt")}
+	want := []string{filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.json"), filepath.Join(dir, "report.html"), filepath.Join(dir, "a.txt")}
 	if !slices.Equal(paths, want) {
 		t.Errorf("paths = %q, want %q", paths, want)
 	}

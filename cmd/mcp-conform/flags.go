@@ -44,6 +44,7 @@ Usage:
   mcp-conform --target "CMD" --url URL      launch a server, then speak HTTP to URL
   mcp-conform --list                        list every check
   mcp-conform fixture --transport stdio|http|sse [--addr 127.0.0.1:PORT]
+  mcp-conform replay FILE --target …         re-send a failing check's exchange (see replay --help)
 
 Exit codes: 0 no failure; 1 a check failed or errored; 2 usage or configuration error;
 3 incomplete (a filter matched nothing, or every selected check was skipped);

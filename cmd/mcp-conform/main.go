@@ -64,6 +64,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) > 0 && args[0] == "fixture" {
 		return fixtures.RunCLI(ctx, args[1:], stdin, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "replay" {
+		return runReplay(ctx, args[1:], stdout, stderr)
+	}
 	opts, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, errHelp) {

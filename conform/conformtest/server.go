@@ -16,6 +16,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -129,6 +131,36 @@ func Notification(method, params string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":%s}`, method, params)
 }
 
+// httpMarker starts the replies that stand for what an HTTP transport reports
+// instead of a message (the scripted transport itself is stdio-like).
+const httpMarker = "\x00http:"
+
+// HTTPError is a reply that makes the request's Send fail as an HTTP error status
+// with this body does over Streamable HTTP (*transport.HTTPStatusError), for tables
+// that prove a verdict does not depend on the transport.
+func HTTPError(status int, body string) string {
+	return fmt.Sprintf("%s%d:%s", httpMarker, status, body)
+}
+
+// HangUp is a reply that makes the request's Send fail as a POST whose connection
+// the server closed without a response does (transport.ErrNoReply).
+const HangUp = httpMarker + "hangup"
+
+// httpFailure turns a marker reply into the error an HTTP transport returns (nil for
+// an ordinary reply).
+func httpFailure(out string) error {
+	rest, ok := strings.CutPrefix(out, httpMarker)
+	if !ok {
+		return nil
+	}
+	if rest == "hangup" {
+		return fmt.Errorf("POST: %w", transport.ErrNoReply)
+	}
+	code, body, _ := strings.Cut(rest, ":")
+	status, _ := strconv.Atoi(code)
+	return &transport.HTTPStatusError{Status: status, ContentType: "application/json", Body: []byte(body)}
+}
+
 // Dial opens a new in-memory session with the server.
 func (s *Server) Dial(context.Context) (transport.Transport, error) {
 	s.mu.Lock()
@@ -156,6 +188,9 @@ func (m *memTransport) Send(ctx context.Context, msg []byte) error {
 		return nil // a scripted server ignores garbage unless a handler says otherwise
 	}
 	for _, out := range m.srv.answer(req) {
+		if err := httpFailure(out); err != nil {
+			return err
+		}
 		select {
 		case m.in <- transport.Frame{Data: []byte(out), Source: "stdout", At: time.Now()}:
 		default:

@@ -2,6 +2,7 @@ package revision
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -34,6 +35,8 @@ type schemaSet struct {
 	mu       sync.Mutex // guards compiler, which is not safe for concurrent use
 	compiler *jsonschema.Compiler
 	compiled sync.Map // definition name → *compiledDef
+	// validated memoizes Validate on raw JSON: validationKey → nil or the error.
+	validated sync.Map
 }
 
 // compiledDef is one lazily compiled definition; once guarantees a single compile.
@@ -187,6 +190,41 @@ func (r Revision) Validate(def string, instance any) error {
 	if err != nil {
 		return err
 	}
+	var raw []byte
+	switch v := instance.(type) {
+	case json.RawMessage:
+		raw = v
+	case []byte:
+		raw = v
+	}
+	if raw != nil {
+		// A received message is validated once: every check that validates the same
+		// bytes against the same definition reads the first result.
+		key := validationKey{def: def, sum: sha256.Sum256(raw)}
+		if v, ok := s.validated.Load(key); ok {
+			if v == nil {
+				return nil
+			}
+			return v.(error)
+		}
+		err := r.validate(s, def, raw)
+		if err == nil {
+			s.validated.Store(key, nil)
+		} else {
+			s.validated.Store(key, err)
+		}
+		return err
+	}
+	return r.validate(s, def, instance)
+}
+
+// validationKey names one validation: a definition and the SHA-256 of the bytes.
+type validationKey struct {
+	def string
+	sum [sha256.Size]byte
+}
+
+func (r Revision) validate(s *schemaSet, def string, instance any) error {
 	sch, err := s.definition(def)
 	if err != nil {
 		return err

@@ -133,6 +133,32 @@ func CompileToolSchema(raw json.RawMessage, defaultDialect string) (*ToolSchema,
 	if err := checkSchemaBounds(raw); err != nil {
 		return nil, err
 	}
+	key := defaultDialect + "\x00" + string(raw)
+	if v, ok := toolSchemaCache.Load(key); ok {
+		c := v.(*compiledTool)
+		c.once.Do(func() { c.ts, c.err = compileToolSchema(raw, defaultDialect) })
+		return c.ts, c.err
+	}
+	v, _ := toolSchemaCache.LoadOrStore(key, &compiledTool{})
+	c := v.(*compiledTool)
+	c.once.Do(func() { c.ts, c.err = compileToolSchema(raw, defaultDialect) })
+	return c.ts, c.err
+}
+
+// toolSchemaCache holds every tool schema compiled in this process, by default
+// dialect and exact bytes: servers list many tools of few shapes, the same listing
+// is judged by several checks, and compiling dominates the cost of a large listing.
+// A compiled schema is immutable and safe for concurrent validation.
+var toolSchemaCache sync.Map // string → *compiledTool
+
+// compiledTool is one cached compilation; once guarantees a single compile.
+type compiledTool struct {
+	once sync.Once
+	ts   *ToolSchema
+	err  error
+}
+
+func compileToolSchema(raw json.RawMessage, defaultDialect string) (*ToolSchema, error) {
 	doc, err := decodeJSON(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidSchema, err)
@@ -276,6 +302,23 @@ func CompileAnyDialect(raw json.RawMessage) (dialect string, err error) {
 	if err := checkSchemaBounds(raw); err != nil {
 		return "", err
 	}
+	type answer struct {
+		dialect string
+		err     error
+	}
+	if v, ok := anyDialectCache.Load(string(raw)); ok {
+		a := v.(answer)
+		return a.dialect, a.err
+	}
+	dialect, err = compileAnyDialect(raw)
+	anyDialectCache.Store(string(raw), answer{dialect, err})
+	return dialect, err
+}
+
+// anyDialectCache memoizes CompileAnyDialect by exact bytes (see toolSchemaCache).
+var anyDialectCache sync.Map // string → answer
+
+func compileAnyDialect(raw json.RawMessage) (dialect string, err error) {
 	if doc, derr := decodeJSON(raw); derr == nil {
 		if obj, ok := doc.(map[string]any); ok {
 			if _, declared := obj["$schema"]; declared {

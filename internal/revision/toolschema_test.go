@@ -241,3 +241,41 @@ func TestCompileToolSchemaBoundsDepthAndSize(t *testing.T) {
 		})
 	}
 }
+
+// A schema is compiled once per distinct bytes and default dialect: the same bytes
+// give the same compiled schema, other bytes or another dialect another one.
+func TestCompileToolSchemaOncePerBytes(t *testing.T) {
+	raw := json.RawMessage(`{"type":"object","properties":{"once":{"type":"integer"}}}`)
+	a, err := CompileToolSchema(raw, Draft2020)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := CompileToolSchema(append(json.RawMessage(nil), raw...), Draft2020)
+	c, _ := CompileToolSchema(raw, Draft07)
+	d, _ := CompileToolSchema(json.RawMessage(`{"type":"object","properties":{"once":{"type":"string"}}}`), Draft2020)
+	if a != b {
+		t.Error("the same bytes were compiled twice")
+	}
+	if a == c || a == d {
+		t.Error("another dialect or other bytes shared a compiled schema")
+	}
+	if err := b.Validate(json.RawMessage(`{"once":"x"}`)); err == nil {
+		t.Error("the cached schema accepts what it must reject")
+	}
+}
+
+// Validating the same bytes twice gives the same answer from the memo, valid or not.
+func TestValidateMemoized(t *testing.T) {
+	r := MustLookup("2025-06-18")
+	good := json.RawMessage(`{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`)
+	bad := json.RawMessage(`{"tools":[{"inputSchema":{"type":"object"}}]}`)
+	for i := 0; i < 2; i++ {
+		if err := r.Validate("ListToolsResult", good); err != nil {
+			t.Errorf("run %d: valid listing rejected: %v", i, err)
+		}
+		var ve *ValidationError
+		if err := r.Validate("ListToolsResult", bad); !errors.As(err, &ve) {
+			t.Errorf("run %d: invalid listing: %v, want a *ValidationError", i, err)
+		}
+	}
+}

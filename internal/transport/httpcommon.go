@@ -156,7 +156,7 @@ func (h *httpBase) requestErr(ctx context.Context, method, target string, err er
 	case h.life.Err() != nil:
 		return fmt.Errorf("%s %s: %w", method, target, ErrClosed)
 	}
-	return fmt.Errorf("%s: %w", method, err)
+	return fmt.Errorf("%s: %w", method, asNoReply(err))
 }
 
 // statusError reads up to 64 KiB of a non-2xx reply into an HTTPStatusError.

@@ -26,6 +26,9 @@ type ProcessConfig struct {
 	// KillGrace is how long each stop step waits before escalating: stdin closed,
 	// then SIGTERM, then SIGKILL. Zero means 2s.
 	KillGrace time.Duration
+	// TermFirst sends SIGTERM as soon as stdin is closed, without waiting KillGrace for
+	// an exit on EOF: for a launched HTTP server, which has no reason to read stdin.
+	TermFirst bool
 	// Limits bounds frames and captured output.
 	Limits Limits
 }
@@ -123,7 +126,9 @@ type proc struct {
 	name  string
 	pid   int
 	grace time.Duration
-	stdin *os.File // our end of the child's stdin
+	// termNow skips the wait for an exit on stdin EOF (ProcessConfig.TermFirst).
+	termNow bool
+	stdin   *os.File // our end of the child's stdin
 
 	stdinOnce sync.Once
 	stage     atomic.Int32
@@ -216,6 +221,7 @@ func startProc(ctx context.Context, cfg ProcessConfig, stdout, stderr *os.File, 
 		name:    cfg.Argv[0],
 		pid:     cmd.Process.Pid,
 		grace:   grace,
+		termNow: cfg.TermFirst,
 		stdin:   inW,
 		done:    make(chan struct{}),
 		stopped: make(chan struct{}),
@@ -341,7 +347,7 @@ func (p *proc) stopSequence() {
 		p.advance(stageStdinClosed)
 	}
 	p.closeStdin()
-	if !wait() {
+	if p.termNow || !wait() {
 		p.termSent.Store(true)
 		p.advance(stageTermSent)
 		p.signalGroup(syscall.SIGTERM)

@@ -23,6 +23,8 @@ type StreamableHTTP struct {
 	sessionID string
 	version   string
 	exchanges []Exchange
+	// streamEnded is closed and replaced whenever a stream ends (for Drain).
+	streamEnded chan struct{}
 
 	wg       sync.WaitGroup // in-flight Sends and stream readers
 	done     chan struct{}
@@ -199,7 +201,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 		if ctx.Err() != nil || t.life.Err() != nil {
 			return t.requestErr(ctx, http.MethodPost, t.safeURL, err)
 		}
-		return fmt.Errorf("POST %s: reading the reply body: %w", t.safeURL, err)
+		return fmt.Errorf("POST %s: reading the reply body: %w", t.safeURL, asNoReply(err))
 	}
 	if len(body) == 0 {
 		return nil
@@ -338,6 +340,77 @@ func (t *StreamableHTTP) endStream(idx int, err error) {
 	defer t.mu.Unlock()
 	s := t.exchanges[idx].Stream
 	s.Ended, s.EndReason = time.Now(), reason
+	if t.streamEnded != nil {
+		close(t.streamEnded)
+		t.streamEnded = nil
+	}
+}
+
+// OpenPostStreams counts the POST replies whose SSE stream is still being read, and
+// returns a channel closed when a stream next ends: a reply to a request can still
+// arrive while one is open (the wire layer's silence barrier waits for them).
+func (t *StreamableHTTP) OpenPostStreams() (int, <-chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, x := range t.exchanges {
+		if x.Method == http.MethodPost && x.Stream != nil && x.Stream.Ended.IsZero() {
+			n++
+		}
+	}
+	if t.streamEnded == nil {
+		t.streamEnded = make(chan struct{})
+	}
+	return n, t.streamEnded
+}
+
+// Drain ends the session from the server's side and waits, bounded by ctx, until the
+// streams it had open have ended on their own, so that every message the server sent
+// on them has been delivered to Inbound: it DELETEs the session when one was
+// assigned, then waits for every stream if the server accepted the DELETE (2xx), and
+// for the POST streams only otherwise (a GET stream of a session that lives on has no
+// end to wait for). It returns whether every awaited stream ended. Close must still
+// be called; it sends no second DELETE.
+func (t *StreamableHTTP) Drain(ctx context.Context) bool {
+	t.mu.Lock()
+	sid := t.sessionID
+	t.sessionID = ""
+	closed := t.closed
+	t.mu.Unlock()
+	if closed {
+		return true
+	}
+	deleted := false
+	if sid != "" && t.deleteSession(ctx, sid) == nil {
+		t.mu.Lock()
+		if n := len(t.exchanges); n > 0 && t.exchanges[n-1].Method == http.MethodDelete {
+			deleted = is2xx(t.exchanges[n-1].Status)
+		}
+		t.mu.Unlock()
+	}
+	for {
+		t.mu.Lock()
+		open := false
+		for _, x := range t.exchanges {
+			if x.Stream != nil && x.Stream.Ended.IsZero() && (deleted || x.Method == http.MethodPost) {
+				open = true
+			}
+		}
+		if !open {
+			t.mu.Unlock()
+			return true
+		}
+		if t.streamEnded == nil {
+			t.streamEnded = make(chan struct{})
+		}
+		ended := t.streamEnded
+		t.mu.Unlock()
+		select {
+		case <-ended:
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 // Close DELETEs the session when one was assigned (any status is fine, and it is

@@ -153,6 +153,85 @@ type Conn struct {
 	changed    chan struct{} // closed and replaced whenever an entry is added
 	readerDone chan struct{}
 	closeOnce  sync.Once
+	barrier    bool // prove a missing reply with a ping barrier (SetBarrier)
+}
+
+// BarrierGrace is how long a reply may trail the barrier ping's reply: some SDKs
+// answer pipelined requests out of order.
+const BarrierGrace = 200 * time.Millisecond
+
+// postStreams is implemented by transports on which a reply may still be on its way
+// in a stream of its own (Streamable HTTP's POST SSE replies).
+type postStreams interface {
+	OpenPostStreams() (int, <-chan struct{})
+}
+
+// SetBarrier turns the silence barrier on or off for later calls. With it on, every
+// request but ping is followed by a ping; once the ping's reply is in, every stream
+// that could carry the request's reply has ended, and BarrierGrace has passed, the
+// reply is not coming: the call returns an error that wraps ErrTimeout (BarrierError)
+// instead of waiting out the request timeout. The channel must be ordered (stdio, an
+// SSE stream) or end per request (a Streamable HTTP POST), and the request must be
+// one a server answers at once (probes rejected before any work); the timeout stays
+// the bound for a server that answers nothing, the ping included.
+func (c *Conn) SetBarrier(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.barrier = on
+}
+
+// BarrierError is a request the barrier proved unanswered. It matches ErrTimeout.
+type BarrierError struct {
+	Method  string
+	ID      ID
+	Barrier ID
+	Grace   time.Duration
+}
+
+func (e *BarrierError) Error() string {
+	return fmt.Sprintf("%s (id %s): no reply: the ping sent after it (id %s) was answered, and %s later no reply to id %s had come", e.Method, e.ID, e.Barrier, e.Grace, e.ID)
+}
+
+// Is makes BarrierError a silence, like a timeout.
+func (e *BarrierError) Is(target error) bool { return target == ErrTimeout }
+
+// barrierDone is the outcome of a barrier ping.
+type barrierDone struct {
+	id  ID
+	err error
+}
+
+// startBarrier sends a ping and reports when its reply (any reply) is in.
+func (c *Conn) startBarrier(ctx context.Context) <-chan barrierDone {
+	out := make(chan barrierDone, 1)
+	id := c.NextID()
+	go func() {
+		_, err := c.CallID(ctx, id, "ping", nil)
+		out <- barrierDone{id: id, err: err}
+	}()
+	return out
+}
+
+// awaitStreams waits until no POST stream of the transport is open (at once on other
+// transports); false when ctx or the connection ended first.
+func (c *Conn) awaitStreams(ctx context.Context) bool {
+	ps, ok := c.t.(postStreams)
+	if !ok {
+		return true
+	}
+	for {
+		n, ended := ps.OpenPostStreams()
+		if n == 0 {
+			return true
+		}
+		select {
+		case <-ended:
+		case <-ctx.Done():
+			return false
+		case <-c.readerDone:
+			return false
+		}
+	}
 }
 
 // NewConn starts reading from t. The Conn owns t: Close closes it.
@@ -259,24 +338,48 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 		}
 		return nil, fmt.Errorf("%s (id %s): %w", method, id, err)
 	}
-	select {
-	case resp := <-pc.ch:
-		return resp, nil
-	case err := <-pc.failed:
-		return nil, fmt.Errorf("%s (id %s): %w: %w", method, id, ErrRejectedReply, err)
-	case <-c.readerDone:
-		// The reader may have delivered just before it ended.
+	c.mu.Lock()
+	useBarrier := c.barrier && method != "ping"
+	c.mu.Unlock()
+	var barrier <-chan barrierDone
+	if useBarrier {
+		barrier = c.startBarrier(ctx)
+	}
+	var grace <-chan time.Time
+	var barrierID ID
+	for {
 		select {
 		case resp := <-pc.ch:
 			return resp, nil
-		default:
+		case err := <-pc.failed:
+			return nil, fmt.Errorf("%s (id %s): %w: %w", method, id, ErrRejectedReply, err)
+		case <-c.readerDone:
+			// The reader may have delivered just before it ended.
+			select {
+			case resp := <-pc.ch:
+				return resp, nil
+			default:
+			}
+			return nil, fmt.Errorf("%s (id %s): %w: %v", method, id, ErrClosed, c.endReason())
+		case b := <-barrier:
+			barrier = nil
+			if b.err == nil && c.awaitStreams(ctx) {
+				barrierID = b.id
+				grace = time.After(BarrierGrace)
+			} // else: no proof; the request timeout stays the bound
+		case <-grace:
+			select {
+			case resp := <-pc.ch:
+				return resp, nil
+			default:
+			}
+			return nil, &BarrierError{Method: method, ID: id, Barrier: barrierID, Grace: BarrierGrace}
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, fmt.Errorf("%s (id %s): %w (waited %s)", method, id, ErrTimeout, time.Since(pc.sent).Round(time.Millisecond))
+			}
+			return nil, fmt.Errorf("%s (id %s): %w", method, id, ctx.Err())
 		}
-		return nil, fmt.Errorf("%s (id %s): %w: %v", method, id, ErrClosed, c.endReason())
-	case <-ctx.Done():
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%s (id %s): %w (waited %s)", method, id, ErrTimeout, time.Since(pc.sent).Round(time.Millisecond))
-		}
-		return nil, fmt.Errorf("%s (id %s): %w", method, id, ctx.Err())
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"strings"
 	"sync"
 	"testing"
@@ -335,6 +336,23 @@ func TestDecodeClassifies(t *testing.T) {
 	for _, bad := range []string{`{`, `[1]`, `"x"`, ``} {
 		if _, err := Decode([]byte(bad)); err == nil {
 			t.Errorf("Decode(%q) succeeded", bad)
+		}
+	}
+}
+
+// The fast path of normalNumber agrees with the arbitrary-precision one everywhere it
+// applies, and leaves everything else to it.
+func TestNormalNumberFastPath(t *testing.T) {
+	slow := func(s string) string {
+		f, ok := new(big.Float).SetPrec(256).SetString(s)
+		if !ok {
+			return s
+		}
+		return f.Text('g', -1)
+	}
+	for _, s := range []string{"0", "7", "-7", "10", "1000", "999999", "-999999", "1000000", "-0", "007", "1e3", "7.0", "9007199254740991", "x", ""} {
+		if got, want := normalNumber(s), slow(s); got != want {
+			t.Errorf("normalNumber(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

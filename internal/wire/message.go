@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
+	"strings"
 )
 
 // Standard JSON-RPC 2.0 error codes.
@@ -139,12 +140,35 @@ func (id ID) MarshalJSON() ([]byte, error) {
 	return id.raw, nil
 }
 
+// normalNumber is the canonical text of a JSON number, so that ids equal in value
+// (7, 7.0, 7e0) share a key. A small canonical integer, the id of almost every
+// message, is its own canonical text (what the general path below prints for it), so
+// it skips the arbitrary-precision parse.
 func normalNumber(s string) string {
+	if smallCanonicalInt(s) {
+		return s
+	}
 	f, ok := new(big.Float).SetPrec(256).SetString(s)
 	if !ok {
 		return s
 	}
 	return f.Text('g', -1)
+}
+
+// smallCanonicalInt reports whether s is an integer of at most six digits written
+// canonically (no sign but a leading minus, no leading zero, not -0): big.Float's
+// shortest %g prints exactly such numbers unchanged.
+func smallCanonicalInt(s string) bool {
+	digits := strings.TrimPrefix(s, "-")
+	if len(digits) == 0 || len(digits) > 6 || (digits[0] == '0' && (len(digits) > 1 || len(s) > 1)) {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Error is a JSON-RPC error object. Fields are kept raw where a server may get their

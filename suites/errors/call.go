@@ -1,4 +1,4 @@
-package errors
+package errorhandling
 
 import (
 	"encoding/json"
@@ -7,7 +7,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
-	"github.com/mcp-conform/mcp-conform/suites/internal/decide"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -36,16 +35,16 @@ var _ = conform.Register(conform.Check{
 		}
 		ct, skipV := pickCallable(t, l)
 		if skipV != nil {
-			return skipV.On(t)
+			return *skipV
 		}
 		o := toolkit.CallTool(t, ct)
-		return judgeCall(ct.Name, classify(o.Resp, o.Err)).On(t)
+		return judgeCall(ct.Name, classify(o.Resp, o.Err))
 	},
 })
 
 // pickCallable chooses the tool TOOLS-CALL-01 calls: test_simple_text, else the
 // first tool allowed with --call, else the first other callable fixture tool.
-func pickCallable(t *conform.T, l *toolkit.Listing) (toolkit.CallableTool, *decide.Decision) {
+func pickCallable(t *conform.T, l *toolkit.Listing) (toolkit.CallableTool, *conform.Verdict) {
 	callable := toolkit.Callable(t, l)
 	opts := t.Options()
 	allowed := map[string]bool{}
@@ -68,36 +67,36 @@ func pickCallable(t *conform.T, l *toolkit.Listing) (toolkit.CallableTool, *deci
 		}
 	}
 	if len(l.Tools) == 0 {
-		v := decide.Skip(reports.NeedsFixture, "the server lists no tool; the fixture tool test_simple_text (spec-matrix §3.2), or a tool allowed with --call NAME[=JSON], exercises this")
+		v := conform.Skip(reports.NeedsFixture, "%s", "the server lists no tool; the fixture tool test_simple_text (spec-matrix §3.2), or a tool allowed with --call NAME[=JSON], exercises this")
 		return toolkit.CallableTool{}, &v
 	}
 	nv := toolkit.NotAllowed("TOOLS-CALL-01")
-	v := decide.Skip(nv.Reason, nv.Message+"; a server implementing the fixture contract lists test_simple_text")
+	v := conform.Skip(nv.Reason, "%s", nv.Message+"; a server implementing the fixture contract lists test_simple_text")
 	return toolkit.CallableTool{}, &v
 }
 
 // judgeCall wants a successful CallToolResult with a content array.
-func judgeCall(name string, r reply) decide.Decision {
+func judgeCall(name string, r reply) conform.Verdict {
 	want := fmt.Sprintf("a successful CallToolResult with a content array from tools/call{name: %q}", name)
 	switch {
 	case r.kind == rNone:
-		return decide.Silent(want, r.err)
+		return conform.Silence(want, r.err)
 	case r.kind != rResult:
-		return decide.Violation(want, r.desc)
+		return conform.Violation(want, r.desc)
 	case r.result == nil:
-		return decide.Violation(want, "a result that is not an object: "+r.desc)
+		return conform.Violation(want, "a result that is not an object: "+r.desc)
 	case r.isError:
-		return decide.Violation(want, r.desc+" (a tool execution error is not a successful call)")
+		return conform.Violation(want, r.desc+" (a tool execution error is not a successful call)")
 	}
 	raw, ok := r.result["content"]
 	if !ok {
-		return decide.Violation(want, "a result without content: "+clip(string(r.raw), 160))
+		return conform.Violation(want, "a result without content: "+conform.Clip(string(r.raw), 160))
 	}
 	var content []json.RawMessage
 	if err := json.Unmarshal(raw, &content); err != nil || string(raw) == "null" {
-		return decide.Violation(want, fmt.Sprintf("content is %s, not an array", clip(string(raw), 80)))
+		return conform.Violation(want, fmt.Sprintf("content is %s, not an array", conform.Clip(string(raw), 80)))
 	}
-	return decide.Pass(fmt.Sprintf("%s answered a CallToolResult with a content array of %d", name, len(content)))
+	return conform.Pass("%s", fmt.Sprintf("%s answered a CallToolResult with a content array of %d", name, len(content)))
 }
 
 // ERR-EXEC-IN-RESULT-01 — schema CallToolResult.isError (2025-06-18 on).
@@ -108,43 +107,43 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		o, v := callErrorFixture(t)
 		if v != nil {
-			return v.On(t)
+			return *v
 		}
-		return judgeExecInResult(classify(o.Resp, o.Err)).On(t)
+		return judgeExecInResult(classify(o.Resp, o.Err))
 	},
 })
 
 // callErrorFixture calls test_error_handling once per session (memoized), or says
 // why it cannot.
-func callErrorFixture(t *conform.T) (*toolkit.Outcome, *decide.Decision) {
+func callErrorFixture(t *conform.T) (*toolkit.Outcome, *conform.Verdict) {
 	if v := noTools(t); v != nil {
-		sv := decide.Skip(v.Reason, v.Message)
+		sv := conform.Skip(v.Reason, "%s", v.Message)
 		return nil, &sv
 	}
 	l := toolkit.List(t)
 	tl := l.Find(errorFixture)
 	if tl == nil {
-		v := decide.Skip(reports.NeedsFixture, "the fixture tool test_error_handling (spec-matrix §3.2) is not listed")
+		v := conform.Skip(reports.NeedsFixture, "%s", "the fixture tool test_error_handling (spec-matrix §3.2) is not listed")
 		return nil, &v
 	}
 	p := toolkit.Allowed(t, *tl)
 	if !p.Allowed {
-		v := decide.Skip(reports.CallsNotAllowed, p.Why)
+		v := conform.Skip(reports.CallsNotAllowed, "%s", p.Why)
 		return nil, &v
 	}
 	return toolkit.CallTool(t, toolkit.CallableTool{Tool: *tl, Permission: p}), nil
 }
 
 // judgeExecInResult wants test_error_handling's failure inside an isError:true result.
-func judgeExecInResult(r reply) decide.Decision {
+func judgeExecInResult(r reply) conform.Verdict {
 	want := "an isError:true result from test_error_handling, which always fails (the failure reported inside the result)"
 	switch {
 	case r.kind == rNone:
-		return decide.Silent(want, r.err)
+		return conform.Silence(want, r.err)
 	case r.kind == rResult && r.isError:
-		return decide.Pass("test_error_handling answered " + clip(r.desc, 160))
+		return conform.Pass("%s", "test_error_handling answered "+conform.Clip(r.desc, 160))
 	case r.kind == rResult:
-		return decide.Violation(want, "a result without isError:true: "+clip(string(r.raw), 160))
+		return conform.Violation(want, "a result without isError:true: "+conform.Clip(string(r.raw), 160))
 	}
-	return decide.Violation(want, r.desc+": a tool failure sent as a protocol error, which the model never sees")
+	return conform.Violation(want, r.desc+": a tool failure sent as a protocol error, which the model never sees")
 }

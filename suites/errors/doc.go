@@ -1,4 +1,4 @@
-// Package errors holds the checks of the two error channels of tools/call
+// Package errorhandling holds the checks of the two error channels of tools/call
 // (spec-matrix §2.8 TOOLS-CALL-*, §2.10): unknown tools, malformed calls, invalid
 // params, and isError semantics.
 //
@@ -16,4 +16,9 @@
 // The observed checks (TOOLS-CALL-ISERROR-01, ERR-ISERROR-CONTENT-01,
 // ERR-ISERROR-STRUCT-01) read every tools/call result of the revision's sessions,
 // pairing each with the tool name its request carried.
-package errors
+//
+// The directory is suites/errors (fixed by the design card, and what a reader looks
+// for next to suites/tools and suites/pagination); the package is errorhandling so
+// that it does not shadow the standard library's errors package in its own files
+// and in importers.
+package errorhandling

@@ -1,4 +1,4 @@
-package errors
+package errorhandling
 
 import (
 	"encoding/json"
@@ -12,7 +12,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
-	"github.com/mcp-conform/mcp-conform/suites/internal/decide"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -73,23 +72,23 @@ func TestJudgeUnknownTool(t *testing.T) {
 	tests := []struct {
 		name string
 		r    reply
-		want decide.Kind
+		want conform.Outcome
 		msg  string
 	}{
-		{"-32602 passes", rpcErr(-32602), decide.KindPass, "-32602"},
-		{"-32602 over HTTP 400 passes", httpErr(400, `{"error":{"code":-32602,"message":"unknown"}}`), decide.KindPass, "-32602"},
-		{"another code warns naming it", rpcErr(-32601), decide.KindWarn, "-32601"},
-		{"HTTP error without JSON-RPC warns", httpErr(404, `not found`), decide.KindWarn, "HTTP 404"},
-		{"isError result fails", result(isErrText), decide.KindFail, "isError:true"},
-		{"success fails", result(okText), decide.KindFail, "successful result"},
-		{"isError false is a success", result(isErrFalse), decide.KindFail, "successful result"},
-		{"silence", none(errTimeout), decide.KindSilent, ""},
+		{"-32602 passes", rpcErr(-32602), conform.OutcomePass, "-32602"},
+		{"-32602 over HTTP 400 passes", httpErr(400, `{"error":{"code":-32602,"message":"unknown"}}`), conform.OutcomePass, "-32602"},
+		{"another code warns naming it", rpcErr(-32601), conform.OutcomeWarn, "-32601"},
+		{"HTTP error without JSON-RPC warns", httpErr(404, `not found`), conform.OutcomeWarn, "HTTP 404"},
+		{"isError result fails", result(isErrText), conform.OutcomeFail, "isError:true"},
+		{"success fails", result(okText), conform.OutcomeFail, "successful result"},
+		{"isError false is a success", result(isErrFalse), conform.OutcomeFail, "successful result"},
+		{"silence", none(errTimeout), conform.OutcomeSilence, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := judgeUnknownTool("x_conformance_nonexistent_00", tc.r)
-			if got.Kind != tc.want || !strings.Contains(got.Actual, tc.msg) {
-				t.Errorf("got kind %d %q, want %d mentioning %q", got.Kind, got.Actual, tc.want, tc.msg)
+			if got.Outcome() != tc.want || !strings.Contains(got.Message, tc.msg) {
+				t.Errorf("got kind %s %q, want %s mentioning %q", got.Outcome(), got.Message, tc.want, tc.msg)
 			}
 		})
 	}
@@ -108,19 +107,19 @@ func TestJudgeMalformed(t *testing.T) {
 	tests := []struct {
 		name   string
 		probes []probe
-		want   decide.Kind
+		want   conform.Outcome
 	}{
-		{"all -32602", []probe{ok, ok, ok}, decide.KindPass},
-		{"no listed tool: two probes", []probe{ok, ok}, decide.KindPass},
-		{"dispatched", []probe{ok, ok, {"arguments [1]", result(okText)}}, decide.KindViolation},
-		{"isError result", []probe{ok, ok, {"arguments [1]", result(isErrText)}}, decide.KindViolation},
-		{"another code", []probe{{"{}", rpcErr(-32600)}, ok, ok}, decide.KindViolation},
-		{"silence", []probe{ok, {"name 5", none(errTimeout)}, ok}, decide.KindSilent},
+		{"all -32602", []probe{ok, ok, ok}, conform.OutcomePass},
+		{"no listed tool: two probes", []probe{ok, ok}, conform.OutcomePass},
+		{"dispatched", []probe{ok, ok, {"arguments [1]", result(okText)}}, conform.OutcomeViolation},
+		{"isError result", []probe{ok, ok, {"arguments [1]", result(isErrText)}}, conform.OutcomeViolation},
+		{"another code", []probe{{"{}", rpcErr(-32600)}, ok, ok}, conform.OutcomeViolation},
+		{"silence", []probe{ok, {"name 5", none(errTimeout)}, ok}, conform.OutcomeSilence},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeMalformed(tc.probes); got.Kind != tc.want {
-				t.Errorf("got kind %d (%s)", got.Kind, got.Actual)
+			if got := judgeMalformed(tc.probes); got.Outcome() != tc.want {
+				t.Errorf("got kind %s (%s)", got.Outcome(), got.Message)
 			}
 		})
 	}
@@ -132,20 +131,20 @@ func TestJudgeInvalidParams(t *testing.T) {
 		name string
 		abc  reply
 		cur  reply
-		want decide.Kind
+		want conform.Outcome
 	}{
-		{"both -32602", ok, ok, decide.KindPass},
-		{"-32600 for a string params is allowed", rpcErr(-32600), ok, decide.KindNote},
-		{"-32600 for cursor 5 fails", ok, rpcErr(-32600), decide.KindViolation},
-		{"params ignored", result(`{"tools":[]}`), ok, decide.KindViolation},
-		{"cursor 5 ignored", ok, result(`{"tools":[]}`), decide.KindViolation},
-		{"internal error", ok, rpcErr(-32603), decide.KindViolation},
-		{"silence", none(errTimeout), ok, decide.KindSilent},
+		{"both -32602", ok, ok, conform.OutcomePass},
+		{"-32600 for a string params is allowed", rpcErr(-32600), ok, conform.OutcomeNote},
+		{"-32600 for cursor 5 fails", ok, rpcErr(-32600), conform.OutcomeViolation},
+		{"params ignored", result(`{"tools":[]}`), ok, conform.OutcomeViolation},
+		{"cursor 5 ignored", ok, result(`{"tools":[]}`), conform.OutcomeViolation},
+		{"internal error", ok, rpcErr(-32603), conform.OutcomeViolation},
+		{"silence", none(errTimeout), ok, conform.OutcomeSilence},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeInvalidParams([]probe{{"abc", tc.abc}, {"cursor 5", tc.cur}}); got.Kind != tc.want {
-				t.Errorf("got kind %d (%s)", got.Kind, got.Actual)
+			if got := judgeInvalidParams([]probe{{"abc", tc.abc}, {"cursor 5", tc.cur}}); got.Outcome() != tc.want {
+				t.Errorf("got kind %s (%s)", got.Outcome(), got.Message)
 			}
 		})
 	}
@@ -155,23 +154,23 @@ func TestJudgeCall(t *testing.T) {
 	tests := []struct {
 		name string
 		r    reply
-		want decide.Kind
+		want conform.Outcome
 	}{
-		{"content array", result(okText), decide.KindPass},
-		{"empty content array", result(`{"content":[]}`), decide.KindPass},
-		{"isError false", result(isErrFalse), decide.KindPass},
-		{"isError is not a success (#515)", result(isErrText), decide.KindViolation},
-		{"no content", result(`{"structuredContent":{}}`), decide.KindViolation},
-		{"content null", result(`{"content":null}`), decide.KindViolation},
-		{"content an object", result(`{"content":{"type":"text"}}`), decide.KindViolation},
-		{"not an object", result(`[1]`), decide.KindViolation},
-		{"JSON-RPC error", rpcErr(-32603), decide.KindViolation},
-		{"silence", none(errTimeout), decide.KindSilent},
+		{"content array", result(okText), conform.OutcomePass},
+		{"empty content array", result(`{"content":[]}`), conform.OutcomePass},
+		{"isError false", result(isErrFalse), conform.OutcomePass},
+		{"isError is not a success (#515)", result(isErrText), conform.OutcomeViolation},
+		{"no content", result(`{"structuredContent":{}}`), conform.OutcomeViolation},
+		{"content null", result(`{"content":null}`), conform.OutcomeViolation},
+		{"content an object", result(`{"content":{"type":"text"}}`), conform.OutcomeViolation},
+		{"not an object", result(`[1]`), conform.OutcomeViolation},
+		{"JSON-RPC error", rpcErr(-32603), conform.OutcomeViolation},
+		{"silence", none(errTimeout), conform.OutcomeSilence},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeCall("test_simple_text", tc.r); got.Kind != tc.want {
-				t.Errorf("got kind %d (%s)", got.Kind, got.Actual)
+			if got := judgeCall("test_simple_text", tc.r); got.Outcome() != tc.want {
+				t.Errorf("got kind %s (%s)", got.Outcome(), got.Message)
 			}
 		})
 	}
@@ -181,17 +180,17 @@ func TestJudgeExecInResult(t *testing.T) {
 	tests := []struct {
 		name string
 		r    reply
-		want decide.Kind
+		want conform.Outcome
 	}{
-		{"isError result", result(isErrText), decide.KindPass},
-		{"success", result(okText), decide.KindViolation},
-		{"JSON-RPC error", rpcErr(-32603), decide.KindViolation},
-		{"silence", none(errClosed), decide.KindSilent},
+		{"isError result", result(isErrText), conform.OutcomePass},
+		{"success", result(okText), conform.OutcomeViolation},
+		{"JSON-RPC error", rpcErr(-32603), conform.OutcomeViolation},
+		{"silence", none(errClosed), conform.OutcomeSilence},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeExecInResult(tc.r); got.Kind != tc.want {
-				t.Errorf("got kind %d (%s)", got.Kind, got.Actual)
+			if got := judgeExecInResult(tc.r); got.Outcome() != tc.want {
+				t.Errorf("got kind %s (%s)", got.Outcome(), got.Message)
 			}
 		})
 	}
@@ -232,17 +231,17 @@ func TestJudgeIsErrorType(t *testing.T) {
 	tests := []struct {
 		name  string
 		calls []seenCall
-		want  decide.Kind
+		want  conform.Outcome
 	}{
-		{"none seen", nil, decide.KindSkip},
-		{"booleans and absent", []seenCall{seen("a", okText), seen("b", isErrText), seen("c", isErrFalse)}, decide.KindPass},
-		{"a string", []seenCall{seen("a", okText), seen("b", `{"content":[],"isError":"true"}`)}, decide.KindViolation},
-		{"null", []seenCall{seen("b", `{"content":[],"isError":null}`)}, decide.KindViolation},
+		{"none seen", nil, conform.OutcomeSkip},
+		{"booleans and absent", []seenCall{seen("a", okText), seen("b", isErrText), seen("c", isErrFalse)}, conform.OutcomePass},
+		{"a string", []seenCall{seen("a", okText), seen("b", `{"content":[],"isError":"true"}`)}, conform.OutcomeViolation},
+		{"null", []seenCall{seen("b", `{"content":[],"isError":null}`)}, conform.OutcomeViolation},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeIsErrorType(tc.calls); got.Kind != tc.want {
-				t.Errorf("got kind %d (%s)", got.Kind, got.Actual)
+			if got := judgeIsErrorType(tc.calls); got.Outcome() != tc.want {
+				t.Errorf("got kind %s (%s)", got.Outcome(), got.Message)
 			}
 		})
 	}
@@ -253,22 +252,22 @@ func TestJudgeIsErrorContent(t *testing.T) {
 		name   string
 		calls  []seenCall
 		called bool
-		want   decide.Kind
+		want   conform.Outcome
 		reason reports.SkipReason
 	}{
-		{"text block", []seenCall{seen("a", isErrText), seen("b", okText)}, true, decide.KindPass, ""},
-		{"no content", []seenCall{seen("a", `{"isError":true}`)}, true, decide.KindViolation, ""},
-		{"content not an array", []seenCall{seen("a", `{"content":"boom","isError":true}`)}, true, decide.KindViolation, ""},
-		{"no text block", []seenCall{seen("a", `{"content":[{"type":"image","data":"","mimeType":"image/png"}],"isError":true}`)}, true, decide.KindWarn, ""},
-		{"empty content", []seenCall{seen("a", `{"content":[],"isError":true}`)}, true, decide.KindWarn, ""},
-		{"no fixture, nothing seen", []seenCall{seen("a", okText)}, false, decide.KindSkip, reports.NeedsFixture},
-		{"fixture called, no isError", []seenCall{seen("a", okText)}, true, decide.KindSkip, reports.NotExercised},
+		{"text block", []seenCall{seen("a", isErrText), seen("b", okText)}, true, conform.OutcomePass, ""},
+		{"no content", []seenCall{seen("a", `{"isError":true}`)}, true, conform.OutcomeViolation, ""},
+		{"content not an array", []seenCall{seen("a", `{"content":"boom","isError":true}`)}, true, conform.OutcomeViolation, ""},
+		{"no text block", []seenCall{seen("a", `{"content":[{"type":"image","data":"","mimeType":"image/png"}],"isError":true}`)}, true, conform.OutcomeWarn, ""},
+		{"empty content", []seenCall{seen("a", `{"content":[],"isError":true}`)}, true, conform.OutcomeWarn, ""},
+		{"no fixture, nothing seen", []seenCall{seen("a", okText)}, false, conform.OutcomeSkip, reports.NeedsFixture},
+		{"fixture called, no isError", []seenCall{seen("a", okText)}, true, conform.OutcomeSkip, reports.NotExercised},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := judgeIsErrorContent(tc.calls, tc.called, "fixture")
-			if got.Kind != tc.want || got.Reason != tc.reason {
-				t.Errorf("got kind %d/%s (%s)", got.Kind, got.Reason, got.Actual)
+			if got.Outcome() != tc.want || got.Reason != tc.reason {
+				t.Errorf("got kind %s/%s (%s)", got.Outcome(), got.Reason, got.Message)
 			}
 		})
 	}
@@ -279,20 +278,20 @@ func TestJudgeIsErrorStruct(t *testing.T) {
 	tests := []struct {
 		name  string
 		calls []seenCall
-		want  decide.Kind
+		want  conform.Outcome
 		msg   string
 	}{
-		{"none", []seenCall{seen("w", okText), seen("x", isErrText)}, decide.KindSkip, ""},
-		{"isError without structuredContent", []seenCall{seen("w", isErrText)}, decide.KindNote, "no structuredContent"},
-		{"isError with non-conforming structuredContent", []seenCall{seen("w", `{"content":[{"type":"text","text":"boom"}],"isError":true,"structuredContent":{"t":"hot"}}`)}, decide.KindNote, "does not conform"},
-		{"isError with conforming structuredContent", []seenCall{seen("w", `{"content":[{"type":"text","text":"boom"}],"isError":true,"structuredContent":{"t":1}}`)}, decide.KindNote, "conforms"},
-		{"isError without a text block warns", []seenCall{seen("w", `{"content":[],"isError":true,"structuredContent":{"t":1}}`)}, decide.KindWarn, "no text block"},
+		{"none", []seenCall{seen("w", okText), seen("x", isErrText)}, conform.OutcomeSkip, ""},
+		{"isError without structuredContent", []seenCall{seen("w", isErrText)}, conform.OutcomeNote, "no structuredContent"},
+		{"isError with non-conforming structuredContent", []seenCall{seen("w", `{"content":[{"type":"text","text":"boom"}],"isError":true,"structuredContent":{"t":"hot"}}`)}, conform.OutcomeNote, "does not conform"},
+		{"isError with conforming structuredContent", []seenCall{seen("w", `{"content":[{"type":"text","text":"boom"}],"isError":true,"structuredContent":{"t":1}}`)}, conform.OutcomeNote, "conforms"},
+		{"isError without a text block warns", []seenCall{seen("w", `{"content":[],"isError":true,"structuredContent":{"t":1}}`)}, conform.OutcomeWarn, "no text block"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := judgeIsErrorStruct(tc.calls, schemas, revision.Draft07)
-			if got.Kind != tc.want || !strings.Contains(got.Actual, tc.msg) {
-				t.Errorf("got kind %d (%s)", got.Kind, got.Actual)
+			if got.Outcome() != tc.want || !strings.Contains(got.Message, tc.msg) {
+				t.Errorf("got kind %s (%s)", got.Outcome(), got.Message)
 			}
 		})
 	}
@@ -332,27 +331,27 @@ func TestJudgeInvalidArgs(t *testing.T) {
 	tests := []struct {
 		name                 string
 		a, b                 reply
-		either, r4, validate decide.Kind
+		either, r4, validate conform.Outcome
 	}{
-		{"isError both", isErr, isErr, decide.KindPass, decide.KindPass, decide.KindPass},
-		{"-32602 both", p602, p602, decide.KindPass, decide.KindNote, decide.KindPass},
-		{"mixed channels", isErr, p602, decide.KindPass, decide.KindNote, decide.KindPass},
-		{"accepted", isErr, ok, decide.KindWarn, decide.KindViolation, decide.KindWarn},
-		{"isError false is accepted", isErr, result(isErrFalse), decide.KindWarn, decide.KindViolation, decide.KindWarn},
-		{"another code", p603, isErr, decide.KindWarn, decide.KindViolation, decide.KindPass},
-		{"silence", isErr, none(errTimeout), decide.KindSilent, decide.KindSilent, decide.KindSilent},
+		{"isError both", isErr, isErr, conform.OutcomePass, conform.OutcomePass, conform.OutcomePass},
+		{"-32602 both", p602, p602, conform.OutcomePass, conform.OutcomeNote, conform.OutcomePass},
+		{"mixed channels", isErr, p602, conform.OutcomePass, conform.OutcomeNote, conform.OutcomePass},
+		{"accepted", isErr, ok, conform.OutcomeWarn, conform.OutcomeViolation, conform.OutcomeWarn},
+		{"isError false is accepted", isErr, result(isErrFalse), conform.OutcomeWarn, conform.OutcomeViolation, conform.OutcomeWarn},
+		{"another code", p603, isErr, conform.OutcomeWarn, conform.OutcomeViolation, conform.OutcomePass},
+		{"silence", isErr, none(errTimeout), conform.OutcomeSilence, conform.OutcomeSilence, conform.OutcomeSilence},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ps := []probe{{"test_echo without text", tc.a}, {`test_echo with count "three"`, tc.b}}
-			if got := judgeInvalidArgsEither(ps); got.Kind != tc.either {
-				t.Errorf("R1-R3: kind %d (%s)", got.Kind, got.Actual)
+			if got := judgeInvalidArgsEither(ps); got.Outcome() != tc.either {
+				t.Errorf("R1-R3: kind %s (%s)", got.Outcome(), got.Message)
 			}
-			if got := judgeInvalidArgsR4(ps); got.Kind != tc.r4 {
-				t.Errorf("R4: kind %d (%s)", got.Kind, got.Actual)
+			if got := judgeInvalidArgsR4(ps); got.Outcome() != tc.r4 {
+				t.Errorf("R4: kind %s (%s)", got.Outcome(), got.Message)
 			}
-			if got := judgeValidate(ps); got.Kind != tc.validate {
-				t.Errorf("validate: kind %d (%s)", got.Kind, got.Actual)
+			if got := judgeValidate(ps); got.Outcome() != tc.validate {
+				t.Errorf("validate: kind %s (%s)", got.Outcome(), got.Message)
 			}
 		})
 	}
@@ -473,6 +472,23 @@ func unknownAnswer(raw string) behaviour {
 	}
 }
 
+// rejectInvalidEcho answers test_echo arguments that break its inputSchema with
+// -32602 and runs it otherwise.
+func rejectInvalidEcho(name string, args map[string]any, req *wire.Message) ([]string, bool) {
+	if name != "test_echo" {
+		return nil, false
+	}
+	if _, ok := args["text"].(string); !ok {
+		return []string{conformtest.Error(req, wire.CodeInvalidParams, "text is required")}, true
+	}
+	if c, ok := args["count"]; ok {
+		if _, isNum := c.(float64); !isNum {
+			return []string{conformtest.Error(req, wire.CodeInvalidParams, "count must be an integer")}, true
+		}
+	}
+	return []string{conformtest.Result(req, okText)}, true
+}
+
 // noValidation runs test_echo whatever its arguments.
 func noValidation(name string, _ map[string]any, req *wire.Message) ([]string, bool) {
 	if name != "test_echo" {
@@ -516,6 +532,10 @@ func TestVerdicts(t *testing.T) {
 
 		{"invalid params: -32602", "BASE-INVALID-PARAMS-01", "2025-06-18", server(nil, fixtureDefs...), nil, reports.Pass, ""},
 		{"invalid params: ignored", "BASE-INVALID-PARAMS-01", "2025-06-18", conformtest.NewServer(), nil, reports.Fail, ""},
+		// No reply is the same verdict on every transport (issue 9 item 3): silence
+		// on stdio, a POST whose connection is closed without a response over HTTP.
+		{"invalid params: params \"abc\" unanswered", "BASE-INVALID-PARAMS-01", "2025-06-18", listParamsAnswer(nil), nil, reports.Fail, ""},
+		{"invalid params: params \"abc\" hung up", "BASE-INVALID-PARAMS-01", "2025-06-18", listParamsAnswer([]string{conformtest.HangUp}), nil, reports.Fail, ""},
 
 		{"call: simple text", "TOOLS-CALL-01", "2025-06-18", server(nil, fixtureDefs...), nil, reports.Pass, ""},
 		{"call: isError is not a success", "TOOLS-CALL-01", "2025-06-18", server(answer("test_simple_text", isErrText), fixtureDefs...), nil, reports.Fail, ""},
@@ -542,16 +562,23 @@ func TestVerdicts(t *testing.T) {
 		{"isError struct: nothing seen", "ERR-ISERROR-STRUCT-01", "2025-06-18", server(nil, fixtureDefs...), nil, reports.Skip, reports.NotExercised},
 
 		{"invalid args R1: isError", "TOOLS-CALL-INVALIDARGS-R1-01", "2024-11-05", server(nil, fixtureDefs...), nil, reports.Pass, ""},
-		{"invalid args R1: -32602", "TOOLS-CALL-INVALIDARGS-R1-01", "2025-06-18", server(answer("test_echo", "error:-32602"), fixtureDefs...), nil, reports.Pass, ""},
+		{"invalid args R1: -32602", "TOOLS-CALL-INVALIDARGS-R1-01", "2025-06-18", server(rejectInvalidEcho, fixtureDefs...), nil, reports.Pass, ""},
+		// A tool that fails valid arguments too proves nothing by rejecting invalid ones.
+		{"invalid args R1: -32602 for every call", "TOOLS-CALL-INVALIDARGS-R1-01", "2025-06-18", server(answer("test_echo", "error:-32602"), fixtureDefs...), nil, reports.Skip, reports.NotExercised},
+		{"invalid args R1: isError for every call", "TOOLS-CALL-INVALIDARGS-R1-01", "2025-06-18", server(answer("test_echo", isErrText), fixtureDefs...), nil, reports.Skip, reports.NotExercised},
 		{"invalid args R1: accepted", "TOOLS-CALL-INVALIDARGS-R1-01", "2025-03-26", server(noValidation, fixtureDefs...), nil, reports.Warn, ""},
 		{"invalid args R1: nothing callable", "TOOLS-CALL-INVALIDARGS-R1-01", "2025-03-26", server(nil, defOther), nil, reports.Skip, reports.CallsNotAllowed},
 		{"invalid args R4: isError", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(nil, fixtureDefs...), nil, reports.Pass, ""},
-		{"invalid args R4: -32602 with a note", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(answer("test_echo", "error:-32602"), fixtureDefs...), nil, reports.Pass, ""},
+		{"invalid args R4: -32602 with a note", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(rejectInvalidEcho, fixtureDefs...), nil, reports.Pass, ""},
+		{"invalid args R4: isError for every call", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(answer("test_echo", isErrText), fixtureDefs...), nil, reports.Skip, reports.NotExercised},
 		{"invalid args R4: accepted", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(noValidation, fixtureDefs...), nil, reports.Warn, ""},
-		{"invalid args R4: accepted, strict", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(noValidation, fixtureDefs...), []func(*conform.Config){strict}, reports.Fail, ""},
+		// Descriptive (no key word binds the server): --strict leaves the warning.
+		{"invalid args R4: accepted, strict", "TOOLS-CALL-INVALIDARGS-R4-01", "2025-11-25", server(noValidation, fixtureDefs...), []func(*conform.Config){strict}, reports.Warn, ""},
+		{"malformed: array arguments dispatched, strict", "TOOLS-CALL-MALFORMED-01", "2025-11-25", server(dispatchArrays, fixtureDefs...), []func(*conform.Config){strict}, reports.Warn, ""},
 
 		{"validate: rejected", "TOOLS-CALL-VALIDATE-01", "2025-06-18", server(nil, fixtureDefs...), nil, reports.Pass, ""},
 		{"validate: accepted", "TOOLS-CALL-VALIDATE-01", "2025-06-18", server(noValidation, fixtureDefs...), nil, reports.Warn, ""},
+		{"validate: every call fails", "TOOLS-CALL-VALIDATE-01", "2025-06-18", server(answer("*", isErrText), fixtureDefs...), nil, reports.Skip, reports.NotExercised},
 		{"validate: accepted, strict stays a warning", "TOOLS-CALL-VALIDATE-01", "2025-06-18", server(noValidation, fixtureDefs...), []func(*conform.Config){strict}, reports.Warn, ""},
 		{"validate: silence", "TOOLS-CALL-VALIDATE-01", "2025-06-18", server(answer("test_echo", "silence"), fixtureDefs...), nil, reports.Fail, ""},
 		{"validate: --call tool from its schema", "TOOLS-CALL-VALIDATE-01", "2025-06-18", server(nil, defOther), []func(*conform.Config){call("weather")}, reports.Pass, ""},
@@ -574,14 +601,35 @@ func noCaps(s *conformtest.Server) *conformtest.Server {
 	return s
 }
 
-// The malformed and invalid-argument probes run on a fresh session, never on the
-// main one.
-func TestProbesUseFreshSessions(t *testing.T) {
-	for _, id := range []string{"TOOLS-CALL-MALFORMED-01", "BASE-INVALID-PARAMS-01", "TOOLS-CALL-VALIDATE-01"} {
+// The malformed and invalid-argument probes open no session of their own (the
+// process budget): they run on the main session, in the phase for odd input, after
+// every check that needs a clean session.
+func TestProbesRunLateOnTheMainSession(t *testing.T) {
+	for _, id := range []string{"TOOLS-CALL-MALFORMED-01", "BASE-INVALID-PARAMS-01", "TOOLS-CALL-VALIDATE-01", "TOOLS-CALL-INVALIDARGS-R1-01", "TOOLS-CALL-INVALIDARGS-R4-01"} {
 		srv := server(nil, fixtureDefs...)
-		conformtest.Judge(t, id, "2025-06-18", srv)
-		if srv.Sessions != 2 {
-			t.Errorf("%s opened %d sessions, want the main one and a fresh one", id, srv.Sessions)
+		rev := "2025-06-18"
+		if id == "TOOLS-CALL-INVALIDARGS-R4-01" {
+			rev = "2025-11-25"
+		}
+		conformtest.Judge(t, id, rev, srv)
+		if srv.Sessions != 1 {
+			t.Errorf("%s opened %d sessions, want only the main one", id, srv.Sessions)
+		}
+		if p := conform.Lookup(id).RunPhase(); p != conform.PhaseOddInput {
+			t.Errorf("%s runs in phase %d, want PhaseOddInput", id, p)
 		}
 	}
+}
+
+// listParamsAnswer is a server that answers tools/list with params that are not an
+// object with out (nil: silence), and every other tools/list with its tools.
+func listParamsAnswer(out []string) *conformtest.Server {
+	srv := server(nil, fixtureDefs...)
+	srv.Handle("tools/list", func(req *wire.Message) []string {
+		if p := strings.TrimSpace(string(req.Params)); p != "" && p[0] != '{' {
+			return out
+		}
+		return []string{conformtest.Result(req, `{"tools":[`+strings.Join(fixtureDefs, ",")+`]}`)}
+	})
+	return srv
 }

@@ -1,4 +1,4 @@
-package errors
+package errorhandling
 
 import (
 	"encoding/json"
@@ -10,7 +10,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
-	"github.com/mcp-conform/mcp-conform/suites/internal/decide"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -26,65 +25,92 @@ const echoFixture = "test_echo"
 // TOOLS-CALL-INVALIDARGS-R1-01 — 2024-11-05 … 2025-06-18 server/tools.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-INVALIDARGS-R1-01", Title: "arguments that break the inputSchema get -32602 or an isError:true result",
-	Level: conform.Descriptive, Revisions: revision.Range("2024-11-05", "2025-06-18"), Area: "errors", Needs: conform.NeedsCalls,
+	Level: conform.Descriptive, Revisions: revision.Range("2024-11-05", "2025-06-18"), Area: "errors", Needs: conform.NeedsCalls, Scratch: true,
 	Source: `{rev}/server/tools.mdx (Error Handling), 2024-11-05 … 2025-06-18: "Protocol Errors: Standard JSON-RPC errors for issues like: … Invalid arguments" and "Tool Execution Errors: Reported in tool results with isError: true: … Invalid input data". Both channels are listed: either passes (spec-matrix §2.16.2); a successful result → WARN.`,
-	Run: func(t *conform.T) conform.Verdict {
-		ps := argProbesFor(t)
-		if ps.skip != nil {
-			return ps.skip.On(t)
-		}
-		return judgeInvalidArgsEither(ps.probes).On(t)
-	},
+	Run:    argCheck(judgeInvalidArgsEither),
 })
 
 // TOOLS-CALL-INVALIDARGS-R4-01 — 2025-11-25 server/tools.mdx; changelog SEP-1303.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-INVALIDARGS-R4-01", Title: "input validation failures are isError:true results (-32602 accepted with a note)",
-	Level: conform.Should, Revisions: revision.Range("2025-11-25", ""), Area: "errors", Needs: conform.NeedsCalls,
-	Source: `2025-11-25/server/tools.mdx (Error Handling): "Tool Execution Errors: Reported in tool results with isError: true: … Input validation errors (e.g., date in wrong format, value out of range)"; "Tool Execution Errors contain actionable feedback that language models can use to self-correct". -32602 passes with a note: the 2026-07-28 schema still shows -32602 "Invalid arguments for tool" (spec-matrix §2.16.2).`,
-	Run: func(t *conform.T) conform.Verdict {
-		ps := argProbesFor(t)
-		if ps.skip != nil {
-			return ps.skip.On(t)
-		}
-		return judgeInvalidArgsR4(ps.probes).On(t)
-	},
+	Level: conform.Descriptive, Revisions: revision.Range("2025-11-25", ""), Area: "errors", Needs: conform.NeedsCalls, Scratch: true,
+	Source: `2025-11-25/server/tools.mdx (Error Handling): "Tool Execution Errors: Reported in tool results with isError: true: … Input validation errors (e.g., date in wrong format, value out of range)"; "Tool Execution Errors contain actionable feedback that language models can use to self-correct". The classification carries no BCP 14 key word for servers (the page's SHOULD binds clients), so the row is descriptive: a successful result warns, never fails, also under --strict. -32602 passes with a note: the 2026-07-28 schema still shows -32602 "Invalid arguments for tool" (spec-matrix §2.16.2).`,
+	Run:    argCheck(judgeInvalidArgsR4),
 })
 
 // TOOLS-CALL-VALIDATE-01 — {rev}/server/tools.mdx (Security Considerations).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-VALIDATE-01", Title: "tool inputs are validated: arguments that break the inputSchema are rejected",
 	Level: conform.Must, Revisions: legacy, Area: "errors", Needs: conform.NeedsCalls,
-	// The three invalid-argument checks share one probe on one fresh session (invalid
-	// arguments could make a buggy tool run); it is declared here, on the one check of
-	// the three that applies to every revision.
-	FreshSessions: 1,
-	Source:        `{rev}/server/tools.mdx (Security Considerations): "Servers MUST: Validate all tool inputs". Invalid input accepted with a successful result → WARN, not FAIL: coercion cannot be told apart from a missing validation (spec-matrix TOOLS-CALL-VALIDATE-01). Either error channel counts as validation (§2.16.2).`,
-	Run: func(t *conform.T) conform.Verdict {
-		ps := argProbesFor(t)
-		if ps.skip != nil {
-			return ps.skip.On(t)
-		}
-		return judgeValidate(ps.probes).On(t)
-	},
+	// The three invalid-argument checks share one probe (memoized), in the phase
+	// for odd input (PhaseOddInput), after the clean checks.
+	Scratch: true,
+	Source:  `{rev}/server/tools.mdx (Security Considerations): "Servers MUST: Validate all tool inputs". Invalid input accepted with a successful result → WARN, not FAIL: coercion cannot be told apart from a missing validation (spec-matrix TOOLS-CALL-VALIDATE-01). Either error channel counts as validation (§2.16.2).`,
+	Run:     argCheck(judgeValidate),
 })
+
+// argCheck runs a judge over the session's shared invalid-argument probes.
+func argCheck(judge func([]probe) conform.Verdict) func(*conform.T) conform.Verdict {
+	return func(t *conform.T) conform.Verdict {
+		probes, v := argProbesFor(t).tellable()
+		if v != nil {
+			return *v
+		}
+		return judge(probes)
+	}
+}
 
 // argProbes are the invalid-argument calls of one session, or why there are none.
 type argProbes struct {
 	probes []probe
-	skip   *decide.Decision
+	tools  []string // the tool each probe called
+	// controls are the replies to a call of each tool with valid arguments.
+	controls map[string]reply
+	skip     *conform.Verdict
 }
 
 // argCall is one invalid-argument call to make.
 type argCall struct {
 	tool, label string
 	args        json.RawMessage
+	valid       json.RawMessage // arguments the tool accepts, for the control call (nil: none known)
 }
 
-// argProbesFor runs the probes once per session (memoized) on a fresh session.
+// tellable returns the probes whose replies tell something: a rejection of invalid
+// arguments shows validation only when the same tool answers valid arguments with a
+// successful result — a tool that fails every call (a backend that cannot start)
+// rejects invalid arguments too, and proves nothing (issue 9 item 5). Accepted
+// invalid input and silence are kept whatever the control call got. With nothing
+// left, the verdict is skip: not-exercised, with the reason.
+func (ps argProbes) tellable() ([]probe, *conform.Verdict) {
+	if ps.skip != nil {
+		return nil, ps.skip
+	}
+	var out []probe
+	var untold []string
+	for i, p := range ps.probes {
+		control, ok := ps.controls[ps.tools[i]]
+		if p.r.kind == rNone || p.r.success() || (ok && control.success()) {
+			out = append(out, p)
+			continue
+		}
+		what := "no valid arguments are known for it"
+		if ok {
+			what = "with valid arguments it got " + control.desc
+		}
+		untold = append(untold, fmt.Sprintf("%s (%s)", p.label, what))
+	}
+	if len(out) == 0 {
+		v := conform.Skip(reports.NotExercised, "the rejections cannot be told from a tool that fails every call: %s", conform.JoinAtMost(untold, 3))
+		return nil, &v
+	}
+	return out, nil
+}
+
+// argProbesFor runs the probes once per session (memoized) on the session for odd input.
 func argProbesFor(t *conform.T) argProbes {
 	if v := noTools(t); v != nil {
-		sv := decide.Skip(v.Reason, v.Message)
+		sv := conform.Skip(v.Reason, "%s", v.Message)
 		return argProbes{skip: &sv}
 	}
 	return t.Once("errors.invalidargs:"+t.Session().Label, func() any { return runArgProbes(t) }).(argProbes)
@@ -94,35 +120,39 @@ func runArgProbes(t *conform.T) argProbes {
 	l := toolkit.List(t)
 	if v := toolkit.ListVerdict(t, l); v != nil {
 		// The probes need a listed tool; the list itself is judged by TOOLS-LIST-01.
-		sv := decide.Skip(reports.NotExercised, "the tool list could not be read, so no tool was probed: "+v.Message)
+		sv := conform.Skip(reports.NotExercised, "%s", "the tool list could not be read, so no tool was probed: "+v.Message)
 		return argProbes{skip: &sv}
 	}
 	calls, why := argCalls(t, l)
 	if why != nil {
 		return argProbes{skip: why}
 	}
-	s, err := t.NewSession()
-	if err != nil {
-		b := decide.Broken(fmt.Sprintf("no fresh session for the invalid-argument probes: %v", err))
-		return argProbes{skip: &b}
-	}
-	var out argProbes
+	// The main session, without the silence barrier of T.Scratch: a server that
+	// wrongly accepts the arguments runs the tool, which may take its time.
+	s := t.Session()
+	out := argProbes{controls: map[string]reply{}}
 	for _, c := range calls {
+		if _, done := out.controls[c.tool]; !done && c.valid != nil {
+			o := toolkit.Call(t, s, c.tool, c.valid)
+			out.controls[c.tool] = classify(o.Resp, o.Err)
+		}
 		o := toolkit.Call(t, s, c.tool, c.args)
 		out.probes = append(out.probes, probe{label: fmt.Sprintf("%s %s", c.tool, c.label), r: classify(o.Resp, o.Err)})
+		out.tools = append(out.tools, c.tool)
 	}
 	return out
 }
 
 // argCalls picks the tools and builds their invalid arguments: test_echo by the
 // fixture contract, every tool allowed with --call from its inputSchema.
-func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *decide.Decision) {
+func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *conform.Verdict) {
 	var calls []argCall
 	var unbreakable []string
 	if l.Find(echoFixture) != nil {
+		valid := json.RawMessage(`{"text":"x-conformance"}`)
 		calls = append(calls,
-			argCall{echoFixture, "without the required text", json.RawMessage(`{}`)},
-			argCall{echoFixture, `with count "three" (a string for an integer)`, json.RawMessage(`{"text":"x-conformance","count":"three"}`)})
+			argCall{echoFixture, "without the required text", json.RawMessage(`{}`), valid},
+			argCall{echoFixture, `with count "three" (a string for an integer)`, json.RawMessage(`{"text":"x-conformance","count":"three"}`), valid})
 	}
 	allowed := 0
 	for _, spec := range t.Options().Calls {
@@ -142,20 +172,20 @@ func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *decide.Decision) {
 			unbreakable = append(unbreakable, spec.Name)
 		}
 		for _, b := range built {
-			calls = append(calls, argCall{spec.Name, b.label, b.args})
+			calls = append(calls, argCall{spec.Name, b.label, b.args, base})
 		}
 	}
 	switch {
 	case len(calls) > 0:
 		return calls, nil
 	case allowed > 0:
-		v := decide.Skip(reports.NotExercised, fmt.Sprintf("the inputSchema of %s has no required or typed property, so no invalid arguments could be built", strings.Join(unbreakable, ", ")))
+		v := conform.Skip(reports.NotExercised, "%s", fmt.Sprintf("the inputSchema of %s has no required or typed property, so no invalid arguments could be built", strings.Join(unbreakable, ", ")))
 		return nil, &v
 	case len(l.Tools) == 0:
-		v := decide.Skip(reports.NeedsFixture, "the server lists no tool; the fixture tool test_echo (spec-matrix §3.2), or a tool allowed with --call NAME[=JSON], exercises this")
+		v := conform.Skip(reports.NeedsFixture, "%s", "the server lists no tool; the fixture tool test_echo (spec-matrix §3.2), or a tool allowed with --call NAME[=JSON], exercises this")
 		return nil, &v
 	}
-	v := decide.Skip(reports.CallsNotAllowed, "needs the fixture tool test_echo, or a tool allowed with --call NAME[=JSON] (invalid arguments are built from its inputSchema; no tool of the target is executed by default)")
+	v := conform.Skip(reports.CallsNotAllowed, "%s", "needs the fixture tool test_echo, or a tool allowed with --call NAME[=JSON] (invalid arguments are built from its inputSchema; no tool of the target is executed by default)")
 	return nil, &v
 }
 
@@ -280,10 +310,10 @@ func encode(v any) json.RawMessage {
 }
 
 // firstSilent returns the verdict for the first probe that got no reply.
-func firstSilent(probes []probe, want string) *decide.Decision {
+func firstSilent(probes []probe, want string) *conform.Verdict {
 	for _, p := range probes {
 		if p.r.kind == rNone {
-			v := decide.Silent(want+" for "+p.label, p.r.err)
+			v := conform.Silence(want+" for "+p.label, p.r.err)
 			return &v
 		}
 	}
@@ -292,7 +322,7 @@ func firstSilent(probes []probe, want string) *decide.Decision {
 
 // judgeInvalidArgsEither (2024-11-05 … 2025-06-18): -32602 or isError:true pass;
 // a successful result or another error warns.
-func judgeInvalidArgsEither(probes []probe) decide.Decision {
+func judgeInvalidArgsEither(probes []probe) conform.Verdict {
 	const want = "JSON-RPC error -32602 or an isError:true result"
 	if v := firstSilent(probes, want); v != nil {
 		return *v
@@ -309,14 +339,14 @@ func judgeInvalidArgsEither(probes []probe) decide.Decision {
 		}
 	}
 	if len(problems) > 0 {
-		return decide.Warn(want+" for arguments that break the inputSchema", strings.Join(problems, "; "))
+		return conform.Warn(want+" for arguments that break the inputSchema", strings.Join(problems, "; "))
 	}
-	return decide.Pass(strings.Join(seen, "; "))
+	return conform.Pass("%s", strings.Join(seen, "; "))
 }
 
 // judgeInvalidArgsR4 (2025-11-25): isError:true passes, -32602 passes with a note,
-// anything else is a SHOULD violation.
-func judgeInvalidArgsR4(probes []probe) decide.Decision {
+// anything else is a violation of the descriptive row (a warning).
+func judgeInvalidArgsR4(probes []probe) conform.Verdict {
 	const want = "an isError:true result (a tool execution error) for arguments that break the inputSchema"
 	if v := firstSilent(probes, want); v != nil {
 		return *v
@@ -338,15 +368,15 @@ func judgeInvalidArgsR4(probes []probe) decide.Decision {
 	}
 	switch {
 	case len(problems) > 0:
-		return decide.Violation(want, strings.Join(problems, "; "))
+		return conform.Violation(want, strings.Join(problems, "; "))
 	case protocol:
-		return decide.Note(strings.Join(seen, "; ") + "; -32602 is accepted: 2025-11-25 asks for isError, but the 2026-07-28 schema still shows -32602 for invalid tool arguments (spec-matrix §2.16.2)")
+		return conform.Note("%s", strings.Join(seen, "; ")+"; -32602 is accepted: 2025-11-25 asks for isError, but the 2026-07-28 schema still shows -32602 for invalid tool arguments (spec-matrix §2.16.2)")
 	}
-	return decide.Pass(strings.Join(seen, "; "))
+	return conform.Pass("%s", strings.Join(seen, "; "))
 }
 
 // judgeValidate: any rejection shows validation; a successful result warns.
-func judgeValidate(probes []probe) decide.Decision {
+func judgeValidate(probes []probe) conform.Verdict {
 	const want = "invalid input rejected (an error reply or an isError:true result)"
 	if v := firstSilent(probes, want); v != nil {
 		return *v
@@ -360,7 +390,7 @@ func judgeValidate(probes []probe) decide.Decision {
 		seen = append(seen, p.label+": "+p.r.channel())
 	}
 	if len(accepted) > 0 {
-		return decide.Warn(want, strings.Join(accepted, "; ")+" (a warning, not a failure: coercion cannot be told apart from a missing validation)")
+		return conform.Warn(want, strings.Join(accepted, "; ")+" (a warning, not a failure: coercion cannot be told apart from a missing validation)")
 	}
-	return decide.Pass(strings.Join(seen, "; "))
+	return conform.Pass("%s", strings.Join(seen, "; "))
 }

@@ -1,4 +1,4 @@
-package errors
+package errorhandling
 
 import (
 	"encoding/json"
@@ -9,7 +9,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
-	"github.com/mcp-conform/mcp-conform/suites/internal/decide"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -82,14 +81,14 @@ var _ = conform.Register(conform.Check{
 	Level: conform.Must, Revisions: legacy, Area: "observed", Needs: conform.NeedsOpportunistic,
 	Source: `schema CallToolResult.isError: {"type":"boolean"}, "Whether the tool call ended in an error. If not set, this is assumed to be false (the call was successful)." Leaving it out is allowed (MAY); its type is a schema rule (MUST).`,
 	Run: func(t *conform.T) conform.Verdict {
-		return judgeIsErrorType(seenCalls(t.Sessions())).On(t)
+		return judgeIsErrorType(seenCalls(t.Sessions()))
 	},
 })
 
 // judgeIsErrorType checks the type of every isError seen.
-func judgeIsErrorType(calls []seenCall) decide.Decision {
+func judgeIsErrorType(calls []seenCall) conform.Verdict {
 	if len(calls) == 0 {
-		return decide.Skip(reports.NotExercised, "no tools/call result was seen in this revision's sessions (a tool the suite may call — a fixture-contract tool or --call NAME — exercises this)")
+		return conform.Skip(reports.NotExercised, "%s", "no tools/call result was seen in this revision's sessions (a tool the suite may call — a fixture-contract tool or --call NAME — exercises this)")
 	}
 	var problems []string
 	present := 0
@@ -99,13 +98,13 @@ func judgeIsErrorType(calls []seenCall) decide.Decision {
 		}
 		present++
 		if v := strings.TrimSpace(string(c.isErrorRaw)); v != "true" && v != "false" {
-			problems = append(problems, fmt.Sprintf("%s: isError is %s", c.label(), clip(string(c.isErrorRaw), 40)))
+			problems = append(problems, fmt.Sprintf("%s: isError is %s", c.label(), conform.Clip(string(c.isErrorRaw), 40)))
 		}
 	}
 	if len(problems) > 0 {
-		return decide.Violation("isError absent or a boolean in every tools/call result", strings.Join(problems, "; "))
+		return conform.Violation("isError absent or a boolean in every tools/call result", strings.Join(problems, "; "))
 	}
-	return decide.Pass(fmt.Sprintf("%d tools/call results: isError a boolean in %d, absent in the rest", len(calls), present))
+	return conform.Pass("%s", fmt.Sprintf("%d tools/call results: isError a boolean in %d, absent in the rest", len(calls), present))
 }
 
 // ERR-ISERROR-CONTENT-01 — schema CallToolResult; {rev}/server/tools.mdx (Error Handling).
@@ -122,13 +121,13 @@ var _ = conform.Register(conform.Check{
 		case v != nil:
 			fixture = v.Actual
 		}
-		return judgeIsErrorContent(seenCalls(t.Sessions()), o != nil, fixture).On(t)
+		return judgeIsErrorContent(seenCalls(t.Sessions()), o != nil, fixture)
 	},
 })
 
 // judgeIsErrorContent checks the content of every isError:true result seen;
 // called says whether the fixture was called, fixture what became of it.
-func judgeIsErrorContent(calls []seenCall, called bool, fixture string) decide.Decision {
+func judgeIsErrorContent(calls []seenCall, called bool, fixture string) conform.Verdict {
 	var problems, textless, seen []string
 	for _, c := range calls {
 		if !c.isError() {
@@ -143,22 +142,22 @@ func judgeIsErrorContent(calls []seenCall, called bool, fixture string) decide.D
 		case !ok:
 			problems = append(problems, c.label()+": no content member")
 		case json.Unmarshal(raw, &blocks) != nil || string(raw) == "null":
-			problems = append(problems, fmt.Sprintf("%s: content is %s, not an array", c.label(), clip(string(raw), 60)))
+			problems = append(problems, fmt.Sprintf("%s: content is %s, not an array", c.label(), conform.Clip(string(raw), 60)))
 		case !hasText(blocks):
 			textless = append(textless, fmt.Sprintf("%s: %d content blocks, none of type text", c.label(), len(blocks)))
 		}
 	}
 	switch {
 	case len(seen) == 0 && !called:
-		return decide.Skip(reports.NeedsFixture, "no isError:true result was seen; "+fixture)
+		return conform.Skip(reports.NeedsFixture, "%s", "no isError:true result was seen; "+fixture)
 	case len(seen) == 0:
-		return decide.Skip(reports.NotExercised, "no isError:true result was seen: "+fixture)
+		return conform.Skip(reports.NotExercised, "%s", "no isError:true result was seen: "+fixture)
 	case len(problems) > 0:
-		return decide.Violation("a content array in every isError:true result", strings.Join(problems, "; "))
+		return conform.Violation("a content array in every isError:true result", strings.Join(problems, "; "))
 	case len(textless) > 0:
-		return decide.Warn("a text block describing the failure in every isError:true result (derived from the spec's example)", strings.Join(textless, "; "))
+		return conform.Warn("a text block describing the failure in every isError:true result (derived from the spec's example)", strings.Join(textless, "; "))
 	}
-	return decide.Pass(fmt.Sprintf("%d isError:true results, each with a content array holding a text block: %s", len(seen), clip(strings.Join(seen, ", "), 240)))
+	return conform.Pass("%s", fmt.Sprintf("%d isError:true results, each with a content array holding a text block: %s", len(seen), conform.Clip(strings.Join(seen, ", "), 240)))
 }
 
 func hasText(blocks []struct {
@@ -191,13 +190,13 @@ var _ = conform.Register(conform.Check{
 		if t.Rev.Has(revision.DefaultDialect2020) {
 			dialect = revision.Draft2020
 		}
-		return judgeIsErrorStruct(seenCalls(t.Sessions()), schemas, dialect).On(t)
+		return judgeIsErrorStruct(seenCalls(t.Sessions()), schemas, dialect)
 	},
 })
 
 // judgeIsErrorStruct notes how isError:true results of tools with an outputSchema
 // relate to the schema; it never fails.
-func judgeIsErrorStruct(calls []seenCall, schemas map[string]json.RawMessage, dialect string) decide.Decision {
+func judgeIsErrorStruct(calls []seenCall, schemas map[string]json.RawMessage, dialect string) conform.Verdict {
 	var seen, textless []string
 	for _, c := range calls {
 		schema, ok := schemas[c.name]
@@ -213,12 +212,12 @@ func judgeIsErrorStruct(calls []seenCall, schemas map[string]json.RawMessage, di
 		}
 	}
 	if len(seen) == 0 {
-		return decide.Skip(reports.NotExercised, "no isError:true result of a tool with an outputSchema was seen in this revision's sessions")
+		return conform.Skip(reports.NotExercised, "%s", "no isError:true result of a tool with an outputSchema was seen in this revision's sessions")
 	}
 	if len(textless) > 0 {
-		return decide.Warn("the failure explained in a text block of every isError:true result (such a result is exempt from the outputSchema)", "no text block in "+strings.Join(textless, "; "))
+		return conform.Warn("the failure explained in a text block of every isError:true result (such a result is exempt from the outputSchema)", "no text block in "+strings.Join(textless, "; "))
 	}
-	return decide.Note(fmt.Sprintf("%d isError:true results of tools with an outputSchema, not held to it (the MUST covers structured results only): %s", len(seen), strings.Join(seen, "; ")))
+	return conform.Note("%s", fmt.Sprintf("%d isError:true results of tools with an outputSchema, not held to it (the MUST covers structured results only): %s", len(seen), strings.Join(seen, "; ")))
 }
 
 // structState says how a result's structuredContent relates to the outputSchema.

@@ -1,4 +1,4 @@
-package errors
+package errorhandling
 
 import (
 	"crypto/rand"
@@ -11,7 +11,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
-	"github.com/mcp-conform/mcp-conform/suites/internal/decide"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -38,7 +37,7 @@ var _ = conform.Register(conform.Check{
 		}
 		name := unusedName(toolkit.List(t))
 		o := toolkit.Call(t, t.Session(), name, json.RawMessage(`{}`))
-		return judgeUnknownTool(name, classify(o.Resp, o.Err)).On(t)
+		return judgeUnknownTool(name, classify(o.Resp, o.Err))
 	},
 })
 
@@ -57,28 +56,28 @@ func unusedName(l *toolkit.Listing) string {
 
 // judgeUnknownTool applies design.md §4's fixed policy to the reply to a call of an
 // unknown tool.
-func judgeUnknownTool(name string, r reply) decide.Decision {
+func judgeUnknownTool(name string, r reply) conform.Verdict {
 	want := fmt.Sprintf("JSON-RPC error -32602 for tools/call{name: %q}, a tool that does not exist", name)
 	switch {
 	case r.kind == rNone:
-		return decide.Silent(want, r.err)
+		return conform.Silence(want, r.err)
 	case r.kind == rRPCError && r.code == wire.CodeInvalidParams:
-		return decide.Pass(fmt.Sprintf("JSON-RPC error -32602 %q", clip(r.message, 80)))
+		return conform.Pass("%s", fmt.Sprintf("JSON-RPC error -32602 %q", conform.Clip(r.message, 80)))
 	case r.kind == rRPCError:
-		return decide.Warn(want, fmt.Sprintf("JSON-RPC error %d %q: a protocol error, but not the code every revision's example uses", r.code, clip(r.message, 80)))
+		return conform.Warn(want, fmt.Sprintf("JSON-RPC error %d %q: a protocol error, but not the code every revision's example uses", r.code, conform.Clip(r.message, 80)))
 	case r.kind == rHTTP:
-		return decide.Warn(want, r.desc+": an error, but not a JSON-RPC error")
+		return conform.Warn(want, r.desc+": an error, but not a JSON-RPC error")
 	case r.isError:
-		return decide.Fail(want, r.desc+": an unknown tool is a protocol error, not a tool execution error")
+		return conform.Fail(want, r.desc+": an unknown tool is a protocol error, not a tool execution error")
 	}
-	return decide.Fail(want, r.successText()+": the server claims to have run a tool that does not exist")
+	return conform.Fail(want, r.successText()+": the server claims to have run a tool that does not exist")
 }
 
 // TOOLS-CALL-MALFORMED-01 — 2025-11-25/server/tools.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-MALFORMED-01", Title: "a tools/call that breaks the CallToolRequest schema is answered with -32602",
-	Level: conform.Should, Revisions: legacy, Area: "errors", Needs: conform.NeedsAny, Scratch: true,
-	Source: `2025-11-25/server/tools.mdx (Error Handling): "Protocol Errors: Standard JSON-RPC errors for issues like: … Malformed requests (requests that fail to satisfy CallToolRequest schema)"; schema CallToolRequest: params {name: string, arguments?: object}; JSON-RPC 2.0 §5.1: "-32602 Invalid params". Explicit from 2025-11-25, the same protocol-error class in every revision (descriptive SHOULD).`,
+	Level: conform.Descriptive, Revisions: legacy, Area: "errors", Needs: conform.NeedsAny, Scratch: true,
+	Source: `2025-11-25/server/tools.mdx (Error Handling): "Protocol Errors: Standard JSON-RPC errors for issues like: … Malformed requests (requests that fail to satisfy CallToolRequest schema)"; schema CallToolRequest: params {name: string, arguments?: object}; JSON-RPC 2.0 §5.1: "-32602 Invalid params". Explicit from 2025-11-25, the same protocol-error class in every revision. No BCP 14 key word: descriptive, so another answer warns and never fails, also under --strict.`,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := noTools(t); v != nil {
 			return *v
@@ -92,7 +91,7 @@ var _ = conform.Register(conform.Check{
 			resp, err := s.Call(t.Ctx, "tools/call", m.params)
 			probes = append(probes, probe{label: m.label, r: classify(resp, err)})
 		}
-		return judgeMalformed(probes).On(t)
+		return judgeMalformed(probes)
 	},
 })
 
@@ -140,13 +139,13 @@ func realName(l *toolkit.Listing) string {
 }
 
 // judgeMalformed wants -32602 for every malformed call.
-func judgeMalformed(probes []probe) decide.Decision {
+func judgeMalformed(probes []probe) conform.Verdict {
 	var problems, labels []string
 	for _, p := range probes {
 		labels = append(labels, p.label)
 		switch {
 		case p.r.kind == rNone:
-			return decide.Silent("JSON-RPC error -32602 for tools/call with "+p.label, p.r.err)
+			return conform.Silence("JSON-RPC error -32602 for tools/call with "+p.label, p.r.err)
 		case p.r.kind == rRPCError && p.r.code == wire.CodeInvalidParams:
 		case p.r.success():
 			problems = append(problems, p.label+": "+p.r.successText()+" (the malformed call was dispatched)")
@@ -155,13 +154,13 @@ func judgeMalformed(probes []probe) decide.Decision {
 		}
 	}
 	if len(problems) > 0 {
-		return decide.Violation("JSON-RPC error -32602 for each tools/call that breaks the CallToolRequest schema", strings.Join(problems, "; "))
+		return conform.Violation("JSON-RPC error -32602 for each tools/call that breaks the CallToolRequest schema", strings.Join(problems, "; "))
 	}
 	msg := "-32602 for " + strings.Join(labels, ", ")
 	if len(probes) < 3 {
 		msg += " (no tool is listed, so arguments [1] were not sent)"
 	}
-	return decide.Pass(msg)
+	return conform.Pass("%s", msg)
 }
 
 // BASE-INVALID-PARAMS-01 — JSON-RPC 2.0 §5.1.
@@ -183,32 +182,32 @@ var _ = conform.Register(conform.Check{
 		probes := []probe{{label: `tools/list with params "abc"`, r: classify(resp, err)}}
 		resp, err = s.Call(t.Ctx, "tools/list", map[string]any{"cursor": 5})
 		probes = append(probes, probe{label: `tools/list with params {"cursor":5}`, r: classify(resp, err)})
-		return judgeInvalidParams(probes).On(t)
+		return judgeInvalidParams(probes)
 	},
 })
 
 // judgeInvalidParams wants -32602 for each probe; the first (params "abc", not a
 // structured value) may also get -32600.
-func judgeInvalidParams(probes []probe) decide.Decision {
+func judgeInvalidParams(probes []probe) conform.Verdict {
 	var problems, notes []string
 	for i, p := range probes {
 		switch {
 		case p.r.kind == rNone:
-			return decide.Silent("JSON-RPC error -32602 for "+p.label, p.r.err)
+			return conform.Silence("JSON-RPC error -32602 for "+p.label, p.r.err)
 		case p.r.kind == rRPCError && p.r.code == wire.CodeInvalidParams:
 		case i == 0 && p.r.kind == rRPCError && p.r.code == wire.CodeInvalidRequest:
 			notes = append(notes, p.label+" got -32600, which JSON-RPC §4.2 allows (params must be a structured value)")
 		case p.r.kind == rResult:
-			problems = append(problems, p.label+": a result "+clip(string(p.r.raw), 160)+" (the params were not checked)")
+			problems = append(problems, p.label+": a result "+conform.Clip(string(p.r.raw), 160)+" (the params were not checked)")
 		default:
 			problems = append(problems, p.label+": "+p.r.desc)
 		}
 	}
 	if len(problems) > 0 {
-		return decide.Violation("JSON-RPC error -32602 for structurally wrong params", strings.Join(problems, "; "))
+		return conform.Violation("JSON-RPC error -32602 for structurally wrong params", strings.Join(problems, "; "))
 	}
 	if len(notes) > 0 {
-		return decide.Note(strings.Join(notes, "; ") + "; the others got -32602")
+		return conform.Note("%s", strings.Join(notes, "; ")+"; the others got -32602")
 	}
-	return decide.Pass("-32602 for params \"abc\" and {\"cursor\":5}")
+	return conform.Pass("%s", "-32602 for params \"abc\" and {\"cursor\":5}")
 }

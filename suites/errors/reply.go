@@ -1,10 +1,9 @@
-package errors
+package errorhandling
 
 import (
 	"encoding/json"
-	stderrors "errors"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
@@ -40,12 +39,12 @@ func classify(resp *wire.Response, err error) reply {
 	r := reply{desc: conform.Describe(resp, err), err: err}
 	switch {
 	case err != nil:
-		if code, msg, ok := rpcErrorIn(err); ok {
-			r.kind, r.code, r.message = rRPCError, code, msg
+		if rpc, ok := conform.RPCErrorIn(err); ok {
+			r.kind, r.code, r.message = rRPCError, rpc.Code, rpc.Message
 			return r
 		}
 		var se *transport.HTTPStatusError
-		if stderrors.As(err, &se) {
+		if errors.As(err, &se) {
 			r.kind = rHTTP
 			return r
 		}
@@ -62,14 +61,14 @@ func classify(resp *wire.Response, err error) reply {
 		var b bool
 		if json.Unmarshal(r.result["isError"], &b) == nil && b {
 			r.isError = true
-			r.desc = "an isError:true result " + clip(string(resp.Result), 200)
+			r.desc = "an isError:true result " + conform.Clip(string(resp.Result), 200)
 		}
 	}
 	return r
 }
 
 // successText describes a successful result for messages.
-func (r reply) successText() string { return "a successful result " + clip(string(r.raw), 160) }
+func (r reply) successText() string { return "a successful result " + conform.Clip(string(r.raw), 160) }
 
 // success reports whether the reply is a result that is not isError:true. A check
 // that needs a successful tool result never accepts isError:true as one.
@@ -86,30 +85,4 @@ func (r reply) channel() string {
 		return "an isError:true result (tool execution error)"
 	}
 	return r.desc
-}
-
-// rpcErrorIn reads a JSON-RPC error from an HTTP error status's body.
-func rpcErrorIn(err error) (int, string, bool) {
-	var se *transport.HTTPStatusError
-	if !stderrors.As(err, &se) {
-		return 0, "", false
-	}
-	var m struct {
-		Error *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(se.Body, &m) != nil || m.Error == nil {
-		return 0, "", false
-	}
-	return m.Error.Code, m.Error.Message, true
-}
-
-func clip(s string, n int) string {
-	s = strings.ToValidUTF8(s, "�")
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -112,7 +112,9 @@ type fallbackProbe struct {
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-VERSION-FALLBACK-01", Title: "an unsupported version is answered with a version the server supports",
 	Level: conform.Must, Revisions: legacy, Area: "lifecycle", Needs: conform.NeedsAny,
-	Source: `{rev}/basic/lifecycle.mdx: "Otherwise, the server MUST respond with another protocol version it supports. This SHOULD be the latest version supported by the server." (the page's Error Handling example answers -32602 "Unsupported protocol version": spec-matrix §2.16.1, WARN)`,
+	// The probe's session opens alongside the main sessions (once per run).
+	PreOpen: []string{bogusVersion},
+	Source:  `{rev}/basic/lifecycle.mdx: "Otherwise, the server MUST respond with another protocol version it supports. This SHOULD be the latest version supported by the server." (the page's Error Handling example answers -32602 "Unsupported protocol version": spec-matrix §2.16.1, WARN)`,
 	Run: func(t *conform.T) conform.Verdict {
 		p := t.Once("fallback-probe", func() any { return probeFallback(t) }).(fallbackProbe)
 		switch {

@@ -83,6 +83,26 @@ func TestVerdicts(t *testing.T) {
 				return []string{conformtest.Result(req, `{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}`)}
 			})
 		}, reports.Warn},
+		// The same rejections over Streamable HTTP, as an HTTP 400 whose body carries
+		// the JSON-RPC error: the same verdicts as on stdio, never error.
+		{"fallback error in an HTTP 400 body warns", "LIFE-VERSION-FALLBACK-01", "2025-11-25", func(s *conformtest.Server) {
+			s.Handle("initialize", func(req *wire.Message) []string {
+				if strings.Contains(string(req.Params), "1999-01-01") {
+					return []string{conformtest.HTTPError(400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"Unsupported protocol version"}}`)}
+				}
+				return initResult(req, "2025-11-25")
+			})
+		}, reports.Warn},
+		{"a revision rejected in an HTTP 400 body is unsupported", "LIFE-INIT-01", "2024-11-05", func(s *conformtest.Server) {
+			s.Handle("initialize", func(req *wire.Message) []string {
+				return []string{conformtest.HTTPError(400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"Unsupported protocol version"}}`)}
+			})
+		}, reports.Skip},
+		{"other checks of a revision rejected in an HTTP 400 body skip", "PING-01", "2024-11-05", func(s *conformtest.Server) {
+			s.Handle("initialize", func(req *wire.Message) []string {
+				return []string{conformtest.HTTPError(400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"Unsupported protocol version"}}`)}
+			})
+		}, reports.Skip},
 		{"capability not an object fails", "LIFE-CAPS-SHAPE-01", "2025-06-18", func(s *conformtest.Server) { s.Capabilities = `{"tools":true}` }, reports.Fail},
 		{"listChanged not boolean fails", "LIFE-CAPS-SHAPE-01", "2024-11-05", func(s *conformtest.Server) { s.Capabilities = `{"tools":{"listChanged":"yes"}}` }, reports.Fail},
 		{"schema-valid traffic passes", "BASE-SCHEMA-01", "2025-06-18", nil, reports.Pass},

@@ -11,7 +11,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
-	"github.com/mcp-conform/mcp-conform/suites/internal/decide"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -48,36 +47,36 @@ var _ = conform.Register(conform.Check{
 		if stop != nil {
 			return *stop
 		}
-		return judgeNextCursor(v, t.Options().MaxPages).On(t)
+		return judgeNextCursor(v, t.Options().MaxPages)
 	},
 })
 
 // judgeNextCursor judges the end marker and the cursors of a walk.
-func judgeNextCursor(v view, maxPages int) decide.Decision {
+func judgeNextCursor(v view, maxPages int) conform.Verdict {
 	for i, p := range v.pages {
 		if raw, ok := p.Result["nextCursor"]; ok && string(raw) == "null" {
-			return decide.Violation("nextCursor left out at the end of the list, or a string", fmt.Sprintf("page %d (%s) has nextCursor null", i+1, cursorLabel(p)))
+			return conform.Violation("nextCursor left out at the end of the list, or a string", fmt.Sprintf("page %d (%s) has nextCursor null", i+1, cursorLabel(p)))
 		}
 	}
 	last := v.pages[len(v.pages)-1]
 	n := len(v.pages)
 	switch v.stop {
 	case toolkit.StopBadCursor:
-		return decide.Violation("nextCursor left out at the end of the list, or a string", fmt.Sprintf("page %d (%s) has nextCursor %s", n, cursorLabel(last), clip(string(last.NextRaw), 80)))
+		return conform.Violation("nextCursor left out at the end of the list, or a string", fmt.Sprintf("page %d (%s) has nextCursor %s", n, cursorLabel(last), conform.Clip(string(last.NextRaw), 80)))
 	case toolkit.StopRepeatedCursor:
-		return decide.Violation("a new nextCursor on every page until it is left out", fmt.Sprintf("page %d (%s) returned nextCursor %q, which had already been returned and followed: the walk would loop", n, cursorLabel(last), clip(v.repeated, 80)))
+		return conform.Violation("a new nextCursor on every page until it is left out", fmt.Sprintf("page %d (%s) returned nextCursor %q, which had already been returned and followed: the walk would loop", n, cursorLabel(last), conform.Clip(v.repeated, 80)))
 	case toolkit.StopMaxPages:
-		return decide.Warn(fmt.Sprintf("the end of the list (a page without nextCursor) within --max-pages=%d pages", maxPages),
+		return conform.Warn(fmt.Sprintf("the end of the list (a page without nextCursor) within --max-pages=%d pages", maxPages),
 			fmt.Sprintf("%d pages, each with a new nextCursor, and the last one still has one; raise --max-pages to follow a longer list (a list that never ends is a server fault)", n))
 	case toolkit.StopError, toolkit.StopMalformed:
-		return decide.Note(fmt.Sprintf("%d nextCursor strings followed, each new; page %d (%s) gave %s (judged by PAG-FOLLOW-01), so the end of the list was not seen", n-1, n, cursorLabel(last), describePage(last)))
+		return conform.Note("%s", fmt.Sprintf("%d nextCursor strings followed, each new; page %d (%s) gave %s (judged by PAG-FOLLOW-01), so the end of the list was not seen", n-1, n, cursorLabel(last), describePage(last)))
 	}
 	if !v.multiPage() {
 		msg := onePage
 		if v.emptyAt >= 0 {
 			msg += "; " + v.describeEmpty() + " (judged by PAG-EMPTY-CURSOR-R5-01)"
 		}
-		return decide.Skip(reports.NotExercised, msg)
+		return conform.Skip(reports.NotExercised, "%s", msg)
 	}
 	msg := fmt.Sprintf("%d pages, every nextCursor a new string, the last page without one", n)
 	var notes []string
@@ -89,9 +88,9 @@ func judgeNextCursor(v view, maxPages int) decide.Decision {
 		notes = append(notes, "the last page is empty, which the schema allows (\"there may be more results\")")
 	}
 	if len(notes) > 0 {
-		return decide.Note(msg + "; " + strings.Join(notes, "; "))
+		return conform.Note("%s", msg+"; "+strings.Join(notes, "; "))
 	}
-	return decide.Pass(msg)
+	return conform.Pass("%s", msg)
 }
 
 // PAG-FOLLOW-01 — {rev}/server/utilities/pagination.mdx (derived).
@@ -104,15 +103,15 @@ var _ = conform.Register(conform.Check{
 		if stop != nil {
 			return *stop
 		}
-		return judgeFollow(v, func(raw json.RawMessage) error { return t.Rev.Validate("ListToolsResult", raw) }).On(t)
+		return judgeFollow(v, func(raw json.RawMessage) error { return t.Rev.Validate("ListToolsResult", raw) })
 	},
 })
 
 // judgeFollow judges every follow-up page of the list; validate checks a result
 // against the revision's ListToolsResult.
-func judgeFollow(v view, validate func(json.RawMessage) error) decide.Decision {
+func judgeFollow(v view, validate func(json.RawMessage) error) conform.Verdict {
 	if !v.multiPage() {
-		return decide.Skip(reports.NotExercised, onePage)
+		return conform.Skip(reports.NotExercised, "%s", onePage)
 	}
 	var problems []string
 	for i, p := range v.pages[1:] {
@@ -120,7 +119,7 @@ func judgeFollow(v view, validate func(json.RawMessage) error) decide.Decision {
 		want := fmt.Sprintf("page %d: a ListToolsResult for %s, which the server issued", n, cursorLabel(p))
 		switch {
 		case p.Err != nil:
-			return decide.Silent(want, p.Err)
+			return conform.Silence(want, p.Err)
 		case p.Resp.IsError():
 			problems = append(problems, fmt.Sprintf("page %d (%s): %s", n, cursorLabel(p), conform.Describe(p.Resp, nil)))
 		case p.Result == nil:
@@ -132,9 +131,9 @@ func judgeFollow(v view, validate func(json.RawMessage) error) decide.Decision {
 		}
 	}
 	if len(problems) > 0 {
-		return decide.Violation("every cursor the server issued answered with a valid ListToolsResult", strings.Join(problems, "; "))
+		return conform.Violation("every cursor the server issued answered with a valid ListToolsResult", strings.Join(problems, "; "))
 	}
-	return decide.Pass(fmt.Sprintf("%d follow-up pages, each a valid ListToolsResult", len(v.pages)-1))
+	return conform.Pass("%s", fmt.Sprintf("%d follow-up pages, each a valid ListToolsResult", len(v.pages)-1))
 }
 
 // PAG-STABLE-01 — {rev}/server/utilities/pagination.mdx (Implementation Guidelines).
@@ -150,7 +149,7 @@ var _ = conform.Register(conform.Check{
 		if !v.multiPage() {
 			return conform.Skip(reports.NotExercised, onePage)
 		}
-		return judgeStable(stableProbes(t, v)).On(t)
+		return judgeStable(stableProbes(t, v))
 	},
 })
 
@@ -194,22 +193,22 @@ func stableProbes(t *conform.T, v view) []stableProbe {
 }
 
 // judgeStable compares the replies to each cursor.
-func judgeStable(probes []stableProbe) decide.Decision {
+func judgeStable(probes []stableProbe) conform.Verdict {
 	if len(probes) == 0 {
-		return decide.Skip(reports.NotExercised, "no cursor other than \"\" led to a valid page, so no cursor could be requested again")
+		return conform.Skip(reports.NotExercised, "%s", "no cursor other than \"\" led to a valid page, so no cursor could be requested again")
 	}
 	var problems, asked []string
 	for _, pr := range probes {
-		label := fmt.Sprintf("cursor %q", clip(pr.cursor, 80))
+		label := fmt.Sprintf("cursor %q", conform.Clip(pr.cursor, 80))
 		switch {
 		case pr.changed:
-			return decide.Skip(reports.NotExercised, "the tool list changed (notifications/tools/list_changed) while "+label+" was requested again, so the list was not unchanged")
+			return conform.Skip(reports.NotExercised, "%s", "the tool list changed (notifications/tools/list_changed) while "+label+" was requested again, so the list was not unchanged")
 		case pr.first.Err != nil:
-			return decide.Silent("a page for "+label+", requested again", pr.first.Err)
+			return conform.Silence("a page for "+label+", requested again", pr.first.Err)
 		case pr.second.Err != nil:
-			return decide.Silent("a page for "+label+", requested a third time", pr.second.Err)
+			return conform.Silence("a page for "+label+", requested a third time", pr.second.Err)
 		case pr.walk == nil && pr.first.Result == nil && pr.second.Result == nil:
-			return decide.Skip(reports.NotExercised, "the tool list changed since the walk and "+label+" is no longer accepted ("+describePage(pr.first)+"); stability needs an unchanged list")
+			return conform.Skip(reports.NotExercised, "%s", "the tool list changed since the walk and "+label+" is no longer accepted ("+describePage(pr.first)+"); stability needs an unchanged list")
 		}
 		if d := samePage(pr.first, pr.second); d != "" {
 			problems = append(problems, label+" requested twice: "+d)
@@ -221,9 +220,9 @@ func judgeStable(probes []stableProbe) decide.Decision {
 		asked = append(asked, label)
 	}
 	if len(problems) > 0 {
-		return decide.Violation("the same page each time a cursor is requested on an unchanged list", strings.Join(problems, "; "))
+		return conform.Violation("the same page each time a cursor is requested on an unchanged list", strings.Join(problems, "; "))
 	}
-	return decide.Pass(strings.Join(asked, " and ") + " gave the same page during the walk and twice more")
+	return conform.Pass("%s", strings.Join(asked, " and ")+" gave the same page during the walk and twice more")
 }
 
 // PAG-NODUP-01 — {rev}/server/utilities/pagination.mdx (derived).
@@ -245,27 +244,27 @@ var _ = conform.Register(conform.Check{
 			}
 			changed = listChanged(t.Session(), first.Seq-1, end)
 		}
-		return judgeNoDup(v, changed).On(t)
+		return judgeNoDup(v, changed)
 	},
 })
 
 // judgeNoDup looks for tools repeated across pages; changed says the list changed
 // during the walk, which would explain a repeat.
-func judgeNoDup(v view, changed bool) decide.Decision {
+func judgeNoDup(v view, changed bool) conform.Verdict {
 	switch {
 	case !v.multiPage():
-		return decide.Skip(reports.NotExercised, onePage)
+		return conform.Skip(reports.NotExercised, "%s", onePage)
 	case changed:
-		return decide.Skip(reports.NotExercised, "the tool list changed during the walk (notifications/tools/list_changed), so a repeated tool may have moved")
+		return conform.Skip(reports.NotExercised, "%s", "the tool list changed during the walk (notifications/tools/list_changed), so a repeated tool may have moved")
 	}
 	if d := duplicates(v.pages); len(d) > 0 {
-		return decide.Violation("each tool on one page only", strings.Join(d, "; "))
+		return conform.Violation("each tool on one page only", strings.Join(d, "; "))
 	}
 	total := 0
 	for _, p := range v.pages {
 		total += len(p.Tools)
 	}
-	return decide.Pass(fmt.Sprintf("%d tools over %d pages, none on two pages", total, len(v.pages)))
+	return conform.Pass("%s", fmt.Sprintf("%d tools over %d pages, none on two pages", total, len(v.pages)))
 }
 
 // PAG-INVALID-01 — {rev}/server/utilities/pagination.mdx (Error Handling).
@@ -296,59 +295,42 @@ var _ = conform.Register(conform.Check{
 		if t.Ctx.Err() != nil {
 			return conform.Errorf("not verified: %v", t.Ctx.Err())
 		}
-		return judgeInvalidCursor(first, probe, alive).On(t)
+		return judgeInvalidCursor(first, probe, alive)
 	},
 })
 
 // judgeInvalidCursor judges the reply to tools/list{cursor: invalidCursor}: first
 // is the first page of the same session, alive the outcome of a ping sent after the
 // reply (nil when the server answered it).
-func judgeInvalidCursor(first, probe toolkit.Page, alive error) decide.Decision {
+func judgeInvalidCursor(first, probe toolkit.Page, alive error) conform.Verdict {
 	want := fmt.Sprintf("JSON-RPC error -32602 for tools/list{cursor: %q}", invalidCursor)
 	if probe.Err != nil {
-		if code, ok := rpcCodeIn(probe.Err); ok && code == wire.CodeInvalidParams {
-			return decide.Pass("an HTTP error status carrying JSON-RPC error -32602")
+		if rpc, ok := conform.RPCErrorIn(probe.Err); ok && rpc.Code == wire.CodeInvalidParams {
+			return conform.Pass("%s", "an HTTP error status carrying JSON-RPC error -32602")
 		}
 		var se *transport.HTTPStatusError
 		switch {
 		case errors.As(probe.Err, &se):
-			return decide.Violation(want, conform.Describe(nil, probe.Err))
-		case errors.Is(probe.Err, wire.ErrTimeout):
-			return decide.Fail(want, "no reply: the invalid cursor was not handled gracefully")
-		case errors.Is(probe.Err, wire.ErrClosed):
-			return decide.Fail(want, "the connection ended after the invalid cursor (the server crashed or hung up): "+conform.Describe(nil, probe.Err))
+			return conform.Violation(want, conform.Describe(nil, probe.Err))
+		case conform.Unanswered(probe.Err):
+			return conform.Fail(want, "no reply: the invalid cursor was not handled gracefully ("+conform.Describe(nil, probe.Err)+")")
+		case conform.Gone(probe.Err):
+			return conform.Fail(want, "the connection ended after the invalid cursor (the server crashed or hung up): "+conform.Describe(nil, probe.Err))
 		}
-		return decide.Broken("not verified: " + conform.Describe(nil, probe.Err))
+		return conform.Errorf("%s", "not verified: "+conform.Describe(nil, probe.Err))
 	}
-	if alive != nil && (errors.Is(alive, wire.ErrTimeout) || errors.Is(alive, wire.ErrClosed)) {
-		return decide.Fail("the server still answering after the invalid cursor", fmt.Sprintf("it replied %s, then ping got %s", conform.Describe(probe.Resp, nil), conform.Describe(nil, alive)))
+	if alive != nil && (conform.Unanswered(alive) || conform.Gone(alive)) {
+		return conform.Fail("the server still answering after the invalid cursor", fmt.Sprintf("it replied %s, then ping got %s", conform.Describe(probe.Resp, nil), conform.Describe(nil, alive)))
 	}
 	switch {
 	case probe.Resp.IsError() && probe.Resp.Error.Code == wire.CodeInvalidParams:
-		return decide.Pass(fmt.Sprintf("JSON-RPC error -32602 %q", clip(probe.Resp.Error.Message, 80)))
+		return conform.Pass("%s", fmt.Sprintf("JSON-RPC error -32602 %q", conform.Clip(probe.Resp.Error.Message, 80)))
 	case probe.Resp.IsError():
-		return decide.Violation(want, fmt.Sprintf("JSON-RPC error %d %q (another code)", probe.Resp.Error.Code, clip(probe.Resp.Error.Message, 80)))
+		return conform.Violation(want, fmt.Sprintf("JSON-RPC error %d %q (another code)", probe.Resp.Error.Code, conform.Clip(probe.Resp.Error.Message, 80)))
 	case probe.Result != nil && samePage(first, probe) == "":
-		return decide.Violation(want, "the first page again: the invalid cursor was ignored")
+		return conform.Violation(want, "the first page again: the invalid cursor was ignored")
 	}
-	return decide.Violation(want, conform.Describe(probe.Resp, nil))
-}
-
-// rpcCodeIn reads a JSON-RPC error code from an HTTP error status's body.
-func rpcCodeIn(err error) (int, bool) {
-	var se *transport.HTTPStatusError
-	if !errors.As(err, &se) {
-		return 0, false
-	}
-	var m struct {
-		Error *struct {
-			Code int `json:"code"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(se.Body, &m) != nil || m.Error == nil {
-		return 0, false
-	}
-	return m.Error.Code, true
+	return conform.Violation(want, conform.Describe(probe.Resp, nil))
 }
 
 // PAG-EMPTY-CURSOR-R5-01 — 2026-07-28/server/utilities/pagination.mdx; spec-matrix
@@ -362,14 +344,14 @@ var _ = conform.Register(conform.Check{
 		if stop != nil {
 			return *stop
 		}
-		return judgeEmptyCursor(v).On(t)
+		return judgeEmptyCursor(v)
 	},
 })
 
 // judgeEmptyCursor warns about an empty-string nextCursor in a legacy revision.
-func judgeEmptyCursor(v view) decide.Decision {
+func judgeEmptyCursor(v view) conform.Verdict {
 	if v.emptyAt < 0 {
-		return decide.Pass(fmt.Sprintf("no page of %d carried nextCursor \"\"", len(v.pages)))
+		return conform.Pass("%s", fmt.Sprintf("no page of %d carried nextCursor \"\"", len(v.pages)))
 	}
-	return decide.Warn("nextCursor left out at the end of the list, or a non-empty cursor (before 2026-07-28 the meaning of \"\" is undefined: some clients stop, others follow it)", v.describeEmpty())
+	return conform.Warn("nextCursor left out at the end of the list, or a non-empty cursor (before 2026-07-28 the meaning of \"\" is undefined: some clients stop, others follow it)", v.describeEmpty())
 }

@@ -10,9 +10,9 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
-	"github.com/mcp-conform/mcp-conform/suites/internal/decide"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -118,30 +118,30 @@ func TestJudgeNextCursor(t *testing.T) {
 	tests := []struct {
 		name string
 		l    *toolkit.Listing
-		want decide.Kind
+		want conform.Outcome
 		msg  string
 	}{
-		{"three pages pass", threePages(), decide.KindPass, "3 pages"},
-		{"one page skips", listing(toolkit.StopEnd, "", pg(nil, "", "a")), decide.KindSkip, "fits one page"},
-		{"empty last page passes with a note", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a"), pg(str("c1"), "")), decide.KindNote, "last page is empty"},
-		{"number cursor fails", listing(toolkit.StopBadCursor, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `5`, "b")), decide.KindViolation, "nextCursor 5"},
-		{"null cursor fails", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `null`, "b")), decide.KindViolation, "null"},
-		{"repeated cursor fails", listing(toolkit.StopRepeatedCursor, "c1", pg(nil, `"c1"`, "a"), pg(str("c1"), `"c1"`, "b")), decide.KindViolation, "already been returned"},
+		{"three pages pass", threePages(), conform.OutcomePass, "3 pages"},
+		{"one page skips", listing(toolkit.StopEnd, "", pg(nil, "", "a")), conform.OutcomeSkip, "fits one page"},
+		{"empty last page passes with a note", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a"), pg(str("c1"), "")), conform.OutcomeNote, "last page is empty"},
+		{"number cursor fails", listing(toolkit.StopBadCursor, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `5`, "b")), conform.OutcomeViolation, "nextCursor 5"},
+		{"null cursor fails", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `null`, "b")), conform.OutcomeViolation, "null"},
+		{"repeated cursor fails", listing(toolkit.StopRepeatedCursor, "c1", pg(nil, `"c1"`, "a"), pg(str("c1"), `"c1"`, "b")), conform.OutcomeViolation, "already been returned"},
 		{"genuine repeat after a real \"\" fails", listing(toolkit.StopRepeatedCursor, "c1",
-			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `"c1"`, "c")), decide.KindViolation, "already been returned"},
-		{"max pages warns naming the flag", listing(toolkit.StopMaxPages, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `"c2"`, "b")), decide.KindWarn, "--max-pages"},
-		{"failed follow-up is a note", listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), errPage(str("c1"), -32603)), decide.KindNote, "PAG-FOLLOW-01"},
+			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `"c1"`, "c")), conform.OutcomeViolation, "already been returned"},
+		{"max pages warns naming the flag", listing(toolkit.StopMaxPages, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `"c2"`, "b")), conform.OutcomeWarn, "--max-pages"},
+		{"failed follow-up is a note", listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), errPage(str("c1"), -32603)), conform.OutcomeNote, "PAG-FOLLOW-01"},
 		{"\"\" restart is not a failure", listing(toolkit.StopRepeatedCursor, "c1",
-			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `"c1"`, "a")), decide.KindNote, "PAG-EMPTY-CURSOR-R5-01"},
+			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `"c1"`, "a")), conform.OutcomeNote, "PAG-EMPTY-CURSOR-R5-01"},
 		{"\"\" twice is not a failure", listing(toolkit.StopRepeatedCursor, "",
-			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `""`)), decide.KindNote, "came back again"},
-		{"\"\" on one page skips", listing(toolkit.StopRepeatedCursor, "", pg(nil, `""`, "a"), pg(str(""), `""`, "a")), decide.KindSkip, "fits one page"},
+			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `""`)), conform.OutcomeNote, "came back again"},
+		{"\"\" on one page skips", listing(toolkit.StopRepeatedCursor, "", pg(nil, `""`, "a"), pg(str(""), `""`, "a")), conform.OutcomeSkip, "fits one page"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := judgeNextCursor(interpret(tc.l), 1000)
-			if got.Kind != tc.want || !strings.Contains(got.Expected+" "+got.Actual, tc.msg) {
-				t.Errorf("got kind %d %q / %q, want kind %d mentioning %q", got.Kind, got.Expected, got.Actual, tc.want, tc.msg)
+			if got.Outcome() != tc.want || !strings.Contains(got.Expected+" "+got.Message, tc.msg) {
+				t.Errorf("got kind %s %q / %q, want kind %s mentioning %q", got.Outcome(), got.Expected, got.Message, tc.want, tc.msg)
 			}
 		})
 	}
@@ -154,22 +154,22 @@ func TestJudgeFollow(t *testing.T) {
 		name     string
 		l        *toolkit.Listing
 		validate func(json.RawMessage) error
-		want     decide.Kind
+		want     conform.Outcome
 	}{
-		{"valid pages pass", threePages(), valid, decide.KindPass},
-		{"one page skips", listing(toolkit.StopEnd, "", pg(nil, "", "a")), valid, decide.KindSkip},
-		{"schema-invalid page", threePages(), invalid, decide.KindViolation},
-		{"issued cursor refused", listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), errPage(str("c1"), -32602)), valid, decide.KindViolation},
-		{"issued cursor unanswered", listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), silentPage(str("c1"), errTimeout)), valid, decide.KindSilent},
+		{"valid pages pass", threePages(), valid, conform.OutcomePass},
+		{"one page skips", listing(toolkit.StopEnd, "", pg(nil, "", "a")), valid, conform.OutcomeSkip},
+		{"schema-invalid page", threePages(), invalid, conform.OutcomeViolation},
+		{"issued cursor refused", listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), errPage(str("c1"), -32602)), valid, conform.OutcomeViolation},
+		{"issued cursor unanswered", listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), silentPage(str("c1"), errTimeout)), valid, conform.OutcomeSilence},
 		{"malformed next page", listing(toolkit.StopMalformed, "", pg(nil, `"c1"`, "a"),
-			toolkit.Page{Cursor: str("c1"), Resp: &wire.Response{Result: json.RawMessage(`{"tools":5}`)}}), valid, decide.KindViolation},
+			toolkit.Page{Cursor: str("c1"), Resp: &wire.Response{Result: json.RawMessage(`{"tools":5}`)}}), valid, conform.OutcomeViolation},
 		{"refused \"\" is not judged", listing(toolkit.StopError, "",
-			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), errPage(str(""), -32602)), valid, decide.KindPass},
+			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), errPage(str(""), -32602)), valid, conform.OutcomePass},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeFollow(interpret(tc.l), tc.validate); got.Kind != tc.want {
-				t.Errorf("got kind %d (%s / %s), want %d", got.Kind, got.Expected, got.Actual, tc.want)
+			if got := judgeFollow(interpret(tc.l), tc.validate); got.Outcome() != tc.want {
+				t.Errorf("got kind %s (%s / %s), want %s", got.Outcome(), got.Expected, got.Message, tc.want)
 			}
 		})
 	}
@@ -183,56 +183,56 @@ func TestJudgeStable(t *testing.T) {
 	tests := []struct {
 		name   string
 		probes func() []stableProbe
-		want   decide.Kind
+		want   conform.Outcome
 	}{
-		{"same pages pass (cursor strings may differ)", func() []stableProbe { return []stableProbe{same()} }, decide.KindPass},
-		{"no cursor skips", func() []stableProbe { return nil }, decide.KindSkip},
+		{"same pages pass (cursor strings may differ)", func() []stableProbe { return []stableProbe{same()} }, conform.OutcomePass},
+		{"no cursor skips", func() []stableProbe { return nil }, conform.OutcomeSkip},
 		{"differs from the walk", func() []stableProbe {
 			p := same()
 			p.first, p.second = pg(str("c1"), `"c2"`, "x"), pg(str("c1"), `"c2"`, "x")
 			return []stableProbe{p}
-		}, decide.KindViolation},
+		}, conform.OutcomeViolation},
 		{"differs between requests", func() []stableProbe {
 			p := same()
 			p.second = pg(str("c1"), `"c2"`, "c")
 			return []stableProbe{p}
-		}, decide.KindViolation},
+		}, conform.OutcomeViolation},
 		{"definition changed", func() []stableProbe {
 			p := same()
 			p.second = pg(str("c1"), `"c2"`, "c", "d")
 			p.second.Tools[1].Raw = json.RawMessage(`{"name":"d","inputSchema":{"type":"object"},"description":"new"}`)
 			return []stableProbe{p}
-		}, decide.KindViolation},
+		}, conform.OutcomeViolation},
 		{"end marker changed", func() []stableProbe {
 			p := same()
 			p.second = pg(str("c1"), "", "c", "d")
 			return []stableProbe{p}
-		}, decide.KindViolation},
+		}, conform.OutcomeViolation},
 		{"refused on the second request", func() []stableProbe {
 			p := same()
 			p.second = errPage(str("c1"), -32602)
 			return []stableProbe{p}
-		}, decide.KindViolation},
+		}, conform.OutcomeViolation},
 		{"silence", func() []stableProbe {
 			p := same()
 			p.first = silentPage(str("c1"), errTimeout)
 			return []stableProbe{p}
-		}, decide.KindSilent},
+		}, conform.OutcomeSilence},
 		{"list changed during the probe skips", func() []stableProbe {
 			p := same()
 			p.changed = true
 			return []stableProbe{p}
-		}, decide.KindSkip},
+		}, conform.OutcomeSkip},
 		{"stale cursor after a list change skips", func() []stableProbe {
 			p := same()
 			p.walk, p.first, p.second = nil, errPage(str("c1"), -32602), errPage(str("c1"), -32602)
 			return []stableProbe{p}
-		}, decide.KindSkip},
+		}, conform.OutcomeSkip},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeStable(tc.probes()); got.Kind != tc.want {
-				t.Errorf("got kind %d (%s / %s), want %d", got.Kind, got.Expected, got.Actual, tc.want)
+			if got := judgeStable(tc.probes()); got.Outcome() != tc.want {
+				t.Errorf("got kind %s (%s / %s), want %s", got.Outcome(), got.Expected, got.Message, tc.want)
 			}
 		})
 	}
@@ -243,20 +243,20 @@ func TestJudgeNoDup(t *testing.T) {
 		name    string
 		l       *toolkit.Listing
 		changed bool
-		want    decide.Kind
+		want    conform.Outcome
 	}{
-		{"distinct pass", threePages(), false, decide.KindPass},
-		{"one page skips", listing(toolkit.StopEnd, "", pg(nil, "", "a", "a")), false, decide.KindSkip},
-		{"repeat across pages", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a", "b"), pg(str("c1"), "", "b")), false, decide.KindViolation},
-		{"repeat on one page is not this row's", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a", "a"), pg(str("c1"), "", "b")), false, decide.KindPass},
-		{"list changed skips", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a"), pg(str("c1"), "", "a")), true, decide.KindSkip},
+		{"distinct pass", threePages(), false, conform.OutcomePass},
+		{"one page skips", listing(toolkit.StopEnd, "", pg(nil, "", "a", "a")), false, conform.OutcomeSkip},
+		{"repeat across pages", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a", "b"), pg(str("c1"), "", "b")), false, conform.OutcomeViolation},
+		{"repeat on one page is not this row's", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a", "a"), pg(str("c1"), "", "b")), false, conform.OutcomePass},
+		{"list changed skips", listing(toolkit.StopEnd, "", pg(nil, `"c1"`, "a"), pg(str("c1"), "", "a")), true, conform.OutcomeSkip},
 		{"\"\" restart is no duplicate", listing(toolkit.StopRepeatedCursor, "c1",
-			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `"c1"`, "a")), false, decide.KindPass},
+			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `"c1"`, "a")), false, conform.OutcomePass},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeNoDup(interpret(tc.l), tc.changed); got.Kind != tc.want {
-				t.Errorf("got kind %d (%s / %s), want %d", got.Kind, got.Expected, got.Actual, tc.want)
+			if got := judgeNoDup(interpret(tc.l), tc.changed); got.Outcome() != tc.want {
+				t.Errorf("got kind %s (%s / %s), want %s", got.Outcome(), got.Expected, got.Message, tc.want)
 			}
 		})
 	}
@@ -269,33 +269,37 @@ func TestJudgeInvalidCursor(t *testing.T) {
 		name  string
 		probe toolkit.Page
 		alive error
-		want  decide.Kind
+		want  conform.Outcome
 	}{
-		{"-32602 passes", errPage(str(invalidCursor), -32602), nil, decide.KindPass},
-		{"another code", errPage(str(invalidCursor), -32603), nil, decide.KindViolation},
-		{"first page again", pg(str(invalidCursor), `"c1"`, "a"), nil, decide.KindViolation},
-		{"another page", pg(str(invalidCursor), "", "z"), nil, decide.KindViolation},
-		{"silence fails", silentPage(str(invalidCursor), errTimeout), nil, decide.KindFail},
-		{"crash fails", silentPage(str(invalidCursor), closed), nil, decide.KindFail},
-		{"dies after replying fails", errPage(str(invalidCursor), -32602), closed, decide.KindFail},
-		{"other transport error is not verified", silentPage(str(invalidCursor), errors.New("write: broken pipe")), nil, decide.KindError},
+		{"-32602 passes", errPage(str(invalidCursor), -32602), nil, conform.OutcomePass},
+		{"another code", errPage(str(invalidCursor), -32603), nil, conform.OutcomeViolation},
+		{"first page again", pg(str(invalidCursor), `"c1"`, "a"), nil, conform.OutcomeViolation},
+		{"another page", pg(str(invalidCursor), "", "z"), nil, conform.OutcomeViolation},
+		{"silence fails", silentPage(str(invalidCursor), errTimeout), nil, conform.OutcomeFail},
+		{"crash fails", silentPage(str(invalidCursor), closed), nil, conform.OutcomeFail},
+		{"dies after replying fails", errPage(str(invalidCursor), -32602), closed, conform.OutcomeFail},
+		// The same behaviour over HTTP: the POST hung up, or the server is gone.
+		{"hang-up fails (HTTP)", silentPage(str(invalidCursor), fmt.Errorf("tools/list (id 3): POST: %w", transport.ErrNoReply)), nil, conform.OutcomeFail},
+		{"crash fails (HTTP)", silentPage(str(invalidCursor), fmt.Errorf("tools/list (id 3): POST: %w", transport.ErrGone)), nil, conform.OutcomeFail},
+		{"gone after replying fails (HTTP)", errPage(str(invalidCursor), -32602), fmt.Errorf("ping (id 4): POST: %w", transport.ErrGone), conform.OutcomeFail},
+		{"other transport error is not verified", silentPage(str(invalidCursor), errors.New("write: broken pipe")), nil, conform.OutcomeError},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeInvalidCursor(first, tc.probe, tc.alive); got.Kind != tc.want {
-				t.Errorf("got kind %d (%s / %s), want %d", got.Kind, got.Expected, got.Actual, tc.want)
+			if got := judgeInvalidCursor(first, tc.probe, tc.alive); got.Outcome() != tc.want {
+				t.Errorf("got kind %s (%s / %s), want %s", got.Outcome(), got.Expected, got.Message, tc.want)
 			}
 		})
 	}
 }
 
 func TestJudgeEmptyCursor(t *testing.T) {
-	if got := judgeEmptyCursor(interpret(threePages())); got.Kind != decide.KindPass {
-		t.Errorf("no \"\": kind %d", got.Kind)
+	if got := judgeEmptyCursor(interpret(threePages())); got.Outcome() != conform.OutcomePass {
+		t.Errorf("no \"\": kind %s", got.Outcome())
 	}
 	l := listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), errPage(str(""), -32602))
-	if got := judgeEmptyCursor(interpret(l)); got.Kind != decide.KindWarn || !strings.Contains(got.Actual, "end of the list") {
-		t.Errorf("\"\": kind %d %q", got.Kind, got.Actual)
+	if got := judgeEmptyCursor(interpret(l)); got.Outcome() != conform.OutcomeWarn || !strings.Contains(got.Message, "end of the list") {
+		t.Errorf("\"\": kind %s %q", got.Outcome(), got.Message)
 	}
 }
 

@@ -99,7 +99,7 @@ func describePage(p toolkit.Page) string {
 		return conform.Describe(p.Resp, p.Err)
 	}
 	if p.Result == nil {
-		return "a result that is not an object with a tools array: " + clip(string(p.Resp.Result), 160)
+		return "a result that is not an object with a tools array: " + conform.Clip(string(p.Resp.Result), 160)
 	}
 	return fmt.Sprintf("a page of %d tools", len(p.Tools))
 }
@@ -109,7 +109,7 @@ func cursorLabel(p toolkit.Page) string {
 	if p.Cursor == nil {
 		return "no cursor"
 	}
-	return fmt.Sprintf("cursor %q", clip(*p.Cursor, 80))
+	return fmt.Sprintf("cursor %q", conform.Clip(*p.Cursor, 80))
 }
 
 func sameNames(a, b []toolkit.Tool) bool {
@@ -129,7 +129,7 @@ func names(tools []toolkit.Tool) string {
 	for i, tl := range tools {
 		out[i] = tl.Name
 	}
-	return "[" + clip(strings.Join(out, ", "), 200) + "]"
+	return "[" + conform.Clip(strings.Join(out, ", "), 200) + "]"
 }
 
 // samePage compares two replies to the same cursor: the same tools (definitions
@@ -145,7 +145,7 @@ func samePage(a, b toolkit.Page) string {
 	}
 	for i := range a.Tools {
 		if canonical(a.Tools[i].Raw) != canonical(b.Tools[i].Raw) {
-			return fmt.Sprintf("the definition of %q changed: %s, then %s", a.Tools[i].Name, clip(string(a.Tools[i].Raw), 120), clip(string(b.Tools[i].Raw), 120))
+			return fmt.Sprintf("the definition of %q changed: %s, then %s", a.Tools[i].Name, conform.Clip(string(a.Tools[i].Raw), 120), conform.Clip(string(b.Tools[i].Raw), 120))
 		}
 	}
 	if (a.NextRaw == nil) != (b.NextRaw == nil) {
@@ -158,7 +158,7 @@ func endMarker(p toolkit.Page) string {
 	if p.NextRaw == nil {
 		return "absent"
 	}
-	return clip(string(p.NextRaw), 80)
+	return conform.Clip(string(p.NextRaw), 80)
 }
 
 // canonical renders a JSON value with sorted keys and no insignificant space, so that
@@ -216,12 +216,4 @@ func listChanged(s *conform.Session, after, before int) bool {
 		}
 	}
 	return false
-}
-
-func clip(s string, n int) string {
-	s = strings.ToValidUTF8(s, "�")
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -28,9 +28,9 @@ func runToolsCap(t *conform.T) conform.Verdict {
 	s := t.Session()
 	if raw, ok := s.Capabilities()["tools"]; ok {
 		if defKind(raw) != "object" {
-			return t.Violation("capabilities.tools as an object", "capabilities.tools is "+defKind(raw)+": "+defClip(raw, 80))
+			return t.Violation("capabilities.tools as an object", "capabilities.tools is "+defKind(raw)+": "+conform.Clip(string(raw), 80))
 		}
-		return conform.Pass("capabilities.tools declared: %s", defClip(raw, 80))
+		return conform.Pass("capabilities.tools declared: %s", conform.Clip(string(raw), 80))
 	}
 	l := toolkit.List(t)
 	if len(l.Pages) == 0 {
@@ -69,7 +69,7 @@ var _ = conform.Register(conform.Check{
 			return conform.Skip(reports.NotExercised, "capabilities.tools has no listChanged flag (optional; absent means no list_changed notifications are promised)")
 		}
 		if defKind(lc) != "boolean" {
-			return t.Violation("capabilities.tools.listChanged as a boolean", fmt.Sprintf("a %s: %s", defKind(lc), defClip(lc, 60)))
+			return t.Violation("capabilities.tools.listChanged as a boolean", fmt.Sprintf("a %s: %s", defKind(lc), conform.Clip(string(lc), 60)))
 		}
 		return conform.Pass("capabilities.tools.listChanged is %s", lc)
 	},
@@ -112,7 +112,7 @@ func runCapsHonest(t *conform.T) conform.Verdict {
 		}
 	}
 	if len(found) > 0 {
-		return t.Violation("no sampling/createMessage, elicitation/create or roots/list request: the client declared capabilities {}", defCap(found, 5))
+		return t.Violation("no sampling/createMessage, elicitation/create or roots/list request: the client declared capabilities {}", conform.JoinAtMost(found, 5))
 	}
 	return conform.Note("none seen in %d messages received in %d session(s); this proves absence only in the traffic seen", received, sessions)
 }

@@ -19,6 +19,7 @@ type defCase struct {
 	want          reports.Status
 	reason        reports.SkipReason // checked when want is Skip
 	contains      string             // a substring the message must hold
+	excludes      string             // a substring the message must not hold
 }
 
 // defRunCases judges every case against a fresh scripted server.
@@ -39,6 +40,9 @@ func defRunCases(t *testing.T, cases []defCase) {
 			}
 			if tc.contains != "" && !strings.Contains(v.Message, tc.contains) {
 				t.Errorf("%s: message %q lacks %q", tc.id, v.Message, tc.contains)
+			}
+			if tc.excludes != "" && strings.Contains(v.Message, tc.excludes) {
+				t.Errorf("%s: message %q holds %q", tc.id, v.Message, tc.excludes)
 			}
 		})
 	}

@@ -106,18 +106,18 @@ func runEmbedCap(t *conform.T) conform.Verdict {
 	if len(blocks) == 0 {
 		return ctUnexercised(t, l, "test_embedded_resource", "embedded resource block")
 	}
-	var f ctFindings
+	var f conform.Findings
 	seen := map[string]bool{}
 	for _, b := range blocks {
-		f.judged++
+		f.Judged++
 		if _, ok := b.Session.Capabilities()["resources"]; ok || seen[b.Session.Label] {
 			continue
 		}
 		seen[b.Session.Label] = true
-		f.fail(fmt.Sprintf("%s is an embedded resource, but the session's capabilities have no resources member", b.at("")))
+		f.Fail(fmt.Sprintf("%s is an embedded resource, but the session's capabilities have no resources member", b.at("")))
 	}
-	return f.verdict(t, "the resources capability declared by a server whose tools embed resources", "",
-		fmt.Sprintf("%d embedded resource block%s, and the resources capability is declared", f.judged, ctPlural(f.judged)))
+	return f.Verdict("the resources capability declared by a server whose tools embed resources", "",
+		fmt.Sprintf("%d embedded resource block%s, and the resources capability is declared", f.Judged, ctPlural(f.Judged)))
 }
 
 // CONTENT-ANNOT-01 — schema Annotated (2024-11-05) / Annotations (2025-03-26+).
@@ -130,22 +130,22 @@ var _ = conform.Register(conform.Check{
 
 func runAnnotations(t *conform.T) conform.Verdict {
 	l := ctExercise(t)
-	var f ctFindings
+	var f conform.Findings
 	for _, b := range ctBlocks(t) {
 		raw, ok := b.Fields["annotations"]
 		if !ok {
 			continue
 		}
-		f.judged++
+		f.Judged++
 		if err := ctValidateAnnotations(b.Rev(), raw); err != nil {
-			f.fail(ctProblems(err, b.at("/annotations")))
+			f.Fail(ctProblems(err, b.at("/annotations")))
 		}
 	}
-	if f.judged == 0 {
+	if f.Judged == 0 {
 		return ctUnexercised(t, l, "test_annotated_content", "content block with annotations")
 	}
-	return f.verdict(t, "annotations valid under the "+t.Rev.Name+" schema", "",
-		fmt.Sprintf("%d annotated block%s valid under the %s schema", f.judged, ctPlural(f.judged), t.Rev.Name))
+	return f.Verdict("annotations valid under the "+t.Rev.Name+" schema", "",
+		fmt.Sprintf("%d annotated block%s valid under the %s schema", f.Judged, ctPlural(f.Judged), t.Rev.Name))
 }
 
 // ctValidateAnnotations validates a block's annotations: against Annotations where
@@ -176,7 +176,7 @@ var _ = conform.Register(conform.Check{
 
 func runLastModified(t *conform.T) conform.Verdict {
 	l := ctExercise(t)
-	var f ctFindings
+	var f conform.Findings
 	for _, b := range ctBlocks(t) {
 		var a map[string]json.RawMessage
 		if json.Unmarshal(b.Fields["annotations"], &a) != nil {
@@ -186,21 +186,21 @@ func runLastModified(t *conform.T) conform.Verdict {
 		if !ok {
 			continue
 		}
-		f.judged++
+		f.Judged++
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			f.warn(fmt.Sprintf("%s is %s, not a string", b.at("/annotations/lastModified"), ctClip(string(raw), 60)))
+			f.Warn(fmt.Sprintf("%s is %s, not a string", b.at("/annotations/lastModified"), conform.Clip(string(raw), 60)))
 			continue
 		}
 		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
-			f.warn(fmt.Sprintf("%s is %q, which does not parse as RFC 3339", b.at("/annotations/lastModified"), ctClip(s, 60)))
+			f.Warn(fmt.Sprintf("%s is %q, which does not parse as RFC 3339", b.at("/annotations/lastModified"), conform.Clip(s, 60)))
 		}
 	}
-	if f.judged == 0 {
+	if f.Judged == 0 {
 		return ctUnexercised(t, l, "test_annotated_content", "annotations.lastModified")
 	}
-	return f.verdict(t, "", "an ISO 8601 timestamp such as \"2025-01-12T15:00:58Z\"",
-		fmt.Sprintf("every lastModified (%d) parses as RFC 3339", f.judged))
+	return f.Verdict("", "an ISO 8601 timestamp such as \"2025-01-12T15:00:58Z\"",
+		fmt.Sprintf("every lastModified (%d) parses as RFC 3339", f.Judged))
 }
 
 // CONTENT-UNKNOWN-TYPE-01 — schema CallToolResult.content (the revision's union).
@@ -231,22 +231,22 @@ func runUnknownType(t *conform.T) conform.Verdict {
 		return conform.Skip(reports.NotExercised, "no content block in any tools/call result of this revision's sessions: list the content fixture tools (spec-matrix §3.2) or allow a tool with --call NAME[=JSON]")
 	}
 	union := ctUnion(t.Rev)
-	var f ctFindings
+	var f conform.Findings
 	for _, b := range blocks {
-		f.judged++
+		f.Judged++
 		switch {
 		case b.Fields == nil:
-			f.fail(fmt.Sprintf("%s is %s, not an object", b.at(""), ctClip(string(b.Raw), 60)))
+			f.Fail(fmt.Sprintf("%s is %s, not an object", b.at(""), conform.Clip(string(b.Raw), 60)))
 		case b.TypeRaw == nil:
-			f.fail(b.at("") + " has no type")
+			f.Fail(b.at("") + " has no type")
 		case b.Type == "" && string(b.TypeRaw) != `""`:
-			f.fail(fmt.Sprintf("%s is %s, not a string", b.at("/type"), ctClip(string(b.TypeRaw), 60)))
+			f.Fail(fmt.Sprintf("%s is %s, not a string", b.at("/type"), conform.Clip(string(b.TypeRaw), 60)))
 		case !slices.Contains(union, b.Type):
-			f.fail(fmt.Sprintf("%s is %q", b.at("/type"), b.Type))
+			f.Fail(fmt.Sprintf("%s is %q", b.at("/type"), b.Type))
 		}
 	}
-	return f.verdict(t, fmt.Sprintf("block types of the %s union (%s)", t.Rev.Name, strings.Join(union, ", ")), "",
-		fmt.Sprintf("%d block%s, all of types in the %s union", f.judged, ctPlural(f.judged), t.Rev.Name))
+	return f.Verdict(fmt.Sprintf("block types of the %s union (%s)", t.Rev.Name, strings.Join(union, ", ")), "",
+		fmt.Sprintf("%d block%s, all of types in the %s union", f.Judged, ctPlural(f.Judged), t.Rev.Name))
 }
 
 // CONTENT-MIXED-01 — {rev}/server/tools.mdx (Tool Result).
@@ -268,17 +268,17 @@ func runMixed(t *conform.T) conform.Verdict {
 		return conform.Skip(reports.NotExercised, "%s gave no successful result to judge: %s", fixture, o.Describe())
 	}
 	types := map[string]bool{}
-	var f ctFindings
+	var f conform.Findings
 	for i, raw := range o.Content {
 		typ := ctTypes([]json.RawMessage{raw})[0]
 		types[typ] = true
 		def, ok := ctDefinitions[typ]
 		if !ok || !o.Session.Rev.HasDefinition(def) || !slices.Contains(ctUnion(o.Session.Rev), typ) {
-			f.fail(fmt.Sprintf("/content/%d has type %q, outside the %s union", i, typ, o.Session.Rev.Name))
+			f.Fail(fmt.Sprintf("/content/%d has type %q, outside the %s union", i, typ, o.Session.Rev.Name))
 			continue
 		}
 		if err := o.Session.Rev.Validate(def, raw); err != nil {
-			f.fail(ctProblems(err, fmt.Sprintf("/content/%d", i)))
+			f.Fail(ctProblems(err, fmt.Sprintf("/content/%d", i)))
 		}
 	}
 	names := make([]string, 0, len(types))
@@ -286,8 +286,8 @@ func runMixed(t *conform.T) conform.Verdict {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	if len(f.fails) > 0 {
-		return t.Violation(fixture+": blocks of several types, each valid", ctCap(f.fails, 5))
+	if len(f.Fails()) > 0 {
+		return conform.Violation(fixture+": blocks of several types, each valid", conform.JoinAtMost(f.Fails(), 5))
 	}
 	if len(names) < 2 {
 		return conform.Note("%s returned %d block%s of one type (%s): mixing types is optional", fixture, len(o.Content), ctPlural(len(o.Content)), strings.Join(names, ", "))
@@ -304,26 +304,26 @@ var ctDefinitions = map[string]string{
 // ctJudgeType is the run of the per-type checks: every block of the type is
 // validated against its definition in the session's revision, then judged further by
 // extra (which may be nil).
-func ctJudgeType(t *conform.T, typ, def, fixture string, extra func(ctBlock, *ctFindings)) conform.Verdict {
+func ctJudgeType(t *conform.T, typ, def, fixture string, extra func(ctBlock, *conform.Findings)) conform.Verdict {
 	l := ctExercise(t)
 	blocks := ctOfType(ctBlocks(t), typ)
 	if len(blocks) == 0 {
 		return ctUnexercised(t, l, fixture, typ+" block")
 	}
-	var f ctFindings
+	var f conform.Findings
 	for _, b := range blocks {
-		f.judged++
+		f.Judged++
 		if err := b.Rev().Validate(def, b.Raw); err != nil {
-			f.fail(ctProblems(err, b.at("")))
+			f.Fail(ctProblems(err, b.at("")))
 			continue
 		}
 		if extra != nil {
 			extra(b, &f)
 		}
 	}
-	return f.verdict(t, fmt.Sprintf("%s blocks valid under the %s schema (%s)", typ, t.Rev.Name, def),
+	return f.Verdict(fmt.Sprintf("%s blocks valid under the %s schema (%s)", typ, t.Rev.Name, def),
 		fmt.Sprintf("%s blocks whose bytes are what mimeType declares", typ),
-		fmt.Sprintf("%d %s block%s valid (%s)", f.judged, typ, ctPlural(f.judged), ctSummary(blocks)))
+		fmt.Sprintf("%d %s block%s valid (%s)", f.Judged, typ, ctPlural(f.Judged), ctSummary(blocks)))
 }
 
 // ctSummary names the tools whose blocks were judged.
@@ -340,7 +340,7 @@ func ctSummary(blocks []ctBlock) string {
 			names = append(names, n)
 		}
 	}
-	return "from " + ctCap(names, 4)
+	return "from " + conform.JoinAtMost(names, 4)
 }
 
 // ctSigned are the media types whose files always start with a signature Sniff
@@ -352,26 +352,26 @@ var ctSigned = map[string]bool{
 
 // ctJudgeMedia decodes an image or audio block's data strictly (a failure breaks the
 // schema's "format": "byte") and sniffs the bytes against mimeType (a mismatch warns).
-func ctJudgeMedia(b ctBlock, f *ctFindings) {
+func ctJudgeMedia(b ctBlock, f *conform.Findings) {
 	var data, mime string
 	_ = json.Unmarshal(b.Fields["data"], &data)
 	_ = json.Unmarshal(b.Fields["mimeType"], &mime)
 	raw, err := sniff.DecodeBase64Strict(data)
 	if err != nil {
-		f.fail(fmt.Sprintf("%s is not strict base64: %v", b.at("/data"), err))
+		f.Fail(fmt.Sprintf("%s is not strict base64: %v", b.at("/data"), err))
 		return
 	}
 	ok, sniffed := sniff.MatchesMIME(mime, raw)
 	switch {
 	case !ok:
-		f.warn(fmt.Sprintf("%s declares mimeType %q but the %d bytes of data are %s", b.at(""), mime, len(raw), sniffed))
+		f.Warn(fmt.Sprintf("%s declares mimeType %q but the %d bytes of data are %s", b.at(""), mime, len(raw), sniffed))
 	case sniffed == "" && ctSigned[sniff.NormalizeMIME(mime)]:
-		f.warn(fmt.Sprintf("%s declares mimeType %q but the %d bytes of data have no %s signature", b.at(""), mime, len(raw), sniff.NormalizeMIME(mime)))
+		f.Warn(fmt.Sprintf("%s declares mimeType %q but the %d bytes of data have no %s signature", b.at(""), mime, len(raw), sniff.NormalizeMIME(mime)))
 	}
 }
 
 // ctJudgeBlob decodes an embedded resource's blob strictly.
-func ctJudgeBlob(b ctBlock, f *ctFindings) {
+func ctJudgeBlob(b ctBlock, f *conform.Findings) {
 	var res map[string]json.RawMessage
 	if json.Unmarshal(b.Fields["resource"], &res) != nil {
 		return
@@ -385,19 +385,19 @@ func ctJudgeBlob(b ctBlock, f *ctFindings) {
 		return
 	}
 	if _, err := sniff.DecodeBase64Strict(blob); err != nil {
-		f.fail(fmt.Sprintf("%s is not strict base64: %v", b.at("/resource/blob"), err))
+		f.Fail(fmt.Sprintf("%s is not strict base64: %v", b.at("/resource/blob"), err))
 	}
 }
 
 // ctJudgeLinkURI parses a resource link's uri: it must be a URI, which has a scheme
 // (RFC 3986 §3: "URI = scheme ":" hier-part …").
-func ctJudgeLinkURI(b ctBlock, f *ctFindings) {
+func ctJudgeLinkURI(b ctBlock, f *conform.Findings) {
 	var s string
 	if json.Unmarshal(b.Fields["uri"], &s) != nil {
 		return
 	}
 	if msg := ctURIProblem(s); msg != "" {
-		f.fail(fmt.Sprintf("%s is %q: %s", b.at("/uri"), ctClip(s, 80), msg))
+		f.Fail(fmt.Sprintf("%s is %q: %s", b.at("/uri"), conform.Clip(s, 80), msg))
 	}
 }
 
@@ -424,7 +424,7 @@ func ctNotInRevision(t *conform.T, typ, fixture, since string) conform.Verdict {
 			where = append(where, b.at(""))
 		}
 		return t.Violation(fmt.Sprintf("no %s block in a %s session (%s arrives in %s)", typ, t.Rev.Name, typ, since),
-			fmt.Sprintf("%d %s block%s: %s", len(blocks), typ, ctPlural(len(blocks)), ctCap(where, 5)))
+			fmt.Sprintf("%d %s block%s: %s", len(blocks), typ, ctPlural(len(blocks)), conform.JoinAtMost(where, 5)))
 	}
 	o := ctCall(t, l, fixture)
 	if o == nil {

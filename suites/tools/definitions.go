@@ -56,11 +56,11 @@ func runToolsList(t *conform.T) conform.Verdict {
 		}
 	}
 	if len(problems) > 0 {
-		return t.Violation("every page valid as ListToolsResult under the "+s.Rev.Name+" schema", defCap(problems, 5))
+		return t.Violation("every page valid as ListToolsResult under the "+s.Rev.Name+" schema", conform.JoinAtMost(problems, 5))
 	}
 	msg := fmt.Sprintf("%d page(s), %d tool(s), valid under the %s schema", len(l.Pages), len(l.Tools), s.Rev.Name)
 	if len(notes) > 0 {
-		return conform.Note("%s; %s", msg, defCap(notes, 3))
+		return conform.Note("%s; %s", msg, conform.JoinAtMost(notes, 3))
 	}
 	return conform.Pass("%s", msg)
 }
@@ -87,7 +87,7 @@ var _ = conform.Register(conform.Check{
 			problems = append(problems, defToolProblems(d)...)
 		}
 		if len(problems) > 0 {
-			return t.Violation("each Tool with name (string) and inputSchema (object), description a string if present", defCap(problems, 5))
+			return t.Violation("each Tool with name (string) and inputSchema (object), description a string if present", conform.JoinAtMost(problems, 5))
 		}
 		return conform.Pass("%d tool definition(s) have a string name and an object inputSchema%s", len(l.Tools), l.partial())
 	},
@@ -140,7 +140,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(dups) > 0 {
-			return t.Violation("unique tool names", "high severity: a client cannot tell these tools apart: "+defCap(dups, 5))
+			return t.Violation("unique tool names", "high severity: a client cannot tell these tools apart: "+conform.JoinAtMost(dups, 5))
 		}
 		return conform.Pass("%d distinct names in %d tool(s) over %d page(s)%s", len(order), len(l.Tools), len(l.Pages), l.partial())
 	},
@@ -152,26 +152,23 @@ var defNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 // TOOLS-NAME-FORMAT-01 — 2025-11-25/server/tools.mdx (Tool Names).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-FORMAT-01", Title: "tool names are 1–128 characters of A–Z a–z 0–9 _ - .",
-	Level: conform.Should, Revisions: defLegacyWith(revision.ToolNameRules), Area: "tools", Needs: conform.NeedsAny, Scratch: true,
+	Level: conform.Should, Revisions: defLegacyWith(revision.ToolNameRules), Area: "tools", Needs: conform.NeedsAny,
 	Source: "2025-11-25/server/tools.mdx (Tool Names): \"Tool names SHOULD be between 1 and 128 characters in length (inclusive).\" … \"The following SHOULD be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits (0-9), underscore (_), hyphen (-), and dot (.)\"",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
 		if v != nil {
 			return *v
 		}
-		var bad []string
+		var f conform.Findings
 		for _, d := range l.Tools {
 			if d.Name == "" && defKind(d.Fields["name"]) != "string" {
 				continue // no string name: TOOLS-DEF-01
 			}
 			if !defNamePattern.MatchString(d.Name) {
-				bad = append(bad, fmt.Sprintf("%s: %s", d, defNameFault(d.Name)))
+				f.Fail(fmt.Sprintf("%s: %s", d, defNameFault(d.Name)))
 			}
 		}
-		if len(bad) > 0 {
-			return t.Violation("names matching ^[A-Za-z0-9_.-]{1,128}$", defCap(bad, 5))
-		}
-		return conform.Pass("%d tool name(s) match ^[A-Za-z0-9_.-]{1,128}$%s", len(l.Tools), l.partial())
+		return f.Verdict("names matching ^[A-Za-z0-9_.-]{1,128}$", "", fmt.Sprintf("%d tool name(s) match ^[A-Za-z0-9_.-]{1,128}$%s", len(l.Tools), l.partial()))
 	},
 })
 
@@ -194,7 +191,7 @@ func defNameFault(name string) string {
 // TOOLS-NAME-CASE-01 — 2025-11-25/server/tools.mdx (Tool Names).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-CASE-01", Title: "a tool name with its case flipped does not resolve to the tool",
-	Level: conform.Should, Revisions: defLegacyWith(revision.ToolNameRules), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Should, Revisions: defLegacyWith(revision.ToolNameRules), Area: "tools", Needs: conform.NeedsAny, Scratch: true,
 	Source: "2025-11-25/server/tools.mdx (Tool Names): \"Tool names SHOULD be considered case-sensitive.\"; Error Handling: protocol errors cover \"Unknown tools\"",
 	Run:    runNameCase,
 })
@@ -212,18 +209,6 @@ func defSwapCase(s string) string {
 	}, s)
 }
 
-// defFoldKey maps every name that strings.EqualFold holds equal to one key: each rune
-// becomes the smallest rune of its simple case-folding orbit.
-func defFoldKey(name string) string {
-	return strings.Map(func(r rune) rune {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
-		}
-		return least
-	}, name)
-}
-
 // defCaseTarget picks the tool whose name the probe flips. The flipped name must
 // not be another listed name (it would execute that tool: spec-matrix §3.1), so only
 // tools whose name collides with no other case-insensitively qualify. Tools the suite
@@ -231,9 +216,8 @@ func defFoldKey(name string) string {
 // required properties, which a case-insensitive server would reject for the missing
 // arguments rather than execute.
 func defCaseTarget(t *conform.T, l *defListing) (defTool, json.RawMessage, bool) {
-	// One pass counts the names per case-folded key, so the check stays linear in the
-	// number of tools (100,000 tools must not cost 10^10 comparisons).
-	folded := make(map[string]int, len(l.Tools))
+	// Linear: names that fold to the same key collide (strings.EqualFold's relation).
+	folded := map[string]int{}
 	for _, o := range l.Tools {
 		if o.Name != "" {
 			folded[defFoldKey(o.Name)]++
@@ -264,6 +248,20 @@ func defCaseTarget(t *conform.T, l *defListing) (defTool, json.RawMessage, bool)
 	return defTool{}, nil, false
 }
 
+// defFoldKey maps a name to the smallest rune of each rune's simple case-folding
+// orbit: two names are strings.EqualFold exactly when their keys are equal.
+func defFoldKey(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
+}
+
 // defHasRequired reports whether a schema lists required properties.
 func defHasRequired(schema json.RawMessage) bool {
 	var s struct {
@@ -284,28 +282,56 @@ func runNameCase(t *conform.T) conform.Verdict {
 	if !ok {
 		return conform.Skip(reports.NotExercised, "no listed tool has a name that both contains a letter and collides with no other name case-insensitively (spec-matrix §3.1: the probe must not reach another tool)")
 	}
-	s, err := t.Scratch()
-	if err != nil {
-		return conform.Errorf("could not open a fresh session for the probe: %v", err)
-	}
+	// The main session, in the phase for odd input (Scratch: true), but without the
+	// silence barrier of T.Scratch: a server that resolves the flipped name runs the
+	// tool, which may take its time.
+	s := t.Session()
 	flipped := defSwapCase(target.Name)
 	got := toolkit.Call(t, s, flipped, args)
 	if got.Err != nil {
 		return t.Silent("the unknown-tool error for tools/call "+toolkit.Quote(flipped), got.Err)
 	}
 	unknown := toolkit.Call(t, s, fmt.Sprintf("x_conformance_nonexistent_%08x", rand.Uint32()), json.RawMessage(`{}`))
-	return judgeNameCase(t, target.Name, flipped, got, unknown)
+	var real *toolkit.Outcome
+	if !defNamesIt(got, flipped) {
+		// The reply does not say which name it is about: only a working call of the
+		// real name can show that the server tells names apart at all.
+		if p := toolkit.Allowed(t, target.Tool); p.Allowed {
+			real = toolkit.Call(t, s, target.Name, p.Args)
+		}
+	}
+	return judgeNameCase(t, target.Name, flipped, got, unknown, real)
+}
+
+// defNamesIt reports whether a reply mentions the name it answers: evidence that it
+// is about that name, not a failure every call gets.
+func defNamesIt(o *toolkit.Outcome, name string) bool {
+	return o != nil && o.Resp != nil && o.Resp.Msg != nil && strings.Contains(string(o.Resp.Msg.Raw), name)
 }
 
 // judgeNameCase compares the flipped name's reply with the reply to a name that
-// surely does not exist: the two must look alike.
-func judgeNameCase(t *conform.T, name, flipped string, got, unknown *toolkit.Outcome) conform.Verdict {
+// surely does not exist: the two must look alike. A reply that is an error but
+// neither names the flipped name nor differs from what a working call of the real
+// name (real, nil when it was not made) gets cannot tell "not resolved" from "every
+// call fails" (a server whose backend cannot start answers every call alike), so it
+// proves nothing: not exercised.
+func judgeNameCase(t *conform.T, name, flipped string, got, unknown, real *toolkit.Outcome) conform.Verdict {
 	want := fmt.Sprintf("tools/call %s (the case-flipped name of %s) answered as an unknown tool", toolkit.Quote(flipped), toolkit.Quote(name))
 	unknownIsRPC := unknown.Err == nil && unknown.Resp != nil && unknown.Resp.IsError()
+	telling := defNamesIt(got, flipped) || (real != nil && real.Succeeded())
 	switch {
 	case got.Resp.IsError():
 		if unknownIsRPC && unknown.Resp.Error.Code != got.Resp.Error.Code {
+			if !defNamesIt(got, flipped) {
+				// Answered unlike a nonexistent name and without naming it: resolved
+				// and failed, or not resolved — the reply cannot say which.
+				return conform.Skip(reports.NotExercised, "%s got %s, which does not name the tool, while a nonexistent name gets %s: the reply cannot tell whether the flipped name was resolved",
+					toolkit.Quote(flipped), got.Describe(), unknown.Describe())
+			}
 			return conform.Note("%s: %s, while a nonexistent name gets %s", toolkit.Quote(flipped), got.Describe(), unknown.Describe())
+		}
+		if !telling {
+			return defCaseUntold(flipped, got, unknown, real)
 		}
 		return conform.Pass("%s is not resolved: %s", toolkit.Quote(flipped), got.Describe())
 	case got.Result == nil:
@@ -314,8 +340,20 @@ func judgeNameCase(t *conform.T, name, flipped string, got, unknown *toolkit.Out
 		return t.Violation(want, "the flipped name executed the tool: "+got.Describe())
 	case unknownIsRPC:
 		return t.Violation(want, fmt.Sprintf("the flipped name resolved: %s, while a nonexistent name gets %s", got.Describe(), unknown.Describe()))
+	case !telling:
+		return defCaseUntold(flipped, got, unknown, real)
 	}
 	return conform.Note("%s got %s, as a nonexistent name does (%s): not resolved as far as can be told (unknown tools as isError results are judged by TOOLS-CALL-UNKNOWN-01)", toolkit.Quote(flipped), got.Describe(), unknown.Describe())
+}
+
+// defCaseUntold is the verdict for a reply that cannot tell the two cases apart.
+func defCaseUntold(flipped string, got, unknown, real *toolkit.Outcome) conform.Verdict {
+	realText := "the real name was not called (the suite may not call the tool: allow it with --call)"
+	if real != nil {
+		realText = "the real name got " + real.Describe()
+	}
+	return conform.Skip(reports.NotExercised, "%s got %s, which does not name the tool, as a nonexistent name gets %s; %s: the reply cannot tell an unresolved name from a server that fails every call",
+		toolkit.Quote(flipped), got.Describe(), unknown.Describe(), realText)
 }
 
 // TOOLS-TITLE-01 — 2025-06-18+/server/tools.mdx; schema BaseMetadata, Tool.
@@ -332,16 +370,13 @@ var _ = conform.Register(conform.Check{
 		if len(titled) == 0 {
 			return defNone(l, "has a title", "the fixture contract's metadata variants include a tool with one")
 		}
-		var bad []string
+		var f conform.Findings
 		for _, d := range titled {
 			if k := defKind(d.Fields["title"]); k != "string" {
-				bad = append(bad, fmt.Sprintf("%s: title is %s", d, k))
+				f.Fail(fmt.Sprintf("%s: title is %s", d, k))
 			}
 		}
-		if len(bad) > 0 {
-			return t.Violation("title as a string", defCap(bad, 5))
-		}
-		return conform.Pass("%d tool(s) with a string title", len(titled))
+		return f.Verdict("title as a string", "", fmt.Sprintf("%d tool(s) with a string title", len(titled)))
 	},
 })
 
@@ -377,16 +412,13 @@ func defMemberValid(t *conform.T, m defMember) conform.Verdict {
 	if len(with) == 0 {
 		return defNone(l, m.noneWhat, m.noneHint)
 	}
-	var bad []string
+	var f conform.Findings
 	for _, d := range with {
 		if err := t.Rev.Validate(m.definition, d.Fields[m.member]); err != nil {
-			bad = append(bad, fmt.Sprintf("%s: %v", d.Pointer("/"+m.member), err))
+			f.Fail(fmt.Sprintf("%s: %v", d.Pointer("/"+m.member), err))
 		}
 	}
-	if len(bad) > 0 {
-		return t.Violation(m.expected, defCap(bad, 5))
-	}
-	return conform.Pass("%d tool(s) with %s", len(with), m.passWhat)
+	return f.Verdict(m.expected, "", fmt.Sprintf("%d tool(s) with %s", len(with), m.passWhat))
 }
 
 // defHints are the decoded boolean hints of ToolAnnotations (nil when absent or not
@@ -434,7 +466,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(bad) > 0 {
-			return t.Violation("consistent hints (destructiveHint only means something when readOnlyHint is false)", "readOnlyHint: true with destructiveHint: true on "+defCap(bad, 5))
+			return t.Violation("consistent hints (destructiveHint only means something when readOnlyHint is false)", "readOnlyHint: true with destructiveHint: true on "+conform.JoinAtMost(bad, 5))
 		}
 		return conform.Pass("%d annotated tool(s), none with readOnlyHint and destructiveHint both true", len(annotated))
 	},

@@ -72,23 +72,20 @@ var _ = conform.Register(conform.Check{
 		if len(withIcons) == 0 {
 			return defNone(l, "has icons", "the fixture contract's metadata variants include a tool with https and data: icons")
 		}
-		var bad []string
+		var f conform.Findings
 		n := 0
 		for _, d := range withIcons {
 			if _, ok := defArray(d.Fields["icons"]); !ok {
-				bad = append(bad, fmt.Sprintf("%s: icons is %s, not an array", d.Pointer("/icons"), defKind(d.Fields["icons"])))
+				f.Fail(fmt.Sprintf("%s: icons is %s, not an array", d.Pointer("/icons"), defKind(d.Fields["icons"])))
 			}
 		}
 		for _, ic := range defIcons(l) {
 			n++
 			if p := defIconProblem(t.Rev, ic); p != "" {
-				bad = append(bad, p)
+				f.Fail(p)
 			}
 		}
-		if len(bad) > 0 {
-			return t.Violation("icons valid as Icon[] under the "+t.Rev.Name+" schema, each src a URI", defCap(bad, 5))
-		}
-		return conform.Pass("%d icon(s) on %d tool(s) are valid Icons", n, len(withIcons))
+		return f.Verdict("icons valid as Icon[] under the "+t.Rev.Name+" schema, each src a URI", "", fmt.Sprintf("%d icon(s) on %d tool(s) are valid Icons", n, len(withIcons)))
 	},
 })
 
@@ -127,7 +124,7 @@ var _ = conform.Register(conform.Check{
 			return *v
 		}
 		icons := defIcons(l)
-		var bad []string
+		var f conform.Findings
 		n := 0
 		for _, ic := range icons {
 			if ic.src == "" {
@@ -135,16 +132,13 @@ var _ = conform.Register(conform.Check{
 			}
 			n++
 			if p := defSchemeProblem(ic.src); p != "" {
-				bad = append(bad, fmt.Sprintf("%s: %s", ic, p))
+				f.Fail(fmt.Sprintf("%s: %s", ic, p))
 			}
 		}
 		if n == 0 {
 			return defNone(l, "has an icon with a string src", "the fixture contract's metadata variants include a tool with https and data: icons")
 		}
-		if len(bad) > 0 {
-			return t.Violation("icon src with scheme https: or data: (clients must reject other schemes)", defCap(bad, 5))
-		}
-		return conform.Pass("%d icon src(s), all https: or data:", n)
+		return f.Verdict("icon src with scheme https: or data: (clients must reject other schemes)", "", fmt.Sprintf("%d icon src(s), all https: or data:", n))
 	},
 })
 
@@ -194,9 +188,9 @@ var _ = conform.Register(conform.Check{
 		case n == 0:
 			return defNone(l, "has a data: icon", "the fixture contract's metadata variants include a data: PNG icon")
 		case len(bad) > 0:
-			return t.Violation("data: icons of strict base64 whose magic bytes match the declared image type", defCap(bad, 5))
+			return t.Violation("data: icons of strict base64 whose magic bytes match the declared image type", conform.JoinAtMost(bad, 5))
 		case len(notes) > 0:
-			return conform.Note("%d data: icon(s) decode and match their type; %s", n, defCap(notes, 3))
+			return conform.Note("%d data: icon(s) decode and match their type; %s", n, conform.JoinAtMost(notes, 3))
 		}
 		return conform.Pass("%d data: icon(s) decode strictly and match their declared type", n)
 	},

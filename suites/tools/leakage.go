@@ -180,13 +180,13 @@ var _ = conform.Register(conform.Check{
 		sc := defScanSessions(t.Sessions())
 		switch {
 		case len(sc.leaks) > 0:
-			return t.Violation("only members and content types the negotiated revision defines", defCap(sc.leaks, 5))
+			return t.Violation("only members and content types the negotiated revision defines", conform.JoinAtMost(sc.leaks, 5))
 		case sc.lists+sc.calls == 0:
 			return conform.Skip(reports.NotExercised, "no tools/list or tools/call result was received in this revision's sessions")
 		}
 		msg := fmt.Sprintf("%d tools/list and %d tools/call result(s) in %d session(s) use only their negotiated revision's vocabulary; this proves absence only in the traffic seen", sc.lists, sc.calls, sc.sessions)
 		if len(sc.unknown) > 0 {
-			return conform.Note("%s; not judged (version unknown to the suite): %s", msg, defCap(sc.unknown, 3))
+			return conform.Note("%s; not judged (version unknown to the suite): %s", msg, conform.JoinAtMost(sc.unknown, 3))
 		}
 		return conform.Pass("%s", msg)
 	},

@@ -31,7 +31,7 @@ const ctListChangedWait = 2 * time.Second
 // NOTIF-LC-01 — {rev}/server/tools.mdx (List Changed Notification).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LC-01", Title: "a change of the tool list is announced with notifications/tools/list_changed",
-	Level: conform.Should, Revisions: ctLegacy("", ""), Area: "notifications", Needs: conform.NeedsFixture, FreshSessions: 1,
+	Level: conform.Should, Revisions: ctLegacy("", ""), Area: "notifications", Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange,
 	Source: `{rev}/server/tools.mdx (List Changed Notification): "When the list of available tools changes, servers that declared the listChanged capability SHOULD send a notification" {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}`,
 	Run:    runListChangedProbe,
 })
@@ -60,16 +60,15 @@ func ctPickTrigger(t *conform.T) *ctTrigger {
 
 func runListChangedProbe(t *conform.T) conform.Verdict {
 	if !toolkit.ListChangedDeclared(t.Session()) {
-		return conform.Skip(reports.NotApplicable, "capabilities.tools.listChanged is not true: the server does not offer list_changed notifications (NOTIF-LC-UNDECLARED-01 judges any it sends)")
+		return provokeUndeclared(t)
 	}
 	trig := ctPickTrigger(t)
 	if trig == nil {
 		return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (spec-matrix §3.2), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", ctTriggerFixture)
 	}
-	s, err := t.NewSession()
-	if err != nil {
-		return conform.Errorf("no fresh session for the list change probe: %v", err)
-	}
+	// The main session: this check runs after every check that needs the list as the
+	// server started with it (PhaseStateChange).
+	s := t.Session()
 	before := toolkit.Walk(t, s)
 	if v := toolkit.ListVerdict(t, before); v != nil {
 		return conform.Errorf("no tools/list before the change, so none can be seen: %s", v.Message)
@@ -90,6 +89,41 @@ func runListChangedProbe(t *conform.T) conform.Verdict {
 		return conform.Errorf("no tools/list after the change: %s", v.Message)
 	}
 	return ctJudgeListChange(t, trig, werr == nil, e, wait, before, after)
+}
+
+// provokeUndeclared is NOTIF-LC-01 for a server that declared tools without
+// listChanged: true. The row does not apply, but a trigger that exists is fired all
+// the same, in a fresh session, so that a notification the server sends undeclared
+// is in the revision's transcript for NOTIF-LC-UNDECLARED-01 (which runs after this
+// check) to judge; without the change nothing would provoke one (issue 9 item 1). A
+// server with no tools capability at all is left alone: TOOLS-CAP-01 judges it, and
+// the suite does not call tools a server did not declare.
+func provokeUndeclared(t *conform.T) conform.Verdict {
+	const why = "capabilities.tools.listChanged is not true: the server does not offer list_changed notifications"
+	if _, ok := t.Session().Capabilities()["tools"]; !ok {
+		return conform.Skip(reports.NotApplicable, "%s (it declares no tools capability)", why)
+	}
+	trig := ctPickTrigger(t)
+	if trig == nil {
+		return conform.Skip(reports.NotApplicable, "%s; nothing can change the tool list, so NOTIF-LC-UNDECLARED-01 judges only notifications sent unprovoked", why)
+	}
+	s, err := t.NewSession()
+	if err != nil {
+		return conform.Errorf("no fresh session to change the tool list with %s: %v", trig.what, err)
+	}
+	before := toolkit.Walk(t, s)
+	if v := toolkit.ListVerdict(t, before); v != nil {
+		return conform.Errorf("no tools/list before the change: %s", v.Message)
+	}
+	if v := trig.fire(t, s, before); v != nil && v.Status == reports.Error {
+		return *v
+	}
+	// The second walk is the barrier: on stdio a notification sent with the change
+	// has been read once its reply is in.
+	after := toolkit.Walk(t, s)
+	added, removed := ctNameDiff(before, after)
+	return conform.Skip(reports.NotApplicable, "%s; the tool list was changed anyway with %s (%s) so that NOTIF-LC-UNDECLARED-01 judges any notification the change provoked",
+		why, trig.what, ctDiffText(added, removed, len(before.Tools)))
 }
 
 // fire changes the tool list in session s; it returns the verdict of a trigger that
@@ -130,7 +164,7 @@ func ctRunTriggerCmd(t *conform.T, command string) *conform.Verdict {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = time.Second
 	if err := cmd.Run(); err != nil {
-		v := conform.Errorf("--trigger-cmd %q failed (%v), so the tool list was not changed; its output: %s", command, err, ctOr(ctClip(strings.TrimSpace(out.String()), 400), "(none)"))
+		v := conform.Errorf("--trigger-cmd %q failed (%v), so the tool list was not changed; its output: %s", command, err, ctOr(conform.Clip(strings.TrimSpace(out.String()), 400), "(none)"))
 		return &v
 	}
 	return nil
@@ -229,16 +263,13 @@ var _ = conform.Register(conform.Check{
 		if len(seen) == 0 {
 			return conform.Skip(reports.NotExercised, "no %s was received in this revision's sessions", ctListChanged)
 		}
-		var bad []string
+		var f conform.Findings
 		for _, e := range seen {
 			if !toolkit.ListChangedDeclared(e.Session) {
-				bad = append(bad, fmt.Sprintf("%s in a session whose capabilities.tools is %s", e.where(), ctOr(string(e.Session.Capabilities()["tools"]), "absent")))
+				f.Fail(fmt.Sprintf("%s in a session whose capabilities.tools is %s", e.where(), ctOr(string(e.Session.Capabilities()["tools"]), "absent")))
 			}
 		}
-		if len(bad) > 0 {
-			return t.Violation(ctListChanged+" only after declaring tools.listChanged: true", ctCap(bad, 5))
-		}
-		return conform.Pass("%d %s notification%s, all in sessions that declared tools.listChanged", len(seen), ctListChanged, ctPlural(len(seen)))
+		return f.Verdict(ctListChanged+" only after declaring tools.listChanged: true", "", fmt.Sprintf("%d %s notification%s, all in sessions that declared tools.listChanged", len(seen), ctListChanged, ctPlural(len(seen))))
 	},
 })
 
@@ -255,16 +286,16 @@ func runListChangedShape(t *conform.T) conform.Verdict {
 	if len(seen) == 0 {
 		return conform.Skip(reports.NotExercised, "no %s was received in this revision's sessions", ctListChanged)
 	}
-	var f ctFindings
+	var f conform.Findings
 	for _, e := range seen {
-		f.judged++
+		f.Judged++
 		if e.Msg.Members["id"] {
-			f.fail(fmt.Sprintf("%s carries id %s: a request, not a notification", e.where(), e.Msg.ID))
+			f.Fail(fmt.Sprintf("%s carries id %s: a request, not a notification", e.where(), e.Msg.ID))
 			continue
 		}
 		if def, ok := e.Session.Rev.NotificationDefinition(ctListChanged); ok {
 			if err := e.Session.Rev.Validate(def, json.RawMessage(e.Msg.Raw)); err != nil {
-				f.fail(ctProblems(err, e.where()+" "))
+				f.Fail(ctProblems(err, e.where()+" "))
 				continue
 			}
 		}
@@ -278,10 +309,10 @@ func runListChangedShape(t *conform.T) conform.Verdict {
 			}
 			if len(extra) > 0 {
 				sort.Strings(extra)
-				f.note(fmt.Sprintf("%s has params members besides _meta (%s), which the schema tolerates", e.where(), strings.Join(extra, ", ")))
+				f.Note(fmt.Sprintf("%s has params members besides _meta (%s), which the schema tolerates", e.where(), strings.Join(extra, ", ")))
 			}
 		}
 	}
-	return f.verdict(t, ctListChanged+" as a notification valid under the "+t.Rev.Name+" schema", "",
-		fmt.Sprintf("%d %s notification%s valid", f.judged, ctListChanged, ctPlural(f.judged)))
+	return f.Verdict(ctListChanged+" as a notification valid under the "+t.Rev.Name+" schema", "",
+		fmt.Sprintf("%d %s notification%s valid", f.Judged, ctListChanged, ctPlural(f.Judged)))
 }

@@ -87,11 +87,24 @@ func TestListChangedVerdicts(t *testing.T) {
 		{name: "change without notification warns", id: "NOTIF-LC-01", rev: "2024-11-05", srv: toggler(false, true), want: reports.Warn, contains: "no notification after"},
 		{name: "notification without change warns", id: "NOTIF-LC-01", rev: "2025-11-25", srv: toggler(true, false), want: reports.Warn, contains: "the same"},
 		{name: "no change and no notification is not exercised", id: "NOTIF-LC-01", rev: "2025-11-25", srv: toggler(false, false), want: reports.Skip, reason: reports.NotExercised},
-		{name: "listChanged not declared is not applicable", id: "NOTIF-LC-01", rev: "2025-06-18", srv: func() *conformtest.Server {
+		// Undeclared: not applicable, but the trigger still fires so that
+		// NOTIF-LC-UNDECLARED-01 sees what it provokes (issue 9 item 1).
+		{name: "listChanged not declared is not applicable, the change is provoked all the same", id: "NOTIF-LC-01", rev: "2025-06-18", srv: func() *conformtest.Server {
 			s := toggler(true, true)()
 			s.Capabilities = `{"tools":{}}`
 			return s
-		}, want: reports.Skip, reason: reports.NotApplicable},
+		}, want: reports.Skip, reason: reports.NotApplicable, contains: "changed anyway with the fixture tool test_trigger_tool_change (added test_dynamic_tool)"},
+		{name: "listChanged not declared and no trigger is not applicable", id: "NOTIF-LC-01", rev: "2025-06-18", srv: func() *conformtest.Server {
+			s := noTools()
+			s.Capabilities = `{"tools":{}}`
+			return s
+		}, want: reports.Skip, reason: reports.NotApplicable, contains: "nothing can change"},
+		{name: "no tools capability is not applicable and not provoked", id: "NOTIF-LC-01", rev: "2025-06-18", srv: func() *conformtest.Server {
+			s := toggler(true, true)()
+			s.Capabilities = `{}`
+			s.Handle("tools/call", func(req *wire.Message) []string { panic("the trigger was called without a tools capability") })
+			return s
+		}, want: reports.Skip, reason: reports.NotApplicable, contains: "no tools capability"},
 		{name: "no trigger needs the fixture", id: "NOTIF-LC-01", rev: "2025-06-18", srv: noTools, want: reports.Skip, reason: reports.NeedsFixture, contains: "--trigger-cmd"},
 		{name: "a failing trigger is an error", id: "NOTIF-LC-01", rev: "2025-06-18", srv: func() *conformtest.Server {
 			s := toggler(true, true)()

@@ -208,22 +208,22 @@ func runProgressToken(t *conform.T) conform.Verdict {
 	if len(pt.Progress) == 0 {
 		return ctNoProgress(probe, ctProgressMethod)
 	}
-	var f ctFindings
+	var f conform.Findings
 	for _, p := range pt.Progress {
-		f.judged++
+		f.Judged++
 		switch {
 		case p.Token.IsZero():
-			f.fail(fmt.Sprintf("%s has progressToken %s, not a string or integer token", p.where(), ctOr(string(p.TokenRaw), "(absent)")))
+			f.Fail(fmt.Sprintf("%s has progressToken %s, not a string or integer token", p.where(), ctOr(string(p.TokenRaw), "(absent)")))
 		case p.request() == nil:
-			f.fail(fmt.Sprintf("%s names token %s, which no request of the session carried", p.where(), p.TokenRaw))
+			f.Fail(fmt.Sprintf("%s names token %s, which no request of the session carried", p.where(), p.TokenRaw))
 		case p.afterDone() != "":
-			f.fail(p.afterDone() + ": the request was no longer active")
+			f.Fail(p.afterDone() + ": the request was no longer active")
 		case p.Req == nil:
-			f.note(fmt.Sprintf("%s echoes token %s as a %s; it was sent as a %s (PROG-TOKEN-TYPE-01)", p.where(), p.TokenRaw, p.Token.TypeName(), p.Loose.Token.TypeName()))
+			f.Note(fmt.Sprintf("%s echoes token %s as a %s; it was sent as a %s (PROG-TOKEN-TYPE-01)", p.where(), p.TokenRaw, p.Token.TypeName(), p.Loose.Token.TypeName()))
 		}
 	}
-	return f.verdict(t, "progress only for tokens of requests still in progress", "",
-		fmt.Sprintf("%d progress notification%s, each for an active request's token", f.judged, ctPlural(f.judged)))
+	return f.Verdict("progress only for tokens of requests still in progress", "",
+		fmt.Sprintf("%d progress notification%s, each for an active request's token", f.Judged, ctPlural(f.Judged)))
 }
 
 // PROG-TOKEN-TYPE-01 — progress.mdx; schema ProgressToken.
@@ -234,21 +234,21 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		probe := ctProgressProbe(t)
 		pt := ctCollectProgress(t)
-		var f ctFindings
+		var f conform.Findings
 		for _, p := range pt.Progress {
 			switch {
 			case p.Req != nil:
-				f.judged++
+				f.Judged++
 			case p.Loose != nil:
-				f.judged++
-				f.fail(fmt.Sprintf("%s echoes token %s as a %s; it was sent as a %s (%s)", p.where(), p.TokenRaw, p.Token.TypeName(), p.Loose.Token.TypeName(), p.Loose.Token))
+				f.Judged++
+				f.Fail(fmt.Sprintf("%s echoes token %s as a %s; it was sent as a %s (%s)", p.where(), p.TokenRaw, p.Token.TypeName(), p.Loose.Token.TypeName(), p.Loose.Token))
 			}
 		}
-		if f.judged == 0 {
+		if f.Judged == 0 {
 			return ctNoProgress(probe, "progress notification naming a token the suite sent")
 		}
-		return f.verdict(t, "the token echoed with the JSON type it was sent with", "",
-			fmt.Sprintf("%d progress notification%s echo their token exactly", f.judged, ctPlural(f.judged)))
+		return f.Verdict("the token echoed with the JSON type it was sent with", "",
+			fmt.Sprintf("%d progress notification%s echo their token exactly", f.Judged, ctPlural(f.Judged)))
 	},
 })
 
@@ -268,7 +268,7 @@ func runProgressMonotonic(t *conform.T) conform.Verdict {
 		count int
 	}
 	bySeries := map[*ctTokenRequest]*series{}
-	var f ctFindings
+	var f conform.Findings
 	for _, p := range pt.Progress {
 		r := p.request()
 		if r == nil || p.Progress == nil {
@@ -281,20 +281,20 @@ func runProgressMonotonic(t *conform.T) conform.Verdict {
 		}
 		s.count++
 		if s.last != nil && *p.Progress <= *s.last.Progress {
-			f.fail(fmt.Sprintf("token %s: progress %v at %s after %v at #%d", r.Token, *p.Progress, p.where(), *s.last.Progress, s.last.Seq))
+			f.Fail(fmt.Sprintf("token %s: progress %v at %s after %v at #%d", r.Token, *p.Progress, p.where(), *s.last.Progress, s.last.Seq))
 		}
 		s.last = p
 	}
 	for _, s := range bySeries {
 		if s.count >= 2 {
-			f.judged++
+			f.Judged++
 		}
 	}
-	if f.judged == 0 {
+	if f.Judged == 0 {
 		return ctNoProgress(probe, "pair of progress notifications for one token")
 	}
-	return f.verdict(t, "progress strictly increasing for each token", "",
-		fmt.Sprintf("progress strictly increased for each of %d token%s with several notifications", f.judged, ctPlural(f.judged)))
+	return f.Verdict("progress strictly increasing for each token", "",
+		fmt.Sprintf("progress strictly increased for each of %d token%s with several notifications", f.Judged, ctPlural(f.Judged)))
 }
 
 // PROG-AFTER-DONE-01 — {rev}/basic/utilities/progress.mdx (Implementation Notes).
@@ -311,7 +311,7 @@ func runProgressAfterDone(t *conform.T) conform.Verdict {
 		return conform.Errorf("the ping barrier after %s failed (%s): nothing bounds what may still arrive", ctProgressFixture, probe.barrier)
 	}
 	pt := ctCollectProgress(t)
-	var f ctFindings
+	var f conform.Findings
 	withProgress := map[*ctTokenRequest]bool{}
 	for _, p := range pt.Progress {
 		r := p.request()
@@ -320,17 +320,17 @@ func runProgressAfterDone(t *conform.T) conform.Verdict {
 		}
 		withProgress[r] = true
 		if late := p.afterDone(); late != "" {
-			f.fail(late)
+			f.Fail(late)
 		}
 	}
 	for r := range withProgress {
 		if r.Resp != nil {
-			f.judged++
+			f.Judged++
 		}
 	}
-	if f.judged == 0 {
+	if f.Judged == 0 {
 		return ctNoProgress(probe, "progress notification for a request that completed")
 	}
-	return f.verdict(t, "no progress for a token once its request was answered", "",
-		fmt.Sprintf("%d completed request%s with progress; none after the reply (bounded by a ping barrier)", f.judged, ctPlural(f.judged)))
+	return f.Verdict("no progress for a token once its request was answered", "",
+		fmt.Sprintf("%d completed request%s with progress; none after the reply (bounded by a ping barrier)", f.Judged, ctPlural(f.Judged)))
 }

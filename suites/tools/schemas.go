@@ -13,7 +13,7 @@ import (
 
 // Tool schema checks (spec-matrix §2.8 TOOLS-INSCHEMA-*, TOOLS-OUTSCHEMA-01): the root
 // type of inputSchema, whether inputSchema and outputSchema are valid JSON Schema in
-// the dialect the revision implies, and the no-parameter recommendation. Remote $refs
+// the dialect the revision implies (with a note on the no-parameter recommendation). Remote $refs
 // are never fetched.
 
 // TOOLS-INSCHEMA-TYPE-01 — schema Tool.inputSchema.
@@ -42,7 +42,11 @@ var _ = conform.Register(conform.Check{
 		case n == 0:
 			return defNone(l, "has an object inputSchema", "TOOLS-DEF-01 judges the missing ones")
 		case len(bad) > 0:
-			return t.Violation("\"type\": \"object\" at the root of every inputSchema", defCap(bad, 5))
+			return t.Violation("\"type\": \"object\" at the root of every inputSchema", conform.JoinAtMost(bad, 5))
+		}
+		if open := defOpenNoParams(l); len(open) > 0 && t.Rev.AtLeast("2025-11-25") {
+			return conform.Note("%d inputSchema(s) with \"type\": \"object\" at the root%s; %d parameterless tool(s) use the open form {\"type\":\"object\"}, one of the page's valid approaches (it recommends {\"type\":\"object\",\"additionalProperties\":false}): %s",
+				n, l.partial(), len(open), conform.JoinAtMost(open, 5))
 		}
 		return conform.Pass("%d inputSchema(s) with \"type\": \"object\" at the root%s", n, l.partial())
 	},
@@ -53,7 +57,7 @@ func defDescribe(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "absent"
 	}
-	return defClip(raw, 60)
+	return conform.Clip(string(raw), 60)
 }
 
 // defInconclusive reports whether a compile error says the suite could not decide
@@ -139,13 +143,13 @@ func defInputSchemasCompile(t *conform.T, compile func(json.RawMessage) (string,
 func judgeCompiled(t *conform.T, l *defListing, c *defCompiled, member string, invalid func(expected, actual string) conform.Verdict) conform.Verdict {
 	switch {
 	case len(c.invalid) > 0:
-		return invalid("every "+member+" a valid JSON Schema", defCap(c.invalid, 5))
+		return invalid("every "+member+" a valid JSON Schema", conform.JoinAtMost(c.invalid, 5))
 	case c.verified == 0 && len(c.inconclusive) > 0:
-		return defNone(l, "has an "+member+" the suite can verify offline", "inconclusive: "+defCap(c.inconclusive, 3))
+		return defNone(l, "has an "+member+" the suite can verify offline", "inconclusive: "+conform.JoinAtMost(c.inconclusive, 3))
 	case c.verified == 0:
 		return defNone(l, "has an "+member, "TOOLS-DEF-01 judges the missing ones")
 	case len(c.inconclusive) > 0:
-		return conform.Note("%d %s(s) compile (%s); not verified: %s", c.verified, member, c.dialectSummary(), defCap(c.inconclusive, 3))
+		return conform.Note("%d %s(s) compile (%s); not verified: %s", c.verified, member, c.dialectSummary(), conform.JoinAtMost(c.inconclusive, 3))
 	}
 	return conform.Pass("%d %s(s) compile (%s)%s", c.verified, member, c.dialectSummary(), l.partial())
 }
@@ -177,48 +181,25 @@ func defNoParams(schema map[string]json.RawMessage) bool {
 	return defKind(schema["additionalProperties"]) != "object" && defKind(schema["unevaluatedProperties"]) != "object"
 }
 
-// TOOLS-INSCHEMA-NOPARAMS-01 — 2025-11-25/server/tools.mdx (Tool).
-var _ = conform.Register(conform.Check{
-	ID: "TOOLS-INSCHEMA-NOPARAMS-01", Title: "tools without parameters use {\"type\":\"object\",\"additionalProperties\":false} (recommended)",
-	Level: conform.Should, Revisions: defLegacyFrom("2025-11-25"), Area: "tools", Needs: conform.NeedsAny,
-	Source: "2025-11-25/server/tools.mdx (Tool): \"For tools with no parameters, use one of these valid approaches: `{ \"type\": \"object\", \"additionalProperties\": false }` - Recommended: explicitly accepts only empty objects; `{ \"type\": \"object\" }` - accepts any object (including with properties)\" (RFC 2119: RECOMMENDED means SHOULD, so the allowed open form warns)",
-	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
+// defOpenNoParams names the parameterless tools whose inputSchema accepts any object.
+// 2025-11-25/server/tools.mdx lists that form as one of two "valid approaches" and
+// calls the closed form "Recommended" — an ordinary word, not a BCP 14 key word (the
+// revision's conventions: key words apply "when, and only when, they appear in all
+// capitals"). So it is never a violation: TOOLS-INSCHEMA-TYPE-01 only notes it, and
+// spec-matrix TOOLS-INSCHEMA-NOPARAMS-01 ("(recommended)", INFO) has no check of its
+// own, since a check that cannot fail proves nothing.
+func defOpenNoParams(l *defListing) []string {
+	var open []string
+	for _, d := range l.Tools {
+		schema := defObject(d.Fields["inputSchema"])
+		if schema == nil || !defNoParams(schema) {
+			continue
 		}
-		var open []string
-		n := 0
-		for _, d := range l.Tools {
-			schema := defObject(d.Fields["inputSchema"])
-			if schema == nil || !defNoParams(schema) {
-				continue
-			}
-			n++
-			if string(schema["additionalProperties"]) != "false" && string(schema["unevaluatedProperties"]) != "false" {
-				open = append(open, d.String())
-			}
-		}
-		switch {
-		case n == 0:
-			return defNone(l, "takes no parameters", "the fixture contract's metadata variants include a parameterless tool")
-		case len(open) > 0:
-			return t.Violation("the recommended {\"type\":\"object\",\"additionalProperties\":false} for tools without parameters",
-				fmt.Sprintf("%d of %d parameterless tool(s) accept any object (an allowed form, not the recommended one): %s", len(open), n, defCap(open, 5)))
-		}
-		return conform.Pass("%d parameterless tool(s) accept only the empty object, as recommended", n)
-	},
-})
-
-// defLegacyFrom returns the legacy revisions from the named one on.
-func defLegacyFrom(first string) []revision.Revision {
-	var out []revision.Revision
-	for _, r := range revision.Range(first, "") {
-		if r.Era == revision.Legacy {
-			out = append(out, r)
+		if string(schema["additionalProperties"]) != "false" && string(schema["unevaluatedProperties"]) != "false" {
+			open = append(open, d.String())
 		}
 	}
-	return out
+	return open
 }
 
 // TOOLS-OUTSCHEMA-01 — 2025-06-18+/server/tools.mdx (Output Schema); schema
@@ -257,12 +238,12 @@ func runOutSchema(t *conform.T) conform.Verdict {
 	}
 	switch {
 	case len(shape) > 0:
-		return t.Violation("outputSchema valid under the "+t.Rev.Name+" schema (an object with root type \"object\")", defCap(append(shape, c.invalid...), 5))
+		return t.Violation("outputSchema valid under the "+t.Rev.Name+" schema (an object with root type \"object\")", conform.JoinAtMost(append(shape, c.invalid...), 5))
 	case len(c.invalid) > 0 && t.Rev.Has(revision.DefaultDialect2020):
-		return t.Violation("every outputSchema valid under its declared or default (2020-12) dialect", defCap(c.invalid, 5))
+		return t.Violation("every outputSchema valid under its declared or default (2020-12) dialect", conform.JoinAtMost(c.invalid, 5))
 	case len(c.invalid) > 0:
 		// The dialect is open before 2025-11-25: valid under neither is derived.
-		return conform.Warn("every outputSchema compiling as 2020-12 or draft-07 JSON Schema", defCap(c.invalid, 5))
+		return conform.Warn("every outputSchema compiling as 2020-12 or draft-07 JSON Schema", conform.JoinAtMost(c.invalid, 5))
 	}
 	return judgeCompiled(t, l, &c, "outputSchema", t.Violation)
 }

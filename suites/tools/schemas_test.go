@@ -62,14 +62,16 @@ func TestInputSchemaVerdicts(t *testing.T) {
 		{name: "a remote ref is a note", id: "TOOLS-INSCHEMA-VALID-R1-01", rev: "2025-03-26", want: reports.Pass, contains: "note:",
 			setup: defTools(defIn("a", valid), defIn("b", remoteRef))},
 
-		{name: "additionalProperties false passes", id: "TOOLS-INSCHEMA-NOPARAMS-01", rev: "2025-11-25", want: reports.Pass,
+		// 2025-11-25 "Recommended" is an ordinary word: the open form of a
+		// parameterless tool is noted, never warned about (issue 9 item 2).
+		{name: "additionalProperties false passes", id: "TOOLS-INSCHEMA-TYPE-01", rev: "2025-11-25", want: reports.Pass, excludes: "note:",
 			setup: defTools(defIn("a", `{"type":"object","additionalProperties":false}`), defIn("b", valid))},
-		{name: "an open object warns (RECOMMENDED is SHOULD)", id: "TOOLS-INSCHEMA-NOPARAMS-01", rev: "2025-11-25", want: reports.Warn, contains: "recommended",
+		{name: "an open parameterless object is a note, not a warning", id: "TOOLS-INSCHEMA-TYPE-01", rev: "2025-11-25", want: reports.Pass, contains: "additionalProperties\":false}",
 			setup: defTools(defIn("a", `{"type":"object"}`))},
-		{name: "an open object fails under strict", id: "TOOLS-INSCHEMA-NOPARAMS-01", rev: "2025-11-25", want: reports.Fail, opts: defStrictOpts,
+		{name: "an open parameterless object passes under strict", id: "TOOLS-INSCHEMA-TYPE-01", rev: "2025-11-25", want: reports.Pass, contains: "note:", opts: defStrictOpts,
 			setup: defTools(defIn("a", `{"type":"object","properties":{}}`))},
-		{name: "only tools with parameters is not exercised", id: "TOOLS-INSCHEMA-NOPARAMS-01", rev: "2025-11-25", want: reports.Skip, reason: reports.NotExercised,
-			setup: defTools(defIn("a", valid), defIn("b", `{"type":"object","anyOf":[{"required":["x"]}]}`))},
+		{name: "before 2025-11-25 no recommendation exists to note", id: "TOOLS-INSCHEMA-TYPE-01", rev: "2025-06-18", want: reports.Pass, excludes: "note:",
+			setup: defTools(defIn("a", `{"type":"object"}`))},
 	})
 }
 

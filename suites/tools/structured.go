@@ -2,7 +2,6 @@ package tools
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -27,22 +26,22 @@ var _ = conform.Register(conform.Check{
 	Source: `{rev}/server/tools.mdx (Structured Content): "Structured content is returned as a JSON object in the structuredContent field of a result."; schema CallToolResult.structuredContent "type": "object"`,
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
-		var f ctFindings
+		var f conform.Findings
 		for _, r := range ctResults(t) {
 			raw, ok := r.Structured()
 			if !ok {
 				continue
 			}
-			f.judged++
+			f.Judged++
 			if k := defKind(raw); k != "object" {
-				f.fail(fmt.Sprintf("%s /structuredContent is %s: %s", r.where(), ctArticle(k), ctClip(string(raw), 80)))
+				f.Fail(fmt.Sprintf("%s /structuredContent is %s: %s", r.where(), ctArticle(k), conform.Clip(string(raw), 80)))
 			}
 		}
-		if f.judged == 0 {
+		if f.Judged == 0 {
 			return ctUnexercised(t, l, ctStructFixture, "structuredContent")
 		}
-		return f.verdict(t, "structuredContent as a JSON object", "",
-			fmt.Sprintf("%d structuredContent value%s, all objects", f.judged, ctPlural(f.judged)))
+		return f.Verdict("structuredContent as a JSON object", "",
+			fmt.Sprintf("%d structuredContent value%s, all objects", f.Judged, ctPlural(f.Judged)))
 	},
 })
 
@@ -84,7 +83,7 @@ func runStructConform(t *conform.T) conform.Verdict {
 	schemas := ctOutputSchemas(l)
 	compiled := map[string]*revision.ToolSchema{}
 	broken := map[string]error{}
-	var f ctFindings
+	var f conform.Findings
 	exempt, uncompiled := 0, 0
 	for _, r := range ctResults(t) {
 		raw, ok := schemas[r.Tool]
@@ -100,27 +99,27 @@ func runStructConform(t *conform.T) conform.Verdict {
 			uncompiled++
 			continue
 		}
-		f.judged++
+		f.Judged++
 		sc, present := r.Structured()
 		if !present {
-			f.fail(r.where() + ": a successful result without structuredContent")
+			f.Fail(r.where() + ": a successful result without structuredContent")
 			continue
 		}
 		if err := ts.Validate(json.RawMessage(sc)); err != nil {
-			f.fail(ctProblems(err, r.where()+" /structuredContent"))
+			f.Fail(ctProblems(err, r.where()+" /structuredContent"))
 		}
 	}
-	if f.judged == 0 {
+	if f.Judged == 0 {
 		return ctConformUnjudged(t, l, len(schemas), exempt, uncompiled, broken)
 	}
 	if exempt > 0 {
-		f.note(fmt.Sprintf("%d isError:true result%s exempt (ERR-ISERROR-STRUCT-01)", exempt, ctPlural(exempt)))
+		f.Note(fmt.Sprintf("%d isError:true result%s exempt (ERR-ISERROR-STRUCT-01)", exempt, ctPlural(exempt)))
 	}
 	for name, err := range broken {
-		f.note(fmt.Sprintf("%s not judged: its outputSchema does not compile (%v; see STRUCT-OUTSCHEMA-VALID-01)", name, err))
+		f.Note(fmt.Sprintf("%s not judged: its outputSchema does not compile (%v; see STRUCT-OUTSCHEMA-VALID-01)", name, err))
 	}
-	return f.verdict(t, "structuredContent valid against the tool's outputSchema in every successful result", "",
-		fmt.Sprintf("%d successful result%s, each with structuredContent valid against the outputSchema", f.judged, ctPlural(f.judged)))
+	return f.Verdict("structuredContent valid against the tool's outputSchema in every successful result", "",
+		fmt.Sprintf("%d successful result%s, each with structuredContent valid against the outputSchema", f.Judged, ctPlural(f.Judged)))
 }
 
 // ctCompiled compiles a tool's outputSchema once per check.
@@ -148,7 +147,7 @@ func ctConformUnjudged(t *conform.T, l *toolkit.Listing, schemas, exempt, uncomp
 		for name, err := range broken {
 			why = append(why, fmt.Sprintf("%s: %v", name, err))
 		}
-		return conform.Skip(reports.NotExercised, "the results of tools with an outputSchema could not be judged, their schemas do not compile (see STRUCT-OUTSCHEMA-VALID-01): %s", ctCap(why, 3))
+		return conform.Skip(reports.NotExercised, "the results of tools with an outputSchema could not be judged, their schemas do not compile (see STRUCT-OUTSCHEMA-VALID-01): %s", conform.JoinAtMost(why, 3))
 	case exempt > 0:
 		return conform.Skip(reports.NotExercised, "only isError:true results of tools with an outputSchema were seen (%d), which the rule exempts (ERR-ISERROR-STRUCT-01)", exempt)
 	case schemas > 0 && l.Find(ctStructFixture) == nil:
@@ -164,22 +163,22 @@ var _ = conform.Register(conform.Check{
 	Source: `{rev}/server/tools.mdx (Structured Content): "For backwards compatibility, a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block."`,
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
-		var f ctFindings
+		var f conform.Findings
 		for _, r := range ctResults(t) {
 			raw, ok := r.Structured()
 			if !ok {
 				continue
 			}
-			f.judged++
+			f.Judged++
 			if why := ctMirror(r, raw); why != "" {
-				f.fail(r.where() + ": " + why)
+				f.Fail(r.where() + ": " + why)
 			}
 		}
-		if f.judged == 0 {
+		if f.Judged == 0 {
 			return ctUnexercised(t, l, ctStructFixture, "structuredContent")
 		}
-		return f.verdict(t, "a text block holding the serialized JSON of structuredContent", "",
-			fmt.Sprintf("%d result%s with structuredContent, each mirroring it in a text block", f.judged, ctPlural(f.judged)))
+		return f.Verdict("a text block holding the serialized JSON of structuredContent", "",
+			fmt.Sprintf("%d result%s with structuredContent, each mirroring it in a text block", f.Judged, ctPlural(f.Judged)))
 	},
 })
 
@@ -208,7 +207,7 @@ func ctMirror(r *ctResult, structured json.RawMessage) string {
 	if texts == 0 {
 		return fmt.Sprintf("no text block (content types [%s])", strings.Join(ctTypes(r.Content), ", "))
 	}
-	return fmt.Sprintf("none of the %d text block%s parses to JSON equal to structuredContent %s", texts, ctPlural(texts), ctClip(string(structured), 80))
+	return fmt.Sprintf("none of the %d text block%s parses to JSON equal to structuredContent %s", texts, ctPlural(texts), conform.Clip(string(structured), 80))
 }
 
 // STRUCT-OUTSCHEMA-ROOT-01 — 2025-06-18/2025-11-25 schema Tool.outputSchema.
@@ -221,27 +220,27 @@ var _ = conform.Register(conform.Check{
 		if v := toolkit.ListVerdict(t, l); v != nil {
 			return *v
 		}
-		var f ctFindings
+		var f conform.Findings
 		for _, tl := range l.Tools {
 			raw, ok := tl.Fields["outputSchema"]
 			if !ok {
 				continue
 			}
-			f.judged++
+			f.Judged++
 			var s map[string]json.RawMessage
 			if json.Unmarshal(raw, &s) != nil || s == nil {
-				f.fail(fmt.Sprintf("%s: outputSchema is %s", toolkit.Quote(tl.Name), ctArticle(defKind(raw))))
+				f.Fail(fmt.Sprintf("%s: outputSchema is %s", toolkit.Quote(tl.Name), ctArticle(defKind(raw))))
 				continue
 			}
 			if typ, ok := s["type"]; !ok || string(typ) != `"object"` {
-				f.fail(fmt.Sprintf("%s: outputSchema/type is %s", toolkit.Quote(tl.Name), ctOr(string(typ), "absent")))
+				f.Fail(fmt.Sprintf("%s: outputSchema/type is %s", toolkit.Quote(tl.Name), ctOr(string(typ), "absent")))
 			}
 		}
-		if f.judged == 0 {
+		if f.Judged == 0 {
 			return conform.Skip(reports.NotApplicable, "none of the %d listed tools declares an outputSchema", len(l.Tools))
 		}
-		return f.verdict(t, `outputSchema with "type": "object" at the root`, "",
-			fmt.Sprintf("every outputSchema (%d) has root type \"object\"", f.judged))
+		return f.Verdict(`outputSchema with "type": "object" at the root`, "",
+			fmt.Sprintf("every outputSchema (%d) has root type \"object\"", f.Judged))
 	},
 })
 
@@ -255,31 +254,38 @@ var _ = conform.Register(conform.Check{
 		if v := toolkit.ListVerdict(t, l); v != nil {
 			return *v
 		}
-		var f ctFindings
+		var f conform.Findings
+		var compiled, inconclusive []string
 		for _, tl := range l.Tools {
 			raw, ok := tl.Fields["outputSchema"]
 			if !ok {
 				continue
 			}
-			f.judged++
+			f.Judged++
 			ts, err := revision.CompileToolSchema(raw, revision.Draft2020)
 			switch {
-			case errors.Is(err, revision.ErrRemoteRef), errors.Is(err, revision.ErrRegex), errors.Is(err, revision.ErrUnsupportedDialect), errors.Is(err, revision.ErrTooComplex):
-				f.warn(fmt.Sprintf("%s: inconclusive: %v", toolkit.Quote(tl.Name), err))
+			case defInconclusive(err):
+				// The suite could not decide (a remote $ref it does not fetch, an
+				// ECMA-only regex, a dialect it does not know): nothing the server
+				// did wrong, so never a warning.
+				inconclusive = append(inconclusive, fmt.Sprintf("%s: %v", toolkit.Quote(tl.Name), err))
 			case err != nil:
-				f.fail(fmt.Sprintf("%s: %v", toolkit.Quote(tl.Name), err))
+				f.Fail(fmt.Sprintf("%s: %v", toolkit.Quote(tl.Name), err))
 			default:
-				f.note(fmt.Sprintf("%s compiles under %s", toolkit.Quote(tl.Name), revision.DialectName(ts.Dialect())))
+				compiled = append(compiled, fmt.Sprintf("%s compiles under %s", toolkit.Quote(tl.Name), revision.DialectName(ts.Dialect())))
 			}
 		}
-		if f.judged == 0 {
+		switch {
+		case f.Judged == 0:
 			return conform.Skip(reports.NotApplicable, "none of the %d listed tools declares an outputSchema", len(l.Tools))
+		case len(f.Fails()) > 0:
+			return f.Verdict("every outputSchema a valid JSON Schema in its dialect", "", "")
+		case len(compiled) == 0:
+			return conform.Skip(reports.NotExercised, "no outputSchema the suite can verify offline: %s", conform.JoinAtMost(inconclusive, 3))
+		case len(inconclusive) > 0:
+			return conform.Note("%d outputSchema(s) compile: %s; not verified: %s", len(compiled), conform.JoinAtMost(compiled, 4), conform.JoinAtMost(inconclusive, 3))
 		}
-		if len(f.fails) == 0 && len(f.warns) == 0 {
-			return conform.Pass("every outputSchema (%d) compiles: %s", f.judged, ctCap(f.notes, 4))
-		}
-		return f.verdict(t, "every outputSchema a valid JSON Schema in its dialect",
-			"an outputSchema the suite can compile offline (a remote $ref, an ECMA-only regex or an unknown dialect leaves it unverified)", "")
+		return conform.Pass("every outputSchema (%d) compiles: %s", f.Judged, conform.JoinAtMost(compiled, 4))
 	},
 })
 
@@ -308,9 +314,9 @@ var _ = conform.Register(conform.Check{
 			return conform.Skip(reports.NotExercised, "no result carried structuredContent from a tool without an outputSchema")
 		}
 		if len(unmirrored) > 0 {
-			return conform.Warn("structuredContent without an outputSchema also serialized in a text block", ctCap(unmirrored, 5))
+			return conform.Warn("structuredContent without an outputSchema also serialized in a text block", conform.JoinAtMost(unmirrored, 5))
 		}
-		return conform.Note("structuredContent from tools without an outputSchema (allowed): %s", ctCap(seen, 5))
+		return conform.Note("structuredContent from tools without an outputSchema (allowed): %s", conform.JoinAtMost(seen, 5))
 	},
 })
 
@@ -338,7 +344,7 @@ func runStructR12(t *conform.T) conform.Verdict {
 	}
 	switch {
 	case len(seen) > 0:
-		return conform.Warn("no structured output in a "+t.Rev.Name+" session, which has none (tolerated as extra members, preferably absent)", ctCap(seen, 5))
+		return conform.Warn("no structured output in a "+t.Rev.Name+" session, which has none (tolerated as extra members, preferably absent)", conform.JoinAtMost(seen, 5))
 	case len(l.Pages) == 0 || l.Pages[0].Result == nil:
 		if len(results) == 0 {
 			return conform.Skip(reports.NotExercised, "no tools/list result and no tools/call result to look at")

@@ -268,43 +268,6 @@ func ctTypes(content []json.RawMessage) []string {
 	return out
 }
 
-// ctFindings collects what a check found in many subjects, by severity.
-type ctFindings struct {
-	fails, warns, notes []string
-	judged              int
-}
-
-func (f *ctFindings) fail(s string) { f.fails = append(f.fails, s) }
-func (f *ctFindings) warn(s string) { f.warns = append(f.warns, s) }
-func (f *ctFindings) note(s string) { f.notes = append(f.notes, s) }
-
-// verdict turns the findings into a verdict: a violation of the check's level for
-// fails, an explicit warn for warns, otherwise a pass naming how many subjects were
-// judged (with notes).
-func (f *ctFindings) verdict(t *conform.T, failWant, warnWant, passMsg string) conform.Verdict {
-	switch {
-	case len(f.fails) > 0:
-		actual := ctCap(f.fails, 5)
-		if len(f.warns) > 0 {
-			actual += "; also: " + ctCap(f.warns, 3)
-		}
-		return t.Violation(failWant, actual)
-	case len(f.warns) > 0:
-		return conform.Warn(warnWant, ctCap(f.warns, 5))
-	case len(f.notes) > 0:
-		return conform.Note("%s; %s", passMsg, ctCap(f.notes, 5))
-	}
-	return conform.Pass("%s", passMsg)
-}
-
-// ctCap joins findings for a message, at most n of them.
-func ctCap(items []string, n int) string {
-	if len(items) <= n {
-		return strings.Join(items, "; ")
-	}
-	return strings.Join(items[:n], "; ") + fmt.Sprintf("; … and %d more", len(items)-n)
-}
-
 // ctProblems renders a validation error with every problem's pointer prefixed by
 // where the validated value sits (e.g. "2025-06-18#1 #9 tool /content/0").
 func ctProblems(err error, where string) string {
@@ -320,15 +283,6 @@ func ctProblems(err error, where string) string {
 		parts = append(parts, fmt.Sprintf("… and %d more", ve.Omitted))
 	}
 	return strings.Join(parts, "; ")
-}
-
-// ctClip shortens text for messages.
-func ctClip(s string, n int) string {
-	s = strings.ToValidUTF8(s, "�")
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // ctPlural is "" for 1 and "s" otherwise.

@@ -73,6 +73,21 @@ func defList(t *conform.T) (*defListing, *conform.Verdict) {
 	if v := toolkit.ListVerdict(t, l); v != nil {
 		return nil, v
 	}
+	// Built once per listing and shared, read-only, by every definition check: a
+	// listing of 10,000 tools is not copied per check.
+	type built struct {
+		dl *defListing
+		v  *conform.Verdict
+	}
+	b := t.Once(fmt.Sprintf("tools.deflist:%p", l), func() any {
+		dl, v := defListOf(l)
+		return built{dl, v}
+	}).(built)
+	return b.dl, b.v
+}
+
+// defListOf locates every tool of a listing.
+func defListOf(l *toolkit.Listing) (*defListing, *conform.Verdict) {
 	dl := &defListing{Listing: l}
 	for _, p := range l.Pages {
 		for i, tl := range p.Tools {
@@ -110,14 +125,6 @@ func defNone(l *defListing, what, unlock string) conform.Verdict {
 	return conform.Skip(reports.NotExercised, "none of the %d listed tools %s%s; %s", len(l.Tools), what, l.partial(), unlock)
 }
 
-// defCap renders a list of findings for a message, at most n of them.
-func defCap(items []string, n int) string {
-	if len(items) <= n {
-		return strings.Join(items, "; ")
-	}
-	return strings.Join(items[:n], "; ") + fmt.Sprintf("; … and %d more", len(items)-n)
-}
-
 // defKind names the JSON type of raw JSON ("absent" when empty); the content and
 // structured checks use it too.
 func defKind(raw json.RawMessage) string {
@@ -138,15 +145,6 @@ func defKind(raw json.RawMessage) string {
 	default:
 		return "number"
 	}
-}
-
-// defClip shortens raw JSON for messages.
-func defClip(raw json.RawMessage, n int) string {
-	s := strings.ToValidUTF8(string(raw), "�")
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // defObject decodes a JSON object's members (nil when raw is not an object).

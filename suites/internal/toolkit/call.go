@@ -120,7 +120,7 @@ func (o *Outcome) Succeeded() bool {
 // Describe says what came back.
 func (o *Outcome) Describe() string {
 	if o.Result != nil && o.IsError {
-		return "an isError:true result: " + clip(string(o.Resp.Result), 200)
+		return "an isError:true result: " + conform.Clip(string(o.Resp.Result), 200)
 	}
 	return conform.Describe(o.Resp, o.Err)
 }
@@ -154,6 +154,10 @@ func Call(t *conform.T, s *conform.Session, name string, args json.RawMessage) *
 	tokens.bySession[s] = append(tokens.bySession[s], o)
 	tokens.Unlock()
 	o.Resp, o.Err = s.Call(t.Ctx, "tools/call", params)
+	if resp, ok := conform.RPCErrorReply(o.Err, "tools/call"); ok {
+		// An HTTP error status carrying a JSON-RPC error is that error, as on stdio.
+		o.Resp, o.Err = resp, nil
+	}
 	if o.Err != nil || o.Resp.IsError() {
 		return o
 	}
@@ -296,11 +300,4 @@ func intOf(v any, def int) int {
 		return int(f)
 	}
 	return def
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -1,0 +1,187 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// pipeServer is an in-memory server for runner tests: it answers initialize (echoing
+// the version), ping and x/echo, and ends the session on x/die, as a server that
+// crashes on odd input.
+type pipeServer struct{ dials atomic.Int32 }
+
+func (p *pipeServer) dial(context.Context) (transport.Transport, error) {
+	p.dials.Add(1)
+	return &pipeTransport{in: make(chan transport.Frame, 64), done: make(chan struct{})}, nil
+}
+
+type pipeTransport struct {
+	mu     sync.Mutex
+	in     chan transport.Frame
+	done   chan struct{}
+	closed bool
+}
+
+func (t *pipeTransport) Send(_ context.Context, msg []byte) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return transport.ErrClosed
+	}
+	m, err := wire.Decode(msg)
+	if err != nil || m.Kind != wire.KindRequest {
+		return nil
+	}
+	var reply string
+	switch m.Method {
+	case "initialize":
+		reply = `{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"pipe","version":"1"}}`
+	case "x/die":
+		t.closeLocked()
+		return nil
+	default:
+		reply = `{}`
+	}
+	t.in <- transport.Frame{Data: []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID.Raw(), reply)), Source: "stdout", At: time.Now()}
+	return nil
+}
+
+func (t *pipeTransport) closeLocked() {
+	if !t.closed {
+		t.closed = true
+		close(t.done)
+		close(t.in)
+	}
+}
+
+func (t *pipeTransport) Inbound() <-chan transport.Frame { return t.in }
+func (t *pipeTransport) Done() <-chan struct{}           { return t.done }
+func (t *pipeTransport) Kind() string                    { return "stdio" }
+func (t *pipeTransport) Close(context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.closeLocked()
+	return nil
+}
+func (t *pipeTransport) Err() error {
+	select {
+	case <-t.done:
+		return transport.ErrClosed
+	default:
+		return nil
+	}
+}
+
+// call is a check body that makes one request on the main session.
+func call(method string) func(t *T) Verdict {
+	return func(t *T) Verdict {
+		if _, err := t.Session().Call(t.Ctx, method, nil); err != nil {
+			return Errorf("%s: %v", method, err)
+		}
+		return Pass("%s answered", method)
+	}
+}
+
+// A run opens one session per revision and nothing ahead of time; checks run in
+// phase order on it; a server that dies on an odd-input probe loses only the checks
+// left, the transcript-wide ones still judge, and the report says where it was lost.
+func TestSessionBudgetAndLoss(t *testing.T) {
+	withRegistry(t, func() {
+		rev := revision.MustLookup("2025-06-18")
+		revs := []revision.Revision{rev}
+		var order []string
+		var mu sync.Mutex
+		record := func(id string, fn func(t *T) Verdict) func(t *T) Verdict {
+			return func(t *T) Verdict {
+				mu.Lock()
+				order = append(order, id)
+				mu.Unlock()
+				return fn(t)
+			}
+		}
+		reg := func(id, area string, phase Phase, scratch bool, fn func(t *T) Verdict) {
+			Register(Check{ID: id, Title: id, Level: Must, Revisions: revs, Area: area, Source: "test", Phase: phase, Scratch: scratch, Run: record(id, fn)})
+		}
+		// Registered out of run order on purpose.
+		reg("ZZ-TRANSCRIPT-01", "observed", 0, false, func(t *T) Verdict { return Pass("%d sessions", len(t.Sessions())) })
+		reg("AA-ODD-01", "base", 0, true, func(t *T) Verdict {
+			s, err := t.Scratch()
+			if err != nil {
+				return Errorf("%v", err)
+			}
+			_, err = s.Call(t.Ctx, "x/die", nil)
+			return Pass("the probe ended with %v", err)
+		})
+		reg("AB-ODD-02", "base", 0, true, call("x/echo"))
+		reg("AC-STATE-01", "base", PhaseStateChange, false, call("x/echo"))
+		reg("AD-CLEAN-01", "base", 0, false, call("x/echo"))
+
+		srv := &pipeServer{}
+		cfg := Config{Timeout: time.Second, KillGrace: 10 * time.Millisecond, Revisions: revs}.withDefaults()
+		sel, err := newSelection(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := newRunState(cfg, dialTarget{dialer: srv.dial}, sel)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		rs.ctx = ctx
+		rs.openColumns(ctx)
+		defer rs.closeSessions(context.Background())
+		rs.startWorkers()
+		col := rs.columns[0]
+		got := map[string]Verdict{}
+		for _, c := range rs.checksFor(rev) {
+			got[c.ID] = (<-col.futures[c.ID]).v
+		}
+		// On an ordered channel the transcript check runs once, after the barrier
+		// (over Streamable HTTP it would also run once before the session closes).
+		wantOrder := []string{"AD-CLEAN-01", "AC-STATE-01", "AA-ODD-01", "ZZ-TRANSCRIPT-01"}
+		if strings.Join(order, " ") != strings.Join(wantOrder, " ") {
+			t.Errorf("run order %v, want %v", order, wantOrder)
+		}
+		if n := srv.dials.Load(); n != 1 {
+			t.Errorf("%d sessions opened, want 1", n)
+		}
+		for id, want := range map[string]reports.Status{"AD-CLEAN-01": reports.Pass, "AC-STATE-01": reports.Pass, "AA-ODD-01": reports.Pass, "AB-ODD-02": reports.Error, "ZZ-TRANSCRIPT-01": reports.Pass} {
+			if got[id].Status != want {
+				t.Errorf("%s = %s (%s), want %s", id, got[id].Status, got[id].Message, want)
+			}
+		}
+		if !strings.Contains(got["AB-ODD-02"].Message, "ended during AA-ODD-01") {
+			t.Errorf("AB-ODD-02 message %q does not say where the session was lost", got["AB-ODD-02"].Message)
+		}
+		if notes := strings.Join(rs.report.Notes, "\n"); !strings.Contains(notes, "ended during AA-ODD-01") {
+			t.Errorf("report notes %q do not say where the session was lost", notes)
+		}
+	})
+}
+
+// A revision whose era has no session driver is a configuration error, not a crash.
+func TestRevisionWithoutDriver(t *testing.T) {
+	r := revision.MustLookup("2025-06-18")
+	r.Era = "future"
+	err := checkDrivers([]revision.Revision{r})
+	if _, ok := err.(*ConfigError); !ok || !strings.Contains(err.Error(), "no session driver") {
+		t.Fatalf("checkDrivers = %v, want a *ConfigError naming the missing driver", err)
+	}
+	if err := checkDrivers(revision.All()); err != nil {
+		t.Fatalf("checkDrivers(All) = %v", err)
+	}
+	// 2026-07-28 is known but has no driver yet (issue 11): selecting it is refused.
+	if r5, ok := revision.LookupPending("2026-07-28"); ok {
+		if _, isCfg := checkDrivers([]revision.Revision{r5}).(*ConfigError); !isCfg {
+			t.Errorf("checkDrivers(2026-07-28) is not a configuration error")
+		}
+	}
+}

@@ -1,0 +1,228 @@
+package conform
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// Bounds on one check's transcript slice: a long paging walk keeps its first
+// messages and counts the rest; a huge reply is cut.
+const (
+	sliceMaxMessages = 200
+	sliceMaxBytes    = 32 << 10
+)
+
+// transcriptMark is every session's transcript position when a check started, so
+// that the exchange that decided it can be cut out when it ends.
+type transcriptMark struct {
+	seqs map[*Session]int
+}
+
+// markTranscripts records where each of the column's sessions stands.
+func markTranscripts(col *column) transcriptMark {
+	m := transcriptMark{seqs: map[*Session]int{}}
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	for _, s := range col.sessions {
+		if s != nil && s.Conn != nil {
+			m.seqs[s] = s.Conn.Seq()
+		}
+	}
+	return m
+}
+
+// slice is the exchange since the mark: the traffic of every session that existed
+// then, and of the sessions the check opened. A session opened meanwhile in the
+// background (a prefetched spare) counts only once the check used it: it then holds
+// more than its handshake.
+func (m transcriptMark) slice(col *column, t *T) *reports.Exchange {
+	col.mu.Lock()
+	sessions := append([]*Session(nil), col.sessions...)
+	col.mu.Unlock()
+	ex := &reports.Exchange{}
+	for _, s := range sessions {
+		if s == nil || s.Conn == nil {
+			continue
+		}
+		from, existed := m.seqs[s]
+		entries, _ := s.Conn.Transcript()
+		var window []wire.Entry
+		for _, e := range entries {
+			if e.Seq > from {
+				window = append(window, e)
+			}
+		}
+		if len(window) == 0 || (!existed && !slices.Contains(t.opened, s) && handshakeOnly(window)) {
+			continue
+		}
+		es := reports.ExchangeSession{Session: s.Label, Transport: s.Kind, Requested: s.Requested, Negotiated: s.Negotiated}
+		for i, e := range window {
+			if i == sliceMaxMessages {
+				es.Omitted = len(window) - i
+				break
+			}
+			es.Messages = append(es.Messages, exchangeMessage(e))
+		}
+		ex.Sessions = append(ex.Sessions, es)
+	}
+	return ex
+}
+
+// handshakeOnly reports whether a window holds nothing the suite sent but the
+// handshake (initialize, notifications/initialized).
+func handshakeOnly(window []wire.Entry) bool {
+	for _, e := range window {
+		if e.Dir != wire.Sent {
+			continue
+		}
+		if e.Msg == nil || (e.Msg.Method != "initialize" && e.Msg.Method != "notifications/initialized") {
+			return false
+		}
+	}
+	return true
+}
+
+func exchangeMessage(e wire.Entry) reports.ExchangeMessage {
+	m := reports.ExchangeMessage{Seq: e.Seq, Dir: string(e.Dir), At: e.At.UTC(), Source: e.Source, Problem: e.Err}
+	raw := e.Raw
+	switch {
+	case len(raw) > sliceMaxBytes:
+		cut := raw[:sliceMaxBytes]
+		for len(cut) > 0 && !utf8.Valid(cut) {
+			cut = cut[:len(cut)-1]
+		}
+		m.Raw = string(cut)
+		m.Problem = strings.TrimPrefix(m.Problem+"; cut to 32 KiB for the report (the full message is in the transcript)", "; ")
+	case json.Valid(raw) && utf8.Valid(raw):
+		m.Message = json.RawMessage(append([]byte(nil), raw...))
+	default:
+		m.Raw = strings.ToValidUTF8(string(raw), "\uFFFD")
+	}
+	return m
+}
+
+// Defaults the repro command leaves out (they match the CLI's).
+const (
+	defaultTimeout      = 5 * time.Second
+	defaultStartTimeout = 15 * time.Second
+	defaultMaxPages     = 1000
+)
+
+// secretName matches environment variable names whose values the repro command
+// does not spell out.
+var secretName = regexp.MustCompile(`(?i)(token|secret|passw|key|auth|credential|cookie|session)`)
+
+// ReproCommand is the command line that re-runs only check id at revision rev with
+// the run's settings: target, transport, environment, tools allowed. Header values
+// never appear (the name is kept, the value is a placeholder), nor do the values of
+// environment variables whose names suggest a secret.
+func ReproCommand(cfg Config, id, rev string) string {
+	args := []string{"mcp-conform"}
+	add := func(flag, value string) { args = append(args, flag, shellQuote(value)) }
+	if cfg.Target != "" {
+		add("--target", cfg.Target)
+	}
+	if cfg.URL != "" {
+		add("--url", cfg.URL)
+	}
+	if cfg.Transport != "" {
+		add("--transport", cfg.Transport)
+	}
+	for _, kv := range cfg.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		if secretName.MatchString(k) {
+			v = "<value of " + k + ">"
+		}
+		add("--env", k+"="+v)
+	}
+	if cfg.Cwd != "" {
+		add("--cwd", cfg.Cwd)
+	}
+	names := make([]string, 0, len(cfg.Headers))
+	for name := range cfg.Headers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		for range cfg.Headers[name] {
+			add("--header", name+": <value>")
+		}
+	}
+	add("--revision", rev)
+	add("--label-filter", "id:"+id)
+	for _, c := range cfg.Calls {
+		add("--call", callText(c))
+	}
+	if cfg.TriggerTool != nil {
+		add("--trigger-tool", callText(*cfg.TriggerTool))
+	}
+	if cfg.TriggerCmd != "" {
+		add("--trigger-cmd", cfg.TriggerCmd)
+	}
+	if cfg.MaxPages != 0 && cfg.MaxPages != defaultMaxPages {
+		args = append(args, "--max-pages", itoa(cfg.MaxPages))
+	}
+	if cfg.Timeout != 0 && cfg.Timeout != defaultTimeout {
+		args = append(args, "--timeout", cfg.Timeout.String())
+	}
+	if cfg.StartTimeout != 0 && cfg.StartTimeout != defaultStartTimeout {
+		args = append(args, "--start-timeout", cfg.StartTimeout.String())
+	}
+	if cfg.Strict {
+		args = append(args, "--strict")
+	}
+	// Its own report directory, so the full run's reports stay as they are.
+	args = append(args, "--report-dir", "mcp-conform-repro")
+	return strings.Join(args, " ")
+}
+
+func callText(c CallSpec) string {
+	if c.Args == nil {
+		return c.Name
+	}
+	return c.Name + "=" + string(c.Args)
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// shellQuote quotes s for a POSIX shell, leaving plain words as they are.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@,+%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// attachRepro gives a failing, warning or erroring result its repro command and
+// the exchange that decided it.
+func (rs *runState) attachRepro(col *column, v Verdict, res *reports.CheckResult) {
+	switch v.Status {
+	case reports.Fail, reports.Warn, reports.Error:
+	default:
+		return
+	}
+	res.Repro = ReproCommand(rs.cfg, res.ID, col.rev.Name)
+	if v.exchange != nil {
+		res.Exchange = v.exchange
+	} else {
+		res.Exchange = &reports.Exchange{Sessions: []reports.ExchangeSession{}}
+	}
+}
+
+// Exchange is the transcript slice that decided a failing, warning or erroring
+// verdict (nil for a pass or a skip): the messages the check's sessions sent and
+// received while it ran, in order, with times.
+func (v Verdict) Exchange() *reports.Exchange { return v.exchange }

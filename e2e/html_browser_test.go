@@ -1,0 +1,166 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// browserTimeout bounds one headless Chromium run.
+const browserTimeout = 90 * time.Second
+
+// chromium finds the headless browser: $MCPCONFORM_CHROMIUM, or chromium on PATH
+// (Debian's package; `make test` installs it). Without one the test is skipped,
+// unless MCPCONFORM_REAL=1 (as in `make test`), where a missing browser fails it.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("MCPCONFORM_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("MCPCONFORM_REAL") == "1" {
+		t.Fatal("no chromium on PATH: `make browser` installs it (apt-get install chromium)")
+	}
+	t.Skip("no chromium on PATH (make browser installs it)")
+	return ""
+}
+
+// testOutputDir is where tests keep files for people to look at:
+// $MCPCONFORM_TEST_OUTPUT, or bin/test-output in the repository.
+func testOutputDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("MCPCONFORM_TEST_OUTPUT")
+	if dir == "" {
+		dir = filepath.Join(repoRoot(t), "bin", "test-output")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// runChromium runs headless Chromium on url with extra flags (--dump-dom,
+// --screenshot=…) in a fresh profile, with everything that could reach the network
+// off, and returns its stdout. Its whole process group is killed if it overruns.
+func runChromium(t *testing.T, browser, url string, extra ...string) string {
+	t.Helper()
+	profile := t.TempDir()
+	args := append([]string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir=" + profile, "--hide-scrollbars", "--virtual-time-budget=5000",
+	}, extra...)
+	args = append(args, url)
+	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, browser, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = waitDelay
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // no renderer outlives the test
+	}
+	if err != nil {
+		t.Fatalf("chromium %s: %v\nstderr:\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// element returns the start tag of the element with the id in a dumped DOM.
+func element(t *testing.T, dom, id string) string {
+	t.Helper()
+	tag := regexp.MustCompile(`<[a-z]+ [^>]*id="` + regexp.QuoteMeta(id) + `"[^>]*>`).FindString(dom)
+	if tag == "" {
+		t.Fatalf("the rendered page has no element #%s", id)
+	}
+	return tag
+}
+
+func hidden(tag string) bool { return regexp.MustCompile(`\shidden(=""|\s|>)`).MatchString(tag) }
+
+// TestHTMLReportInBrowser loads the report.html of a run against the faulty
+// reference server in headless Chromium: the flipped cells are shown, each filter
+// (verdict, area, level — set through the URL fragment) hides what it should, and a
+// screenshot of the failures-only view is kept in the test output directory.
+func TestHTMLReportInBrowser(t *testing.T) {
+	browser := chromium(t)
+	dir, _, _ := faultyReport(t)
+	page := filepath.Join(dir, reports.HTMLFile)
+	url := "file://" + page
+
+	// Unfiltered: every check is shown, the failing cell is there and marked.
+	dom := runChromium(t, browser, url, "--dump-dom")
+	if !strings.Contains(element(t, dom, "run-verdict"), "v-FAIL") || !strings.Contains(dom, `data-ready="1"`) {
+		t.Fatalf("page did not render or its script did not run:\n%.2000s", dom)
+	}
+	if hidden(element(t, dom, "row-TOOLS-LIST-01")) || hidden(element(t, dom, "row-TOOLS-CALL-UNKNOWN-01")) {
+		t.Errorf("unfiltered page hides rows")
+	}
+	if !regexp.MustCompile(`<a class="st-fail" href="#d-2025-06-18-TOOLS-CALL-UNKNOWN-01"[^>]*>FAIL</a>`).MatchString(dom) {
+		t.Errorf("the failing cell TOOLS-CALL-UNKNOWN-01 @ 2025-06-18 is not shown as FAIL")
+	}
+
+	filters := []struct {
+		fragment      string
+		shown, hidden []string // element ids
+		count         string
+	}{
+		{
+			fragment: "status=problems",
+			shown:    []string{"row-PING-01", "row-TOOLS-CALL-UNKNOWN-01", "d-2025-06-18-TOOLS-CALL-UNKNOWN-01", "d-2024-11-05-PING-01"},
+			hidden:   []string{"row-TOOLS-LIST-01", "row-LIFE-INIT-01", "d-2025-06-18-TOOLS-LIST-01", "d-2025-06-18-LIFE-INIT-01"},
+			count:    "2 of ",
+		},
+		{
+			fragment: "status=all&area=base",
+			shown:    []string{"row-PING-01", "d-2025-06-18-PING-01"},
+			hidden:   []string{"row-TOOLS-CALL-UNKNOWN-01", "row-TOOLS-LIST-01", "d-2025-06-18-TOOLS-CALL-UNKNOWN-01"},
+		},
+		{
+			fragment: "status=problems&level=should",
+			shown:    []string{"row-TOOLS-CALL-UNKNOWN-01"},
+			hidden:   []string{"row-PING-01", "d-2025-06-18-PING-01"},
+			count:    "1 of ",
+		},
+	}
+	for _, f := range filters {
+		dom := runChromium(t, browser, url+"#"+f.fragment, "--dump-dom")
+		for _, id := range f.shown {
+			if hidden(element(t, dom, id)) {
+				t.Errorf("#%s: %s is hidden, want shown", f.fragment, id)
+			}
+		}
+		for _, id := range f.hidden {
+			if !hidden(element(t, dom, id)) {
+				t.Errorf("#%s: %s is shown, want hidden", f.fragment, id)
+			}
+		}
+		if f.count != "" && !strings.Contains(dom, `<span id="shown">`+f.count) {
+			t.Errorf("#%s: the shown count does not start %q", f.fragment, f.count)
+		}
+	}
+	shot := filepath.Join(testOutputDir(t), "report-html-failures.png")
+	_ = os.Remove(shot)
+	runChromium(t, browser, url+"#status=problems", "--window-size=1400,1400", "--screenshot="+shot)
+	png, err := os.ReadFile(shot)
+	if err != nil || len(png) < 10_000 || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Fatalf("screenshot %s: %d bytes, %v: want a PNG", shot, len(png), err)
+	}
+	t.Logf("screenshot of the failures-only view: %s", shot)
+}
