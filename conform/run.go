@@ -73,8 +73,9 @@ type Config struct {
 	// body after decoding, an SSE event (default 8 MiB). A larger one is rejected and
 	// the call it answers fails at once, naming its size.
 	MaxMessageBytes int
-	// MaxTranscriptBytes bounds the raw bytes kept in the transcripts of the whole
-	// run, in memory and so on disk (default 64 MiB); later messages are counted.
+	// MaxTranscriptBytes bounds the memory the transcripts of the whole run hold, and
+	// so what is written to disk (default 32 MiB: raw bytes, twice for a decoded
+	// message); later messages are counted.
 	MaxTranscriptBytes int64
 
 	ToolVersion string
@@ -119,7 +120,7 @@ func (c Config) withDefaults() Config {
 // The default bounds on what a server can make the suite hold.
 const (
 	DefaultMaxMessageBytes    = 8 << 20
-	DefaultMaxTranscriptBytes = 64 << 20
+	DefaultMaxTranscriptBytes = 32 << 20
 )
 
 // ConfigError is a usage or configuration problem (exit code 2).

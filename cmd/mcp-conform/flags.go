@@ -139,7 +139,7 @@ func (o *options) config(console io.Writer) (conform.Config, error) {
 	if o.maxPages <= 0 {
 		return conform.Config{}, errors.New("--max-pages must be positive")
 	}
-	if o.maxMessageBytes < 1024 || o.maxTranscriptBytes < 0 {
+	if (o.maxMessageBytes != 0 && o.maxMessageBytes < 1024) || o.maxTranscriptBytes < 0 { // 0: the default
 		return conform.Config{}, errors.New("--max-message-bytes must be at least 1024 and --max-transcript-bytes not negative")
 	}
 	if o.reportDir == "" {

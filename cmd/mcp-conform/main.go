@@ -30,7 +30,7 @@ import (
 var version = "0.1.0-dev"
 
 // defaultMemoryLimit is the soft heap limit of a run (runtime/debug.SetMemoryLimit).
-const defaultMemoryLimit = 160 << 20
+const defaultMemoryLimit = 96 << 20
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

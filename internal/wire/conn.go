@@ -77,7 +77,8 @@ type Options struct {
 	// MaxTranscript is how many entries are kept (default 20000). Later entries are
 	// counted, not stored, so a flooding server cannot exhaust memory.
 	MaxTranscript int
-	// MaxTranscriptBytes bounds the raw bytes the kept entries hold (default 32 MiB).
+	// MaxTranscriptBytes bounds the memory the kept entries hold (default 32 MiB): the
+	// raw bytes, counted twice for an entry that was also decoded.
 	// Past it entries are counted, not stored, like those past MaxTranscript.
 	MaxTranscriptBytes int
 	// MaxServerRequests bounds how many server→client requests (pings included) are
@@ -605,9 +606,14 @@ func (c *Conn) record(e Entry) int {
 	defer c.mu.Unlock()
 	c.seq++
 	e.Seq = c.seq
-	if len(c.transcript) < c.opts.MaxTranscript && c.keptBytes+len(e.Raw) <= c.opts.MaxTranscriptBytes && c.opts.Budget.take(len(e.Raw)) {
+	// A decoded entry holds its bytes twice (raw, and the decoded message's members).
+	cost := len(e.Raw)
+	if e.Msg != nil {
+		cost *= 2
+	}
+	if len(c.transcript) < c.opts.MaxTranscript && c.keptBytes+cost <= c.opts.MaxTranscriptBytes && c.opts.Budget.take(cost) {
 		c.transcript = append(c.transcript, e)
-		c.keptBytes += len(e.Raw)
+		c.keptBytes += cost
 	} else {
 		c.dropped++
 	}
