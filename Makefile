@@ -8,7 +8,8 @@
 #                   (the binary itself is built without the race detector), the
 #                   self-test over every fault, and the real third-party servers
 #   make real-servers  install the real servers the e2e tests run against: the Go SDK
-#                   fixture (fixtures/gosdk, its own module) and the pinned npm packages
+#                   fixture (fixtures/gosdk, its own module), the mcp-go fixture
+#                   (fixtures/mcpgo, its own module) and the pinned npm packages
 #                   of fixtures/npm (npm ci)
 #   make browser    install headless Chromium (Debian's chromium package, as root) when
 #                   missing, for the report.html browser test (part of test-e2e)
@@ -27,12 +28,12 @@ E2E_PKG := ./e2e/
 RACE ?= -race
 # Bounds on one package's tests, so that a hang fails the run instead of stalling CI.
 UNIT_TIMEOUT ?= 10m
-E2E_TIMEOUT ?= 10m
+E2E_TIMEOUT ?= 20m
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-.PHONY: all build test test-unit test-e2e vet fmt-check lint tidy-check bench bench-deps clean real-servers browser
+.PHONY: all build test test-unit test-e2e vet fmt-check lint tidy-check bench bench-deps clean real-servers browser xmllint
 
 all: build
 
@@ -58,14 +59,22 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint:
 	GOFLAGS= $(GO) run $(STATICCHECK) ./...
 	cd fixtures/gosdk && GOFLAGS= $(GO) run $(STATICCHECK) ./...
+	cd fixtures/mcpgo && GOFLAGS= $(GO) run $(STATICCHECK) ./...
 
 # go.mod and go.sum list exactly what the code uses (this module and the Go SDK fixture's).
 tidy-check:
 	GOFLAGS= $(GO) mod tidy -diff
 	cd fixtures/gosdk && GOFLAGS= $(GO) mod tidy -diff
+	cd fixtures/mcpgo && GOFLAGS= $(GO) mod tidy -diff
+
+# xmllint validates junit.xml against the JUnit schemas in the tests (reports/reportstest);
+# on a fresh Debian CI machine, running as root, install it.
+xmllint:
+	@command -v xmllint >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && apt-get install -y -qq libxml2-utils >/dev/null; } || \
+		{ echo "xmllint is missing: apt-get install libxml2-utils"; exit 1; }
 
 # The unit tests: every package but e2e.
-test-unit: vet fmt-check lint tidy-check
+test-unit: vet fmt-check lint tidy-check xmllint
 	pkgs=$$($(GO) list ./... | grep -v '/e2e$$'); \
 	$(GO) test $(RACE) -count=1 -timeout $(UNIT_TIMEOUT) $$pkgs
 
@@ -73,13 +82,13 @@ test-unit: vet fmt-check lint tidy-check
 # The self-test writes its closing line (checks proven: N of M) to a file, printed
 # here: go test shows no output of a passing package.
 SELFTEST_SUMMARY := $(CURDIR)/bin/selftest-summary.txt
-test-e2e: real-servers browser
+test-e2e: real-servers browser xmllint
 	rm -f $(SELFTEST_SUMMARY)
 	MCPCONFORM_REAL=1 MCPCONFORM_SELFTEST_SUMMARY=$(SELFTEST_SUMMARY) $(GO) test $(RACE) -count=1 -timeout $(E2E_TIMEOUT) $(E2E_PKG)
 	@cat $(SELFTEST_SUMMARY)
 	@echo "report.html as headless Chromium rendered it: bin/test-output/report-html-failures.png"
 
-real-servers: bin/gosdk-fixture fixtures/npm/node_modules/.package-lock.json
+real-servers: bin/gosdk-fixture bin/mcpgo-fixture fixtures/npm/node_modules/.package-lock.json
 
 # Headless Chromium for e2e/html_browser_test.go, from Debian's archive on a fresh
 # (root) CI machine; a machine that has chromium already is left alone.
@@ -94,6 +103,9 @@ browser:
 
 bin/gosdk-fixture: fixtures/gosdk/go.mod fixtures/gosdk/go.sum fixtures/gosdk/main.go
 	cd fixtures/gosdk && $(GO) build -o ../../bin/gosdk-fixture .
+
+bin/mcpgo-fixture: fixtures/mcpgo/go.mod fixtures/mcpgo/go.sum fixtures/mcpgo/main.go
+	cd fixtures/mcpgo && $(GO) build -o ../../bin/mcpgo-fixture .
 
 fixtures/npm/node_modules/.package-lock.json: fixtures/npm/package.json fixtures/npm/package-lock.json
 	cd fixtures/npm && npm ci --no-audit --no-fund

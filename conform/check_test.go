@@ -167,6 +167,31 @@ func TestExitCodes(t *testing.T) {
 			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
 		}
 	}
+	// With a baseline: an expected-fail or a quarantined fail does not gate, a stale
+	// entry does.
+	col := func(checks ...reports.CheckResult) []reports.RevisionReport {
+		return []reports.RevisionReport{{Revision: "2025-11-25", Checks: checks}}
+	}
+	quarantined := reports.CheckResult{ID: "Q-01", Status: reports.Fail, Quarantine: &reports.QuarantineMark{Reason: "flaky"}}
+	pass := reports.CheckResult{ID: "P-01", Status: reports.Pass}
+	baselined := []struct {
+		name string
+		rep  reports.Report
+		want int
+	}{
+		{"an expected-fail", reports.Report{Revisions: col(pass, reports.CheckResult{ID: "A-01", Status: reports.ExpectedFail})}, ExitOK},
+		{"a quarantined fail", reports.Report{Revisions: col(pass, quarantined)}, ExitOK},
+		{"a quarantined fail and a real one", reports.Report{Revisions: col(pass, quarantined, reports.CheckResult{ID: "F-01", Status: reports.Fail})}, ExitFailed},
+		{"a stale entry", reports.Report{Revisions: col(pass), Baseline: &reports.BaselineReport{Stale: []reports.StaleEntry{{ID: "S-01"}}}}, ExitFailed},
+	}
+	for _, tc := range baselined {
+		rep := tc.rep
+		rep.Summarize()
+		rs := &runState{report: &rep}
+		if got := rs.exitCode(); got != tc.want {
+			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
+		}
+	}
 }
 
 // TestResolveSettlesPendingVerdicts: a judge function's Violation and Silence are

@@ -17,6 +17,7 @@ import (
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/mcp-conform/mcp-conform/conform/baseline"
 	"github.com/mcp-conform/mcp-conform/internal/redact"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
@@ -59,6 +60,12 @@ type Config struct {
 	Console io.Writer // progress and summary (nil: discard)
 	Color   bool
 	Verbose bool
+	Quiet   bool // the console shows only the summary (-q)
+	Live    bool // the console redraws a progress line per revision (a terminal)
+	// Reporter, when set, is the console the run reports progress on instead of one
+	// built from the fields above; the caller prints the summary on it, so that
+	// nothing the run already said is said twice.
+	Reporter *reports.Console
 
 	// Calls are the target's tools the operator allowed (--call NAME[=JSON]); a nil
 	// Args means "build arguments from the tool's inputSchema".
@@ -79,8 +86,15 @@ type Config struct {
 	MaxTranscriptBytes int64
 
 	ToolVersion string
+	// Baseline, when set (--baseline), accepts known failures and quarantines flaky
+	// checks; a stale entry fails the run.
+	Baseline *baseline.File
 	// Bundled is the argv that starts the bundled reference server over stdio.
 	Bundled []string
+
+	// reportDir, set by the library's ReportDir option, is where RunLibrary writes
+	// the reports (the CLI writes its own).
+	reportDir string
 }
 
 func (c Config) withDefaults() Config {
@@ -147,6 +161,12 @@ type Result struct {
 //
 // Ginkgo allows one RunSpecs per process, so Run may be called once per process.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	return run(ctx, cfg, true)
+}
+
+// run is Run; withGinkgo false runs the specs' bodies directly, in the same order and
+// through the same judging path, without Ginkgo (library mode, see Test).
+func run(ctx context.Context, cfg Config, withGinkgo bool) (*Result, error) {
 	cfg = cfg.withDefaults()
 	// The one redaction point: whatever the server echoed of a --header value is
 	// scrubbed from the console as it is written and from the finished report and
@@ -168,8 +188,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	rs := newRunState(cfg, tgt, sel)
+	rs.mirror = withGinkgo
 	rs.report.Notes = append(rs.report.Notes, notes...)
+	rs.report.Version, rs.report.KnownRevisions = cfg.ToolVersion, revision.Names()
+	if cfg.Reporter != nil {
+		rs.console = cfg.Reporter
+	} else {
+		rs.console.Quiet, rs.console.Live = cfg.Quiet, cfg.Live
+	}
+	if cfg.Baseline != nil {
+		rs.report.Notes = append(rs.report.Notes, cfg.Baseline.Notes...)
+	}
 	rs.console.RunStart(tgt.describe(), revisionNames(cfg.Revisions), notes)
+	for _, col := range rs.columns {
+		rs.console.Plan(col.rev.Name, len(rs.checksFor(col.rev)))
+	}
 
 	ctx, cancel := context.WithTimeout(ctx, cfg.RunTimeout)
 	defer cancel()
@@ -212,7 +245,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			rs.unreachable(errors.New("no session could be opened"))
 		} else {
 			rs.startWorkers()
-			rs.runGinkgo()
+			if withGinkgo {
+				rs.runGinkgo()
+			} else {
+				rs.runDirect()
+			}
 		}
 	}
 	shutdown() // before finish, so the report records how every process ended
@@ -256,7 +293,9 @@ func newTarget(cfg Config) (target, []string, error) {
 		}
 		notes = append(notes, "no --target given: running against the bundled reference server (mcp-conform fixture --transport stdio)")
 		proc.Argv = cfg.Bundled
-		command = strings.Join(cfg.Bundled, " ")
+		// Named by what it is, not by this executable's path (a temporary build
+		// under `go run`).
+		command = bundledLabel
 	} else if isURL(cfg.Target) {
 		if cfg.URL != "" {
 			return nil, nil, configErr("--url goes with a command --target, not with a URL target")
@@ -291,6 +330,9 @@ func newTarget(cfg Config) (target, []string, error) {
 	}
 	return &stdioTarget{cfg: proc, label: command}, notes, nil
 }
+
+// bundledLabel names the bundled reference server as the target.
+const bundledLabel = "mcp-conform fixture --transport stdio (the bundled reference server)"
 
 func modeOf(transport string) string {
 	switch transport {
@@ -371,6 +413,17 @@ func (s *selection) selects(rev revision.Revision, c *Check) bool {
 }
 
 func specText(c *Check) string { return c.ID + " " + c.Title }
+
+// runDirect runs every selected check of every column in run order, as the Ginkgo
+// specs would, without Ginkgo: library mode, where RunSpecs (once per process) is not
+// available. Verdicts come from the same workers and runCheck either way.
+func (rs *runState) runDirect() {
+	for _, col := range rs.columns {
+		for _, c := range rs.checksFor(col.rev) {
+			rs.runCheck(col, c)
+		}
+	}
+}
 
 // ginkgoT is the GinkgoTestingT of a run outside `go test`.
 type ginkgoT struct{ failed bool }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/mcp-conform/mcp-conform/conform/baseline"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -80,6 +81,9 @@ type runState struct {
 	// dials counts the transports opened (on stdio: processes started).
 	dials   atomic.Int64
 	notesMu sync.Mutex
+	// mirror makes each check's verdict Ginkgo's too (ginkgo.Fail, ginkgo.Skip); off
+	// in library mode (Test), where no Ginkgo spec is running.
+	mirror bool
 }
 
 // preOpen is a session opened ahead of the check that will use it.
@@ -105,6 +109,7 @@ func newRunState(cfg Config, tgt target, sel *selection) *runState {
 		attachments: map[string][]byte{},
 		memo:        map[string]*memoEntry{},
 		preOpened:   map[string]*preOpen{},
+		mirror:      true,
 		report: &reports.Report{
 			Target: tgt.describe(),
 			Tool:   "mcp-conform " + cfg.ToolVersion,
@@ -527,11 +532,15 @@ func (rs *runState) runCheck(col *column, c *Check) {
 		res.Message = string(v.Reason) + ": " + v.Message
 	}
 	rs.attachRepro(col, v, &res)
+	rs.cfg.Baseline.Apply(col.rev.Name, &res)
 	col.mu.Lock()
 	col.results[c.ID] = res
 	col.mu.Unlock()
 	rs.console.CheckDone(col.rev.Name, res)
-	switch v.Status {
+	if !rs.mirror {
+		return
+	}
+	switch res.Status {
 	case reports.Fail:
 		ginkgo.Fail(res.Message)
 	case reports.Error:
@@ -676,6 +685,12 @@ func (rs *runState) finish(ctx context.Context) *Result {
 		rep.Notes = append(rep.Notes, ht.detectionNote())
 	}
 	rep.Summarize()
+	if b := rs.cfg.Baseline; b != nil {
+		rep.Baseline = b.Judge(rep, catalog{})
+		for _, st := range rep.Baseline.Stale {
+			rep.Notes = append(rep.Notes, baseline.StaleMessage(b.Path, st))
+		}
+	}
 	rep.DurationMs = time.Since(rs.started).Milliseconds()
 	rep.ExitCode = rs.exitCode()
 	for k, v := range rs.tgt.attachments() {
@@ -690,8 +705,17 @@ func (rs *runState) exitCode() int {
 		return rs.exitOverride
 	}
 	s := rs.report.Summary
+	// Every fail and error gates, but a quarantined one.
+	gating := s.Fail + s.Error
+	for _, rev := range rs.report.Revisions {
+		for i := range rev.Checks {
+			if c := &rev.Checks[i]; c.Quarantine != nil && (c.Status == reports.Fail || c.Status == reports.Error) {
+				gating--
+			}
+		}
+	}
 	switch {
-	case s.Fail > 0 || s.Error > 0:
+	case gating > 0 || (rs.report.Baseline != nil && len(rs.report.Baseline.Stale) > 0):
 		return ExitFailed
 	case s.Total == 0 || s.Skip == s.Total:
 		return ExitIncomplete
@@ -760,4 +784,16 @@ func (rs *runState) once(key string, fn func() any) any {
 	rs.memoMu.Unlock()
 	e.once.Do(func() { e.value = fn() })
 	return e.value
+}
+
+// catalog answers the baseline's questions from the check registry.
+type catalog struct{}
+
+func (catalog) AppliesTo(id, rev string) (exists, applies bool) {
+	c := Lookup(id)
+	if c == nil {
+		return false, false
+	}
+	r, ok := revision.Lookup(rev)
+	return true, ok && c.AppliesTo(r)
 }

@@ -46,7 +46,7 @@ func realPaths(t *testing.T) (gosdk, npmDir string) {
 	npmDir = filepath.Join(root, "fixtures", "npm")
 	everything := filepath.Join(npmDir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
 	var missing []string
-	for _, p := range []string{gosdk, everything} {
+	for _, p := range []string{gosdk, mcpgoPath(gosdk), everything} {
 		if _, err := os.Stat(p); err != nil {
 			missing = append(missing, p)
 		}
@@ -61,16 +61,20 @@ func realPaths(t *testing.T) (gosdk, npmDir string) {
 	return gosdk, npmDir
 }
 
+// mcpgoPath is the mcp-go fixture (fixtures/mcpgo), built next to the Go SDK fixture.
+func mcpgoPath(gosdk string) string { return filepath.Join(filepath.Dir(gosdk), "mcpgo-fixture") }
+
 func everythingJS(npmDir string) string {
 	return filepath.Join(npmDir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
 }
 
-// The tools the runs may call (tier 1, --call): on the Go SDK fixture, its own typed
-// tools and toggle_tool as the list-change trigger; on server-everything, the tools
+// The tools the runs may call (tier 1, --call): on the Go SDK fixture and the mcp-go
+// fixture, their own tools and toggle_tool as the list-change trigger; on server-everything, the tools
 // that only build content — not get-env (it returns the environment),
 // gzip-file-as-resource (it fetches a URL), the toggles or the long operations.
 var (
 	gosdkCalls      = []string{"--call", "echo", "--call", "add", "--call", "fail", "--call", "upper", "--trigger-tool", "toggle_tool"}
+	mcpgoCalls      = []string{"--call", "echo", "--call", "add", "--call", "fail", "--call", "upper", "--call", "pixel", "--trigger-tool", "toggle_tool"}
 	everythingCalls = []string{"--call", "echo", "--call", "get-sum", "--call", "get-tiny-image", "--call", "get-annotated-message",
 		"--call", "get-resource-links", "--call", "get-resource-reference", "--call", "get-structured-content"}
 )
@@ -84,6 +88,16 @@ func realServers(gosdk, npmDir string) []realServer {
 				"--target", fmt.Sprintf("%s --http 127.0.0.1:%d", shQuote(gosdk), port),
 				"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
 			}, gosdkCalls...)
+		}},
+		{"mcpgo-stdio", func(t *testing.T) []string {
+			return append([]string{"--target", shQuote(mcpgoPath(gosdk))}, mcpgoCalls...)
+		}},
+		{"mcpgo-http", func(t *testing.T) []string {
+			port := freePort(t)
+			return append([]string{
+				"--target", fmt.Sprintf("%s --http 127.0.0.1:%d", shQuote(mcpgoPath(gosdk)), port),
+				"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+			}, mcpgoCalls...)
 		}},
 		{"everything-stdio", func(t *testing.T) []string {
 			return append([]string{"--target", "node " + shQuote(everythingJS(npmDir)), "--cwd", npmDir}, everythingCalls...)
@@ -107,21 +121,35 @@ func TestRealServers(t *testing.T) {
 	gosdk, npmDir := realPaths(t)
 	for _, srv := range realServers(gosdk, npmDir) {
 		t.Run(srv.name, func(t *testing.T) {
-			dir := t.TempDir()
-			args := append(srv.args(t), "--report-dir", dir, "--timeout", "10s")
-			r := runCLI(t, args...)
-			if r.code != 0 && r.code != 1 {
-				t.Fatalf("want exit 0 or 1 (a verdict), got %s", r)
+			// The same server, run realRuns times at once: the golden file judges the
+			// first run, and every run must give the same verdicts (stability_test.go).
+			reps := runRealServer(t, srv, *realRuns)
+			if t.Failed() {
+				return
 			}
-			rep := loadReports(t, dir)
-			for _, col := range rep.Revisions {
-				if col.Negotiated == "" {
-					t.Errorf("%s: no negotiated version", col.Revision)
-				}
-			}
-			compareGolden(t, filepath.Join("testdata", "golden", srv.name+".txt"), rep)
+			compareGolden(t, filepath.Join("testdata", "golden", srv.name+".txt"), reps[0])
+			compareRuns(t, reps)
 		})
 	}
+}
+
+// runOnce runs the suite once against a real server and returns its report.
+func runOnce(t *testing.T, srv realServer) *reports.Report {
+	dir := t.TempDir()
+	// A generous start-up bound: the runs share a loaded machine with each other (and
+	// with the rest of make test), and a server's start-up time is not what they judge.
+	args := append(srv.args(t), "--report-dir", dir, "--timeout", "10s", "--start-timeout", "60s")
+	r := runCLI(t, args...)
+	if r.code != 0 && r.code != 1 {
+		t.Fatalf("want exit 0 or 1 (a verdict), got %s", r)
+	}
+	rep := loadReports(t, dir)
+	for _, col := range rep.Revisions {
+		if col.Negotiated == "" {
+			t.Errorf("%s: no negotiated version", col.Revision)
+		}
+	}
+	return rep
 }
 
 // goldenLine is one verdict of a golden file.

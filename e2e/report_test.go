@@ -10,16 +10,13 @@ import (
 	"testing"
 
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/reports/reportstest"
 )
 
 // The JUnit document as the tests read it: only what report.json must agree with.
 type junitDoc struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
@@ -38,11 +35,10 @@ type junitProperty struct {
 }
 
 type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Failure   *junitMessage `xml:"failure"`
-	Error     *junitMessage `xml:"error"`
-	Skipped   *junitMessage `xml:"skipped"`
-	SystemOut string        `xml:"system-out"`
+	Name    string        `xml:"name,attr"`
+	Failure *junitMessage `xml:"failure"`
+	Error   *junitMessage `xml:"error"`
+	Skipped *junitMessage `xml:"skipped"`
 }
 
 type junitMessage struct {
@@ -59,9 +55,9 @@ func (s *junitSuite) property(name string) (string, bool) {
 	return "", false
 }
 
-// status is the verdict a testcase encodes: a <failure>, <error> or <skipped> child,
-// or a pass whose system-out starting with "warn:" makes it a warn.
-func (c *junitCase) status() (reports.Status, error) {
+// status is the verdict a testcase of suite s encodes: a <failure>, <error> or
+// <skipped> child, or a pass that its suite's "warn:ID" property makes a warn.
+func (c *junitCase) status(s *junitSuite) (reports.Status, error) {
 	var found []reports.Status
 	if c.Failure != nil {
 		found = append(found, reports.Fail)
@@ -70,14 +66,20 @@ func (c *junitCase) status() (reports.Status, error) {
 		found = append(found, reports.Error)
 	}
 	if c.Skipped != nil {
-		found = append(found, reports.Skip)
+		st := reports.Skip
+		if strings.HasPrefix(c.Skipped.Message, "expected-fail") {
+			st = reports.ExpectedFail // a baseline's known failure is a skipped case
+		}
+		found = append(found, st)
 	}
 	switch {
 	case len(found) > 1:
 		return "", fmt.Errorf("testcase %q has %d of failure/error/skipped", c.Name, len(found))
 	case len(found) == 1:
 		return found[0], nil
-	case strings.HasPrefix(c.SystemOut, "warn:"):
+	}
+	id, _, _ := strings.Cut(c.Name, " ")
+	if _, warned := s.property("warn:" + id); warned {
 		return reports.Warn, nil
 	}
 	return reports.Pass, nil
@@ -96,10 +98,27 @@ func loadReports(t testing.TB, dir string) *reports.Report {
 	if err != nil {
 		t.Fatalf("report.json does not parse: %v", err)
 	}
+	validateReports(t, dir)
 	checkSummary(t, rep)
 	checkJUnit(t, dir, rep)
 	checkMatrix(t, dir, rep)
 	return rep
+}
+
+// validateReports validates the run's junit.xml against the Jenkins and Ant JUnit
+// schemas and its report.json against reports.ReportSchema.
+func validateReports(t testing.TB, dir string) {
+	t.Helper()
+	if data, err := os.ReadFile(filepath.Join(dir, reports.JSONFile)); err != nil {
+		t.Errorf("report.json: %v", err)
+	} else if err := reportstest.ValidateJSON(data); err != nil {
+		t.Error(err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, reports.JUnitFile)); err != nil {
+		t.Errorf("junit.xml: %v", err)
+	} else if err := reportstest.ValidateJUnit(data); err != nil {
+		t.Error(err)
+	}
 }
 
 // count tallies the verdicts of checks.
@@ -149,17 +168,30 @@ func checkJUnit(t testing.TB, dir string, rep *reports.Report) {
 	if err := xml.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("junit.xml does not parse: %v", err)
 	}
+	// A baseline's stale entries are one more testsuite, "baseline", a failing case each.
+	stale := 0
+	if rep.Baseline != nil && len(rep.Baseline.Stale) > 0 {
+		stale = len(rep.Baseline.Stale)
+		if n := len(doc.Suites); n == 0 || doc.Suites[n-1].Name != "baseline" || len(doc.Suites[n-1].Cases) != stale {
+			t.Fatalf("junit.xml: want a last testsuite \"baseline\" with %d stale entries", stale)
+		}
+		doc.Suites = doc.Suites[:len(doc.Suites)-1]
+	}
 	if len(doc.Suites) != len(rep.Revisions) {
 		t.Fatalf("junit.xml has %d testsuites, report.json %d revisions", len(doc.Suites), len(rep.Revisions))
 	}
-	if doc.Tests != rep.Summary.Total || doc.Failures != rep.Summary.Fail || doc.Errors != rep.Summary.Error || doc.Skipped != rep.Summary.Skip {
+	var tests, failures, errs, skipped int
+	for _, s := range doc.Suites {
+		tests, failures, errs, skipped = tests+s.Tests, failures+s.Failures, errs+s.Errors, skipped+s.Skipped
+	}
+	if tests != rep.Summary.Total || failures != rep.Summary.Fail || errs != rep.Summary.Error || skipped != rep.Summary.Skip+rep.Summary.ExpectedFail {
 		t.Errorf("junit.xml totals tests=%d failures=%d errors=%d skipped=%d; report.json summary %+v",
-			doc.Tests, doc.Failures, doc.Errors, doc.Skipped, rep.Summary)
+			tests, failures, errs, skipped, rep.Summary)
 	}
 	for i, rev := range rep.Revisions {
 		s := &doc.Suites[i]
-		if s.Name != rev.Revision {
-			t.Errorf("junit.xml testsuite %d is %q, report.json revision %q", i, s.Name, rev.Revision)
+		if got, _ := s.property("revision"); got != rev.Revision || !strings.HasPrefix(s.Name, rev.Revision+" (") {
+			t.Errorf("junit.xml testsuite %d is %q (revision property %q), report.json revision %q", i, s.Name, got, rev.Revision)
 			continue
 		}
 		wantNegotiated := rev.Negotiated
@@ -173,7 +205,7 @@ func checkJUnit(t testing.TB, dir string, rep *reports.Report) {
 			t.Errorf("junit.xml %s: transport property %q, report.json %q", s.Name, got, rev.Transport)
 		}
 		want := count(rev.Checks)
-		if s.Tests != want.Total || s.Failures != want.Fail || s.Errors != want.Error || s.Skipped != want.Skip {
+		if s.Tests != want.Total || s.Failures != want.Fail || s.Errors != want.Error || s.Skipped != want.Skip+want.ExpectedFail {
 			t.Errorf("junit.xml %s: tests=%d failures=%d errors=%d skipped=%d; report.json counts %+v",
 				s.Name, s.Tests, s.Failures, s.Errors, s.Skipped, want)
 		}
@@ -186,7 +218,7 @@ func checkJUnit(t testing.TB, dir string, rep *reports.Report) {
 			if name := c.ID + " " + c.Title; tc.Name != name {
 				t.Errorf("junit.xml %s testcase %d is %q, want %q", s.Name, j, tc.Name, name)
 			}
-			st, err := tc.status()
+			st, err := tc.status(s)
 			if err != nil {
 				t.Errorf("junit.xml %s: %v", s.Name, err)
 			} else if st != c.Status {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +22,35 @@ func TestBundledStdio(t *testing.T) {
 	wantCode(t, r, 0)
 	rep := loadReports(t, dir)
 	assertAllPass(t, rep, "stdio")
+	// The default console of a clean run is short, plain and ends with the exit code.
+	lines := strings.Count(r.stdout, "\n")
+	t.Logf("clean run: %d console lines", lines)
+	if lines >= 60 {
+		t.Errorf("a clean run printed %d lines, want under 60:\n%s", lines, r.stdout)
+	}
+	assertPlainConsole(t, r, 0)
+	for _, w := range []string{"the bundled reference server", "Summary", fmt.Sprintf("result: PASS (%d passed)", rep.Summary.Pass)} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("console lacks %q:\n%s", w, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "PASS  ") || strings.Contains(r.stdout, "go-build") {
+		t.Errorf("the default console lists passes or a temporary path:\n%s", r.stdout)
+	}
+}
+
+// assertPlainConsole checks that output to a pipe has no escape sequence and that
+// its last line gives the process's exit code.
+func assertPlainConsole(t testing.TB, r *cliRun, code int) {
+	t.Helper()
+	if strings.Contains(r.stdout, "\x1b") || strings.Contains(r.stderr, "\x1b") {
+		t.Errorf("escape sequences written to a pipe:\n%s", r)
+	}
+	out := strings.TrimRight(r.stdout, "\n")
+	last := out[strings.LastIndex(out, "\n")+1:]
+	if !strings.HasSuffix(last, fmt.Sprintf("— exit %d", code)) {
+		t.Errorf("last line %q does not give exit %d", last, code)
+	}
 }
 
 // TestHTTPTransports runs the suite against the reference server served over
@@ -148,6 +178,9 @@ func TestExitCodes(t *testing.T) {
 		pids bool
 		// maxWall bounds the run's wall time (0: only cliTimeout).
 		maxWall time.Duration
+		// stdout: substrings the console must show; maxLines bounds it (0: no bound).
+		stdout   []string
+		maxLines int
 	}{
 		{
 			name:   "unknown flag",
@@ -169,10 +202,13 @@ func TestExitCodes(t *testing.T) {
 		},
 		{
 			name:    "server exits at once",
-			args:    func(string) []string { return []string{"--target", "sh -c 'exit 3'"} },
+			args:    func(string) []string { return []string{"--target", "sh -c 'echo cannot load server.js >&2; exit 3'"} },
 			want:    4,
 			reports: true,
 			status:  reports.Error,
+			// The cause once, with the server's stderr, not a line per check.
+			stdout:   []string{"the target could not be reached", "cannot load server.js", "result: UNREACHABLE"},
+			maxLines: 19,
 		},
 		{
 			name: "server never answers",
@@ -190,6 +226,26 @@ func TestExitCodes(t *testing.T) {
 			args:    func(string) []string { return []string{"--focus", "NOTHING-MATCHES-THIS"} },
 			want:    3,
 			reports: true,
+			stdout:  []string{"no check matched the selection", "result: NOTHING RAN"},
+		},
+		{
+			name:   "label filter syntax error, no escapes",
+			args:   func(string) []string { return []string{"--label-filter", "(("} },
+			want:   2,
+			stderr: "--label-filter",
+		},
+		{
+			// Found before the run: nothing is launched, the exit is 2.
+			name: "report dir not writable",
+			args: func(tmp string) []string {
+				file := filepath.Join(tmp, "a-file")
+				if err := os.WriteFile(file, nil, 0o600); err != nil {
+					panic(err)
+				}
+				return []string{"--target", "sh -c 'echo launched >&2; exit 1'", "--report-dir", filepath.Join(file, "sub")}
+			},
+			want:   2,
+			stderr: "--report-dir",
 		},
 	}
 	for _, tc := range tests {
@@ -197,7 +253,7 @@ func TestExitCodes(t *testing.T) {
 			t.Parallel()
 			tmp := t.TempDir()
 			dir := filepath.Join(tmp, "report")
-			r := runCLI(t, append(tc.args(tmp), "--report-dir", dir)...)
+			r := runCLI(t, append([]string{"--report-dir", dir}, tc.args(tmp)...)...)
 			if tc.pids {
 				assertGone(t, readPIDs(t, filepath.Join(tmp, "pids")))
 			}
@@ -207,6 +263,19 @@ func TestExitCodes(t *testing.T) {
 			}
 			if tc.stderr != "" && !strings.Contains(r.stderr, tc.stderr) {
 				t.Errorf("stderr does not name %q\n%s", tc.stderr, r)
+			}
+			if strings.Contains(r.stdout+r.stderr, "\x1b") {
+				t.Errorf("escape sequences written to a pipe:\n%s", r)
+			}
+			for _, w := range tc.stdout {
+				if !strings.Contains(r.stdout, w) {
+					t.Errorf("console lacks %q\n%s", w, r)
+				}
+			}
+			if n := strings.Count(r.stdout, "\n"); tc.maxLines > 0 && n > tc.maxLines {
+				t.Errorf("console has %d lines, want at most %d\n%s", n, tc.maxLines, r)
+			} else if tc.maxLines > 0 {
+				t.Logf("%s: %d console lines", tc.name, n)
 			}
 			if !tc.reports {
 				return

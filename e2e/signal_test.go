@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,10 +71,14 @@ func TestInterrupt(t *testing.T) {
 	code := cmd.ProcessState.ExitCode()
 	t.Logf("exit %d %s after SIGINT", code, took.Round(time.Millisecond))
 	assertGone(t, readPIDs(t, pidFile))
-	// Interrupted before any session opened: the target is unreachable (4); had a
-	// check been running, the run would count a failure (1). Never a pass.
-	if code != 1 && code != 4 {
-		t.Fatalf("exit code %d after SIGINT, want 1 or 4\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	// An interrupted run has its own exit code, distinct from a failed check.
+	if code != reports.ExitInterrupted {
+		t.Fatalf("exit code %d after SIGINT, want %d\nstdout:\n%s\nstderr:\n%s", code, reports.ExitInterrupted, &stdout, &stderr)
+	}
+	// The console says so once, not once per check that did not run.
+	if out := stdout.String(); !strings.Contains(out, "interrupted") || strings.Count(out, "\n") > 25 ||
+		!strings.HasSuffix(out, "— exit 130\n") {
+		t.Errorf("console after SIGINT (%d lines):\n%s", strings.Count(out, "\n"), out)
 	}
 	rep := loadReports(t, dir)
 	if rep.ExitCode != code {

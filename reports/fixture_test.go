@@ -66,3 +66,6 @@ func fixture() *Report {
 	r.Summarize()
 	return r
 }
+
+// SampleReport is fixture for the external tests of this package.
+var SampleReport = fixture

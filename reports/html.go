@@ -106,11 +106,11 @@ func htmlText(s string) string {
 // statusClass maps a verdict to its CSS class; a status outside the five (a later
 // one, or garbage) keeps its own word but never a pass's colour.
 func statusClass(st Status) string {
+	if st == ExpectedFail {
+		return "st-xfail"
+	}
 	if st.Known() {
 		return "st-" + string(st)
-	}
-	if st == "expected-fail" {
-		return "st-xfail"
 	}
 	return "st-error"
 }

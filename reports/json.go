@@ -24,6 +24,13 @@ func WriteJSON(w io.Writer, r *Report) error {
 	out := *r
 	out.Summary = r.tallyAll()
 	out.Target, out.Tool = validUTF8(r.Target), validUTF8(r.Tool)
+	out.Version = validUTF8(r.Version)
+	if r.Notes != nil {
+		out.Notes = make([]string, len(r.Notes))
+		for i, n := range r.Notes {
+			out.Notes[i] = validUTF8(n)
+		}
+	}
 	out.Revisions = make([]RevisionReport, len(r.Revisions))
 	for i, rev := range r.Revisions {
 		rev.Revision, rev.Negotiated, rev.Transport = validUTF8(rev.Revision), validUTF8(rev.Negotiated), validUTF8(rev.Transport)
@@ -32,6 +39,15 @@ func WriteJSON(w io.Writer, r *Report) error {
 		for j, c := range rev.Checks {
 			c.ID, c.Title, c.Level, c.Message = validUTF8(c.ID), validUTF8(c.Title), validUTF8(c.Level), validUTF8(c.Message)
 			c.Status = Status(validUTF8(string(c.Status)))
+			if c.Status == Skip {
+				c.Reason = skipReason(&rev, &c)
+				if c.Reason == "" {
+					c.Reason = NotApplicable // a skip always says why (design.md §4)
+				}
+			}
+			c.Reason = SkipReason(validUTF8(string(c.Reason)))
+			c.Source, c.Expected, c.Actual = validUTF8(c.Source), validUTF8(c.Expected), validUTF8(c.Actual)
+			c.Area, c.Repro = validUTF8(c.Area), validUTF8(c.Repro)
 			checks[j] = c
 		}
 		rev.Checks = checks

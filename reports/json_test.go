@@ -84,7 +84,8 @@ func TestJSONContract(t *testing.T) {
 		t.Fatalf("WriteJSON: %v", err)
 	}
 	out := buf.Bytes()
-	top := []string{"target", "tool", "startedAt", "durationMs", "revisions", "summary", "exitCode"}
+	// The original contract, in its order, then the additions (omitted when empty).
+	top := []string{"target", "tool", "startedAt", "durationMs", "revisions", "summary", "exitCode", "notes"}
 	if got, want := sortedKeys(t, out), slices.Sorted(slices.Values(top)); !slices.Equal(got, want) {
 		t.Errorf("top-level keys = %v, want %v", got, want)
 	}
@@ -119,9 +120,27 @@ func TestJSONContract(t *testing.T) {
 		if err := json.Unmarshal(raw, &rev); err != nil {
 			t.Fatal(err)
 		}
+		// The original five keys always; the additions only when they say something.
+		extra := []string{"reason", "source", "expected", "actual", "area", "repro", "exchange"}
 		for _, c := range rev.Checks {
-			if got, want := sortedKeys(t, c), []string{"id", "level", "message", "status", "title"}; !slices.Equal(got, want) {
-				t.Errorf("check keys = %v, want %v", got, want)
+			got := sortedKeys(t, c)
+			for _, k := range []string{"id", "level", "message", "status", "title"} {
+				if !slices.Contains(got, k) {
+					t.Errorf("check keys = %v, lack %q", got, k)
+				}
+			}
+			for _, k := range got {
+				if !slices.Contains(extra, k) && !slices.Contains([]string{"id", "level", "message", "status", "title"}, k) {
+					t.Errorf("check key %q is not in the contract", k)
+				}
+			}
+			var m map[string]any
+			_ = json.Unmarshal(c, &m)
+			if m["status"] == "skip" && m["reason"] == nil {
+				t.Errorf("a skip without its reason field: %s", c)
+			}
+			if m["status"] == "fail" && (m["expected"] == nil || m["actual"] == nil || m["source"] == nil) {
+				t.Errorf("a fail without expected, actual and source: %s", c)
 			}
 		}
 		if i == 1 && string(rev.ServerInfo) != "null" {

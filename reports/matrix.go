@@ -5,33 +5,36 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
 // absentCell marks a check that does not apply to a column's revision.
 const absentCell = "—"
 
-// WriteMatrix writes r as a Markdown document for people: a heading with the target,
-// tool, date and duration; a table with one row per check ID (the union over the
-// columns, in first-seen order) and one column per revision, each cell the check's
-// verdict there or "—" where the check does not apply; a summary line per column; a
-// legend; the findings (every fail, warn and error); and r.Notes. All text from the
-// report is escaped, so titles and server messages cannot break the table.
+// WriteMatrix writes r as a Markdown document for people, the summary first: a
+// heading with the target, tool, date and duration; a summary line per column and a
+// legend; r.Notes; the findings (every fail, error and warn, a finding repeated in
+// several revisions said once with the revisions listed, errors sharing one cause
+// said once); then a table with one row per check ID (the union over the columns,
+// in first-seen order) and one column per revision, each cell the check's verdict
+// there or "—" where the check does not apply. All text from the report is escaped,
+// so titles and server messages cannot break the table.
 func WriteMatrix(w io.Writer, r *Report) error {
 	if r == nil {
 		return errors.New("reports: write matrix: nil report")
 	}
 	var b bytes.Buffer
 	writeMatrixHead(&b, r)
-	writeMatrixTable(&b, r)
 	writeMatrixSummary(&b, r)
-	writeMatrixFindings(&b, r)
 	if len(r.Notes) > 0 {
 		b.WriteString("\n## Notes\n\n")
 		for _, n := range r.Notes {
 			fmt.Fprintf(&b, "- %s\n", mdText(n))
 		}
 	}
+	writeMatrixFindings(&b, r)
+	writeMatrixTable(&b, r)
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("reports: write matrix: %w", err)
 	}
@@ -114,7 +117,7 @@ func gravity(st Status) int {
 		return 1
 	case Pass:
 		return 2
-	case Warn:
+	case Warn, ExpectedFail:
 		return 3
 	case Fail:
 		return 4
@@ -127,7 +130,20 @@ func cell(rev *RevisionReport, c *CheckResult) string {
 	if c == nil {
 		return absentCell
 	}
+	if c.Quarantine != nil {
+		return plainCell(rev, c) + " (quarantined)"
+	}
+	return plainCell(rev, c)
+}
+
+// plainCell renders one verdict without its quarantine mark.
+func plainCell(rev *RevisionReport, c *CheckResult) string {
 	switch c.Status.effective() {
+	case ExpectedFail:
+		if c.Baseline != nil {
+			return "🔶 expected-fail (" + mdText(string(c.Baseline.Status)) + ")"
+		}
+		return "🔶 expected-fail"
 	case Pass:
 		return "✅ pass"
 	case Warn:
@@ -171,51 +187,70 @@ func writeMatrixSummary(b *bytes.Buffer, r *Report) {
 	for i := range r.Revisions {
 		rev := &r.Revisions[i]
 		s := tally(rev.Checks)
-		fmt.Fprintf(b, "- **%s** · %s · %d checks: %d pass, %d warn, %d fail, %d skip, %d error\n",
+		fmt.Fprintf(b, "- **%s** · %s · %d checks: %d pass, %d warn, %d fail, %d skip, %d error%s\n",
 			mdText(rev.Revision), columnState(rev),
-			s.Total, s.Pass, s.Warn, s.Fail, s.Skip, s.Error)
+			s.Total, s.Pass, s.Warn, s.Fail, s.Skip, s.Error, expectedFailCount(s))
 	}
 	s := r.tallyAll()
-	fmt.Fprintf(b, "- **All columns** · %d checks: %d pass, %d warn, %d fail, %d skip, %d error; exit code %d\n",
-		s.Total, s.Pass, s.Warn, s.Fail, s.Skip, s.Error, r.ExitCode)
+	fmt.Fprintf(b, "- **All columns** · %d checks: %d pass, %d warn, %d fail, %d skip, %d error%s; exit code %d\n",
+		s.Total, s.Pass, s.Warn, s.Fail, s.Skip, s.Error, expectedFailCount(s), r.ExitCode)
+	if bl := r.Baseline; bl != nil {
+		fmt.Fprintf(b, "- **Baseline** %s · %d expected-fail, %d quarantined (reported, never fail the run), %d stale entries (each fails the run)\n",
+			mdText(bl.File), bl.ExpectedFail, bl.Quarantined, len(bl.Stale))
+	}
 	b.WriteString("\nLegend: ✅ pass — the rule holds · ⚠️ warn — a SHOULD-level finding · " +
 		"❌ FAIL — a requirement is broken · ⏭️ skip (reason) — not judged, and why · " +
 		"💥 ERROR — the harness or transport broke, nothing was verified · " +
 		absentCell + " — the check does not apply to this revision\n")
+	if r.Baseline != nil {
+		b.WriteString("\n🔶 expected-fail (verdict) — a known failure the baseline accepts: not a pass, and not failing the run · " +
+			"(quarantined) — a flaky check: its verdict is reported but never fails the run\n")
+	}
+}
+
+// expectedFailCount is the expected-fail count for a summary line, when there are any.
+func expectedFailCount(s Summary) string {
+	if s.ExpectedFail == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d expected-fail", s.ExpectedFail)
 }
 
 func writeMatrixFindings(b *bytes.Buffer, r *Report) {
 	b.WriteString("\n## Findings\n\n")
 	n := 0
-	for i := range r.Revisions {
-		rev := &r.Revisions[i]
-		for j := range rev.Checks {
-			c := &rev.Checks[j]
-			var tag string
-			switch c.Status.effective() {
-			case Fail:
-				tag = "❌ FAIL"
-			case Warn:
-				tag = "⚠️ warn"
-			case Error:
-				tag = "💥 ERROR"
-			default:
+	tags := map[Status]string{Fail: "❌ FAIL", Error: "💥 ERROR", Warn: "⚠️ warn", ExpectedFail: "🔶 expected-fail"}
+	for _, st := range []Status{Fail, Error, Warn, ExpectedFail} {
+		for _, f := range groupFindings(r, st) {
+			n++
+			c := f.check
+			tag := tags[st]
+			if c.Quarantine != nil {
+				tag += " (quarantined)"
+			}
+			revs := make([]string, len(f.revs))
+			for i, rev := range f.revs {
+				revs[i] = mdText(rev)
+			}
+			msg := displayMessage(c)
+			if len(f.ids) > 1 {
+				fmt.Fprintf(b, "- %s · %s · %d checks (%s): %s\n", tag, strings.Join(revs, ", "), f.n,
+					mdText(truncate(strings.Join(f.ids, ", "), 300)), orDash(mdText(msg)))
 				continue
 			}
-			n++
-			msg := c.Message
-			if !c.Status.Known() {
-				msg = fmt.Sprintf("unknown status %q: %s", c.Status, msg)
+			fmt.Fprintf(b, "- %s · %s · %s — %s: %s\n", tag, strings.Join(revs, ", "), mdText(c.ID), mdText(c.Title), orDash(mdText(msg)))
+			for _, d := range []struct{ label, text string }{
+				{"expected", c.Expected}, {"actual", c.Actual}, {"requirement", c.Source}, {"repro", c.Repro},
+			} {
+				if d.text != "" {
+					fmt.Fprintf(b, "  - %s: %s\n", d.label, mdText(d.text))
+				}
 			}
-			fmt.Fprintf(b, "- %s · %s · %s — %s: %s\n", tag, mdText(rev.Revision), mdText(c.ID), mdText(c.Title), orDash(mdText(msg)))
-			if c.Expected != "" {
-				fmt.Fprintf(b, "  - expected: %s\n", mdText(c.Expected))
+			if c.Baseline != nil {
+				fmt.Fprintf(b, "  - baseline: a known %s, accepted: %s\n", mdText(string(c.Baseline.Status)), mdText(c.Baseline.Reason))
 			}
-			if c.Actual != "" {
-				fmt.Fprintf(b, "  - actual: %s\n", mdText(c.Actual))
-			}
-			if c.Source != "" {
-				fmt.Fprintf(b, "  - requirement: %s\n", mdText(c.Source))
+			if c.Quarantine != nil {
+				fmt.Fprintf(b, "  - quarantined (never fails the run): %s\n", mdText(c.Quarantine.Reason))
 			}
 		}
 	}

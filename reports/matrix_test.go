@@ -145,3 +145,32 @@ func TestMatrixEdgeCases(t *testing.T) {
 		t.Error("WriteMatrix(nil) succeeded")
 	}
 }
+
+// The summary comes first; a finding repeated across revisions is one line naming
+// them; errors with one cause are one line.
+func TestMatrixSummaryFirstAndRepeatsOnce(t *testing.T) {
+	fail := CheckResult{ID: "A-01", Title: "a", Status: Fail, Message: "m", Expected: "e", Actual: "x", Source: "spec: MUST"}
+	lost := func(id string) CheckResult {
+		return CheckResult{ID: id, Title: "t", Status: Error, Message: "no session: refused"}
+	}
+	r := &Report{Revisions: []RevisionReport{
+		{Revision: "2025-06-18", Negotiated: "2025-06-18", Checks: []CheckResult{fail, lost("B-01"), lost("B-02")}},
+		{Revision: "2025-11-25", Negotiated: "2025-11-25", Checks: []CheckResult{fail, lost("B-01"), lost("B-02")}},
+	}}
+	md := writeMatrix(t, r)
+	sum, findings, table := strings.Index(md, "## Summary"), strings.Index(md, "## Findings"), strings.Index(md, "## Matrix")
+	if sum < 0 || findings < sum || table < findings {
+		t.Errorf("sections out of order (summary %d, findings %d, matrix %d)", sum, findings, table)
+	}
+	for _, w := range []string{
+		"- ❌ FAIL · 2025-06-18, 2025-11-25 · A-01 — a: m\n",
+		"- 💥 ERROR · 2025-06-18, 2025-11-25 · 4 checks (B-01, B-02): no session: refused\n",
+	} {
+		if strings.Count(md, w) != 1 {
+			t.Errorf("matrix has %q %d times, want once:\n%s", w, strings.Count(md, w), md)
+		}
+	}
+	if n := strings.Count(md, "expected: e"); n != 1 {
+		t.Errorf("the repeated failure's detail appears %d times", n)
+	}
+}

@@ -21,6 +21,11 @@ const (
 	Error Status = "error"
 )
 
+// ExpectedFail is a fail or warn that the run's baseline (--baseline) lists as a known
+// failure: it does not fail the run, and it is never a pass. CheckResult.Baseline
+// keeps the verdict the check gave and the entry's reason.
+const ExpectedFail Status = "expected-fail"
+
 // SkipReason says why a check was skipped. A skip always carries one.
 type SkipReason string
 
@@ -35,7 +40,9 @@ const (
 
 // Report is the whole run. Its JSON form is the stable report.json contract:
 // {target, tool, startedAt, durationMs, revisions:[{revision, negotiated, transport,
-// serverInfo, checks:[{id, title, level, status, message}]}], summary, exitCode}.
+// serverInfo, checks:[{id, title, level, status, message, reason?, source?, expected?,
+// actual?, area?, repro?}]}], summary, exitCode, notes?, version?, knownRevisions?},
+// described by the JSON Schema report.schema.json (embedded as ReportSchema).
 type Report struct {
 	Target     string           `json:"target"`
 	Tool       string           `json:"tool"`
@@ -44,10 +51,16 @@ type Report struct {
 	Revisions  []RevisionReport `json:"revisions"`
 	Summary    Summary          `json:"summary"`
 	ExitCode   int              `json:"exitCode"`
+	// Baseline is set when the run had a baseline (--baseline).
+	Baseline *BaselineReport `json:"baseline,omitempty"`
 
-	// Notes are run-level remarks for the console and matrix (not part of the JSON
-	// contract): the bundled server was used, the run broke off, and so on.
-	Notes []string `json:"-"`
+	// Notes are run-level remarks: the bundled server was used, the target could not
+	// be reached, the run was interrupted, and so on.
+	Notes []string `json:"notes,omitempty"`
+	// Version is the suite's version; KnownRevisions every protocol revision this
+	// build of the suite can test (not only those of this run).
+	Version        string   `json:"version,omitempty"`
+	KnownRevisions []string `json:"knownRevisions,omitempty"`
 }
 
 // RevisionReport is one column: the revision asked for and what the server answered.
@@ -73,20 +86,56 @@ type CheckResult struct {
 	Status  Status `json:"status"`
 	Message string `json:"message"`
 
-	// The fields below feed JUnit and the console; report.json keeps to its contract
-	// and carries their gist in Message.
-	Reason   SkipReason    `json:"-"` // for Skip
-	Source   string        `json:"-"` // the spec-matrix row's source and quote
-	Expected string        `json:"-"` // for Fail/Warn: what the rule wants
-	Actual   string        `json:"-"` // for Fail/Warn: what came back
-	Area     string        `json:"-"`
+	// The fields below spell out what Message says in prose, so a script need not
+	// parse it; each is omitted when empty.
+	Reason   SkipReason    `json:"reason,omitempty"`   // for Skip
+	Source   string        `json:"source,omitempty"`   // the spec-matrix row's source and quote
+	Expected string        `json:"expected,omitempty"` // for Fail/Warn: what the rule wants
+	Actual   string        `json:"actual,omitempty"`   // for Fail/Warn: what came back
+	Area     string        `json:"area,omitempty"`
 	Duration time.Duration `json:"-"`
+
+	// Baseline is set on an expected-fail: the verdict the check gave and why the
+	// baseline accepts it.
+	Baseline *BaselineMark `json:"baseline,omitempty"`
+	// Quarantine is set on a check the baseline quarantines (a flaky check): its
+	// verdict stands as reported but never gates the run.
+	Quarantine *QuarantineMark `json:"quarantine,omitempty"`
 
 	// Repro and Exchange are set for a failing, warning or erroring check (issue 14
 	// §4): the command that re-runs only this check at this revision, and the
 	// transcript slice of the exchange that decided it (see exchange.go).
 	Repro    string    `json:"repro,omitempty"`
 	Exchange *Exchange `json:"exchange,omitempty"`
+}
+
+// BaselineMark is the baseline's judgement of an expected-fail.
+type BaselineMark struct {
+	Status Status `json:"status"` // the verdict the check gave: fail or warn
+	Reason string `json:"reason"` // the baseline entry's reason
+}
+
+// QuarantineMark marks a quarantined check.
+type QuarantineMark struct {
+	Reason string `json:"reason"`
+}
+
+// BaselineReport is how the baseline judged the run. A stale entry fails the run.
+type BaselineReport struct {
+	File         string       `json:"file"`
+	ExpectedFail int          `json:"expectedFail"` // verdicts the baseline accepted
+	Quarantined  int          `json:"quarantined"`  // verdicts of quarantined checks
+	Stale        []StaleEntry `json:"stale"`
+}
+
+// StaleEntry is a baseline entry that no longer matches a failure: the check now
+// passes, or no longer exists, or does not apply to a listed revision.
+type StaleEntry struct {
+	ID        string   `json:"id"`
+	Revisions []string `json:"revisions"` // the entry's revisions; empty means all
+	Reason    string   `json:"reason"`
+	Problem   string   `json:"problem"`
+	Line      int      `json:"line"` // in the baseline file
 }
 
 // Summary counts verdicts over every column.
@@ -97,6 +146,8 @@ type Summary struct {
 	Fail  int `json:"fail"`
 	Skip  int `json:"skip"`
 	Error int `json:"error"`
+	// ExpectedFail counts the verdicts a baseline accepted (absent without any).
+	ExpectedFail int `json:"expectedFail,omitempty"`
 }
 
 // Add counts one verdict.
@@ -113,6 +164,8 @@ func (s *Summary) Add(st Status) {
 		s.Skip++
 	case Error:
 		s.Error++
+	case ExpectedFail:
+		s.ExpectedFail++
 	}
 }
 
@@ -126,10 +179,10 @@ func (r *Report) Summarize() {
 	}
 }
 
-// Known reports whether st is one of the five verdicts.
+// Known reports whether st is one of the five verdicts or expected-fail.
 func (st Status) Known() bool {
 	switch st {
-	case Pass, Warn, Fail, Skip, Error:
+	case Pass, Warn, Fail, Skip, Error, ExpectedFail:
 		return true
 	}
 	return false
@@ -165,6 +218,7 @@ func (r *Report) tallyAll() Summary {
 		s.Fail += t.Fail
 		s.Skip += t.Skip
 		s.Error += t.Error
+		s.ExpectedFail += t.ExpectedFail
 	}
 	return s
 }
@@ -179,4 +233,12 @@ func skipReason(rev *RevisionReport, c *CheckResult) SkipReason {
 		return RevisionUnsupported
 	}
 	return ""
+}
+
+// Gates reports whether the result fails the run: a fail or error of a check that is
+// not quarantined. An expected-fail never gates; nor does a warn (--strict has
+// already turned SHOULD warnings into fails).
+func (c *CheckResult) Gates() bool {
+	st := c.Status.effective()
+	return (st == Fail || st == Error) && c.Quarantine == nil
 }

@@ -86,6 +86,24 @@ func WriteAll(dir string, r *Report, attachments map[string][]byte) ([]string, e
 	return paths, errors.Join(errs...)
 }
 
+// CheckDir makes sure the reports can be written into dir before a run starts: it
+// creates dir if needed and writes and removes a probe file in it.
+func CheckDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create report directory: %w", err)
+	}
+	probe, err := os.CreateTemp(dir, ".mcp-conform-probe-*")
+	if err != nil {
+		return fmt.Errorf("report directory %s is not writable: %w", dir, err)
+	}
+	name := probe.Name()
+	_ = probe.Close()
+	if err := os.Remove(name); err != nil {
+		return fmt.Errorf("report directory %s: remove probe file: %w", dir, err)
+	}
+	return nil
+}
+
 // checkAttachmentName refuses a name that could land outside the report directory or
 // over a report: it must be a clean, local, slash-separated relative path with no ".."
 // element, and not junit.xml, report.json or matrix.md.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/conform/baseline"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 )
 
@@ -33,6 +34,9 @@ type options struct {
 	timeout, runTimeout, startTimeout       time.Duration
 	reportDir, labelFilter                  string
 	strict, list, version, noColor, verbose bool
+	quiet                                   bool
+	baseline, writeBaseline                 string
+	coverage                                bool
 }
 
 const usageHead = `mcp-conform: conformance checks for MCP servers, every protocol revision in one run.
@@ -43,22 +47,57 @@ Usage:
   mcp-conform --target http://HOST/mcp      Streamable HTTP (or HTTP+SSE, detected)
   mcp-conform --target "CMD" --url URL      launch a server, then speak HTTP to URL
   mcp-conform --list                        list every check
+  mcp-conform --coverage                    the requirements the checks cover, and why the others are not
   mcp-conform fixture --transport stdio|http|sse [--addr 127.0.0.1:PORT]
   mcp-conform replay FILE --target …         re-send a failing check's exchange (see replay --help)
 
 Exit codes: 0 no failure; 1 a check failed or errored; 2 usage or configuration error;
 3 incomplete (a filter matched nothing, or every selected check was skipped);
-4 the target could not be reached or died before any check ran.
+4 the target could not be reached or died before any check ran;
+130 interrupted (Ctrl-C, SIGINT or SIGTERM): the reports say what ran.
+
+Output: progress, each failure and warning once, skip reasons and a summary table;
+-v every check, -q the summary only. Colours on a terminal unless NO_COLOR is set.
+Select checks by label with --label-filter; --list shows each check's labels.
 
 Flags:
 `
 
+// parseFlags reads the command line. Errors and the usage after them go to stderr;
+// errHelp means -h or --help was asked for, and the caller prints usage to stdout.
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o, fs := newFlagSet()
+	// The caller prints the error once, with where help is; help goes to stdout.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, errHelp
+		}
+		return nil, fmt.Errorf("%w (mcp-conform --help lists the flags)", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (quote a command: --target \"CMD ARGS\")", fs.Arg(0))
+	}
+	if o.verbose && o.quiet {
+		return nil, errors.New("-v and -q contradict each other")
+	}
+	return o, nil
+}
+
+// writeUsage prints the help text to w.
+func writeUsage(w io.Writer) {
+	_, fs := newFlagSet()
+	fs.SetOutput(w)
+	fs.Usage()
+}
+
+// newFlagSet defines every flag on a fresh set bound to fresh options.
+func newFlagSet() (*options, *flag.FlagSet) {
 	o := &options{}
 	fs := flag.NewFlagSet("mcp-conform", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, usageHead)
+		fmt.Fprint(fs.Output(), usageHead)
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&o.target, "target", "", "server to test: a command line (stdio) or an http(s) URL; empty runs the bundled reference server")
@@ -81,21 +120,16 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.maxPages, "max-pages", 1000, "most tools/list pages followed in one walk")
 	fs.IntVar(&o.maxMessageBytes, "max-message-bytes", conform.DefaultMaxMessageBytes, "largest message accepted from the server (a stdio line, an HTTP body after decoding, an SSE event); a larger reply fails its check, naming its size")
 	fs.Int64Var(&o.maxTranscriptBytes, "max-transcript-bytes", conform.DefaultMaxTranscriptBytes, "most bytes of messages kept in the run's transcripts (in memory and on disk); later messages are counted, not kept")
+	fs.StringVar(&o.baseline, "baseline", "", "YAML file of known failures (reported as expected-fail, not failing the run) and quarantined checks; a stale entry fails the run")
+	fs.StringVar(&o.writeBaseline, "write-baseline", "", "write the run's failures to this YAML file as a starting baseline (a TODO reason each)")
 	fs.BoolVar(&o.strict, "strict", false, "SHOULD violations fail instead of warn")
-	fs.BoolVar(&o.list, "list", false, "list every check (ID, revisions, level, title) and exit")
-	fs.BoolVar(&o.version, "version", false, "print the version and exit")
-	fs.BoolVar(&o.noColor, "no-color", false, "no ANSI colours on the console")
-	fs.BoolVar(&o.verbose, "v", false, "verbose console output")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, errHelp
-		}
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q (quote a command: --target \"CMD ARGS\")", fs.Arg(0))
-	}
-	return o, nil
+	fs.BoolVar(&o.list, "list", false, "list every check (ID, revisions, level, area: and needs: labels, title) and exit; with -v also its spec text")
+	fs.BoolVar(&o.coverage, "coverage", false, "print how many requirements of the catalogue the checks cover, per group, and every uncovered requirement with its reason, then exit (with --list: after the list)")
+	fs.BoolVar(&o.version, "version", false, "print the version, the protocol revisions it knows and the module it was built from, and exit")
+	fs.BoolVar(&o.noColor, "no-color", false, "no ANSI colours on the console (as does the NO_COLOR environment variable)")
+	fs.BoolVar(&o.verbose, "v", false, "verbose: a line for every check as it finishes, and every report file")
+	fs.BoolVar(&o.quiet, "q", false, "quiet: only the summary table and the result line")
+	return o, fs
 }
 
 func (o *options) config(console io.Writer) (conform.Config, error) {
@@ -145,6 +179,12 @@ func (o *options) config(console io.Writer) (conform.Config, error) {
 	if o.reportDir == "" {
 		return conform.Config{}, errors.New("--report-dir must not be empty")
 	}
+	var base *baseline.File
+	if o.baseline != "" {
+		if base, err = baseline.Load(o.baseline); err != nil {
+			return conform.Config{}, fmt.Errorf("--baseline: %w", err)
+		}
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return conform.Config{}, fmt.Errorf("locate the bundled server (this executable): %w", err)
@@ -154,10 +194,12 @@ func (o *options) config(console io.Writer) (conform.Config, error) {
 		Env: o.env, Cwd: o.cwd, Headers: headers, Revisions: revs,
 		Timeout: o.timeout, RunTimeout: o.runTimeout, StartTimeout: o.startTimeout,
 		LabelFilter: o.labelFilter, Focus: o.focus, Skip: o.skip, Strict: o.strict,
-		Console: console, Color: !o.noColor && isTerminal(console), Verbose: o.verbose,
+		Console: console, Color: useColor(o.noColor, console), Verbose: o.verbose, Quiet: o.quiet,
+		Live:  isTerminal(console) && os.Getenv("TERM") != "dumb",
 		Calls: calls, TriggerTool: trigger, TriggerCmd: o.triggerCmd, MaxPages: o.maxPages,
 		MaxMessageBytes: o.maxMessageBytes, MaxTranscriptBytes: o.maxTranscriptBytes,
 		ToolVersion: version,
+		Baseline:    base,
 		Bundled:     []string{self, "fixture", "--transport", "stdio"},
 	}, nil
 }
@@ -188,6 +230,12 @@ func redact(h string) string {
 		name, _, _ = strings.Cut(strings.TrimSpace(h), " ")
 	}
 	return strings.TrimSpace(name) + ": <redacted>"
+}
+
+// useColor reports whether the console gets ANSI colours: on a terminal, unless
+// --no-color or a non-empty NO_COLOR (https://no-color.org) says otherwise.
+func useColor(noColor bool, w io.Writer) bool {
+	return !noColor && os.Getenv("NO_COLOR") == "" && isTerminal(w) && os.Getenv("TERM") != "dumb"
 }
 
 func isTerminal(w io.Writer) bool {

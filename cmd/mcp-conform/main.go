@@ -15,11 +15,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/conform/baseline"
 	"github.com/mcp-conform/mcp-conform/fixtures"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -67,20 +71,36 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) > 0 && args[0] == "replay" {
 		return runReplay(ctx, args[1:], stdout, stderr)
 	}
+	fail := func(code int, err error) int {
+		fmt.Fprintf(stderr, "mcp-conform: %s\n", plainText(err.Error(), stderr))
+		return code
+	}
 	opts, err := parseFlags(args, stderr)
 	if err != nil {
 		if errors.Is(err, errHelp) {
+			writeUsage(stdout)
 			return conform.ExitOK
 		}
-		fmt.Fprintf(stderr, "mcp-conform: %v\n", err)
-		return conform.ExitUsage
+		return fail(conform.ExitUsage, err)
 	}
 	switch {
 	case opts.version:
-		fmt.Fprintln(stdout, "mcp-conform", version)
+		writeVersion(stdout)
 		return conform.ExitOK
 	case opts.list:
-		if err := conform.List(stdout); err != nil {
+		if err := listChecks(stdout, opts.verbose); err != nil {
+			return fail(conform.ExitUsage, err)
+		}
+		if opts.coverage {
+			fmt.Fprintln(stdout)
+			if err := printCoverage(stdout); err != nil {
+				fmt.Fprintf(stderr, "mcp-conform: %v\n", err)
+				return conform.ExitUsage
+			}
+		}
+		return conform.ExitOK
+	case opts.coverage:
+		if err := printCoverage(stdout); err != nil {
 			fmt.Fprintf(stderr, "mcp-conform: %v\n", err)
 			return conform.ExitUsage
 		}
@@ -88,22 +108,108 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cfg, err := opts.config(stdout)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcp-conform: %v\n", err)
-		return conform.ExitUsage
+		return fail(conform.ExitUsage, err)
 	}
+	// A report directory that cannot be written fails now, not after the whole run.
+	if err := reports.CheckDir(opts.reportDir); err != nil {
+		return fail(conform.ExitUsage, fmt.Errorf("--report-dir: %w", err))
+	}
+	console := &reports.Console{W: stdout, Color: cfg.Color, Verbose: cfg.Verbose, Quiet: cfg.Quiet, Live: cfg.Live}
+	cfg.Reporter = console
 	res, err := conform.Run(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcp-conform: %v\n", err)
-		return conform.ExitUsage
+		return fail(conform.ExitUsage, err)
+	}
+	if ctx.Err() != nil {
+		// Ctrl-C (or SIGTERM): what ran is reported, and the exit code says the run
+		// was broken off rather than that a check failed.
+		res.Report.ExitCode = reports.ExitInterrupted
+		// Sessions cut short by the interrupt do not mean the target is unreachable.
+		res.Report.Notes = slices.DeleteFunc(res.Report.Notes, func(n string) bool {
+			return strings.HasPrefix(n, "the target could not be reached")
+		})
+		res.Report.Notes = append(res.Report.Notes, "interrupted (SIGINT or SIGTERM): the run was broken off; checks that had not finished are errors")
 	}
 	paths, werr := reports.WriteAll(opts.reportDir, res.Report, res.Attachments)
-	console := &reports.Console{W: stdout, Color: cfg.Color, Verbose: cfg.Verbose}
+	if opts.writeBaseline != "" {
+		if err := writeBaseline(opts.writeBaseline, res.Report, cfg.Baseline); err != nil {
+			werr = errors.Join(werr, err)
+		} else {
+			paths = append(paths, opts.writeBaseline)
+		}
+	}
+	if werr != nil && res.Report.ExitCode == conform.ExitOK {
+		// The last line printed must give the exit code the process ends with.
+		res.Report.ExitCode = conform.ExitUsage
+	}
+	if res.Report.ExitCode == conform.ExitUnreachable {
+		console.StderrTail = stderrTail(res.Attachments)
+	}
 	console.Summary(res.Report, paths)
 	if werr != nil {
 		fmt.Fprintf(stderr, "mcp-conform: writing reports: %v\n", werr)
-		if res.Report.ExitCode == conform.ExitOK {
-			return conform.ExitUsage
-		}
 	}
 	return res.Report.ExitCode
+}
+
+// stderrTail is the server's stderr as captured for the report (the log of the last
+// process that wrote any), without the header lines the runner adds.
+func stderrTail(attachments map[string][]byte) string {
+	var names []string
+	for name := range attachments {
+		if strings.HasPrefix(name, "stderr/") {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	// The last process that said anything: later ones may have been stopped before
+	// they could.
+	for i := len(names) - 1; i >= 0; i-- {
+		var b strings.Builder
+		for line := range strings.Lines(string(attachments[names[i]])) {
+			if !strings.HasPrefix(line, "# ") {
+				b.WriteString(line)
+			}
+		}
+		if strings.TrimSpace(b.String()) != "" {
+			return b.String()
+		}
+	}
+	return ""
+}
+
+// ansiEscape matches the CSI and OSC escape sequences a library may put in an error
+// message (Ginkgo colours its label-filter errors).
+var ansiEscape = regexp.MustCompile(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\))`)
+
+// plainText removes escape sequences from s unless w is a terminal with colours on.
+func plainText(s string, w io.Writer) string {
+	if useColor(false, w) {
+		return s
+	}
+	return ansiEscape.ReplaceAllString(s, "")
+}
+
+// writeBaseline writes the run's failures to path as a starting baseline.
+func writeBaseline(path string, rep *reports.Report, prev *baseline.File) error {
+	if rep.ExitCode == conform.ExitIncomplete || rep.ExitCode == conform.ExitUnreachable {
+		// An empty baseline from a run that verified nothing would accept nothing
+		// and look like a clean slate.
+		return fmt.Errorf("--write-baseline: the run verified nothing (exit %d): no baseline written", rep.ExitCode)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--write-baseline: %w", err)
+	}
+	if err := baseline.Write(f, rep, prev); err != nil {
+		f.Close()
+		return fmt.Errorf("--write-baseline %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--write-baseline: %w", err)
+	}
+	return nil
 }

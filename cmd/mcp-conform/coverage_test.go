@@ -1,0 +1,40 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mcp-conform/mcp-conform/internal/catalogue"
+)
+
+func TestCoverageFlag(t *testing.T) {
+	for _, args := range [][]string{{"--coverage"}, {"--list", "--coverage"}} {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), args, strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d, stderr %s", args, code, errb.String())
+		}
+		text := out.String()
+		for _, g := range catalogue.Groups {
+			if !regexp.MustCompile(`(?m)^  ` + g + ` +\d+ of +\d+ covered`).MatchString(text) {
+				t.Errorf("%v: no coverage line for group %s:\n%s", args, g, text)
+			}
+		}
+		if !regexp.MustCompile(`(?m)^  total +\d+ of 236 covered$`).MatchString(text) {
+			t.Errorf("%v: no total over the 236 rows:\n%s", args, text)
+		}
+		// A row no legacy check can cover, with its reason.
+		if !regexp.MustCompile(`(?m)^  MOD-DISCOVER-01 +R5 +modern-era `).MatchString(text) {
+			t.Errorf("%v: MOD-DISCOVER-01 is not listed as uncovered with its reason:\n%s", args, text)
+		}
+		// A covered row is not listed as uncovered.
+		if strings.Contains(text, "\n  PING-01 ") {
+			t.Errorf("%v: PING-01 has a check but is listed as uncovered", args)
+		}
+		if i, j := strings.Index(text, "PING-01"), strings.Index(text, "Coverage of"); args[0] == "--list" && (i < 0 || i > j) {
+			t.Errorf("--list --coverage: the list does not come first:\n%.300s", text)
+		}
+	}
+}
