@@ -18,6 +18,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/mcp-conform/mcp-conform/conform/baseline"
+	"github.com/mcp-conform/mcp-conform/internal/redact"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -75,6 +76,14 @@ type Config struct {
 	TriggerCmd  string
 	// MaxPages bounds every tools/list walk (default 1000).
 	MaxPages int
+	// MaxMessageBytes bounds every message the server sends: a stdio line, an HTTP
+	// body after decoding, an SSE event (default 8 MiB). A larger one is rejected and
+	// the call it answers fails at once, naming its size.
+	MaxMessageBytes int
+	// MaxTranscriptBytes bounds the memory the transcripts of the whole run hold, and
+	// so what is written to disk (default 32 MiB: raw bytes, twice for a decoded
+	// message); later messages are counted.
+	MaxTranscriptBytes int64
 
 	ToolVersion string
 	// Baseline, when set (--baseline), accepts known failures and quarantines flaky
@@ -110,11 +119,23 @@ func (c Config) withDefaults() Config {
 	if c.MaxPages <= 0 {
 		c.MaxPages = 1000
 	}
+	if c.MaxMessageBytes <= 0 {
+		c.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if c.MaxTranscriptBytes <= 0 {
+		c.MaxTranscriptBytes = DefaultMaxTranscriptBytes
+	}
 	if c.ToolVersion == "" {
 		c.ToolVersion = "dev"
 	}
 	return c
 }
+
+// The default bounds on what a server can make the suite hold.
+const (
+	DefaultMaxMessageBytes    = 8 << 20
+	DefaultMaxTranscriptBytes = 32 << 20
+)
 
 // ConfigError is a usage or configuration problem (exit code 2).
 type ConfigError struct{ Err error }
@@ -147,6 +168,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // through the same judging path, without Ginkgo (library mode, see Test).
 func run(ctx context.Context, cfg Config, withGinkgo bool) (*Result, error) {
 	cfg = cfg.withDefaults()
+	// The one redaction point: whatever the server echoed of a --header value is
+	// scrubbed from the console as it is written and from the finished report and
+	// every attachment before anything writes them.
+	secrets := headerSecrets(cfg.Headers)
+	cfg.Console = secrets.Writer(cfg.Console)
 	if err := RegistryErr(); err != nil {
 		return nil, &ConfigError{Err: err}
 	}
@@ -190,6 +216,17 @@ func run(ctx context.Context, cfg Config, withGinkgo bool) (*Result, error) {
 		transport.StopAll(stopCtx)
 	}
 	defer shutdown() // also on a panic; a second shutdown is a no-op
+	// --run-timeout is a hard bound: once it passes no check will use a server again,
+	// so every server process is killed at once. A flooding server would otherwise
+	// keep the CPU busy while the remaining checks are marked "not run".
+	stopAtDeadline := context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			expired, cancel := context.WithTimeout(context.Background(), 0)
+			defer cancel()
+			transport.StopAll(expired)
+		}
+	})
+	defer stopAtDeadline()
 
 	switch {
 	case rs.planned == 0:
@@ -216,7 +253,18 @@ func run(ctx context.Context, cfg Config, withGinkgo bool) (*Result, error) {
 		}
 	}
 	shutdown() // before finish, so the report records how every process ended
-	return rs.finish(ctx), nil
+	res := rs.finish(ctx)
+	secrets.Value(res)
+	return res, nil
+}
+
+// headerSecrets is the set of --header values to scrub.
+func headerSecrets(h http.Header) *redact.Secrets {
+	var values []string
+	for _, vs := range h {
+		values = append(values, vs...)
+	}
+	return redact.New(values)
 }
 
 func revisionNames(revs []revision.Revision) []string {
@@ -230,8 +278,9 @@ func revisionNames(revs []revision.Revision) []string {
 // newTarget turns the target flags into a target.
 func newTarget(cfg Config) (target, []string, error) {
 	var notes []string
-	proc := transport.ProcessConfig{Env: cfg.Env, Dir: cfg.Cwd, KillGrace: cfg.KillGrace}
-	httpCfg := transport.HTTPConfig{Headers: cfg.Headers}
+	limits := transport.Limits{MaxFrame: cfg.MaxMessageBytes}
+	proc := transport.ProcessConfig{Env: cfg.Env, Dir: cfg.Cwd, KillGrace: cfg.KillGrace, Limits: limits}
+	httpCfg := transport.HTTPConfig{Headers: cfg.Headers, Limits: limits}
 	switch cfg.Transport {
 	case "", "stdio", "http", "sse":
 	default:

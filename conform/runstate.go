@@ -71,6 +71,8 @@ type runState struct {
 	exitOverride int
 	// only, when set, restricts the run to one check (Judge).
 	only *Check
+	// transcriptBudget bounds the bytes every session's transcript keeps.
+	transcriptBudget *wire.Budget
 
 	// preOpened holds the negotiation probes' sessions (Check.PreOpen), opened
 	// alongside the main sessions, by requested version, until a check claims one.
@@ -114,6 +116,7 @@ func newRunState(cfg Config, tgt target, sel *selection) *runState {
 		},
 	}
 	rs.report.StartedAt = rs.started.UTC()
+	rs.transcriptBudget = wire.NewBudget(cfg.MaxTranscriptBytes)
 	for _, r := range cfg.Revisions {
 		col := &column{rev: r, results: map[string]reports.CheckResult{}}
 		rs.columns = append(rs.columns, col)
@@ -245,7 +248,7 @@ func (rs *runState) dialSession(ctx context.Context, requested string, rev revis
 		label := fmt.Sprintf("%s-%02d", rev.Name, rs.sessionSeq)
 		rs.memoMu.Unlock()
 		rs.dials.Add(1)
-		s, err := drv.open(ctx, rs.tgt, requested, rev, sessionOptions{timeout: rs.cfg.Timeout, initTimeout: rs.cfg.StartTimeout, label: label, version: rs.cfg.ToolVersion})
+		s, err := drv.open(ctx, rs.tgt, requested, rev, sessionOptions{timeout: rs.cfg.Timeout, initTimeout: rs.cfg.StartTimeout, label: label, version: rs.cfg.ToolVersion, budget: rs.transcriptBudget})
 		if err != nil && attempt == 0 && s.Conn != nil {
 			if mayFallBack(err) && rs.tgt.fallback(ctx, err) {
 				s.Close(ctx)

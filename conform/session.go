@@ -171,6 +171,7 @@ type sessionOptions struct {
 	initTimeout time.Duration
 	label       string
 	version     string // the suite's version for clientInfo
+	budget      *wire.Budget
 }
 
 // legacyDriver opens an R1–R4 session: initialize → result → notifications/initialized.
@@ -184,7 +185,7 @@ func (legacyDriver) open(ctx context.Context, tgt target, requested string, rev 
 		return s, s.InitErr
 	}
 	s.Kind = tr.Kind()
-	s.Conn = wire.NewConn(tr, wire.Options{RequestTimeout: max(opts.timeout, opts.initTimeout)})
+	s.Conn = wire.NewConn(tr, wire.Options{RequestTimeout: max(opts.timeout, opts.initTimeout), Budget: opts.budget})
 	params := map[string]any{
 		"protocolVersion": requested,
 		"capabilities":    map[string]any{},

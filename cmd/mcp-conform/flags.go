@@ -29,6 +29,8 @@ type options struct {
 	env, headers, focus, skip, calls        multiFlag
 	triggerTool, triggerCmd                 string
 	maxPages                                int
+	maxMessageBytes                         int
+	maxTranscriptBytes                      int64
 	timeout, runTimeout, startTimeout       time.Duration
 	reportDir, labelFilter                  string
 	strict, list, version, noColor, verbose bool
@@ -116,6 +118,8 @@ func newFlagSet() (*options, *flag.FlagSet) {
 	fs.StringVar(&o.triggerTool, "trigger-tool", "", "NAME[=JSON] a tool whose call changes the tool list (for NOTIF-LC-01); calling it is allowed by this flag")
 	fs.StringVar(&o.triggerCmd, "trigger-cmd", "", "shell command that changes the server's tool list from outside (for NOTIF-LC-01)")
 	fs.IntVar(&o.maxPages, "max-pages", 1000, "most tools/list pages followed in one walk")
+	fs.IntVar(&o.maxMessageBytes, "max-message-bytes", conform.DefaultMaxMessageBytes, "largest message accepted from the server (a stdio line, an HTTP body after decoding, an SSE event); a larger reply fails its check, naming its size")
+	fs.Int64Var(&o.maxTranscriptBytes, "max-transcript-bytes", conform.DefaultMaxTranscriptBytes, "most bytes of messages kept in the run's transcripts (in memory and on disk); later messages are counted, not kept")
 	fs.StringVar(&o.baseline, "baseline", "", "YAML file of known failures (reported as expected-fail, not failing the run) and quarantined checks; a stale entry fails the run")
 	fs.StringVar(&o.writeBaseline, "write-baseline", "", "write the run's failures to this YAML file as a starting baseline (a TODO reason each)")
 	fs.BoolVar(&o.strict, "strict", false, "SHOULD violations fail instead of warn")
@@ -169,6 +173,9 @@ func (o *options) config(console io.Writer) (conform.Config, error) {
 	if o.maxPages <= 0 {
 		return conform.Config{}, errors.New("--max-pages must be positive")
 	}
+	if (o.maxMessageBytes != 0 && o.maxMessageBytes < 1024) || o.maxTranscriptBytes < 0 { // 0: the default
+		return conform.Config{}, errors.New("--max-message-bytes must be at least 1024 and --max-transcript-bytes not negative")
+	}
 	if o.reportDir == "" {
 		return conform.Config{}, errors.New("--report-dir must not be empty")
 	}
@@ -190,6 +197,7 @@ func (o *options) config(console io.Writer) (conform.Config, error) {
 		Console: console, Color: useColor(o.noColor, console), Verbose: o.verbose, Quiet: o.quiet,
 		Live:  isTerminal(console) && os.Getenv("TERM") != "dumb",
 		Calls: calls, TriggerTool: trigger, TriggerCmd: o.triggerCmd, MaxPages: o.maxPages,
+		MaxMessageBytes: o.maxMessageBytes, MaxTranscriptBytes: o.maxTranscriptBytes,
 		ToolVersion: version,
 		Baseline:    base,
 		Bundled:     []string{self, "fixture", "--transport", "stdio"},

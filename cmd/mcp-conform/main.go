@@ -16,13 +16,16 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/conform/baseline"
 	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/reports"
 	_ "github.com/mcp-conform/mcp-conform/suites" // registers every check
 )
@@ -30,10 +33,34 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "0.1.0-dev"
 
+// defaultMemoryLimit is the soft heap limit of a run (runtime/debug.SetMemoryLimit).
+const defaultMemoryLimit = 96 << 20
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Nothing a server starts may outlive the run, even a child that called setsid():
+	// as subreaper we inherit every orphan, and at the end we kill what is left.
+	reaper := len(os.Args) < 2 || os.Args[1] != "fixture"
+	if reaper {
+		// Keep the heap near its live size, so that what a hostile server makes us
+		// hold briefly (a 5 MB listing decoded by several checks) does not double in
+		// garbage: the suite's peak RSS stays within 256 MB. GOMEMLIMIT overrides.
+		if os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(defaultMemoryLimit)
+		}
+		if err := transport.BecomeSubreaper(); err != nil {
+			fmt.Fprintf(os.Stderr, "mcp-conform: %v (processes that leave their group may outlive the run)\n", err)
+		}
+	}
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	if reaper {
+		killCtx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		if n := transport.KillDescendants(killCtx); n > 0 {
+			fmt.Fprintf(os.Stderr, "mcp-conform: killed %d process(es) the server left behind (outside its process group)\n", n)
+		}
+		cancel()
+	}
 	os.Exit(code)
 }
 

@@ -34,6 +34,11 @@ var (
 	// ErrRegex: a pattern the Go regexp engine (RE2) cannot compile. It may still be a
 	// valid ECMA-262 regex (lookaround, backreferences), so treat it as inconclusive.
 	ErrRegex = errors.New("pattern not supported by the Go regexp engine")
+	// ErrTooComplex: the schema nests deeper than MaxSchemaDepth or is larger than
+	// MaxSchemaBytes, so the suite does not compile it (compiling a 4,000-level schema
+	// takes gigabytes). It is a bound of the suite, not a rule of the spec: callers
+	// report such a schema as not verified, never as invalid.
+	ErrTooComplex = errors.New("schema past the suite's bound")
 )
 
 // toolSchemaURL is the synthetic URL tool schemas are compiled under.
@@ -125,6 +130,9 @@ func (t *ToolSchema) Validate(instance any) error {
 // JSON object; null, booleans, arrays and schemas that break their meta-schema fail
 // with ErrInvalidSchema. Every error wraps one of the Err* sentinels of this package.
 func CompileToolSchema(raw json.RawMessage, defaultDialect string) (*ToolSchema, error) {
+	if err := checkSchemaBounds(raw); err != nil {
+		return nil, err
+	}
 	key := defaultDialect + "\x00" + string(raw)
 	if v, ok := toolSchemaCache.Load(key); ok {
 		c := v.(*compiledTool)
@@ -223,6 +231,46 @@ func compileToolSchema(raw json.RawMessage, defaultDialect string) (*ToolSchema,
 	return nil, fmt.Errorf("%w under %s: %s", ErrInvalidSchema, d.name, msg)
 }
 
+// The bounds on a schema the suite compiles. Real tool schemas nest a few levels and
+// weigh kilobytes; the bounds leave room for generous ones.
+const (
+	MaxSchemaDepth = 64
+	MaxSchemaBytes = 1 << 20
+)
+
+// checkSchemaBounds measures raw's nesting depth in one linear pass (strings are
+// skipped) and fails with ErrTooComplex past MaxSchemaDepth or MaxSchemaBytes.
+func checkSchemaBounds(raw []byte) error {
+	if len(raw) > MaxSchemaBytes {
+		return fmt.Errorf("%w: %d bytes, more than %d", ErrTooComplex, len(raw), MaxSchemaBytes)
+	}
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range raw {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	if deepest > MaxSchemaDepth {
+		return fmt.Errorf("%w: nests %d levels of objects and arrays, more than %d", ErrTooComplex, deepest, MaxSchemaDepth)
+	}
+	return nil
+}
+
 // regexPanic is a recovered panic from compiling a pattern the library hands
 // straight to regexp.MustCompile (2019-09 and 2020-12 only annotate "format":"regex"
 // in their meta-schemas, so nothing rejects such patterns earlier).
@@ -251,6 +299,9 @@ func compileGuarded(c *jsonschema.Compiler, url string) (sch *jsonschema.Schema,
 // any, otherwise 2020-12 and then draft-07. When both fail, the error carries both
 // reasons.
 func CompileAnyDialect(raw json.RawMessage) (dialect string, err error) {
+	if err := checkSchemaBounds(raw); err != nil {
+		return "", err
+	}
 	type answer struct {
 		dialect string
 		err     error

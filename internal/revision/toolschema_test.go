@@ -210,6 +210,38 @@ func TestDialectName(t *testing.T) {
 	}
 }
 
+func TestCompileToolSchemaBoundsDepthAndSize(t *testing.T) {
+	deep := func(n int) json.RawMessage {
+		return json.RawMessage(strings.Repeat(`{"type":"object","properties":{"a":`, n) + `{}` + strings.Repeat(`}}`, n))
+	}
+	tests := []struct {
+		name    string
+		raw     json.RawMessage
+		wantErr bool
+		text    string
+	}{
+		{"moderate nesting compiles", deep(20), false, ""},
+		{"4000 levels is too deep", deep(4000), true, "nests 8001 levels"},
+		{"brackets inside strings do not count", json.RawMessage(`{"type":"object","description":"` + strings.Repeat("{[", 500) + `"}`), false, ""},
+		{"over a mebibyte", json.RawMessage(`{"description":"` + strings.Repeat("x", MaxSchemaBytes) + `"}`), true, "bytes, more than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := CompileToolSchema(tt.raw, Draft2020)
+			if tt.wantErr != errors.Is(err, ErrTooComplex) || (tt.wantErr && !strings.Contains(err.Error(), tt.text)) {
+				t.Fatalf("CompileToolSchema = %v; want ErrTooComplex %v containing %q", err, tt.wantErr, tt.text)
+			}
+			if !tt.wantErr && err != nil {
+				t.Fatalf("CompileToolSchema = %v", err)
+			}
+			_, err = CompileAnyDialect(tt.raw)
+			if tt.wantErr != errors.Is(err, ErrTooComplex) {
+				t.Fatalf("CompileAnyDialect = %v", err)
+			}
+		})
+	}
+}
+
 // A schema is compiled once per distinct bytes and default dialect: the same bytes
 // give the same compiled schema, other bytes or another dialect another one.
 func TestCompileToolSchemaOncePerBytes(t *testing.T) {

@@ -43,9 +43,43 @@ func validateFrame(data []byte) error {
 	return nil
 }
 
-// tooLarge is the Err of a frame cut at max bytes; what names the unit (line, body, event).
-func tooLarge(what string, max int) error {
-	return fmt.Errorf("%w: %s exceeds %d bytes", ErrFrameTooLarge, what, max)
+// TooLargeError is the Err of a frame longer than Limits.MaxFrame. It wraps
+// ErrFrameTooLarge and says how big the frame was.
+type TooLargeError struct {
+	What  string // the unit, with its article: "a line", "a reply body", "an SSE event"
+	Size  int64  // bytes seen (all of them when Exact, else at least this many)
+	Exact bool   // Size is the frame's whole length
+	Max   int    // the bound in force
+}
+
+// Error says what came back: "a line of 104857600 bytes exceeded the bound of …".
+func (e *TooLargeError) Error() string {
+	size := fmt.Sprintf("%d bytes", e.Size)
+	if !e.Exact {
+		size = fmt.Sprintf("more than %d bytes", e.Max)
+	}
+	return fmt.Sprintf("%s: %s of %s exceeded the bound of %d bytes (--max-message-bytes)", ErrFrameTooLarge, e.What, size, e.Max)
+}
+
+// Unwrap makes errors.Is(err, ErrFrameTooLarge) hold.
+func (e *TooLargeError) Unwrap() error { return ErrFrameTooLarge }
+
+// OversizeHead is how much of an oversize frame is kept as evidence: the rest is
+// counted, never held, so a 100 MB line costs no more memory than a small one.
+const OversizeHead = 1 << 10
+
+// tooLarge is the Err of a frame cut at max bytes; what names the unit (line, body,
+// event) and size its length (exact says the whole length is known).
+func tooLarge(what string, max int, size int64, exact bool) error {
+	return &TooLargeError{What: what, Size: size, Exact: exact, Max: max}
+}
+
+// headOf returns the evidence kept of an oversize frame.
+func headOf(data []byte) []byte {
+	if len(data) > OversizeHead {
+		return append([]byte(nil), data[:OversizeHead]...)
+	}
+	return data
 }
 
 // tailKeep is how much of the most recent output a capBuffer remembers besides its head.

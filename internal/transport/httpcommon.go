@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/mcp-conform/mcp-conform/internal/redact"
 )
 
 // HTTPConfig configures the Streamable HTTP and HTTP+SSE transports.
@@ -35,6 +37,21 @@ const maxErrorBody = 64 << 10
 // stream, or its first event is not a usable "endpoint" event.
 var ErrNoEndpointEvent = errors.New("SSE stream did not start with a usable endpoint event")
 
+// ErrEndpointOffOrigin is wrapped by DialSSE's error when the endpoint event names a
+// URL on another origin than the SSE stream's. The suite never sends a request (and
+// so never the user's headers) to an origin the user did not name. It also wraps
+// ErrNoEndpointEvent: the stream gave no usable endpoint.
+var ErrEndpointOffOrigin = fmt.Errorf("endpoint event names another origin (SSE-ENDPOINT-EVENT-01: its data is the URI for POSTs on this server): %w", ErrNoEndpointEvent)
+
+// Origin is u's scheme, host and port (the default port made explicit), lower-case.
+func Origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
 // httpBase is what the two HTTP transports share.
 type httpBase struct {
 	url     *url.URL
@@ -43,7 +60,7 @@ type httpBase struct {
 	client  *http.Client
 	owned   bool // client was made here; its idle connections are closed on Close
 	limits  Limits
-	secrets [][]byte // header values redacted from error bodies
+	secrets *redact.Secrets // header values, scrubbed from everything the server sends back
 
 	life   context.Context // ends at Close: every request derives from it
 	cancel context.CancelFunc
@@ -77,37 +94,34 @@ func newHTTPBase(cfg HTTPConfig, what string) (*httpBase, error) {
 		}
 		b.owned = true
 	}
+	var values []string
 	for _, vs := range b.headers {
-		for _, v := range vs {
-			b.secrets = append(b.secrets, secretParts(v)...)
-		}
+		values = append(values, vs...)
 	}
+	b.secrets = redact.New(values)
 	b.life, b.cancel = context.WithCancel(context.Background())
 	return b, nil
 }
 
-// secretParts returns the parts of a header value worth redacting: the value, and
-// for "Scheme token" values the token. Short strings are left alone.
-func secretParts(v string) [][]byte {
-	const minLen = 6
-	var out [][]byte
-	if len(v) >= minLen {
-		out = append(out, []byte(v))
-	}
-	if i := strings.LastIndexByte(v, ' '); i >= 0 && len(v)-i-1 >= minLen {
-		out = append(out, []byte(v[i+1:]))
-	}
-	return out
+// redact replaces every form of every user header value in b. Everything the server
+// sends back passes through it before anything else sees it: frames, error bodies,
+// reply headers. (conform scrubs the finished report and the console once more.)
+func (h *httpBase) redact(b []byte) []byte { return h.secrets.Bytes(b) }
+
+// scrubFrame redacts a frame's bytes before delivery.
+func (h *httpBase) scrubFrame(f Frame) Frame {
+	f.Data = h.secrets.Bytes(f.Data)
+	return f
 }
 
-// redact replaces every user header value in b.
-func (h *httpBase) redact(b []byte) []byte {
-	for _, s := range h.secrets {
-		if bytes.Contains(b, s) {
-			b = bytes.ReplaceAll(b, s, []byte("[REDACTED]"))
+// scrubExchange redacts the reply header values of an exchange record.
+func (h *httpBase) scrubExchange(x Exchange) Exchange {
+	for k, vs := range x.Header {
+		for i, v := range vs {
+			x.Header[k][i] = h.secrets.String(v)
 		}
 	}
-	return b
+	return x
 }
 
 // newRequest builds a request bound to ctx carrying the user's headers.

@@ -66,7 +66,7 @@ func DialSSE(ctx context.Context, cfg HTTPConfig) (*SSE, error) {
 	if err != nil {
 		return nil, t.requestErr(ctx, http.MethodGet, t.safeURL, err)
 	}
-	t.exchanges = append(t.exchanges, newExchange(http.MethodGet, resp))
+	t.exchanges = append(t.exchanges, t.scrubExchange(newExchange(http.MethodGet, resp)))
 	if !is2xx(resp.StatusCode) {
 		defer resp.Body.Close()
 		return nil, t.statusError(resp)
@@ -99,6 +99,11 @@ func DialSSE(ctx context.Context, cfg HTTPConfig) (*SSE, error) {
 	if t.endpoint.Scheme != "http" && t.endpoint.Scheme != "https" || t.endpoint.Host == "" {
 		resp.Body.Close()
 		return nil, fmt.Errorf("GET %s: endpoint %q does not resolve to an http(s) URL: %w", t.safeURL, raw, ErrNoEndpointEvent)
+	}
+	if o, want := Origin(t.endpoint), Origin(t.url); o != want {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET %s: endpoint %q is on origin %s, not the SSE stream's origin %s; no request was sent there (the user's headers would go with it): %w",
+			t.safeURL, t.endpoint.Redacted(), o, want, ErrEndpointOffOrigin)
 	}
 	ok = true
 	t.wg.Add(1)
@@ -152,7 +157,7 @@ func (t *SSE) readStream(body io.ReadCloser, er *eventReader) {
 			f.Err = validateFrame(f.Data)
 		}
 		select {
-		case t.in <- f:
+		case t.in <- t.scrubFrame(f):
 		case <-t.life.Done():
 			t.end(nil)
 			return
@@ -232,7 +237,7 @@ func (t *SSE) Send(ctx context.Context, msg []byte) error {
 	}
 	defer resp.Body.Close()
 	t.mu.Lock()
-	t.exchanges = append(t.exchanges, newExchange(http.MethodPost, resp))
+	t.exchanges = append(t.exchanges, t.scrubExchange(newExchange(http.MethodPost, resp)))
 	t.mu.Unlock()
 	if !is2xx(resp.StatusCode) {
 		return t.statusError(resp)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -248,19 +249,21 @@ func TestDialSSEFailures(t *testing.T) {
 
 func TestSSEAbsoluteEndpoint(t *testing.T) {
 	posted := make(chan struct{}, 1)
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		posted <- struct{}{}
-		w.WriteHeader(http.StatusOK)
-	}))
-	defer other.Close()
+	var srvURL string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			posted <- struct{}{}
+			w.WriteHeader(http.StatusOK)
+			return
+		}
 		w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-		sseWrite(w, "event: endpoint\r\ndata: "+other.URL+"/post?x=1\r\n\r\n")
+		sseWrite(w, "event: endpoint\r\ndata: "+srvURL+"/post?x=1\r\n\r\n")
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
+	srvURL = srv.URL
 	tr := dialSSE(t, srv.URL)
-	if tr.Endpoint() != other.URL+"/post?x=1" {
+	if tr.Endpoint() != srv.URL+"/post?x=1" {
 		t.Fatalf("Endpoint = %q", tr.Endpoint())
 	}
 	if err := tr.Send(bg(t, 10*time.Second), []byte(`{}`)); err != nil {
@@ -273,6 +276,57 @@ func TestSSEAbsoluteEndpoint(t *testing.T) {
 	}
 	if err := tr.Close(bg(t, 10*time.Second)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSSEOffOriginEndpointGetsNoRequest: an endpoint on another origin (here another
+// port of the same host) is refused, and nothing, the user's headers least of all,
+// is sent there.
+func TestSSEOffOriginEndpointGetsNoRequest(t *testing.T) {
+	reached := make(chan http.Header, 1)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached <- r.Header.Clone()
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseWrite(w, "event: endpoint\ndata: "+other.URL+"/post\n\n")
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	tr, err := DialSSE(bg(t, 10*time.Second), HTTPConfig{URL: srv.URL + "/sse", Headers: secretHeaders()})
+	if err == nil {
+		tr.Close(bg(t, 10*time.Second))
+		t.Fatal("DialSSE accepted an endpoint on another origin")
+	}
+	if !errors.Is(err, ErrEndpointOffOrigin) || !errors.Is(err, ErrNoEndpointEvent) {
+		t.Fatalf("DialSSE = %v, want ErrEndpointOffOrigin", err)
+	}
+	assertNoSecrets(t, "error", err.Error())
+	select {
+	case h := <-reached:
+		t.Fatalf("a request reached the other origin, with headers %v", h)
+	default:
+	}
+}
+
+func TestOrigin(t *testing.T) {
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{"http://h/x", "http://H:80/y", true},
+		{"https://h/x", "https://h:443", true},
+		{"http://h:8080/x", "http://h:8081/x", false},
+		{"http://h/x", "https://h/x", false},
+		{"http://a.example/x", "http://b.example/x", false},
+	}
+	for _, tt := range tests {
+		a, _ := url.Parse(tt.a)
+		b, _ := url.Parse(tt.b)
+		if got := Origin(a) == Origin(b); got != tt.same {
+			t.Errorf("same origin(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.same)
+		}
 	}
 }
 

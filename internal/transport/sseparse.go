@@ -55,12 +55,14 @@ func (r *eventReader) Next() (Event, error) {
 	ev := Event{Retry: -1}
 	var (
 		data   []byte
-		nData  int  // data lines seen
-		seen   bool // a non-comment line was seen since the last dispatch
+		size   int64 // every data byte, kept or not
+		nData  int   // data lines seen
+		seen   bool  // a non-comment line was seen since the last dispatch
 		tooBig bool
 	)
 	for {
-		line, long, err := r.readLine()
+		line, long, dropped, err := r.readLine()
+		size += dropped
 		if err != nil {
 			return Event{}, err
 		}
@@ -71,7 +73,8 @@ func (r *eventReader) Next() (Event, error) {
 			ev.Data = string(data)
 			ev.LastID = r.lastID
 			if tooBig {
-				return ev, tooLarge("SSE event", r.max)
+				ev.Data = string(headOf(data))
+				return ev, tooLarge("an SSE event", r.max, size, true)
 			}
 			return ev, nil
 		}
@@ -97,6 +100,7 @@ func (r *eventReader) Next() (Event, error) {
 				value = append([]byte{'\n'}, value...)
 			}
 			nData++
+			size += int64(len(value))
 			if room := r.max - len(data); room < len(value) {
 				tooBig = true
 				value = value[:max(room, 0)]
@@ -128,8 +132,9 @@ func parseRetry(v []byte) (int, bool) {
 }
 
 // readLine returns the next line without its terminator (CRLF, LF or CR), keeping at
-// most lineCap bytes; long says more were discarded. A partial line at EOF is dropped.
-func (r *eventReader) readLine() (line []byte, long bool, err error) {
+// most lineCap bytes; long says more were discarded, and dropped counts them. A
+// partial line at EOF is dropped.
+func (r *eventReader) readLine() (line []byte, long bool, dropped int64, err error) {
 	if !r.started {
 		r.started = true
 		if b, err := r.br.Peek(1); err == nil && b[0] == 0xEF {
@@ -140,7 +145,7 @@ func (r *eventReader) readLine() (line []byte, long bool, err error) {
 	}
 	for {
 		if _, err := r.br.Peek(1); err != nil {
-			return nil, false, err
+			return nil, false, 0, err
 		}
 		buf, _ := r.br.Peek(r.br.Buffered())
 		if r.skipLF {
@@ -159,6 +164,7 @@ func (r *eventReader) readLine() (line []byte, long bool, err error) {
 			line = append(line, buf[:n]...)
 		} else {
 			line = append(line, buf[:max(room, 0)]...)
+			dropped += int64(n - max(room, 0))
 			long = true
 		}
 		if i >= 0 {
@@ -167,7 +173,7 @@ func (r *eventReader) readLine() (line []byte, long bool, err error) {
 			if line == nil {
 				line = []byte{}
 			}
-			return line, long, nil
+			return line, long, dropped, nil
 		}
 		_, _ = r.br.Discard(n)
 	}

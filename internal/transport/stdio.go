@@ -241,12 +241,13 @@ func (t *Stdio) readStdout() {
 	br := bufio.NewReaderSize(t.stdoutR, 64<<10)
 	max := t.limits.MaxFrame
 	for {
-		line, long, err := readLine(br, max)
+		line, long, total, err := readLine(br, max)
 		if len(line) > 0 || long {
 			f := Frame{Data: line, Source: "stdout", At: time.Now()}
 			switch {
 			case long:
-				f.Err = tooLarge("line", max)
+				f.Err = tooLarge("a line", max, total, true)
+				f.Data = headOf(line)
 			case err != nil:
 				f.Err = ErrNoNewline
 				if verr := validateFrame(line); verr != nil {
@@ -269,15 +270,17 @@ func (t *Stdio) readStdout() {
 }
 
 // readLine reads one line, without its "\n" and a "\r" before it, keeping at most max
-// bytes; long reports that the line was longer (the rest is read and discarded). At
-// EOF a final unterminated line is returned with the error.
-func readLine(br *bufio.Reader, max int) (line []byte, long bool, err error) {
+// bytes; long reports that the line was longer (the rest is read and discarded) and
+// total counts every byte of it. At EOF a final unterminated line is returned with
+// the error.
+func readLine(br *bufio.Reader, max int) (line []byte, long bool, total int64, err error) {
 	for {
 		chunk, rerr := br.ReadSlice('\n')
 		terminated := rerr == nil
 		if terminated {
 			chunk = chunk[:len(chunk)-1]
 		}
+		total += int64(len(chunk))
 		// Keep max+1 bytes so a "\r" after exactly max bytes can still be stripped.
 		if room := max + 1 - len(line); room > 0 {
 			take := min(room, len(chunk))
@@ -301,8 +304,8 @@ func readLine(br *bufio.Reader, max int) (line []byte, long bool, err error) {
 			line = line[:max]
 		}
 		if !terminated {
-			return line, long, rerr
+			return line, long, total, rerr
 		}
-		return line, long, nil
+		return line, long, total, nil
 	}
 }

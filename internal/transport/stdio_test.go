@@ -87,7 +87,7 @@ func TestStdioFrames(t *testing.T) {
 		check   func(f Frame) error
 	}{
 		{"not JSON", ErrNotJSON, "not JSON: invalid character", nil},
-		{"too long", ErrFrameTooLarge, "line exceeds 1024 bytes", func(f Frame) error {
+		{"too long", ErrFrameTooLarge, "a line of 102410 bytes exceeded the bound of 1024 bytes", func(f Frame) error {
 			if len(f.Data) != 1024 || !bytes.HasPrefix(f.Data, []byte(`{"big":"aaa`)) {
 				return fmt.Errorf("data is %d bytes, %.20q", len(f.Data), f.Data)
 			}
@@ -390,11 +390,22 @@ func TestReadLine(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			br := bufio.NewReaderSize(strings.NewReader(tt.input), 16)
 			for i, w := range tt.want {
-				got, long, err := readLine(br, tt.max)
+				got, long, total, err := readLine(br, tt.max)
 				if string(got) != w.text || long != w.long || (err != nil) != w.eof {
 					t.Fatalf("line %d = %q long %v err %v; want %q long %v eof %v", i, got, long, err, w.text, w.long, w.eof)
 				}
+				if !long && total < int64(len(got)) {
+					t.Fatalf("line %d: total %d < kept %d", i, total, len(got))
+				}
 			}
 		})
+	}
+}
+
+func TestReadLineCountsEveryByteOfALongLine(t *testing.T) {
+	br := bufio.NewReaderSize(strings.NewReader(strings.Repeat("x", 1000)+"\nok\n"), 16)
+	got, long, total, err := readLine(br, 10)
+	if err != nil || !long || total != 1000 || len(got) != 10 {
+		t.Fatalf("readLine = %d bytes, long %v, total %d, err %v; want 10, true, 1000, nil", len(got), long, total, err)
 	}
 }

@@ -132,7 +132,7 @@ func (t *StreamableHTTP) record(x Exchange) int {
 // deliver queues a frame for Inbound; false when the transport (or ctx) ended first.
 func (t *StreamableHTTP) deliver(ctx context.Context, f Frame) bool {
 	select {
-	case t.in <- f:
+	case t.in <- t.scrubFrame(f):
 		return true
 	case <-t.life.Done():
 		return false
@@ -174,7 +174,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	if err != nil {
 		return t.requestErr(ctx, http.MethodPost, t.safeURL, err)
 	}
-	x := newExchange(http.MethodPost, resp)
+	x := t.scrubExchange(newExchange(http.MethodPost, resp))
 	ct := mediaType(resp.Header)
 	if !is2xx(resp.StatusCode) {
 		t.record(x)
@@ -212,7 +212,8 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	}
 	f := Frame{Data: body, Source: "post", At: time.Now()}
 	if long {
-		f.Err = tooLarge("reply body", t.limits.MaxFrame)
+		f.Err = tooLarge("a reply body", t.limits.MaxFrame, int64(len(body)), false)
+		f.Data = headOf(body)
 	} else {
 		f.Err = validateFrame(body)
 	}
@@ -253,7 +254,7 @@ func (t *StreamableHTTP) OpenGetStream(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, t.requestErr(ctx, http.MethodGet, t.safeURL, err)
 	}
-	x := newExchange(http.MethodGet, resp)
+	x := t.scrubExchange(newExchange(http.MethodGet, resp))
 	switch {
 	case resp.StatusCode == http.StatusMethodNotAllowed:
 		t.record(x)
@@ -461,7 +462,7 @@ func (t *StreamableHTTP) deleteSession(ctx context.Context, sid string) error {
 	if err != nil {
 		return t.requestErr(ctx, http.MethodDelete, t.safeURL, err)
 	}
-	t.record(newExchange(http.MethodDelete, resp))
+	t.record(t.scrubExchange(newExchange(http.MethodDelete, resp)))
 	drain(resp.Body)
 	resp.Body.Close()
 	return nil

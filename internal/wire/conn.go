@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/internal/transport"
@@ -17,6 +18,12 @@ var ErrTimeout = errors.New("no reply before the deadline")
 
 // ErrClosed is wrapped by errors for calls on a connection whose transport has ended.
 var ErrClosed = errors.New("connection closed")
+
+// ErrRejectedReply is wrapped by a call's error when the server did answer, but with
+// bytes the suite could not take as a message: over the size bound
+// (transport.ErrFrameTooLarge, also wrapped) or not UTF-8 (transport.ErrNotUTF8). The
+// call stops waiting at once; the error says what came back.
+var ErrRejectedReply = errors.New("the reply was rejected")
 
 // Direction says which way a message went.
 type Direction string
@@ -70,6 +77,17 @@ type Options struct {
 	// MaxTranscript is how many entries are kept (default 20000). Later entries are
 	// counted, not stored, so a flooding server cannot exhaust memory.
 	MaxTranscript int
+	// MaxTranscriptBytes bounds the memory the kept entries hold (default 32 MiB): the
+	// raw bytes, counted twice for an entry that was also decoded.
+	// Past it entries are counted, not stored, like those past MaxTranscript.
+	MaxTranscriptBytes int
+	// MaxServerRequests bounds how many server→client requests (pings included) are
+	// answered concurrently (default 32). Requests arriving while that many answers
+	// are in flight are recorded but not answered: a flood costs no memory.
+	MaxServerRequests int
+	// Budget, when set, is a byte allowance the Conn shares with others (one run's
+	// transcripts): an entry whose raw bytes it cannot cover is counted, not kept.
+	Budget *Budget
 	// HandleRequest answers server→client requests. nil uses DefaultRequestHandler.
 	HandleRequest func(req *Message) (result any, rpcErr *Error)
 }
@@ -83,11 +101,39 @@ func DefaultRequestHandler(req *Message) (any, *Error) {
 	return nil, &Error{Code: CodeMethodNotFound, Message: "method not found: the client declared no capability for " + req.Method}
 }
 
+// Budget is a byte allowance shared by several Conns, so that the transcripts of a
+// whole run (and the files written from them) stay within one bound.
+type Budget struct{ left atomic.Int64 }
+
+// NewBudget returns an allowance of n bytes.
+func NewBudget(n int64) *Budget {
+	b := &Budget{}
+	b.left.Store(n)
+	return b
+}
+
+// take spends n bytes if that many are left.
+func (b *Budget) take(n int) bool {
+	if b == nil {
+		return true
+	}
+	for {
+		left := b.left.Load()
+		if left < int64(n) {
+			return false
+		}
+		if b.left.CompareAndSwap(left, left-int64(n)) {
+			return true
+		}
+	}
+}
+
 type pendingCall struct {
 	id     ID
 	method string
 	sent   time.Time
 	ch     chan *Response
+	failed chan error // a rejected reply attributed to this call
 }
 
 // Conn is a client-side JSON-RPC connection over one transport.
@@ -102,6 +148,9 @@ type Conn struct {
 	transcript []Entry
 	seq        int
 	dropped    int
+	keptBytes  int
+	answering  chan struct{} // one token per server→client request being answered
+	unanswered int           // server→client requests not answered (flood)
 	changed    chan struct{} // closed and replaced whenever an entry is added
 	readerDone chan struct{}
 	closeOnce  sync.Once
@@ -194,6 +243,12 @@ func NewConn(t transport.Transport, opts Options) *Conn {
 	if opts.MaxTranscript <= 0 {
 		opts.MaxTranscript = 20000
 	}
+	if opts.MaxTranscriptBytes <= 0 {
+		opts.MaxTranscriptBytes = 32 << 20
+	}
+	if opts.MaxServerRequests <= 0 {
+		opts.MaxServerRequests = 32
+	}
 	if opts.HandleRequest == nil {
 		opts.HandleRequest = DefaultRequestHandler
 	}
@@ -204,6 +259,7 @@ func NewConn(t transport.Transport, opts Options) *Conn {
 		used:       map[string]bool{},
 		changed:    make(chan struct{}),
 		readerDone: make(chan struct{}),
+		answering:  make(chan struct{}, opts.MaxServerRequests),
 	}
 	go c.readLoop()
 	return c
@@ -257,7 +313,7 @@ func (c *Conn) CallID(ctx context.Context, id ID, method string, params any) (*R
 // CallRaw sends raw bytes that carry a request with the given id (used by probes that
 // send deliberately malformed params) and waits for the reply to that id.
 func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*Response, error) {
-	pc := &pendingCall{id: id, method: method, ch: make(chan *Response, 1)}
+	pc := &pendingCall{id: id, method: method, ch: make(chan *Response, 1), failed: make(chan error, 1)}
 	c.mu.Lock()
 	if c.used[id.Key()] {
 		c.mu.Unlock()
@@ -276,6 +332,11 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 	defer cancel()
 	pc.sent = time.Now()
 	if err := c.send(ctx, raw); err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// Over HTTP the reply is the POST's answer: a server that never answers
+			// leaves the send itself waiting.
+			return nil, fmt.Errorf("%s (id %s): %w (waited %s): %v", method, id, ErrTimeout, time.Since(pc.sent).Round(time.Millisecond), err)
+		}
 		return nil, fmt.Errorf("%s (id %s): %w", method, id, err)
 	}
 	c.mu.Lock()
@@ -291,6 +352,8 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 		select {
 		case resp := <-pc.ch:
 			return resp, nil
+		case err := <-pc.failed:
+			return nil, fmt.Errorf("%s (id %s): %w: %w", method, id, ErrRejectedReply, err)
 		case <-c.readerDone:
 			// The reader may have delivered just before it ended.
 			select {
@@ -359,6 +422,15 @@ func (c *Conn) endReason() error {
 	if err := c.t.Err(); err != nil {
 		return err
 	}
+	// stdout can reach EOF a moment before the process is reaped: wait briefly for
+	// the reason (an exit status) rather than report none.
+	select {
+	case <-c.t.Done():
+		if err := c.t.Err(); err != nil {
+			return err
+		}
+	case <-time.After(time.Second):
+	}
 	return errors.New("the transport ended")
 }
 
@@ -366,7 +438,7 @@ func (c *Conn) readLoop() {
 	defer close(c.readerDone)
 	for f := range c.t.Inbound() {
 		if f.Err != nil {
-			c.record(Entry{Dir: Received, At: f.At, Raw: f.Data, Err: f.Err.Error(), Source: f.Source})
+			c.rejected(f)
 			continue
 		}
 		data := bytes.TrimSpace(f.Data)
@@ -405,7 +477,17 @@ func (c *Conn) handle(f transport.Frame, raw []byte, inBatch bool) {
 		c.deliver(e, m)
 	case m.Kind == KindRequest:
 		c.record(e)
-		go c.answer(m)
+		select {
+		case c.answering <- struct{}{}:
+			go func() {
+				defer func() { <-c.answering }()
+				c.answer(m)
+			}()
+		default:
+			c.mu.Lock()
+			c.unanswered++
+			c.mu.Unlock()
+		}
 	default:
 		c.record(e)
 	}
@@ -438,6 +520,70 @@ func (c *Conn) deliver(e Entry, m *Message) {
 	pc.ch <- resp
 }
 
+// rejected records a frame the transport could not take as a message and, when it is
+// a reply to a pending call (by its id, or because only one call is pending), fails
+// that call at once with what came back.
+func (c *Conn) rejected(f transport.Frame) {
+	e := Entry{Dir: Received, At: f.At, Raw: f.Data, Err: f.Err.Error(), Source: f.Source}
+	id, found, hasMethod := peekID(f.Data)
+	c.mu.Lock()
+	var pc *pendingCall
+	if found && !hasMethod {
+		pc = c.pending[id.Key()]
+	}
+	// A frame cut for its size may hide its id past the kept head: with one call
+	// pending it is that call's reply. Other rejected bytes (a log line on stdout)
+	// are no one's reply unless they carry a pending id.
+	if pc == nil && !found && !hasMethod && len(c.pending) == 1 && errors.Is(f.Err, transport.ErrFrameTooLarge) {
+		for _, p := range c.pending {
+			pc = p
+		}
+	}
+	if pc != nil {
+		delete(c.pending, pc.id.Key())
+		e.ForMethod = pc.method
+	}
+	c.mu.Unlock()
+	c.record(e)
+	if pc != nil {
+		pc.failed <- f.Err
+	}
+}
+
+// peekID finds the top-level "id" member at the start of data, which may be only the
+// head of an oversize message or hold bytes that are not UTF-8. hasMethod says a
+// "method" member came first: the frame is a request or notification, not a reply.
+func peekID(data []byte) (id ID, found, hasMethod bool) {
+	dec := json.NewDecoder(bytes.NewReader(bytes.ToValidUTF8(data, []byte("\uFFFD"))))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ID{}, false, false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ID{}, false, hasMethod
+		}
+		hasMethod = hasMethod || key == "method"
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return ID{}, false, hasMethod
+		}
+		if key == "id" {
+			id, err := ParseID(v)
+			return id, err == nil, hasMethod
+		}
+	}
+	return ID{}, false, hasMethod
+}
+
+// Unanswered counts the server→client requests left unanswered because too many
+// answers were already in flight (a flood).
+func (c *Conn) Unanswered() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.unanswered
+}
+
 func (c *Conn) answer(req *Message) {
 	result, rpcErr := c.opts.HandleRequest(req)
 	var raw []byte
@@ -460,8 +606,14 @@ func (c *Conn) record(e Entry) int {
 	defer c.mu.Unlock()
 	c.seq++
 	e.Seq = c.seq
-	if len(c.transcript) < c.opts.MaxTranscript {
+	// A decoded entry holds its bytes twice (raw, and the decoded message's members).
+	cost := len(e.Raw)
+	if e.Msg != nil {
+		cost *= 2
+	}
+	if len(c.transcript) < c.opts.MaxTranscript && c.keptBytes+cost <= c.opts.MaxTranscriptBytes && c.opts.Budget.take(cost) {
 		c.transcript = append(c.transcript, e)
+		c.keptBytes += cost
 	} else {
 		c.dropped++
 	}

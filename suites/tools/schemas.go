@@ -64,7 +64,7 @@ func defDescribe(raw json.RawMessage) string {
 // (a remote $ref it does not fetch, a pattern RE2 cannot compile, a dialect the
 // validator does not know) rather than that the schema is invalid.
 func defInconclusive(err error) bool {
-	return errors.Is(err, revision.ErrRemoteRef) || errors.Is(err, revision.ErrRegex) || errors.Is(err, revision.ErrUnsupportedDialect)
+	return errors.Is(err, revision.ErrRemoteRef) || errors.Is(err, revision.ErrRegex) || errors.Is(err, revision.ErrUnsupportedDialect) || errors.Is(err, revision.ErrTooComplex)
 }
 
 // defCompiled sums up compiling a set of schemas.

@@ -1,0 +1,115 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+)
+
+// TestRejectedReplyEndsTheCallAtOnce: a reply the transport rejected (too large, not
+// UTF-8) fails the call it answers with what came back, long before the timeout.
+func TestRejectedReplyEndsTheCallAtOnce(t *testing.T) {
+	tooBig := &transport.TooLargeError{What: "a line", Size: 50 << 20, Exact: true, Max: 8 << 20}
+	tests := []struct {
+		name    string
+		frame   func(id string) transport.Frame
+		wantIs  error
+		wantMsg string
+	}{
+		{"oversize reply with its id", func(id string) transport.Frame {
+			return transport.Frame{Data: []byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"x":"aaaa`), Err: tooBig}
+		}, transport.ErrFrameTooLarge, "a line of 52428800 bytes exceeded the bound of 8388608 bytes"},
+		{"oversize reply whose id is past the head", func(string) transport.Frame {
+			return transport.Frame{Data: []byte(`{"jsonrpc":"2.0","result":{"x":"aaaa`), Err: tooBig}
+		}, transport.ErrFrameTooLarge, "52428800 bytes"},
+		{"reply that is not UTF-8", func(id string) transport.Frame {
+			return transport.Frame{Data: []byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"x":"` + "\xff" + `"}}`), Err: transport.ErrNotUTF8}
+		}, transport.ErrNotUTF8, "not valid UTF-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(func(f *fakeTransport, msg []byte) {
+				m, _ := Decode(msg)
+				fr := tt.frame(m.ID.String())
+				f.in <- fr
+			})
+			c := NewConn(f, Options{RequestTimeout: time.Minute})
+			defer c.Close(context.Background())
+			start := time.Now()
+			_, err := c.Call(context.Background(), "tools/list", nil)
+			if !errors.Is(err, ErrRejectedReply) || !errors.Is(err, tt.wantIs) || !strings.Contains(err.Error(), tt.wantMsg) {
+				t.Fatalf("Call error = %v; want ErrRejectedReply and %v containing %q", err, tt.wantIs, tt.wantMsg)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Fatalf("the call waited %s", d)
+			}
+		})
+	}
+}
+
+// TestOversizeNotificationIsNotTakenForTheReply: a rejected frame that is a
+// notification fails no call.
+func TestOversizeNotificationIsNotTakenForTheReply(t *testing.T) {
+	f := newFake(func(f *fakeTransport, msg []byte) {
+		m, _ := Decode(msg)
+		f.in <- transport.Frame{Data: []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"x":"aaa`), Err: &transport.TooLargeError{What: "a line", Size: 1 << 30, Max: 10}}
+		f.push(`{"jsonrpc":"2.0","id":` + m.ID.String() + `,"result":{}}`)
+	})
+	c := NewConn(f, Options{RequestTimeout: 10 * time.Second})
+	defer c.Close(context.Background())
+	if _, err := c.Call(context.Background(), "ping", nil); err != nil {
+		t.Fatalf("Call: %v", err)
+	}
+}
+
+// TestTranscriptBoundedInBytes: past MaxTranscriptBytes entries are counted, not kept.
+func TestTranscriptBoundedInBytes(t *testing.T) {
+	f := newFake(nil)
+	c := NewConn(f, Options{MaxTranscriptBytes: 1000})
+	defer c.Close(context.Background())
+	note := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("x", 60) + `"}}`
+	for range 50 {
+		f.push(note)
+	}
+	f.push(`{"jsonrpc":"2.0","method":"notifications/last"}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for c.Seq() < 51 && ctx.Err() == nil {
+		time.Sleep(time.Millisecond)
+	}
+	entries, dropped := c.Transcript()
+	kept := 0
+	for _, e := range entries {
+		kept += len(e.Raw)
+	}
+	if kept > 1000 || dropped == 0 || len(entries)+dropped != 51 {
+		t.Fatalf("kept %d bytes in %d entries, dropped %d; want ≤ 1000 bytes and 51 in all", kept, len(entries), dropped)
+	}
+}
+
+// TestServerRequestFloodIsCounted: requests arriving while MaxServerRequests answers
+// are in flight are not answered (no goroutine, no memory), only counted.
+func TestServerRequestFloodIsCounted(t *testing.T) {
+	block := make(chan struct{})
+	f := newFake(nil)
+	c := NewConn(f, Options{MaxServerRequests: 2, HandleRequest: func(*Message) (any, *Error) {
+		<-block
+		return struct{}{}, nil
+	}})
+	defer c.Close(context.Background())
+	for i := range 10 {
+		f.push(`{"jsonrpc":"2.0","id":"s` + string(rune('0'+i)) + `","method":"ping"}`)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for c.Seq() < 10 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if got := c.Unanswered(); got != 8 {
+		t.Fatalf("Unanswered = %d, want 8 (2 in flight)", got)
+	}
+	close(block)
+}

@@ -1,0 +1,163 @@
+package lifecycle
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// The stdio rules are judged from what the transport rejected on stdout, in every
+// session of the revision: the run goes on past a bad line (it is recorded, never
+// taken for a message), and these checks say what the server wrote.
+
+// stdoutLine is one rejected stdout line of a session.
+type stdoutLine struct {
+	where string
+	raw   []byte
+	err   string
+}
+
+func (l stdoutLine) String() string {
+	return fmt.Sprintf("%s: %.80q", l.where, l.raw)
+}
+
+// rejectedStdout collects the stdout lines the transport did not take as messages,
+// leaving out a last line cut short by the process's end (no newline), which says
+// nothing about what the server meant to write.
+func rejectedStdout(t *conform.T, keep func(stdoutLine) bool) (lines []stdoutLine, stdio bool) {
+	for _, s := range t.Sessions() {
+		if s == nil || s.Conn == nil {
+			continue
+		}
+		if s.Kind != "stdio" {
+			continue
+		}
+		stdio = true
+		entries, _ := s.Conn.Transcript()
+		for _, e := range entries {
+			if e.Dir != wire.Received || e.Source != "stdout" || e.Err == "" || e.Msg != nil {
+				continue
+			}
+			if strings.Contains(e.Err, "not terminated by a newline") {
+				continue
+			}
+			l := stdoutLine{where: fmt.Sprintf("%s #%d", s.Label, e.Seq), raw: e.Raw, err: e.Err}
+			if keep(l) {
+				lines = append(lines, l)
+			}
+		}
+	}
+	return lines, stdio
+}
+
+// looksLikeJSON reports whether a line starts as a JSON object or array: a line
+// that does but is not exactly one JSON value breaks the framing; a line that does
+// not is not a message at all (a banner, a log line).
+func looksLikeJSON(raw []byte) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
+}
+
+func notUTF8(l stdoutLine) bool { return strings.Contains(l.err, "not valid UTF-8") }
+func notJSON(l stdoutLine) bool { return strings.Contains(l.err, "not JSON") && !notUTF8(l) }
+
+func capLines(ls []stdoutLine, n int) string {
+	parts := make([]string, 0, n)
+	for i, l := range ls {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ls)-n))
+			break
+		}
+		parts = append(parts, l.String())
+	}
+	return strings.Join(parts, "; ")
+}
+
+func notStdio() conform.Verdict {
+	return conform.Skip(reports.NotApplicable, "the target is not a stdio server")
+}
+
+// STDIO-STDOUT-PURE-01 — {rev}/basic/transports.mdx (stdio).
+var _ = conform.Register(conform.Check{
+	ID: "STDIO-STDOUT-PURE-01", Title: "the server writes nothing but MCP messages to stdout",
+	Level: conform.Must, Revisions: legacy, Area: "stdio", Needs: conform.NeedsAny,
+	Source: `{rev}/basic/transports.mdx (stdio): "The server MUST NOT write anything to its stdout that is not a valid MCP message."`,
+	Run: func(t *conform.T) conform.Verdict {
+		bad, stdio := rejectedStdout(t, func(l stdoutLine) bool { return notJSON(l) && !looksLikeJSON(l.raw) })
+		switch {
+		case !stdio:
+			return notStdio()
+		case len(bad) > 0:
+			return t.Violation("only MCP messages on stdout", fmt.Sprintf("%d line(s) that are not JSON-RPC messages: %s", len(bad), capLines(bad, 3)))
+		}
+		return conform.Pass("every stdout line of this revision's sessions was a JSON value")
+	},
+})
+
+// STDIO-FRAMING-01 — {rev}/basic/transports.mdx (stdio).
+var _ = conform.Register(conform.Check{
+	ID: "STDIO-FRAMING-01", Title: "one JSON-RPC message per newline-terminated stdout line",
+	Level: conform.Must, Revisions: legacy, Area: "stdio", Needs: conform.NeedsAny,
+	Source: `{rev}/basic/transports.mdx (stdio): "Messages are delimited by newlines, and MUST NOT contain embedded newlines."`,
+	Run: func(t *conform.T) conform.Verdict {
+		bad, stdio := rejectedStdout(t, func(l stdoutLine) bool { return notJSON(l) && looksLikeJSON(l.raw) })
+		switch {
+		case !stdio:
+			return notStdio()
+		case len(bad) > 0:
+			var kinds []string
+			for _, l := range bad {
+				kinds = append(kinds, framingFault(l.raw)+" — "+l.String())
+			}
+			if len(kinds) > 3 {
+				kinds = append(kinds[:3], fmt.Sprintf("and %d more", len(bad)-3))
+			}
+			return t.Violation("each stdout line exactly one JSON value", strings.Join(kinds, "; "))
+		}
+		return conform.Pass("every stdout line of this revision's sessions was exactly one JSON value")
+	},
+})
+
+// framingFault says how a JSON-looking line breaks the framing.
+func framingFault(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var first json.RawMessage
+	if err := dec.Decode(&first); err != nil {
+		return "a message cut by a newline (or malformed JSON)"
+	}
+	return "more than one JSON value on one line"
+}
+
+// BASE-UTF8-01 — {rev}/basic/transports.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "BASE-UTF8-01", Title: "messages are UTF-8",
+	Level: conform.Must, Revisions: revision.InEra(revision.Legacy)[1:], Area: "base", Needs: conform.NeedsAny,
+	Source: `{rev}/basic/transports.mdx: "JSON-RPC messages MUST be UTF-8 encoded."`,
+	Run: func(t *conform.T) conform.Verdict {
+		var bad []string
+		for _, s := range t.Sessions() {
+			if s == nil || s.Conn == nil {
+				continue
+			}
+			entries, _ := s.Conn.Transcript()
+			for _, e := range entries {
+				if e.Dir == wire.Received && strings.Contains(e.Err, "not valid UTF-8") {
+					bad = append(bad, fmt.Sprintf("%s #%d (%s): %s", s.Label, e.Seq, e.Source, e.Err))
+				}
+			}
+		}
+		if len(bad) > 0 {
+			if len(bad) > 3 {
+				bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
+			}
+			return t.Violation("every message valid UTF-8", strings.Join(bad, "; "))
+		}
+		return conform.Pass("every message received in this revision's sessions was valid UTF-8")
+	},
+})
