@@ -24,9 +24,12 @@ type readmeExample struct {
 // surrounding blanks removed) to how it is exercised. A command missing here fails
 // TestREADMEExamples, as does an entry no longer in the README.
 var readmeExamples = map[string]readmeExample{
-	"go install ./cmd/mcp-conform":               {run: runGoInstall},
-	"make build":                                 {run: runMakeBuild},
-	"go run ./cmd/mcp-conform":                   {run: runGoRun},
+	"go install ./cmd/mcp-conform": {run: runGoInstall},
+	"make build":                   {run: runMakeBuild},
+	"go run ./cmd/mcp-conform":     {run: runGoRun},
+	// The installed binary with no --target: the bundled reference server, as
+	// TestBundledStdio runs it.
+	"mcp-conform": {coveredBy: "TestBundledStdio"},
 	`mcp-conform --target "node build/index.js"`: {run: runMissingNodeServer},
 	// The same invocation against the reference server served at a URL.
 	"mcp-conform --target http://127.0.0.1:3000/mcp": {coveredBy: "TestHTTPTransports"},
