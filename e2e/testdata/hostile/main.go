@@ -220,25 +220,24 @@ func handleStdio(r request) {
 	}
 	if r.Method == "tools/list" {
 		prefix := `{"jsonrpc":"2.0","id":` + string(r.ID) + `,"result":`
+		// Replies padded to a size: a string member of n bytes inside a tools/list result.
+		padded := map[string]struct {
+			head string
+			n    int
+			tail string
+		}{
+			"huge-line":      {`{"tools":[],"x":"`, 100 << 20, `"}}`},
+			"huge-reply":     {`{"tools":[{"name":"big","description":"`, 50 << 20, `","inputSchema":{"type":"object"}}]}}`},
+			"oversize-reply": {`{"tools":[{"name":"big","description":"`, 9 << 20, `","inputSchema":{"type":"object"}}]}}`},
+		}
+		if p, ok := padded[*mode]; ok {
+			outMu.Lock()
+			streamLine(out, prefix+p.head, p.n, p.tail+"\n")
+			out.Flush()
+			outMu.Unlock()
+			return
+		}
 		switch *mode {
-		case "huge-line":
-			outMu.Lock()
-			streamLine(out, prefix+`{"tools":[],"x":"`, 100<<20, `"}}`+"\n")
-			out.Flush()
-			outMu.Unlock()
-			return
-		case "huge-reply":
-			outMu.Lock()
-			streamLine(out, prefix+`{"tools":[{"name":"big","description":"`, 50<<20, `","inputSchema":{"type":"object"}}]}}`+"\n")
-			out.Flush()
-			outMu.Unlock()
-			return
-		case "oversize-reply":
-			outMu.Lock()
-			streamLine(out, prefix+`{"tools":[{"name":"big","description":"`, 9<<20, `","inputSchema":{"type":"object"}}]}}`+"\n")
-			out.Flush()
-			outMu.Unlock()
-			return
 		case "many-tools":
 			outMu.Lock()
 			io.WriteString(out, prefix)
