@@ -1,0 +1,482 @@
+// Package rawjson decodes JSON the way encoding/json does, without copying: the
+// members of an object and the items of an array come back as sub-slices of the
+// input, and a value decoded into Go types reads its input once.
+//
+// A suite that judges a server listing 100,000 tools reads the same bytes many
+// times over: json.Unmarshal into json.RawMessage validates its whole input and then
+// copies every member, so decoding a page, then its tools, then each tool's members
+// validates and copies every byte three times. Here validity is established once
+// (with json.Valid, so exactly the inputs encoding/json accepts are accepted) and
+// every later step only slices.
+//
+// Every function gives the result json.Unmarshal gives for the same input and
+// target type, including for null (a nil map or slice, and no error), for values of
+// another type (an error), for duplicate keys (the last one wins) and for strings
+// with escapes or invalid UTF-8 (decoded by encoding/json itself). The only
+// difference is aliasing: returned json.RawMessage values share the input's memory,
+// so the input must not be modified while they are in use.
+package rawjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"unicode/utf8"
+)
+
+// ErrType is returned for a valid JSON value of another type than the one asked for.
+var ErrType = errors.New("rawjson: value of another JSON type")
+
+// ErrSyntax is returned for input that is not exactly one JSON value.
+var ErrSyntax = errors.New("rawjson: invalid JSON")
+
+// Kind is the JSON type of a value.
+type Kind byte
+
+// The JSON types; KindNone is empty input.
+const (
+	KindNone Kind = iota
+	KindNull
+	KindBool
+	KindNumber
+	KindString
+	KindArray
+	KindObject
+)
+
+// String names the kind as the suite's messages do: "absent", "null", "boolean",
+// "number", "string", "array", "object".
+func (k Kind) String() string {
+	return [...]string{"absent", "null", "boolean", "number", "string", "array", "object"}[k]
+}
+
+// KindOf classifies data by its first byte after white space, without validating
+// it: "tru" is a boolean and "-" a number. Empty or blank input is KindNone.
+func KindOf(data []byte) Kind {
+	i := skipSpace(data, 0)
+	if i >= len(data) {
+		return KindNone
+	}
+	switch data[i] {
+	case 'n':
+		return KindNull
+	case 't', 'f':
+		return KindBool
+	case '"':
+		return KindString
+	case '[':
+		return KindArray
+	case '{':
+		return KindObject
+	}
+	return KindNumber
+}
+
+// Object is json.Unmarshal(data, &m) for m of type map[string]json.RawMessage, with
+// the values sub-slices of data. null gives a nil map and no error.
+func Object(data []byte) (map[string]json.RawMessage, error) {
+	if !json.Valid(data) {
+		return nil, ErrSyntax
+	}
+	return ObjectOfValid(data)
+}
+
+// ObjectOfValid is Object for data already known to be valid JSON (checked with
+// json.Valid, or a member or item of a value that was). On invalid input it returns
+// an error or a partial result, never panics.
+func ObjectOfValid(data []byte) (map[string]json.RawMessage, error) {
+	i := skipSpace(data, 0)
+	if i >= len(data) {
+		return nil, ErrSyntax
+	}
+	switch data[i] {
+	case 'n':
+		return nil, nil
+	case '{':
+	default:
+		return nil, ErrType
+	}
+	m := map[string]json.RawMessage{}
+	ok := eachMember(data, i, func(key, value []byte) bool {
+		m[keyString(key)] = value
+		return true
+	})
+	if !ok {
+		return m, ErrSyntax
+	}
+	return m, nil
+}
+
+// Members calls fn for each member of the object data (already known to be valid
+// JSON) in order, with the key decoded and the value a sub-slice of data, until fn
+// returns false. It reports false when data is not an object.
+func Members(data []byte, fn func(key string, value json.RawMessage) bool) bool {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	return eachMember(data, i, func(key, value []byte) bool { return fn(keyString(key), value) })
+}
+
+// Array is json.Unmarshal(data, &a) for a of type []json.RawMessage, with the items
+// sub-slices of data. null gives a nil slice and no error; [] an empty, non-nil one.
+func Array(data []byte) ([]json.RawMessage, error) {
+	if !json.Valid(data) {
+		return nil, ErrSyntax
+	}
+	return ArrayOfValid(data)
+}
+
+// ArrayOfValid is Array for data already known to be valid JSON.
+func ArrayOfValid(data []byte) ([]json.RawMessage, error) {
+	i := skipSpace(data, 0)
+	if i >= len(data) {
+		return nil, ErrSyntax
+	}
+	switch data[i] {
+	case 'n':
+		return nil, nil
+	case '[':
+	default:
+		return nil, ErrType
+	}
+	out := []json.RawMessage{}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return out, nil
+	}
+	for i < len(data) {
+		end := valueEnd(data, i)
+		if end <= i {
+			return out, ErrSyntax
+		}
+		out = append(out, data[i:end:end])
+		i = skipSpace(data, end)
+		if i >= len(data) {
+			return out, ErrSyntax
+		}
+		if data[i] == ']' {
+			return out, nil
+		}
+		if data[i] != ',' {
+			return out, ErrSyntax
+		}
+		i = skipSpace(data, i+1)
+	}
+	return out, ErrSyntax
+}
+
+// String is json.Unmarshal(data, &s) for s of type string. null gives "" and no
+// error.
+func String(data []byte) (string, error) {
+	if !json.Valid(data) {
+		return "", ErrSyntax
+	}
+	return StringOfValid(data)
+}
+
+// StringOfValid is String for data already known to be valid JSON.
+func StringOfValid(data []byte) (string, error) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return "", ErrSyntax
+	}
+	switch data[0] {
+	case 'n':
+		return "", nil
+	case '"':
+		return unquote(data)
+	}
+	return "", ErrType
+}
+
+// Decode decodes exactly one JSON value as a json.Decoder with UseNumber does:
+// objects as map[string]any, arrays as []any, numbers as json.Number, strings,
+// booleans and nil. Input that is not exactly one JSON value is an ErrSyntax.
+func Decode(data []byte) (any, error) {
+	if !json.Valid(data) {
+		return nil, ErrSyntax
+	}
+	i := skipSpace(data, 0)
+	v, end, err := decodeValue(data, i)
+	if err != nil {
+		return nil, err
+	}
+	if skipSpace(data, end) != len(data) {
+		return nil, ErrSyntax
+	}
+	return v, nil
+}
+
+// decodeValue decodes the valid value at data[i:] and returns it with its end.
+func decodeValue(data []byte, i int) (any, int, error) {
+	if i >= len(data) {
+		return nil, i, ErrSyntax
+	}
+	switch c := data[i]; c {
+	case '{':
+		// Parsed in place, never by slicing each member out first: that would scan a
+		// value once per level it is nested in.
+		m := map[string]any{}
+		j := skipSpace(data, i+1)
+		if j < len(data) && data[j] == '}' {
+			return m, j + 1, nil
+		}
+		for j < len(data) {
+			if data[j] != '"' {
+				return nil, i, ErrSyntax
+			}
+			ke := stringEnd(data, j)
+			if ke <= j {
+				return nil, i, ErrSyntax
+			}
+			key := keyString(data[j:ke])
+			j = skipSpace(data, ke)
+			if j >= len(data) || data[j] != ':' {
+				return nil, i, ErrSyntax
+			}
+			v, end, err := decodeValue(data, skipSpace(data, j+1))
+			if err != nil {
+				return nil, i, err
+			}
+			m[key] = v
+			j = skipSpace(data, end)
+			if j >= len(data) {
+				return nil, i, ErrSyntax
+			}
+			if data[j] == '}' {
+				return m, j + 1, nil
+			}
+			if data[j] != ',' {
+				return nil, i, ErrSyntax
+			}
+			j = skipSpace(data, j+1)
+		}
+		return nil, i, ErrSyntax
+	case '[':
+		a := []any{}
+		j := skipSpace(data, i+1)
+		if j < len(data) && data[j] == ']' {
+			return a, j + 1, nil
+		}
+		for j < len(data) {
+			v, end, err := decodeValue(data, j)
+			if err != nil {
+				return nil, i, err
+			}
+			a = append(a, v)
+			j = skipSpace(data, end)
+			if j >= len(data) {
+				return nil, i, ErrSyntax
+			}
+			if data[j] == ']' {
+				return a, j + 1, nil
+			}
+			if data[j] != ',' {
+				return nil, i, ErrSyntax
+			}
+			j = skipSpace(data, j+1)
+		}
+		return nil, i, ErrSyntax
+	case '"':
+		end := stringEnd(data, i)
+		if end <= i {
+			return nil, i, ErrSyntax
+		}
+		s, err := unquote(data[i:end])
+		return s, end, err
+	case 't':
+		return true, i + 4, nil
+	case 'f':
+		return false, i + 5, nil
+	case 'n':
+		return nil, i + 4, nil
+	default:
+		end := valueEnd(data, i)
+		if end <= i {
+			return nil, i, ErrSyntax
+		}
+		return json.Number(data[i:end]), end, nil
+	}
+}
+
+// keyString decodes an object key (with its quotes), interning the member names
+// MCP messages repeat thousands of times so that they cost no allocation.
+func keyString(key []byte) string {
+	if len(key) >= 2 {
+		switch s := key[1 : len(key)-1]; string(s) {
+		case "name":
+			return "name"
+		case "description":
+			return "description"
+		case "inputSchema":
+			return "inputSchema"
+		case "outputSchema":
+			return "outputSchema"
+		case "title":
+			return "title"
+		case "annotations":
+			return "annotations"
+		case "type":
+			return "type"
+		case "properties":
+			return "properties"
+		case "required":
+			return "required"
+		case "text":
+			return "text"
+		case "_meta":
+			return "_meta"
+		case "icons":
+			return "icons"
+		case "execution":
+			return "execution"
+		}
+	}
+	s, err := unquote(key)
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// unquote decodes a JSON string token (quotes included). Tokens without escapes and
+// with valid UTF-8 are their own text; the rest go through encoding/json, so that
+// escapes, surrogates and invalid bytes decode exactly as it decodes them.
+func unquote(tok []byte) (string, error) {
+	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
+		return "", ErrSyntax
+	}
+	body := tok[1 : len(tok)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body), nil
+	}
+	var s string
+	if err := json.Unmarshal(tok, &s); err != nil {
+		return "", ErrSyntax
+	}
+	return s, nil
+}
+
+// eachMember calls fn with each key token (quotes included) and value of the object
+// that starts at data[i], until fn returns false; it reports false on malformed
+// input.
+func eachMember(data []byte, i int, fn func(key, value []byte) bool) bool {
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return true
+	}
+	for i < len(data) {
+		if data[i] != '"' {
+			return false
+		}
+		ke := stringEnd(data, i)
+		if ke <= i {
+			return false
+		}
+		key := data[i:ke]
+		i = skipSpace(data, ke)
+		if i >= len(data) || data[i] != ':' {
+			return false
+		}
+		i = skipSpace(data, i+1)
+		ve := valueEnd(data, i)
+		if ve <= i {
+			return false
+		}
+		if !fn(key, data[i:ve:ve]) {
+			return true
+		}
+		i = skipSpace(data, ve)
+		if i >= len(data) {
+			return false
+		}
+		if data[i] == '}' {
+			return true
+		}
+		if data[i] != ',' {
+			return false
+		}
+		i = skipSpace(data, i+1)
+	}
+	return false
+}
+
+// valueEnd returns the index just past the value that starts at data[i] (i itself
+// when there is none).
+func valueEnd(data []byte, i int) int {
+	if i >= len(data) {
+		return i
+	}
+	switch data[i] {
+	case '"':
+		return stringEnd(data, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(data); j++ {
+			switch data[j] {
+			case '"':
+				e := stringEnd(data, j)
+				if e <= j {
+					return i
+				}
+				j = e - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return i
+	default:
+		j := i
+		for j < len(data) {
+			switch data[j] {
+			case ',', '}', ']', ':', ' ', '\t', '\n', '\r':
+				return j
+			}
+			j++
+		}
+		return j
+	}
+}
+
+// stringEnd returns the index just past the string token that starts at data[i] (i
+// itself when it is not terminated).
+func stringEnd(data []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(data[j:], '"')
+		if k < 0 {
+			return i
+		}
+		q := j + k
+		// The quote ends the string unless an odd run of backslashes precedes it.
+		n := 0
+		for p := q - 1; p > i && data[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}

@@ -1,0 +1,255 @@
+package rawjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// corpus is JSON text, valid and not, that the decoders must treat exactly as
+// encoding/json does.
+var corpus = []string{
+	``, ` `, `null`, ` null `, `true`, `false`, `0`, `-1.5e3`, `"x"`, `""`, `[]`, `{}`, ` { } `, `[ ]`,
+	`{"a":1}`, `{"a":1,"a":2}`, `{"a" : [1, {"b":"c"}] , "d":null}`,
+	`{"na\u006de":"x","name":"y"}`, `{"\u00e9":1}`, "{\"k\xff\":1}", `{"k\"q":"v\\"}`,
+	`["a", 1, null, true, {"x":[[]]}, "\ud800", "\u00e9\n"]`, "[\"\xff\xfe\"]",
+	`{"tools":[{"name":"t","inputSchema":{"type":"object"}}],"nextCursor":"c"}`,
+	`{"tools":null}`, `{"tools":{}}`, `{"name":7}`, `{"name":null}`, `{"name":"a\\b"}`,
+	`{"a":"}"}`, `{"a":"\\\\"}`, `{"a":"\\\"}"}`, `[1,2,3`, `{"a":1,}`, `{"a"}`, `{a:1}`, `[1 2]`,
+	`{"a":1} x`, `1 2`, `"unterminated`, `{"a":tru}`, `nul`, `{"a":1}{"b":2}`, `[-]`, `01`,
+	"{\"a\":\"\x01\"}", `{"a":"\u12"}`, `{"deep":` + strings.Repeat(`[`, 50) + strings.Repeat(`]`, 50) + `}`,
+	strings.Repeat(`[`, 10001) + strings.Repeat(`]`, 10001),
+	`{"id":1,"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"héllo"}]}}`,
+}
+
+func TestObjectMatchesEncodingJSON(t *testing.T) {
+	for _, in := range corpus {
+		compareObject(t, []byte(in))
+	}
+}
+
+func TestArrayMatchesEncodingJSON(t *testing.T) {
+	for _, in := range corpus {
+		compareArray(t, []byte(in))
+	}
+}
+
+func TestStringMatchesEncodingJSON(t *testing.T) {
+	for _, in := range corpus {
+		compareString(t, []byte(in))
+	}
+}
+
+func TestDecodeMatchesEncodingJSON(t *testing.T) {
+	for _, in := range corpus {
+		compareDecode(t, []byte(in))
+	}
+}
+
+func TestKindOf(t *testing.T) {
+	for in, want := range map[string]Kind{
+		"": KindNone, "  ": KindNone, "null": KindNull, " true": KindBool, "false": KindBool,
+		`"s"`: KindString, "[1]": KindArray, "\n{}": KindObject, "-1": KindNumber, "2": KindNumber,
+	} {
+		if got := KindOf([]byte(in)); got != want {
+			t.Errorf("KindOf(%q) = %s, want %s", in, got, want)
+		}
+	}
+	if KindNone.String() != "absent" || KindBool.String() != "boolean" {
+		t.Errorf("kind names: %s, %s", KindNone, KindBool)
+	}
+}
+
+// TestValuesAlias proves the point of the package: members and items are the
+// input's own bytes, not copies.
+func TestValuesAlias(t *testing.T) {
+	in := []byte(`{"a":{"b":[1,2]},"c":"d"}`)
+	m, err := Object(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := m["a"]
+	if &a[0] != &in[5] {
+		t.Fatalf("member a is a copy, not a slice of the input")
+	}
+	items, err := ArrayOfValid(mustObject(t, a)["b"])
+	if err != nil || len(items) != 2 || &items[1][0] != &in[13] {
+		t.Fatalf("items %q (%v) are not slices of the input", items, err)
+	}
+	// A slice's capacity ends with the value, so appending to it cannot overwrite
+	// the input.
+	if cap(a) != len(a) {
+		t.Errorf("cap %d, len %d: an append would write into the input", cap(a), len(a))
+	}
+}
+
+func TestMembersInOrderAndStops(t *testing.T) {
+	in := []byte(`{"b":1,"a":2,"b":3,"c":4}`)
+	var keys []string
+	ok := Members(in, func(k string, v json.RawMessage) bool {
+		keys = append(keys, k+"="+string(v))
+		return k != "a" || string(v) != "2" || len(keys) < 2
+	})
+	if !ok || strings.Join(keys, ",") != "b=1,a=2" {
+		t.Fatalf("Members: %v %v", ok, keys)
+	}
+	if Members([]byte(`[1]`), func(string, json.RawMessage) bool { return true }) {
+		t.Error("Members of an array reported true")
+	}
+}
+
+func mustObject(t *testing.T, raw []byte) map[string]json.RawMessage {
+	t.Helper()
+	m, err := ObjectOfValid(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func compareObject(t *testing.T, in []byte) {
+	t.Helper()
+	var want map[string]json.RawMessage
+	werr := json.Unmarshal(in, &want)
+	got, gerr := Object(in)
+	if (werr == nil) != (gerr == nil) {
+		t.Fatalf("Object(%q): error %v, encoding/json %v", in, gerr, werr)
+	}
+	if werr == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("Object(%q) = %q, encoding/json %q", in, got, want)
+	}
+}
+
+func compareArray(t *testing.T, in []byte) {
+	t.Helper()
+	var want []json.RawMessage
+	werr := json.Unmarshal(in, &want)
+	got, gerr := Array(in)
+	if (werr == nil) != (gerr == nil) {
+		t.Fatalf("Array(%q): error %v, encoding/json %v", in, gerr, werr)
+	}
+	if werr == nil && (!reflect.DeepEqual(got, want) || (got == nil) != (want == nil)) {
+		t.Fatalf("Array(%q) = %q, encoding/json %q", in, got, want)
+	}
+}
+
+func compareString(t *testing.T, in []byte) {
+	t.Helper()
+	var want string
+	werr := json.Unmarshal(in, &want)
+	got, gerr := String(in)
+	if (werr == nil) != (gerr == nil) || got != want {
+		t.Fatalf("String(%q) = %q, %v; encoding/json %q, %v", in, got, gerr, want, werr)
+	}
+}
+
+// referenceDecode is how internal/revision decoded instances before this package: a
+// json.Decoder with UseNumber, and nothing but white space after the value.
+func referenceDecode(raw []byte) (any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, errors.New("empty")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("trailing data")
+	}
+	return v, nil
+}
+
+func compareDecode(t *testing.T, in []byte) {
+	t.Helper()
+	want, werr := referenceDecode(in)
+	got, gerr := Decode(in)
+	if (werr == nil) != (gerr == nil) {
+		t.Fatalf("Decode(%q): error %v, reference %v", in, gerr, werr)
+	}
+	if werr == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("Decode(%q) = %#v, reference %#v", in, got, want)
+	}
+}
+
+// FuzzMatchesEncodingJSON holds every decoder to encoding/json on arbitrary input.
+func FuzzMatchesEncodingJSON(f *testing.F) {
+	for _, in := range corpus {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		compareObject(t, in)
+		compareArray(t, in)
+		compareString(t, in)
+		compareDecode(t, in)
+	})
+}
+
+func BenchmarkObjectPage(b *testing.B) {
+	page := benchPage(100)
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		m, _ := Object(page)
+		items, _ := ArrayOfValid(m["tools"])
+		for _, it := range items {
+			_, _ = ObjectOfValid(it)
+		}
+	}
+}
+
+func BenchmarkUnmarshalPage(b *testing.B) {
+	page := benchPage(100)
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		var m map[string]json.RawMessage
+		_ = json.Unmarshal(page, &m)
+		var items []json.RawMessage
+		_ = json.Unmarshal(m["tools"], &items)
+		for _, it := range items {
+			var f map[string]json.RawMessage
+			_ = json.Unmarshal(it, &f)
+		}
+	}
+}
+
+func BenchmarkDecodePage(b *testing.B) {
+	page := benchPage(100)
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		if _, err := Decode(page); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkReferenceDecodePage(b *testing.B) {
+	page := benchPage(100)
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		if _, err := referenceDecode(page); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchPage is a tools/list result of n tools shaped like the reference server's
+// bulk tools.
+func benchPage(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"tools":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"description":"Bulk tool, listed for the scale benchmark; returns one text block.","inputSchema":{"type":"object","properties":{"id":{"type":"integer","minimum":1}},"required":["id"]},"name":"bulk_`)
+		b.WriteString(strings.Repeat("x", i%7))
+		b.WriteString(`"}`)
+	}
+	b.WriteString(`],"nextCursor":"abc"}`)
+	return []byte(b.String())
+}
