@@ -81,8 +81,8 @@ type Config struct {
 	// the call it answers fails at once, naming its size.
 	MaxMessageBytes int
 	// MaxTranscriptBytes bounds the memory the transcripts of the whole run hold, and
-	// so what is written to disk (default 32 MiB: raw bytes, twice for a decoded
-	// message); later messages are counted.
+	// so what is written to disk (default 16 MiB of message bytes, which a decoded
+	// message shares with its members); later messages are counted.
 	MaxTranscriptBytes int64
 
 	ToolVersion string
@@ -134,7 +134,7 @@ func (c Config) withDefaults() Config {
 // The default bounds on what a server can make the suite hold.
 const (
 	DefaultMaxMessageBytes    = 8 << 20
-	DefaultMaxTranscriptBytes = 32 << 20
+	DefaultMaxTranscriptBytes = 16 << 20
 )
 
 // ConfigError is a usage or configuration problem (exit code 2).

@@ -77,8 +77,8 @@ type Options struct {
 	// MaxTranscript is how many entries are kept (default 20000). Later entries are
 	// counted, not stored, so a flooding server cannot exhaust memory.
 	MaxTranscript int
-	// MaxTranscriptBytes bounds the memory the kept entries hold (default 32 MiB): the
-	// raw bytes, counted twice for an entry that was also decoded.
+	// MaxTranscriptBytes bounds the memory the kept entries hold (default 16 MiB): their
+	// bytes, which a decoded entry shares with its message (Message.Raw).
 	// Past it entries are counted, not stored, like those past MaxTranscript.
 	MaxTranscriptBytes int
 	// MaxServerRequests bounds how many server→client requests (pings included) are
@@ -244,7 +244,7 @@ func NewConn(t transport.Transport, opts Options) *Conn {
 		opts.MaxTranscript = 20000
 	}
 	if opts.MaxTranscriptBytes <= 0 {
-		opts.MaxTranscriptBytes = 32 << 20
+		opts.MaxTranscriptBytes = 16 << 20
 	}
 	if opts.MaxServerRequests <= 0 {
 		opts.MaxServerRequests = 32
@@ -400,7 +400,11 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 func (c *Conn) SendRaw(ctx context.Context, raw []byte) error { return c.send(ctx, raw) }
 
 func (c *Conn) send(ctx context.Context, raw []byte) error {
-	c.record(Entry{Dir: Sent, At: time.Now(), Raw: raw, Msg: decodeQuiet(raw)})
+	e := Entry{Dir: Sent, At: time.Now(), Raw: raw, Msg: decodeQuiet(raw)}
+	if e.Msg != nil {
+		e.Raw = e.Msg.Raw // one copy of the bytes, shared with the message
+	}
+	c.record(e)
 	if err := c.t.Send(ctx, raw); err != nil {
 		if errors.Is(err, transport.ErrClosed) {
 			return fmt.Errorf("%w: %v", ErrClosed, c.endReason())
@@ -469,6 +473,7 @@ func (c *Conn) handle(f transport.Frame, raw []byte, inBatch bool) {
 		return
 	}
 	e.Msg = m
+	e.Raw = m.Raw // the same bytes: the entry keeps one copy, and the frame is let go
 	if m.Problem != "" {
 		e.Err = m.Problem
 	}
@@ -606,11 +611,8 @@ func (c *Conn) record(e Entry) int {
 	defer c.mu.Unlock()
 	c.seq++
 	e.Seq = c.seq
-	// A decoded entry holds its bytes twice (raw, and the decoded message's members).
+	// A decoded entry holds its bytes once: its message's members are slices of them.
 	cost := len(e.Raw)
-	if e.Msg != nil {
-		cost *= 2
-	}
 	if len(c.transcript) < c.opts.MaxTranscript && c.keptBytes+cost <= c.opts.MaxTranscriptBytes && c.opts.Budget.take(cost) {
 		c.transcript = append(c.transcript, e)
 		c.keptBytes += cost

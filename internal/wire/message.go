@@ -14,6 +14,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 )
 
 // Standard JSON-RPC 2.0 error codes.
@@ -63,6 +65,19 @@ func ParseID(raw json.RawMessage) (ID, error) {
 	default:
 		return ID{}, fmt.Errorf("id %s is neither a string nor a number", raw)
 	}
+}
+
+// decodeID is ParseID for the value of a member of valid JSON: a lone string or
+// number literal is already compact, so it is the id as it is; anything else goes
+// through ParseID.
+func decodeID(v json.RawMessage) (ID, error) {
+	if len(v) > 0 {
+		switch c := v[0]; {
+		case c == '"', c == '-', c >= '0' && c <= '9':
+			return ID{raw: v}, nil
+		}
+	}
+	return ParseID(v)
 }
 
 // IsZero reports whether the id is absent.
@@ -219,6 +234,9 @@ var ErrNotObject = errors.New("not a JSON object")
 
 // Decode parses one JSON-RPC message. Malformed JSON is an error; well-formed JSON
 // that is not a valid JSON-RPC message decodes with Kind == KindInvalid and a Problem.
+//
+// The message keeps one copy of the bytes (Raw); Params and Result are slices of it,
+// not copies of their own, so a megabyte reply costs a megabyte.
 func Decode(raw []byte) (*Message, error) {
 	trimmed := bytes.TrimSpace(raw)
 	if !json.Valid(trimmed) {
@@ -227,19 +245,21 @@ func Decode(raw []byte) (*Message, error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, fmt.Errorf("%w: %.120s", ErrNotObject, trimmed)
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(trimmed, &fields); err != nil {
+	m := &Message{Raw: append([]byte(nil), raw...), Members: map[string]bool{}}
+	// The members of the copy, in order (the last of duplicate keys wins, as with
+	// json.Unmarshal into a map).
+	fields, err := rawjson.ObjectOfValid(m.Raw)
+	if err != nil {
 		return nil, fmt.Errorf("decode message: %w", err)
 	}
-	m := &Message{Raw: append([]byte(nil), raw...), Members: map[string]bool{}}
 	for k := range fields {
 		m.Members[k] = true
 	}
 	if v, ok := fields["jsonrpc"]; ok {
-		_ = json.Unmarshal(v, &m.JSONRPC)
+		m.JSONRPC, _ = rawjson.StringOfValid(v)
 	}
 	if v, ok := fields["id"]; ok {
-		id, err := ParseID(v)
+		id, err := decodeID(v)
 		if err != nil {
 			m.Problem = err.Error()
 			return m, nil
@@ -247,10 +267,12 @@ func Decode(raw []byte) (*Message, error) {
 		m.ID = id
 	}
 	if v, ok := fields["method"]; ok {
-		if err := json.Unmarshal(v, &m.Method); err != nil {
+		method, err := rawjson.StringOfValid(v)
+		if err != nil {
 			m.Problem = "method is not a string"
 			return m, nil
 		}
+		m.Method = method
 	}
 	m.Params = fields["params"]
 	m.Result = fields["result"]
