@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 )
 
 // normalizeInstance turns instance into the shapes the validator accepts: nil, bool,
@@ -31,8 +33,14 @@ func normalizeInstance(instance any) (any, error) {
 	return decodeJSON(raw)
 }
 
-// decodeJSON decodes exactly one JSON value, keeping numbers as json.Number.
+// decodeJSON decodes exactly one JSON value, keeping numbers as json.Number. Valid
+// input is decoded in one pass (rawjson, which decodes what json.Decoder with
+// UseNumber decodes); only input that fails goes through json.Decoder, for its
+// error message.
 func decodeJSON(raw []byte) (any, error) {
+	if v, err := rawjson.Decode(raw); err == nil {
+		return v, nil
+	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, errors.New("decode instance: empty JSON text")
 	}
