@@ -41,14 +41,7 @@ type Permission struct {
 // Annotations never make a tool callable.
 func Allowed(t *conform.T, tl Tool) Permission {
 	opts := t.Options()
-	specs := append([]conform.CallSpec(nil), opts.Calls...)
-	if opts.TriggerTool != nil {
-		specs = append(specs, *opts.TriggerTool)
-	}
-	for _, c := range specs {
-		if c.Name != tl.Name {
-			continue
-		}
+	if c, ok := allowedSpec(opts, tl.Name); ok {
 		if c.Args != nil {
 			return Permission{Allowed: true, Args: c.Args, Why: "allowed by --call with the given arguments"}
 		}
@@ -68,6 +61,19 @@ func Allowed(t *conform.T, tl Tool) Permission {
 	return Permission{Why: "not allowed: the suite never executes the target's own tools unless --call " + tl.Name + " allows it"}
 }
 
+// allowedSpec returns the first --call (then --trigger-tool) that names the tool.
+func allowedSpec(opts conform.Options, name string) (conform.CallSpec, bool) {
+	for _, c := range opts.Calls {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	if opts.TriggerTool != nil && opts.TriggerTool.Name == name {
+		return *opts.TriggerTool, true
+	}
+	return conform.CallSpec{}, false
+}
+
 // NotAllowed is the skip verdict of a check that needs a call it may not make.
 func NotAllowed(what string) conform.Verdict {
 	return conform.Skip(reports.CallsNotAllowed, "%s needs a tool call; allow one of the server's tools with --call NAME[=JSON] (no tool of the target is executed by default)", what)
@@ -76,9 +82,13 @@ func NotAllowed(what string) conform.Verdict {
 // Callable returns the listed tools the suite may call, with their permissions.
 func Callable(t *conform.T, l *Listing) []CallableTool {
 	var out []CallableTool
+	opts := t.Options()
 	for _, tl := range l.Tools {
 		if tl.Name == "" {
 			continue
+		}
+		if _, named := allowedSpec(opts, tl.Name); !named && !FixtureTools[tl.Name] {
+			continue // not allowed (Allowed's last case), said without building why
 		}
 		if p := Allowed(t, tl); p.Allowed {
 			out = append(out, CallableTool{Tool: tl, Permission: p})

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
@@ -89,44 +90,71 @@ func List(t *conform.T) *Listing {
 // cursor or --max-pages.
 func Walk(t *conform.T, s *conform.Session) *Listing {
 	l := &Listing{Session: s}
+	l.walk(t)
+	l.index()
+	return l
+}
+
+func (l *Listing) walk(t *conform.T) {
 	seen := map[string]bool{}
 	var cursor *string
 	for {
 		if len(l.Pages) >= t.Options().MaxPages {
 			l.Stop = StopMaxPages
-			return l
+			return
 		}
 		var params map[string]any
 		if cursor != nil {
 			params = map[string]any{"cursor": *cursor}
 		}
-		p := fetchPage(t, s, params)
+		p := fetchPage(t, l.Session, params)
 		p.Cursor = cursor
 		for i := range p.Tools {
 			p.Tools[i].Page = len(l.Pages)
 		}
 		l.Pages = append(l.Pages, p)
-		l.Tools = append(l.Tools, p.Tools...)
 		switch {
 		case p.Err != nil || p.Resp.IsError():
 			l.Stop = StopError
-			return l
+			return
 		case p.Result == nil:
 			l.Stop = StopMalformed
-			return l
+			return
 		case p.NextRaw == nil:
 			l.Stop = StopEnd
-			return l
+			return
 		case p.NextCursor == nil:
 			l.Stop = StopBadCursor
-			return l
+			return
 		case seen[*p.NextCursor]:
 			l.Stop = StopRepeatedCursor
 			l.Repeated = *p.NextCursor
-			return l
+			return
 		}
 		seen[*p.NextCursor] = true
 		cursor = p.NextCursor
+	}
+}
+
+// index lists every page's tools in l.Tools, once: each page's Tools becomes its
+// stretch of that one array.
+func (l *Listing) index() {
+	n := 0
+	for _, p := range l.Pages {
+		n += len(p.Tools)
+	}
+	if n == 0 {
+		return
+	}
+	l.Tools = make([]Tool, 0, n)
+	for i := range l.Pages {
+		p := &l.Pages[i]
+		if len(p.Tools) == 0 {
+			continue
+		}
+		start := len(l.Tools)
+		l.Tools = append(l.Tools, p.Tools...)
+		p.Tools = l.Tools[start:len(l.Tools):len(l.Tools)]
 	}
 }
 
@@ -145,28 +173,25 @@ func fetchPage(t *conform.T, s *conform.Session, params map[string]any) Page {
 	if p.Err != nil || p.Resp.IsError() {
 		return p
 	}
-	var result map[string]json.RawMessage
-	if json.Unmarshal(p.Resp.Result, &result) != nil {
+	// One validation of the result's bytes, then only slicing: every tool and every
+	// member below is a sub-slice of the reply as it was received (rawjson), so a
+	// listing holds each byte once however many tools it has.
+	result, err := rawjson.Object(p.Resp.Result)
+	if err != nil || result == nil {
 		return p
 	}
-	var rawTools []json.RawMessage
-	if json.Unmarshal(result["tools"], &rawTools) != nil {
+	rawTools, err := rawjson.ArrayOfValid(result["tools"])
+	if err != nil {
 		return p
 	}
 	p.Result = result
 	if nc, ok := result["nextCursor"]; ok && string(nc) != "null" {
 		p.NextRaw = nc
-		var c string
-		if json.Unmarshal(nc, &c) == nil {
+		if c, err := rawjson.StringOfValid(nc); err == nil {
 			p.NextCursor = &c
 		}
 	}
-	for _, rt := range rawTools {
-		tl := Tool{Raw: rt}
-		_ = json.Unmarshal(rt, &tl.Fields)
-		_ = json.Unmarshal(tl.Fields["name"], &tl.Name)
-		p.Tools = append(p.Tools, tl)
-	}
+	p.Tools = tools(t).decode(rawTools)
 	return p
 }
 

@@ -1,0 +1,93 @@
+package toolkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"hash/maphash"
+	"sync"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
+)
+
+// A run walks the same tool list many times: once per revision for the memoized
+// listing, twice more around a list change, once per session that needs one. The
+// definitions come back byte for byte the same, so each distinct definition is
+// decoded once per run and every walk that meets it again shares the decoded form:
+// at 10,000 tools and four revisions that is one map of members per tool, not
+// twelve, and the walks after the first decode nothing.
+
+// maxInterned bounds the table: past it, definitions are decoded without being
+// remembered, so a server that lists ever new tools cannot grow it without end.
+const maxInterned = 1 << 18
+
+// toolTable holds every distinct tool definition decoded in a run, by its bytes.
+type toolTable struct {
+	mu      sync.Mutex
+	seed    maphash.Seed
+	first   map[uint64]int32 // hash → index of the newest entry with that hash
+	entries []internedTool
+}
+
+// internedTool is one decoded definition; next chains entries whose hashes collide
+// (-1 ends the chain).
+type internedTool struct {
+	raw    json.RawMessage
+	fields map[string]json.RawMessage
+	name   string
+	next   int32
+}
+
+// tools returns the run's table.
+func tools(t *conform.T) *toolTable {
+	return t.Once("toolkit.tools", func() any {
+		return &toolTable{seed: maphash.MakeSeed(), first: map[uint64]int32{}}
+	}).(*toolTable)
+}
+
+// decode turns the items of a tools array (sub-slices of a valid reply) into tools,
+// sharing what an earlier walk of the run already decoded.
+func (tt *toolTable) decode(items []json.RawMessage) []Tool {
+	if len(items) == 0 {
+		return nil
+	}
+	out := make([]Tool, len(items))
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	for i, rt := range items {
+		h := maphash.Bytes(tt.seed, rt)
+		idx, found := tt.first[h]
+		for found && idx >= 0 {
+			if e := &tt.entries[idx]; bytes.Equal(e.raw, rt) {
+				out[i] = Tool{Name: e.name, Raw: e.raw, Fields: e.fields}
+				break
+			}
+			idx = tt.entries[idx].next
+		}
+		if out[i].Raw != nil {
+			continue
+		}
+		tl := decodeTool(rt)
+		out[i] = tl
+		if len(tt.entries) < maxInterned {
+			next := int32(-1)
+			if found {
+				next = tt.first[h]
+			}
+			tt.first[h] = int32(len(tt.entries))
+			tt.entries = append(tt.entries, internedTool{raw: tl.Raw, fields: tl.Fields, name: tl.Name, next: next})
+		}
+	}
+	return out
+}
+
+// decodeTool decodes one definition (valid JSON): its members, as slices of rt, and
+// its name when that is a string.
+func decodeTool(rt json.RawMessage) Tool {
+	tl := Tool{Raw: rt}
+	tl.Fields, _ = rawjson.ObjectOfValid(rt)
+	if name, ok := tl.Fields["name"]; ok {
+		tl.Name, _ = rawjson.StringOfValid(name)
+	}
+	return tl
+}
