@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -66,11 +67,30 @@ func defRuleLeaks(rev revision.Revision, obj map[string]json.RawMessage, at stri
 	return out
 }
 
-// defToolLeaks finds, in a tools/list result, what the revision lacks.
+// defToolLeaks finds, in a tools/list result, what the revision lacks. Every page of
+// every walk is scanned, so a tool is decoded only when it has a member the revision
+// lacks (rawjson.Members reads the keys without building a map).
 func defToolLeaks(rev revision.Revision, result json.RawMessage) []defLeak {
+	lacks := map[string]bool{}
+	for _, r := range defToolRules {
+		if !rev.Has(r.feature) {
+			lacks[r.member] = true
+		}
+	}
+	if len(lacks) == 0 {
+		return nil
+	}
 	tools, _ := defArray(defObject(result)["tools"])
 	var out []defLeak
 	for i, raw := range tools {
+		leaks := false
+		rawjson.Members(raw, func(key string, _ json.RawMessage) bool {
+			leaks = lacks[key]
+			return !leaks
+		})
+		if !leaks {
+			continue
+		}
 		if obj := defObject(raw); obj != nil {
 			out = append(out, defRuleLeaks(rev, obj, fmt.Sprintf("/tools/%d", i), defToolRules)...)
 		}

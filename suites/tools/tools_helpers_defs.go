@@ -1,11 +1,12 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
@@ -128,13 +129,13 @@ func defNone(l *defListing, what, unlock string) conform.Verdict {
 // defKind names the JSON type of raw JSON ("absent" when empty); the content and
 // structured checks use it too.
 func defKind(raw json.RawMessage) string {
-	s := strings.TrimSpace(string(raw))
+	s := bytes.TrimSpace(raw) // no copy: a tools/list page may be megabytes
 	switch {
-	case s == "":
+	case len(s) == 0:
 		return "absent"
-	case s == "null":
+	case string(s) == "null":
 		return "null"
-	case s == "true" || s == "false":
+	case string(s) == "true" || string(s) == "false":
 		return "boolean"
 	case s[0] == '"':
 		return "string"
@@ -147,25 +148,29 @@ func defKind(raw json.RawMessage) string {
 	}
 }
 
-// defObject decodes a JSON object's members (nil when raw is not an object).
+// defObject decodes a JSON object's members (nil when raw is not an object). raw is
+// always a received message or a part of one, whose bytes wire.Decode proved valid
+// JSON, so they are not validated again: the members are slices of raw (rawjson),
+// and judging a page of 100 tools reads it once, not once per level.
 func defObject(raw json.RawMessage) map[string]json.RawMessage {
 	if defKind(raw) != "object" {
 		return nil
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	m, err := rawjson.ObjectOfValid(raw)
+	if err != nil {
 		return nil
 	}
 	return m
 }
 
-// defArray decodes a JSON array's items (nil, false when raw is not an array).
+// defArray decodes a JSON array's items (nil, false when raw is not an array), as
+// slices of raw; raw is valid JSON as in defObject.
 func defArray(raw json.RawMessage) ([]json.RawMessage, bool) {
 	if defKind(raw) != "array" {
 		return nil, false
 	}
-	var a []json.RawMessage
-	if json.Unmarshal(raw, &a) != nil {
+	a, err := rawjson.ArrayOfValid(raw)
+	if err != nil {
 		return nil, false
 	}
 	return a, true
@@ -173,8 +178,11 @@ func defArray(raw json.RawMessage) ([]json.RawMessage, bool) {
 
 // defString decodes a JSON string (false when raw is not a string).
 func defString(raw json.RawMessage) (string, bool) {
-	var s string
-	if defKind(raw) != "string" || json.Unmarshal(raw, &s) != nil {
+	if defKind(raw) != "string" {
+		return "", false
+	}
+	s, err := rawjson.StringOfValid(raw)
+	if err != nil {
 		return "", false
 	}
 	return s, true
