@@ -696,6 +696,12 @@ func (rs *runState) finish(ctx context.Context) *Result {
 	for k, v := range rs.tgt.attachments() {
 		rs.attachments[k] = v
 	}
+	// Every check has been judged: what they memoized (a listing of 10,000 tools per
+	// revision) is let go before the transcripts are rendered, so the two never
+	// weigh on memory together.
+	rs.memoMu.Lock()
+	rs.memo = map[string]*memoEntry{}
+	rs.memoMu.Unlock()
 	rs.addTranscripts()
 	return &Result{Report: rep, Attachments: rs.attachments}
 }
@@ -736,12 +742,20 @@ func (rs *runState) addTranscripts() {
 				continue
 			}
 			entries, dropped := s.Conn.Transcript()
+			// Sized once: grown by doubling, a buffer of megabytes is copied and
+			// cleared several times and may end up twice its size.
+			size := 64
+			for _, e := range entries {
+				size += len(e.Raw) + len(e.Err) + len(e.Source) + len(e.ForMethod) + 160
+			}
 			var b bytes.Buffer
+			b.Grow(size)
 			for _, e := range entries {
 				// Written by hand, not with json.Marshal: a raw message is copied as it
 				// is (json.Valid checked it) instead of being compacted again.
 				fmt.Fprintf(&b, `{"seq":%d,"dir":%s,"at":%q,"source":%s`, e.Seq, jsonString(string(e.Dir)), e.At.UTC().Format(time.RFC3339Nano), jsonString(e.Source))
-				if json.Valid(e.Raw) {
+				// A decoded entry's bytes are valid JSON (wire.Decode checked them).
+				if e.Msg != nil || json.Valid(e.Raw) {
 					b.WriteString(`,"message":`)
 					if bytes.ContainsAny(e.Raw, "\r\n") {
 						_ = json.Compact(&b, e.Raw) // one message, one line
