@@ -26,6 +26,18 @@ var corpus = []string{
 	`{"id":1,"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"héllo"}]}}`,
 }
 
+func TestValidMatchesEncodingJSON(t *testing.T) {
+	extra := []string{`1.`, `1.e5`, `-`, `-0`, `-01`, `1e`, `1e+`, `1E-7`, `0.5e+10`, `"\u00zz"`, `"\x"`, `"\/"`,
+		"\"tab\there\"", `[1,]`, `{"a":1 "b":2}`, `{"a" 1}`, `{,}`, `[,1]`, `truex`, `nulll`, `[true false]`, "\"\x7f\"",
+		strings.Repeat(`[`, 10000) + strings.Repeat(`]`, 10000), strings.Repeat(`{"a":`, 10000) + `1` + strings.Repeat(`}`, 10000),
+		strings.Repeat(`{"a":`, 10001) + `1` + strings.Repeat(`}`, 10001), "\ufeff{}", "{}\x00"}
+	for _, in := range append(append([]string(nil), corpus...), extra...) {
+		if got, want := Valid([]byte(in)), json.Valid([]byte(in)); got != want {
+			t.Errorf("Valid(%.80q) = %v, json.Valid %v", in, got, want)
+		}
+	}
+}
+
 func TestObjectMatchesEncodingJSON(t *testing.T) {
 	for _, in := range corpus {
 		compareObject(t, []byte(in))
@@ -99,6 +111,21 @@ func TestMembersInOrderAndStops(t *testing.T) {
 	}
 	if Members([]byte(`[1]`), func(string, json.RawMessage) bool { return true }) {
 		t.Error("Members of an array reported true")
+	}
+}
+
+func TestSpans(t *testing.T) {
+	in := []byte(` {"a" : [1, "]"] ,"b":{"c":null}, "d":"x"} `)
+	var got []string
+	ok := Spans(in, func(k string, start, end int) bool {
+		got = append(got, k+"="+string(in[start:end]))
+		return true
+	})
+	if want := `a=[1, "]"],b={"c":null},d="x"`; !ok || strings.Join(got, ",") != want {
+		t.Fatalf("Spans: %v %q, want %q", ok, got, want)
+	}
+	if Spans([]byte(`"x"`), func(string, int, int) bool { return true }) {
+		t.Error("Spans of a string reported true")
 	}
 }
 
@@ -183,6 +210,9 @@ func FuzzMatchesEncodingJSON(f *testing.F) {
 		f.Add([]byte(in))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
+		if got, want := Valid(in), json.Valid(in); got != want {
+			t.Fatalf("Valid(%q) = %v, json.Valid %v", in, got, want)
+		}
 		compareObject(t, in)
 		compareArray(t, in)
 		compareString(t, in)
@@ -214,6 +244,22 @@ func BenchmarkUnmarshalPage(b *testing.B) {
 			var f map[string]json.RawMessage
 			_ = json.Unmarshal(it, &f)
 		}
+	}
+}
+
+func BenchmarkValid(b *testing.B) {
+	page := benchPage(100)
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		Valid(page)
+	}
+}
+
+func BenchmarkEncodingJSONValid(b *testing.B) {
+	page := benchPage(100)
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		json.Valid(page)
 	}
 }
 

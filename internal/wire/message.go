@@ -239,7 +239,7 @@ var ErrNotObject = errors.New("not a JSON object")
 // not copies of their own, so a megabyte reply costs a megabyte.
 func Decode(raw []byte) (*Message, error) {
 	trimmed := bytes.TrimSpace(raw)
-	if !json.Valid(trimmed) {
+	if !rawjson.Valid(trimmed) {
 		return nil, fmt.Errorf("invalid JSON: %.120q", trimmed)
 	}
 	if len(trimmed) == 0 || trimmed[0] != '{' {

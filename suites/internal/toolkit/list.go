@@ -173,10 +173,10 @@ func fetchPage(t *conform.T, s *conform.Session, params map[string]any) Page {
 	if p.Err != nil || p.Resp.IsError() {
 		return p
 	}
-	// One validation of the result's bytes, then only slicing: every tool and every
-	// member below is a sub-slice of the reply as it was received (rawjson), so a
-	// listing holds each byte once however many tools it has.
-	result, err := rawjson.Object(p.Resp.Result)
+	// Only slicing: the result is part of a reply wire.Decode proved valid JSON, and
+	// every tool and member below is a sub-slice of it (rawjson), so a listing holds
+	// each byte once however many tools it has.
+	result, err := rawjson.ObjectOfValid(p.Resp.Result)
 	if err != nil || result == nil {
 		return p
 	}
