@@ -9,10 +9,14 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 )
 
 // The official schemas, one directory per revision, byte-for-byte as published.
@@ -35,8 +39,14 @@ type schemaSet struct {
 	mu       sync.Mutex // guards compiler, which is not safe for concurrent use
 	compiler *jsonschema.Compiler
 	compiled sync.Map // definition name → *compiledDef
-	// validated memoizes Validate on raw JSON: validationKey → nil or the error.
-	validated sync.Map
+	// validated memoizes Validate on raw JSON.
+	validated validationCache
+	// splits holds, by definition name, the array members validated item by item
+	// ([]splitProp; nil when the definition does not qualify); see splitOf.
+	splits sync.Map
+	// dynamic is set when the document uses $dynamicRef or $recursiveRef, whose
+	// meaning depends on the path taken to a schema: then nothing is split.
+	dynamic bool
 }
 
 // compiledDef is one lazily compiled definition; once guarantees a single compile.
@@ -83,6 +93,7 @@ func schemaFor(rev, defsKeyword string) (*schemaSet, error) {
 		url:         schemaBaseURL + rev + "/schema.json",
 		defsKeyword: defsKeyword,
 		defs:        defs,
+		dynamic:     bytes.Contains(raw, []byte(`"$dynamicRef"`)) || bytes.Contains(raw, []byte(`"$recursiveRef"`)),
 	}
 	c := newOfflineCompiler(func(url string) error {
 		return fmt.Errorf("remote schema not fetched: %s", url)
@@ -198,30 +209,226 @@ func (r Revision) Validate(def string, instance any) error {
 		raw = v
 	}
 	if raw != nil {
-		// A received message is validated once: every check that validates the same
-		// bytes against the same definition reads the first result.
-		key := validationKey{def: def, sum: sha256.Sum256(raw)}
-		if v, ok := s.validated.Load(key); ok {
-			if v == nil {
-				return nil
-			}
-			return v.(error)
-		}
-		err := r.validate(s, def, raw)
-		if err == nil {
-			s.validated.Store(key, nil)
-		} else {
-			s.validated.Store(key, err)
-		}
-		return err
+		return s.validateRaw(r, def, raw)
 	}
 	return r.validate(s, def, instance)
 }
 
-// validationKey names one validation: a definition and the SHA-256 of the bytes.
+// validateRaw validates raw JSON once: every check that validates the same bytes
+// against the same definition reads the first result. A definition with an array of
+// references to another definition (ListToolsResult's tools: Tool[]) is validated
+// item by item, each distinct item once (validSplit): the pages of a list walked
+// several times, or shifted by one tool after a change, share their tools.
+func (s *schemaSet) validateRaw(r Revision, def string, raw []byte) error {
+	key := newValidationKey(def, raw)
+	if err, ok := s.validated.load(key); ok {
+		return err
+	}
+	var err error
+	if props := s.splitProps(def); len(raw) < minSplitBytes || len(props) == 0 || !s.validSplit(r, def, raw, props) {
+		err = r.validate(s, def, raw)
+	}
+	s.validated.store(key, err)
+	return err
+}
+
+// minSplitBytes is the size below which an instance is validated whole: splitting a
+// small one costs more than it saves.
+const minSplitBytes = 1024
+
+// validateWhole validates raw JSON as a whole (never split), once per bytes.
+func (s *schemaSet) validateWhole(r Revision, def string, raw []byte) error {
+	key := newValidationKey("whole:"+def, raw)
+	if err, ok := s.validated.load(key); ok {
+		return err
+	}
+	err := r.validate(s, def, raw)
+	s.validated.store(key, err)
+	return err
+}
+
+// validationKey names one validation: a definition and the first half of the bytes'
+// SHA-256 (128 bits: no two messages of a run collide).
 type validationKey struct {
 	def string
-	sum [sha256.Size]byte
+	sum [16]byte
+}
+
+func newValidationKey(def string, raw []byte) validationKey {
+	sum := sha256.Sum256(raw)
+	k := validationKey{def: def}
+	copy(k.sum[:], sum[:16])
+	return k
+}
+
+// maxCachedValidations bounds the cache: past it results are computed, not kept.
+const maxCachedValidations = 1 << 20
+
+// validationCache holds validation results by key: a set of the valid (the common
+// case, 32 bytes an entry) and the errors of the invalid.
+type validationCache struct {
+	mu      sync.Mutex
+	valid   map[validationKey]struct{}
+	invalid map[validationKey]error
+}
+
+func (c *validationCache) load(k validationKey) (error, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.valid[k]; ok {
+		return nil, true
+	}
+	err, ok := c.invalid[k]
+	return err, ok
+}
+
+func (c *validationCache) store(k validationKey, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.valid)+len(c.invalid) >= maxCachedValidations {
+		return
+	}
+	if err == nil {
+		if c.valid == nil {
+			c.valid = map[validationKey]struct{}{}
+		}
+		c.valid[k] = struct{}{}
+		return
+	}
+	if c.invalid == nil {
+		c.invalid = map[validationKey]error{}
+	}
+	c.invalid[k] = err
+}
+
+// splitProp is an array member of a definition whose items are exactly references
+// to another definition (itemDef).
+type splitProp struct{ name, itemDef string }
+
+// splitProps returns the members of def that validSplit may validate item by item.
+func (s *schemaSet) splitProps(def string) []splitProp {
+	if v, ok := s.splits.Load(def); ok {
+		return v.([]splitProp)
+	}
+	var props []splitProp
+	if d, ok := s.defs[def].(map[string]any); ok && !s.dynamic {
+		props = splitOf(s.defs, s.defsKeyword, d)
+	}
+	s.splits.Store(def, props)
+	return props
+}
+
+// Keywords that may sit beside the split members without making the split unsound:
+// none of them looks into a member's value (annotations, the instance's type, which
+// members are required, and additionalProperties, which never applies to a member
+// named in properties).
+var (
+	splitDefKeys   = map[string]bool{"type": true, "properties": true, "required": true, "additionalProperties": true, "description": true, "title": true, "$comment": true}
+	splitArrayKeys = map[string]bool{"type": true, "items": true, "description": true, "title": true, "$comment": true}
+	splitItemKeys  = map[string]bool{"$ref": true, "description": true, "title": true, "$comment": true}
+)
+
+// splitOf finds the members of definition d that are {"type": "array", "items":
+// {"$ref": "#/<defs>/X"}} for a definition X of the same document, when d's other
+// keywords are only those of splitDefKeys. For such a d and an object instance I
+// whose members P are arrays, I is valid exactly when I with every P emptied is
+// valid and every item of every P is valid as its X: "items" applies X to each item
+// on its own, an empty array satisfies {"type": "array", "items": …}, and no other
+// keyword of d reads the items. (The $ref resolves to the same compiled schema
+// either way; with no $dynamicRef in the document, the path to it does not matter.)
+func splitOf(defs map[string]any, defsKeyword string, d map[string]any) []splitProp {
+	for k := range d {
+		if !splitDefKeys[k] {
+			return nil
+		}
+	}
+	props, _ := d["properties"].(map[string]any)
+	var out []splitProp
+	for name, p := range props {
+		pm, ok := p.(map[string]any)
+		if !ok || pm["type"] != "array" || !onlyKeys(pm, splitArrayKeys) {
+			continue
+		}
+		items, ok := pm["items"].(map[string]any)
+		if !ok || !onlyKeys(items, splitItemKeys) {
+			continue
+		}
+		ref, _ := items["$ref"].(string)
+		itemDef, ok := strings.CutPrefix(ref, "#/"+defsKeyword+"/")
+		if !ok || strings.ContainsAny(itemDef, "/~%") {
+			continue
+		}
+		if _, ok := defs[itemDef]; !ok {
+			continue
+		}
+		out = append(out, splitProp{name: name, itemDef: itemDef})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+func onlyKeys(m map[string]any, allowed map[string]bool) bool {
+	for k := range m {
+		if !allowed[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// validSplit reports whether raw is shown valid as def by validating the items of
+// def's split members one by one (each through validateRaw, so once per distinct
+// item) and the rest with those members emptied (splitOf says why that is the same
+// verdict). False means not shown: the whole instance is then validated as it is,
+// so an invalid one gets the error a whole validation gives, word for word.
+func (s *schemaSet) validSplit(r Revision, def string, raw []byte, props []splitProp) bool {
+	if !rawjson.Valid(raw) {
+		return false
+	}
+	type span struct {
+		start, end int
+		itemDef    string
+	}
+	var spans []span
+	seen := map[string]bool{}
+	dup := false
+	isObject := rawjson.Spans(raw, func(key string, start, end int) bool {
+		for _, p := range props {
+			if p.name != key {
+				continue
+			}
+			if seen[key] {
+				dup = true // a repeated member: left to the whole validation
+				return false
+			}
+			seen[key] = true
+			spans = append(spans, span{start: start, end: end, itemDef: p.itemDef})
+		}
+		return true
+	})
+	if !isObject || dup || len(spans) == 0 {
+		return false
+	}
+	for _, sp := range spans {
+		items, err := rawjson.ArrayOfValid(raw[sp.start:sp.end])
+		if err != nil || items == nil {
+			return false // not an array (null included)
+		}
+		for _, it := range items {
+			if s.validateRaw(r, sp.itemDef, it) != nil {
+				return false
+			}
+		}
+	}
+	envelope := make([]byte, 0, 256)
+	prev := 0
+	for _, sp := range spans { // in document order
+		envelope = append(envelope, raw[prev:sp.start]...)
+		envelope = append(envelope, "[]"...)
+		prev = sp.end
+	}
+	envelope = append(envelope, raw[prev:]...)
+	return s.validateWhole(r, def, envelope) == nil
 }
 
 func (r Revision) validate(s *schemaSet, def string, instance any) error {
