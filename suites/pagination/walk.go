@@ -144,7 +144,8 @@ func samePage(a, b toolkit.Page) string {
 		return fmt.Sprintf("tools %s, then %s", names(a.Tools), names(b.Tools))
 	}
 	for i := range a.Tools {
-		if canonical(a.Tools[i].Raw) != canonical(b.Tools[i].Raw) {
+		// Equal bytes are the same value; only differing ones are canonicalised.
+		if !bytes.Equal(a.Tools[i].Raw, b.Tools[i].Raw) && canonical(a.Tools[i].Raw) != canonical(b.Tools[i].Raw) {
 			return fmt.Sprintf("the definition of %q changed: %s, then %s", a.Tools[i].Name, conform.Clip(string(a.Tools[i].Raw), 120), conform.Clip(string(b.Tools[i].Raw), 120))
 		}
 	}
