@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 )
@@ -55,8 +56,10 @@ func classify(resp *wire.Response, err error) reply {
 		r.kind, r.code, r.message = rRPCError, resp.Error.Code, resp.Error.Message
 	default:
 		r.kind, r.raw = rResult, resp.Result
-		if json.Unmarshal(resp.Result, &r.result) != nil {
-			r.result = nil
+		// Slices of the reply, not a copy: a probe may be answered with a whole
+		// tools/list of megabytes.
+		if m, err := rawjson.ObjectOfValid(resp.Result); err == nil {
+			r.result = m
 		}
 		var b bool
 		if json.Unmarshal(r.result["isError"], &b) == nil && b {

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
@@ -171,15 +172,19 @@ func Call(t *conform.T, s *conform.Session, name string, args json.RawMessage) *
 	if o.Err != nil || o.Resp.IsError() {
 		return o
 	}
-	if json.Unmarshal(o.Resp.Result, &o.Result) != nil {
-		o.Result = nil
+	// Slices of the reply (wire.Decode validated it), not copies of it.
+	result, err := rawjson.ObjectOfValid(o.Resp.Result)
+	if err != nil {
 		return o
 	}
+	o.Result = result
 	var isErr bool
 	if json.Unmarshal(o.Result["isError"], &isErr) == nil {
 		o.IsError = isErr
 	}
-	_ = json.Unmarshal(o.Result["content"], &o.Content)
+	if content, err := rawjson.ArrayOfValid(o.Result["content"]); err == nil {
+		o.Content = content
+	}
 	return o
 }
 
