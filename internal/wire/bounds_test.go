@@ -91,6 +91,44 @@ func TestTranscriptBoundedInBytes(t *testing.T) {
 	}
 }
 
+// TestTranscriptReserveKeepsSmallMessages: once large messages have spent what they
+// may of the bound, a notification that follows is still kept (a check waiting for
+// it sees it), and a large one is counted, not kept; the run-wide Budget does the same.
+func TestTranscriptReserveKeepsSmallMessages(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		f := newFake(nil)
+		opts := Options{MaxTranscriptBytes: 100 << 10}
+		if shared {
+			opts = Options{Budget: NewBudget(100 << 10)}
+		}
+		c := NewConn(f, opts)
+		big := `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("x", 10<<10) + `"}}`
+		for range 10 { // 100 KiB: more than the three quarters large messages may use
+			f.push(big)
+		}
+		f.push(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+		f.push(big)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		e, err := c.WaitFor(ctx, 0, func(e Entry) bool { return e.Msg != nil && e.Msg.Method == "notifications/tools/list_changed" })
+		for c.Seq() < 12 && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+		if err != nil {
+			t.Fatalf("shared %v: the notification after the large messages was not kept: %v", shared, err)
+		}
+		entries, dropped := c.Transcript()
+		var kept int
+		for _, en := range entries {
+			kept += len(en.Raw)
+		}
+		if e.Seq != 11 || dropped < 3 || kept > 100<<10 || entries[len(entries)-1].Seq != 11 {
+			t.Errorf("shared %v: notification #%d, %d entries (%d bytes) kept, %d dropped; want #11 kept last, the large ones past 75 KiB dropped", shared, e.Seq, len(entries), kept, dropped)
+		}
+		c.Close(context.Background())
+	}
+}
+
 // TestServerRequestFloodIsCounted: requests arriving while MaxServerRequests answers
 // are in flight are not answered (no goroutine, no memory), only counted.
 func TestServerRequestFloodIsCounted(t *testing.T) {

@@ -78,7 +78,8 @@ type Options struct {
 	// counted, not stored, so a flooding server cannot exhaust memory.
 	MaxTranscript int
 	// MaxTranscriptBytes bounds the memory the kept entries hold (default 16 MiB): their
-	// bytes, which a decoded entry shares with its message (Message.Raw).
+	// bytes, which a decoded entry shares with its message (Message.Raw). Its last
+	// quarter is kept for messages of at most 4 KiB (see reserveShare).
 	// Past it entries are counted, not stored, like those past MaxTranscript.
 	MaxTranscriptBytes int
 	// MaxServerRequests bounds how many server→client requests (pings included) are
@@ -103,23 +104,30 @@ func DefaultRequestHandler(req *Message) (any, *Error) {
 
 // Budget is a byte allowance shared by several Conns, so that the transcripts of a
 // whole run (and the files written from them) stay within one bound.
-type Budget struct{ left atomic.Int64 }
+type Budget struct {
+	left    atomic.Int64
+	reserve int64 // what only small messages may spend (see smallMessage)
+}
 
 // NewBudget returns an allowance of n bytes.
 func NewBudget(n int64) *Budget {
-	b := &Budget{}
+	b := &Budget{reserve: n / reserveShare}
 	b.left.Store(n)
 	return b
 }
 
-// take spends n bytes if that many are left.
-func (b *Budget) take(n int) bool {
+// take spends n bytes if that many are left, leaving the reserve to small messages.
+func (b *Budget) take(n int, small bool) bool {
 	if b == nil {
 		return true
 	}
+	floor := b.reserve
+	if small {
+		floor = 0
+	}
 	for {
 		left := b.left.Load()
-		if left < int64(n) {
+		if left-int64(n) < floor {
 			return false
 		}
 		if b.left.CompareAndSwap(left, left-int64(n)) {
@@ -127,6 +135,18 @@ func (b *Budget) take(n int) bool {
 		}
 	}
 }
+
+// A transcript filled by large messages (the pages of a listing of 10,000 tools)
+// would otherwise drop the notifications and short replies that come after them,
+// and a check waiting for one (WaitFor: a list_changed after a change, a progress
+// notification) would wait out its deadline and judge a message it never saw. So
+// the last 1/reserveShare of every transcript bound is kept for messages of at most
+// smallMessage bytes.
+const (
+	reserveShare = 4
+	smallMessage = 4 << 10
+)
+
 
 type pendingCall struct {
 	id     ID
@@ -613,7 +633,12 @@ func (c *Conn) record(e Entry) int {
 	e.Seq = c.seq
 	// A decoded entry holds its bytes once: its message's members are slices of them.
 	cost := len(e.Raw)
-	if len(c.transcript) < c.opts.MaxTranscript && c.keptBytes+cost <= c.opts.MaxTranscriptBytes && c.opts.Budget.take(cost) {
+	small := cost <= smallMessage
+	limit := c.opts.MaxTranscriptBytes
+	if !small {
+		limit -= c.opts.MaxTranscriptBytes / reserveShare
+	}
+	if len(c.transcript) < c.opts.MaxTranscript && c.keptBytes+cost <= limit && c.opts.Budget.take(cost, small) {
 		c.transcript = append(c.transcript, e)
 		c.keptBytes += cost
 	} else {
