@@ -147,7 +147,6 @@ const (
 	smallMessage = 4 << 10
 )
 
-
 type pendingCall struct {
 	id     ID
 	method string
