@@ -1,0 +1,220 @@
+package revision
+
+import (
+	"encoding/json"
+	"math/big"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// The validator library reports every failure with its keyword and instance paths,
+// and pays for that on every success too: each object and array it visits gets a map
+// of what is yet unevaluated, each member a path string. A listing of 10,000 tools
+// is 10,000 successes per revision. provenValid walks the same compiled schema for a
+// yes only, and only through the keywords the official MCP schemas (and most tool
+// schemas) use; a schema with any other keyword, or an instance it cannot prove
+// valid, goes to the library, which then decides and words the error. So it may
+// answer "not proven" for a valid instance, never "valid" for an invalid one (see
+// schema_fast_test.go, which holds it to the library).
+
+// maxInPlace bounds the chain of $ref/allOf/anyOf applied to one value without
+// descending into it; a longer one (a reference loop) is left to the library, which
+// reports it.
+const maxInPlace = 64
+
+// provenValid reports whether v (a value as decodeJSON returns it) is valid against
+// s by the rules the library applies, when s uses only keywords this file evaluates.
+func provenValid(s *jsonschema.Schema, v any, inPlace int) bool {
+	if inPlace > maxInPlace || !fastSupported(s) {
+		return false
+	}
+	if s.Always != nil {
+		return *s.Always
+	}
+	if len(s.Types) > 0 && !typeMatches(s.Types, v) {
+		return false
+	}
+	if len(s.Constant) > 0 && !jsonEqual(v, s.Constant[0]) {
+		return false
+	}
+	if len(s.Enum) > 0 {
+		found := false
+		for _, e := range s.Enum {
+			if jsonEqual(v, e) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, name := range s.Required {
+			if _, ok := v[name]; !ok {
+				return false
+			}
+		}
+		for name, sub := range s.Properties {
+			if pv, ok := v[name]; ok && !provenValid(sub, pv, 0) {
+				return false
+			}
+		}
+		switch ap := s.AdditionalProperties.(type) {
+		case nil:
+		case bool:
+			if !ap {
+				for name := range v {
+					if _, ok := s.Properties[name]; !ok {
+						return false
+					}
+				}
+			}
+		case *jsonschema.Schema:
+			for name, pv := range v {
+				if _, ok := s.Properties[name]; !ok && !provenValid(ap, pv, 0) {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	case []any:
+		if (s.MinItems != -1 && len(v) < s.MinItems) || (s.MaxItems != -1 && len(v) > s.MaxItems) {
+			return false
+		}
+		switch items := s.Items.(type) {
+		case nil:
+		case *jsonschema.Schema:
+			for _, it := range v {
+				if !provenValid(items, it, 0) {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+		if s.Items2020 != nil {
+			for _, it := range v {
+				if !provenValid(s.Items2020, it, 0) {
+					return false
+				}
+			}
+		}
+	case json.Number:
+		if s.Minimum != nil || s.Maximum != nil {
+			r, ok := new(big.Rat).SetString(string(v))
+			if !ok || (s.Minimum != nil && r.Cmp(s.Minimum) < 0) || (s.Maximum != nil && r.Cmp(s.Maximum) > 0) {
+				return false
+			}
+		}
+	case nil, bool, string:
+	default:
+		return false // not a decoded JSON value: the library decides
+	}
+	if s.Ref != nil && !provenValid(s.Ref, v, inPlace+1) {
+		return false
+	}
+	for _, sub := range s.AllOf {
+		if !provenValid(sub, v, inPlace+1) {
+			return false
+		}
+	}
+	if len(s.AnyOf) > 0 {
+		for _, sub := range s.AnyOf {
+			if provenValid(sub, v, inPlace+1) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// fastSupported reports whether every keyword s carries is one provenValid
+// evaluates. Annotations (title, description, default, examples, …) and format are
+// not assertions here: the suite's compilers assert no format (newOfflineCompiler).
+func fastSupported(s *jsonschema.Schema) bool {
+	return s.Not == nil && len(s.OneOf) == 0 && s.If == nil && s.Then == nil && s.Else == nil &&
+		s.RecursiveRef == nil && s.DynamicRef == nil &&
+		s.MinProperties == -1 && s.MaxProperties == -1 && s.PropertyNames == nil && !s.RegexProperties &&
+		len(s.PatternProperties) == 0 && len(s.Dependencies) == 0 && len(s.DependentRequired) == 0 &&
+		len(s.DependentSchemas) == 0 && s.UnevaluatedProperties == nil &&
+		!s.UniqueItems && s.AdditionalItems == nil && len(s.PrefixItems) == 0 && s.Contains == nil &&
+		s.UnevaluatedItems == nil &&
+		s.MinLength == -1 && s.MaxLength == -1 && s.Pattern == nil &&
+		s.ContentEncoding == "" && s.ContentMediaType == "" && s.ContentSchema == nil &&
+		s.ExclusiveMinimum == nil && s.ExclusiveMaximum == nil && s.MultipleOf == nil &&
+		len(s.Extensions) == 0
+}
+
+// typeMatches is the library's "type" keyword: a number matches "integer" when its
+// value is whole (1.0 and 1e2 are integers).
+func typeMatches(types []string, v any) bool {
+	vt := jsonKind(v)
+	for _, t := range types {
+		if t == vt {
+			return true
+		}
+		if t == "integer" && vt == "number" {
+			if n, ok := v.(json.Number); ok && isWhole(n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isWhole reports whether a JSON number literal has an integral value.
+func isWhole(n json.Number) bool {
+	if !strings.ContainsAny(string(n), ".eE") {
+		return true
+	}
+	r, ok := new(big.Rat).SetString(string(n))
+	return ok && r.IsInt()
+}
+
+// jsonEqual is the library's equality of JSON values (numbers by value).
+func jsonEqual(a, b any) bool {
+	switch a := a.(type) {
+	case map[string]any:
+		bm, ok := b.(map[string]any)
+		if !ok || len(a) != len(bm) {
+			return false
+		}
+		for k, av := range a {
+			bv, ok := bm[k]
+			if !ok || !jsonEqual(av, bv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		ba, ok := b.([]any)
+		if !ok || len(a) != len(ba) {
+			return false
+		}
+		for i := range a {
+			if !jsonEqual(a[i], ba[i]) {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		bn, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		if a == bn {
+			return true
+		}
+		ar, ok1 := new(big.Rat).SetString(string(a))
+		br, ok2 := new(big.Rat).SetString(string(bn))
+		return ok1 && ok2 && ar.Cmp(br) == 0
+	case nil, bool, string:
+		return a == b
+	}
+	return false
+}
