@@ -81,7 +81,7 @@ type Config struct {
 	// the call it answers fails at once, naming its size.
 	MaxMessageBytes int
 	// MaxTranscriptBytes bounds the memory the transcripts of the whole run hold, and
-	// so what is written to disk (default 16 MiB of message bytes, which a decoded
+	// so what is written to disk (default 8 MiB of message bytes, which a decoded
 	// message shares with its members); later messages are counted.
 	MaxTranscriptBytes int64
 
@@ -133,8 +133,10 @@ func (c Config) withDefaults() Config {
 
 // The default bounds on what a server can make the suite hold.
 const (
-	DefaultMaxMessageBytes    = 8 << 20
-	DefaultMaxTranscriptBytes = 16 << 20
+	DefaultMaxMessageBytes = 8 << 20
+	// 8 MiB of transcripts is some 30 times what a full run against the reference
+	// server writes, and what a run judging 10,000 tools can keep within 80 MB.
+	DefaultMaxTranscriptBytes = 8 << 20
 )
 
 // ConfigError is a usage or configuration problem (exit code 2).
