@@ -486,9 +486,12 @@ func decodeValue(data []byte, i int) (any, int, error) {
 		}
 		return nil, i, ErrSyntax
 	case '"':
-		end := stringEnd(data, i)
+		end, plain := scanString(data, i)
 		if end <= i {
 			return nil, i, ErrSyntax
+		}
+		if plain {
+			return string(data[i+1 : end-1]), end, nil
 		}
 		s, err := unquote(data[i:end])
 		return s, end, err
@@ -622,25 +625,7 @@ func valueEnd(data []byte, i int) int {
 	case '"':
 		return stringEnd(data, i)
 	case '{', '[':
-		depth := 0
-		for j := i; j < len(data); j++ {
-			switch data[j] {
-			case '"':
-				e := stringEnd(data, j)
-				if e <= j {
-					return i
-				}
-				j = e - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return i
+		return containerEnd(data, i)
 	default:
 		j := i
 		for j < len(data) {
@@ -652,6 +637,77 @@ func valueEnd(data []byte, i int) int {
 		}
 		return j
 	}
+}
+
+// structural marks the bytes containerEnd stops at outside strings.
+var structural = func() (t [256]bool) {
+	for _, c := range []byte(`"{}[]`) {
+		t[c] = true
+	}
+	return t
+}()
+
+// inString marks the bytes that end a run of plain string bytes.
+var inString = func() (t [256]bool) {
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// containerEnd returns the index just past the object or array that starts at
+// data[i] (i itself when it is not closed). It is the hot loop of every listing
+// decode, so strings are skipped inline rather than by a call per string.
+func containerEnd(data []byte, i int) int {
+	depth := 0
+	for j := i; j < len(data); j++ {
+		c := data[j]
+		if !structural[c] {
+			continue
+		}
+		switch c {
+		case '"':
+			j++
+			for j < len(data) {
+				if !inString[data[j]] {
+					j++
+					continue
+				}
+				if data[j] == '"' {
+					break
+				}
+				j += 2 // a backslash and the byte it escapes
+			}
+			if j >= len(data) {
+				return i
+			}
+		case '{', '[':
+			depth++
+		default: // '}', ']'
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		}
+	}
+	return i
+}
+
+// scanString returns the index just past the string token at data[i] (i itself when
+// it is not terminated) and whether it is plain: no escape and only ASCII, so that
+// its text is its bytes.
+func scanString(data []byte, i int) (int, bool) {
+	plain := true
+	for j := i + 1; j < len(data); j++ {
+		switch c := data[j]; {
+		case c == '"':
+			return j + 1, plain
+		case c == '\\':
+			plain = false
+			j++
+		case c >= 0x80:
+			plain = false
+		}
+	}
+	return i, false
 }
 
 // stringEnd returns the index just past the string token that starts at data[i] (i

@@ -89,7 +89,7 @@ func defList(t *conform.T) (*defListing, *conform.Verdict) {
 
 // defListOf locates every tool of a listing.
 func defListOf(l *toolkit.Listing) (*defListing, *conform.Verdict) {
-	dl := &defListing{Listing: l}
+	dl := &defListing{Listing: l, Tools: make([]defTool, 0, len(l.Tools))}
 	for _, p := range l.Pages {
 		for i, tl := range p.Tools {
 			dl.Tools = append(dl.Tools, defTool{Tool: tl, Index: i})
