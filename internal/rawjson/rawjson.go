@@ -325,6 +325,64 @@ func Spans(data []byte, fn func(key string, start, end int) bool) bool {
 	return eachMember(data, i, func(key []byte, start, end int) bool { return fn(keyString(key), start, end) })
 }
 
+// MemberTokens calls fn for each member of the object data (already known to be
+// valid JSON) in order, until fn returns false, with the key as it is written
+// (quotes stripped) and the value. plain says the key's text is those bytes (no
+// escape, valid UTF-8), so it can be looked up without being decoded; otherwise
+// Key decodes it. It reports false when data is not an object.
+func MemberTokens(data []byte, fn func(key []byte, plain bool, value json.RawMessage) bool) bool {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	return eachMember(data, i, func(key []byte, start, end int) bool {
+		body := key[1 : len(key)-1]
+		plain := bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body)
+		return fn(body, plain, data[start:end:end])
+	})
+}
+
+// Key decodes a key as MemberTokens passes it (without its quotes).
+func Key(body []byte) string {
+	s, _ := unquote(append(append([]byte{'"'}, body...), '"'))
+	return s
+}
+
+// ArrayItems calls fn for each item of the array data (already known to be valid
+// JSON) in order, until fn returns false. It reports false when data is not an
+// array.
+func ArrayItems(data []byte, fn func(item json.RawMessage) bool) bool {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return true
+	}
+	for i < len(data) {
+		end := valueEnd(data, i)
+		if end <= i {
+			return false
+		}
+		if !fn(data[i:end:end]) {
+			return true
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) {
+			return false
+		}
+		if data[i] == ']' {
+			return true
+		}
+		if data[i] != ',' {
+			return false
+		}
+		i = skipSpace(data, i+1)
+	}
+	return false
+}
+
 // Array is json.Unmarshal(data, &a) for a of type []json.RawMessage, with the items
 // sub-slices of data. null gives a nil slice and no error; [] an empty, non-nil one.
 func Array(data []byte) ([]json.RawMessage, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -126,6 +127,33 @@ func TestSpans(t *testing.T) {
 	}
 	if Spans([]byte(`"x"`), func(string, int, int) bool { return true }) {
 		t.Error("Spans of a string reported true")
+	}
+}
+
+func TestMemberTokensAndArrayItems(t *testing.T) {
+	in := []byte(`{"a":1,"b\u0063":[true, {"x":"]"}],"\u00e9":null}`)
+	var got []string
+	ok := MemberTokens(in, func(key []byte, plain bool, v json.RawMessage) bool {
+		k := string(key)
+		if !plain {
+			k = Key(key)
+		}
+		got = append(got, fmt.Sprintf("%s(%v)=%s", k, plain, v))
+		return true
+	})
+	if want := `a(true)=1,bc(false)=[true, {"x":"]"}],é(false)=null`; !ok || strings.Join(got, ",") != want {
+		t.Fatalf("MemberTokens: %v %q, want %q", ok, strings.Join(got, ","), want)
+	}
+	var items []string
+	ok = ArrayItems([]byte(` [ 1 , "a,b" , [2,3] ] `), func(it json.RawMessage) bool {
+		items = append(items, string(it))
+		return len(items) < 2
+	})
+	if !ok || strings.Join(items, "|") != `1|"a,b"` {
+		t.Fatalf("ArrayItems: %v %q", ok, items)
+	}
+	if ArrayItems([]byte(`{}`), func(json.RawMessage) bool { return true }) || !ArrayItems([]byte(`[]`), func(json.RawMessage) bool { return true }) {
+		t.Error("ArrayItems on {} or []")
 	}
 }
 

@@ -1,11 +1,14 @@
 package revision
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/big"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 )
 
 // The validator library reports every failure with its keyword and instance paths,
@@ -217,4 +220,176 @@ func jsonEqual(a, b any) bool {
 		return a == b
 	}
 	return false
+}
+
+// provenValidRaw is provenValid on the JSON text itself (known to be valid JSON), so
+// that a valid instance, the common case, is never decoded into Go values: members
+// and items are read in place, and only a value compared with const or enum is
+// decoded. Repeated keys are all checked (the decoded value keeps the last), so it
+// proves no more than provenValid would.
+func provenValidRaw(s *jsonschema.Schema, data []byte, inPlace int) bool {
+	if inPlace > maxInPlace || !fastSupported(s) {
+		return false
+	}
+	if s.Always != nil {
+		return *s.Always
+	}
+	kind := rawjson.KindOf(data)
+	if len(s.Types) > 0 && !rawTypeMatches(s.Types, kind, data) {
+		return false
+	}
+	if len(s.Constant) > 0 || len(s.Enum) > 0 {
+		v, err := decodeJSON(data)
+		if err != nil {
+			return false
+		}
+		if len(s.Constant) > 0 && !jsonEqual(v, s.Constant[0]) {
+			return false
+		}
+		if len(s.Enum) > 0 {
+			found := false
+			for _, e := range s.Enum {
+				if jsonEqual(v, e) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+	}
+	switch kind {
+	case rawjson.KindObject:
+		if !provenObjectRaw(s, data) {
+			return false
+		}
+	case rawjson.KindArray:
+		var items *jsonschema.Schema
+		switch it := s.Items.(type) {
+		case nil:
+		case *jsonschema.Schema:
+			items = it
+		default:
+			return false
+		}
+		n, ok := 0, true
+		if !rawjson.ArrayItems(data, func(item json.RawMessage) bool {
+			n++
+			ok = (items == nil || provenValidRaw(items, item, 0)) && (s.Items2020 == nil || provenValidRaw(s.Items2020, item, 0))
+			return ok
+		}) || !ok {
+			return false
+		}
+		if (s.MinItems != -1 && n < s.MinItems) || (s.MaxItems != -1 && n > s.MaxItems) {
+			return false
+		}
+	case rawjson.KindNumber:
+		if s.Minimum != nil || s.Maximum != nil {
+			r, ok := new(big.Rat).SetString(string(bytes.TrimSpace(data)))
+			if !ok || (s.Minimum != nil && r.Cmp(s.Minimum) < 0) || (s.Maximum != nil && r.Cmp(s.Maximum) > 0) {
+				return false
+			}
+		}
+	case rawjson.KindNull, rawjson.KindBool, rawjson.KindString:
+	default:
+		return false
+	}
+	if s.Ref != nil && !provenValidRaw(s.Ref, data, inPlace+1) {
+		return false
+	}
+	for _, sub := range s.AllOf {
+		if !provenValidRaw(sub, data, inPlace+1) {
+			return false
+		}
+	}
+	if len(s.AnyOf) > 0 {
+		for _, sub := range s.AnyOf {
+			if provenValidRaw(sub, data, inPlace+1) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// provenObjectRaw checks an object's required, properties and additionalProperties.
+func provenObjectRaw(s *jsonschema.Schema, data []byte) bool {
+	const maxRequired = 32
+	if len(s.Required) > maxRequired {
+		return false
+	}
+	var found [maxRequired]bool
+	ok := true
+	if !rawjson.MemberTokens(data, func(key []byte, plain bool, value json.RawMessage) bool {
+		name := ""
+		if !plain {
+			name = rawjson.Key(key)
+		}
+		var sub *jsonschema.Schema
+		var listed bool
+		if plain {
+			sub, listed = s.Properties[string(key)] // no allocation for the look-up
+		} else {
+			sub, listed = s.Properties[name]
+		}
+		for i, r := range s.Required {
+			if (plain && r == string(key)) || (!plain && r == name) {
+				found[i] = true
+			}
+		}
+		switch {
+		case listed:
+			ok = provenValidRaw(sub, value, 0)
+		default:
+			switch ap := s.AdditionalProperties.(type) {
+			case nil:
+			case bool:
+				ok = ap
+			case *jsonschema.Schema:
+				ok = provenValidRaw(ap, value, 0)
+			default:
+				ok = false
+			}
+		}
+		return ok
+	}) || !ok {
+		return false
+	}
+	for i := range s.Required {
+		if !found[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// rawTypeMatches is typeMatches for JSON text of a known kind.
+func rawTypeMatches(types []string, kind rawjson.Kind, data []byte) bool {
+	name := kind.String()
+	for _, t := range types {
+		if t == name {
+			return true
+		}
+		if t == "integer" && kind == rawjson.KindNumber && isWhole(json.Number(bytes.TrimSpace(data))) {
+			return true
+		}
+	}
+	return false
+}
+
+// provenRaw reports whether instance is raw JSON (json.RawMessage or []byte) that
+// provenValidRaw shows valid against s.
+func provenRaw(s *jsonschema.Schema, instance any) bool {
+	var raw []byte
+	switch v := instance.(type) {
+	case json.RawMessage:
+		raw = v
+	case []byte:
+		raw = v
+	default:
+		return false
+	}
+	return rawjson.Valid(raw) && provenValidRaw(s, raw, 0)
 }

@@ -52,11 +52,14 @@ func TestProvenValidNeverContradictsTheLibrary(t *testing.T) {
 			valid, proven := 0, 0
 			for range rounds {
 				v := roundTrip(t, genInstance(rng, sch, 0))
+				b, _ := json.Marshal(v)
 				p := provenValid(sch, v, 0)
 				lib := sch.Validate(v)
 				if p && lib != nil {
-					b, _ := json.Marshal(v)
 					t.Fatalf("%s %s: proven valid, but the library says %v\n%s", name, def, lib, b)
+				}
+				if pr := provenValidRaw(sch, b, 0); pr != p {
+					t.Fatalf("%s %s: proven valid on the text %v, on the decoded value %v (library: %v)\n%s", name, def, pr, p, lib, b)
 				}
 				if lib == nil {
 					valid++
@@ -93,11 +96,14 @@ func TestProvenValidToolSchemas(t *testing.T) {
 			}
 			for range 8 {
 				v := roundTrip(t, genInstance(rng, ts.schema, 0))
+				b, _ := json.Marshal(v)
 				p := provenValid(ts.schema, v, 0)
 				lib := ts.schema.Validate(v)
 				if p && lib != nil {
-					b, _ := json.Marshal(v)
 					t.Fatalf("schema %s (%s): proven valid, but the library says %v\n%s", raw, dialect, lib, b)
+				}
+				if pr := provenValidRaw(ts.schema, b, 0); pr != p {
+					t.Fatalf("schema %s (%s): proven valid on the text %v, on the decoded value %v (library: %v)\n%s", raw, dialect, pr, p, lib, b)
 				}
 				if p {
 					proven++
@@ -131,6 +137,10 @@ func TestProvenValidCases(t *testing.T) {
 		{`{"allOf":[{"type":"string"},{"minLength":2}]}`, `"ab"`, false}, // minLength: not evaluated, so not proven
 		{`{"type":"array","items":{"type":"string"},"maxItems":1}`, `["a","b"]`, false},
 		{`{"not":{}}`, `1`, false},
+		{`{"type":"object","properties":{"a":{"type":"string"}}}`, ` { "a" : "x" , "b" : [ 1 ] } `, true},
+		{`{"type":"object","properties":{"a":{"type":"string"}}}`, `{"\u0061":1}`, false},
+		{`{"type":"object","required":["a"]}`, `{"\u0061":1}`, true},
+		{`{"type":"integer","minimum":2}`, ` 2.0 `, true},
 	} {
 		ts, err := CompileToolSchema(json.RawMessage(tc.schema), Draft2020)
 		if err != nil {
@@ -146,6 +156,26 @@ func TestProvenValidCases(t *testing.T) {
 		if got := provenValid(ts.schema, v, 0); got && ts.schema.Validate(v) != nil {
 			t.Errorf("provenValid(%s, %s) contradicts the library", tc.schema, tc.instance)
 		}
+		if got := provenValidRaw(ts.schema, []byte(tc.instance), 0); got != tc.want {
+			t.Errorf("provenValidRaw(%s, %s) = %v, want %v", tc.schema, tc.instance, got, tc.want)
+		}
+	}
+}
+
+// TestProvenValidRawRepeatedKey: a repeated key decodes to its last value, which may
+// be valid; on the text every value is checked, so it is not proven, and the library
+// decides.
+func TestProvenValidRawRepeatedKey(t *testing.T) {
+	ts, err := CompileToolSchema(json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`), Draft2020)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := []byte(`{"a":1,"a":"x"}`)
+	if provenValidRaw(ts.schema, raw, 0) {
+		t.Error("a repeated key with an invalid first value was proven valid on the text")
+	}
+	if err := ts.Validate(json.RawMessage(raw)); err != nil {
+		t.Errorf("the library rejects what it decodes as valid: %v", err)
 	}
 }
 

@@ -112,6 +112,9 @@ func (t *ToolSchema) Dialect() string { return t.dialect.uri }
 // a *ValidationError with Definition "outputSchema" when not, and a plain error when
 // instance is not JSON.
 func (t *ToolSchema) Validate(instance any) error {
+	if provenRaw(t.schema, instance) {
+		return nil // valid, shown on the JSON text without decoding it (schema_fast.go)
+	}
 	v, err := normalizeInstance(instance)
 	if err != nil {
 		return fmt.Errorf("validate against outputSchema: %w", err)
