@@ -90,6 +90,13 @@ type Options struct {
 	Budget *Budget
 	// HandleRequest answers server→client requests. nil uses DefaultRequestHandler.
 	HandleRequest func(req *Message) (result any, rpcErr *Error)
+	// Meta, when set, is stamped into params._meta of every request the Conn encodes
+	// (Call, CallID, Start): the per-request metadata of 2026-07-28. Keys the caller
+	// already put in _meta win, so a probe can still send another version.
+	Meta map[string]any
+	// BarrierMethod is the request the silence barrier and settling send ("ping" when
+	// empty; 2026-07-28 has no ping, and uses server/discover).
+	BarrierMethod string
 }
 
 // DefaultRequestHandler answers ping with {} and anything else with -32601: the suite
@@ -155,6 +162,8 @@ type Conn struct {
 	readerDone chan struct{}
 	closeOnce  sync.Once
 	barrier    bool // prove a missing reply with a ping barrier (SetBarrier)
+	// barrierMethod is the request the barrier sends (Options.BarrierMethod).
+	barrierMethod string
 }
 
 // BarrierGrace is how long a reply may trail the barrier ping's reply: some SDKs
@@ -202,12 +211,28 @@ type barrierDone struct {
 	err error
 }
 
-// startBarrier sends a ping and reports when its reply (any reply) is in.
+// BarrierMethod is the request that proves the channel is flushed: ping, or
+// server/discover in 2026-07-28 (Options.BarrierMethod).
+func (c *Conn) BarrierMethod() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.barrierMethod
+}
+
+// SetBarrierMethod changes the request the barrier sends (the era probe proves a
+// legacy server's silence with ping, then the modern session uses server/discover).
+func (c *Conn) SetBarrierMethod(method string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.barrierMethod = method
+}
+
+// startBarrier sends the barrier request and reports when its reply (any reply) is in.
 func (c *Conn) startBarrier(ctx context.Context) <-chan barrierDone {
 	out := make(chan barrierDone, 1)
 	id := c.NextID()
 	go func() {
-		_, err := c.CallID(ctx, id, "ping", nil)
+		_, err := c.CallID(ctx, id, c.BarrierMethod(), nil)
 		out <- barrierDone{id: id, err: err}
 	}()
 	return out
@@ -252,6 +277,9 @@ func NewConn(t transport.Transport, opts Options) *Conn {
 	if opts.HandleRequest == nil {
 		opts.HandleRequest = DefaultRequestHandler
 	}
+	if opts.BarrierMethod == "" {
+		opts.BarrierMethod = "ping"
+	}
 	c := &Conn{
 		t:          t,
 		opts:       opts,
@@ -260,6 +288,8 @@ func NewConn(t transport.Transport, opts Options) *Conn {
 		changed:    make(chan struct{}),
 		readerDone: make(chan struct{}),
 		answering:  make(chan struct{}, opts.MaxServerRequests),
+
+		barrierMethod: opts.BarrierMethod,
 	}
 	go c.readLoop()
 	return c
@@ -303,7 +333,7 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (*Response, 
 // CallID sends a request with the given id and waits for its reply. Ids are never
 // reused within a session (a client rule of every revision): reuse is an error.
 func (c *Conn) CallID(ctx context.Context, id ID, method string, params any) (*Response, error) {
-	raw, err := EncodeRequest(id, method, params)
+	raw, err := EncodeRequest(id, method, c.Stamp(params))
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +370,7 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 		return nil, fmt.Errorf("%s (id %s): %w", method, id, err)
 	}
 	c.mu.Lock()
-	useBarrier := c.barrier && method != "ping"
+	useBarrier := c.barrier && method != c.barrierMethod
 	c.mu.Unlock()
 	var barrier <-chan barrierDone
 	if useBarrier {

@@ -14,8 +14,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-var legacy = revision.InEra(revision.Legacy)
-
 // invalidCursor is a cursor no server issues (PAG-INVALID-01).
 const invalidCursor = "x-conformance-invalid-@@"
 
@@ -40,7 +38,7 @@ func paged(t *conform.T) (view, *conform.Verdict) {
 // PAG-NEXTCURSOR-01 — {rev}/server/utilities/pagination.mdx; schema PaginatedResult.
 var _ = conform.Register(conform.Check{
 	ID: "PAG-NEXTCURSOR-01", Title: "nextCursor is a string while more tools exist, and left out at the end",
-	Level: conform.Must, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Area: "pagination", Needs: conform.NeedsAny,
 	Source: `{rev}/server/utilities/pagination.mdx (Response Format): the response includes "An optional nextCursor field if more results exist"; schema PaginatedResult.nextCursor is {"type":"string"}: "If present, there may be more results available." A cursor that comes back after it was followed loops the client forever. An empty-string nextCursor is read by the policy of spec-matrix §2.16.5 (package doc) and judged by PAG-EMPTY-CURSOR-R5-01.`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
@@ -96,7 +94,7 @@ func judgeNextCursor(v view, maxPages int) conform.Verdict {
 // PAG-FOLLOW-01 — {rev}/server/utilities/pagination.mdx (derived).
 var _ = conform.Register(conform.Check{
 	ID: "PAG-FOLLOW-01", Title: "every cursor the server issued is accepted and gives a valid next page",
-	Level: conform.Derived, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny,
+	Level: conform.Derived, Revisions: revision.Span("R1–R4"), Area: "pagination", Needs: conform.NeedsAny,
 	Source: `{rev}/server/utilities/pagination.mdx (Request Format): "After receiving a cursor, the client can continue paginating by issuing a request including that cursor"; each page is a ListToolsResult (schema). Derived: the spec gives no keyword for accepting one's own cursor.`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
@@ -139,7 +137,7 @@ func judgeFollow(v view, validate func(json.RawMessage) error) conform.Verdict {
 // PAG-STABLE-01 — {rev}/server/utilities/pagination.mdx (Implementation Guidelines).
 var _ = conform.Register(conform.Check{
 	ID: "PAG-STABLE-01", Title: "the same cursor on an unchanged list gives the same page",
-	Level: conform.Should, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny,
+	Level: conform.Should, Revisions: revision.Span("R1–R4"), Area: "pagination", Needs: conform.NeedsAny,
 	Source: `{rev}/server/utilities/pagination.mdx (Implementation Guidelines): "Servers SHOULD: Provide stable cursors"`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
@@ -228,7 +226,7 @@ func judgeStable(probes []stableProbe) conform.Verdict {
 // PAG-NODUP-01 — {rev}/server/utilities/pagination.mdx (derived).
 var _ = conform.Register(conform.Check{
 	ID: "PAG-NODUP-01", Title: "no tool appears on two pages of an unchanged list",
-	Level: conform.Derived, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny,
+	Level: conform.Derived, Revisions: revision.Span("R1–R4"), Area: "pagination", Needs: conform.NeedsAny,
 	Source: `{rev}/server/utilities/pagination.mdx (Pagination Model): "The cursor is an opaque string token, representing a position in the result set"; a position moves forward, so a tool should not come back on a later page. Derived: no keyword says so.`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
@@ -270,7 +268,7 @@ func judgeNoDup(v view, changed bool) conform.Verdict {
 // PAG-INVALID-01 — {rev}/server/utilities/pagination.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "PAG-INVALID-01", Title: "an invalid cursor is answered with -32602",
-	Level: conform.Should, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny, Scratch: true,
+	Level: conform.Should, Revisions: revision.Span("R1–R4"), Area: "pagination", Needs: conform.NeedsAny, Scratch: true,
 	Source: `{rev}/server/utilities/pagination.mdx (Error Handling): "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."; (Implementation Guidelines): "Servers SHOULD: … Handle invalid cursors gracefully" (a crash or no reply is not graceful: FAIL, spec-matrix PAG-INVALID-01)`,
 	Run: func(t *conform.T) conform.Verdict {
 		if !toolkit.Declared(t.Session()) {
@@ -337,7 +335,7 @@ func judgeInvalidCursor(first, probe toolkit.Page, alive error) conform.Verdict 
 // §2.16.5. Only its 2024-11-05 … 2025-11-25 half is implemented here.
 var _ = conform.Register(conform.Check{
 	ID: "PAG-EMPTY-CURSOR-R5-01", Title: "no empty-string nextCursor, whose meaning 2024-11-05 … 2025-11-25 leave open",
-	Level: conform.Derived, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny,
+	Level: conform.Derived, Revisions: revision.Span("R1–R4"), Area: "pagination", Needs: conform.NeedsAny,
 	Source: `2026-07-28/server/utilities/pagination.mdx: an empty string "is a valid cursor and thus MUST NOT be treated as the end of results"; 2024-11-05 … 2025-11-25 say nothing about "", and SDKs disagree on whether it ends the list. This is the row's legacy half (spec-matrix §2.16.5): derived, a "" nextCursor → WARN; the walk follows "" once and stops only if "" comes back twice (package doc).`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
@@ -197,7 +198,7 @@ func ctNoProgress(p ctProbeResult, what string) conform.Verdict {
 // PROG-TOKEN-01 — {rev}/basic/utilities/progress.mdx (Behavior Requirements).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-TOKEN-01", Title: "progress names only tokens of the suite's requests still in progress",
-	Level: conform.Must, Revisions: ctLegacy("", ""), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Area: "observed", Needs: conform.NeedsOpportunistic,
 	Source: `{rev}/basic/utilities/progress.mdx (Behavior Requirements): "Progress notifications MUST only reference tokens that: Were provided in an active request; Are associated with an in-progress operation"`,
 	Run:    runProgressToken,
 })
@@ -229,7 +230,7 @@ func runProgressToken(t *conform.T) conform.Verdict {
 // PROG-TOKEN-TYPE-01 — progress.mdx; schema ProgressToken.
 var _ = conform.Register(conform.Check{
 	ID: "PROG-TOKEN-TYPE-01", Title: "progress echoes the token with its JSON type (string or integer)",
-	Level: conform.Derived, Revisions: ctLegacy("", ""), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Derived, Revisions: revision.Span("R1–R4"), Area: "observed", Needs: conform.NeedsOpportunistic,
 	Source: `{rev}/basic/utilities/progress.mdx: notifications contain "The original progress token"; schema ProgressToken "type": ["string", "integer"] (the token 7 and the token "7" are different values)`,
 	Run: func(t *conform.T) conform.Verdict {
 		probe := ctProgressProbe(t)
@@ -255,7 +256,7 @@ var _ = conform.Register(conform.Check{
 // PROG-MONOTONIC-01 — {rev}/basic/utilities/progress.mdx (Progress Flow).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-MONOTONIC-01", Title: "progress increases with every notification for a token",
-	Level: conform.Must, Revisions: ctLegacy("", ""), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Area: "observed", Needs: conform.NeedsOpportunistic,
 	Source: `{rev}/basic/utilities/progress.mdx: "The progress value MUST increase with each notification, even if the total is unknown."`,
 	Run:    runProgressMonotonic,
 })
@@ -300,7 +301,7 @@ func runProgressMonotonic(t *conform.T) conform.Verdict {
 // PROG-AFTER-DONE-01 — {rev}/basic/utilities/progress.mdx (Implementation Notes).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-AFTER-DONE-01", Title: "no progress for a token after its request's reply",
-	Level: conform.Must, Revisions: ctLegacy("", ""), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Area: "observed", Needs: conform.NeedsOpportunistic,
 	Source: `{rev}/basic/utilities/progress.mdx (Implementation Notes): "Progress notifications MUST stop after completion"`,
 	Run:    runProgressAfterDone,
 })

@@ -18,17 +18,6 @@ import (
 // (content.go, structured.go, listchanged.go, progress.go). Unexported names start
 // with "ct" so that they cannot clash with the other files of the package.
 
-// ctLegacy returns the legacy revisions from first to last inclusive ("" is open).
-func ctLegacy(first, last string) []revision.Revision {
-	var out []revision.Revision
-	for _, r := range revision.Range(first, last) {
-		if r.Era == revision.Legacy {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // ctTriggerFixture is the fixture tool that changes the tool list; content probes
 // never call it (it changes the session's state).
 const ctTriggerFixture = "test_trigger_tool_change"

@@ -1,0 +1,188 @@
+package transport
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// The request headers of the 2026-07-28 Streamable HTTP transport (Standard Request
+// Headers): every POST names its protocol version and JSON-RPC method, and the
+// requests that address a tool, prompt or resource name it too, so that proxies can
+// route without reading the body.
+const (
+	HeaderProtocolVersion = "MCP-Protocol-Version"
+	HeaderMethod          = "Mcp-Method"
+	HeaderName            = "Mcp-Name"
+)
+
+// metaProtocolVersion is the _meta key carrying a modern request's protocol version.
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
+// SetModern switches the transport to the stateless era of 2026-07-28: no session is
+// adopted (an offered Mcp-Session-Id is recorded in the exchange, never sent back),
+// every POST carries the standard request headers derived from its body
+// (ModernHeaders), and a request's SSE stream can be closed on its own (CancelStream),
+// which is how that era cancels a request over HTTP. version is the header value
+// used when a message carries no _meta protocolVersion (notifications).
+func (t *StreamableHTTP) SetModern(version string) {
+	t.mu.Lock()
+	t.modern, t.version = true, version
+	t.mu.Unlock()
+}
+
+// headersKey carries per-request header overrides through a context.
+type headersKey struct{}
+
+// WithHeaders returns a context whose Send over Streamable HTTP applies h to the POST
+// after the transport's own headers: a value replaces the derived one, and a name
+// mapped to an empty slice removes the header. Probes of the header rules use it to
+// send what a correct client never would (a mismatched Mcp-Method, a missing
+// MCP-Protocol-Version); other transports ignore it.
+func WithHeaders(ctx context.Context, h http.Header) context.Context {
+	return context.WithValue(ctx, headersKey{}, h)
+}
+
+func headersFrom(ctx context.Context) http.Header {
+	h, _ := ctx.Value(headersKey{}).(http.Header)
+	return h
+}
+
+// applyOverrides sets or removes the headers a probe asked for.
+func applyOverrides(req *http.Request, h http.Header) {
+	for name, vals := range h {
+		if len(vals) == 0 {
+			req.Header.Del(name)
+			continue
+		}
+		req.Header.Del(name)
+		for _, v := range vals {
+			req.Header.Add(name, v)
+		}
+	}
+}
+
+// modernEnvelope is what the modern headers are derived from.
+type modernEnvelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Name string         `json:"name"`
+		URI  string         `json:"uri"`
+		Meta map[string]any `json:"_meta"`
+	} `json:"params"`
+}
+
+// ModernHeaders returns the standard request headers a correct 2026-07-28 client
+// sends with body: MCP-Protocol-Version (the body's _meta version, else fallback),
+// Mcp-Method, and Mcp-Name for tools/call and prompts/get (params.name) and
+// resources/read (params.uri). A body that is not one JSON-RPC object gets only the
+// version header.
+func ModernHeaders(body []byte, fallback string) http.Header {
+	h := http.Header{}
+	var env modernEnvelope
+	_ = json.Unmarshal(body, &env) // a malformed probe gets the headers it can
+	version := fallback
+	if v, ok := env.Params.Meta[metaProtocolVersion].(string); ok {
+		version = v
+	}
+	if version != "" {
+		h.Set(HeaderProtocolVersion, EncodeHeaderValue(version))
+	}
+	if env.Method != "" {
+		h.Set(HeaderMethod, EncodeHeaderValue(env.Method))
+	}
+	switch env.Method {
+	case "tools/call", "prompts/get":
+		h.Set(HeaderName, EncodeHeaderValue(env.Params.Name))
+	case "resources/read":
+		h.Set(HeaderName, EncodeHeaderValue(env.Params.URI))
+	}
+	return h
+}
+
+// EncodeHeaderValue returns v as a header value: unchanged when it is printable
+// ASCII without leading or trailing whitespace, otherwise in the =?base64?…?= form
+// that 2026-07-28 (Value Encoding) defines for values a header cannot carry as they
+// are.
+func EncodeHeaderValue(v string) string {
+	plain := v == strings.TrimSpace(v)
+	for i := 0; plain && i < len(v); i++ {
+		if v[i] < 0x20 || v[i] > 0x7e {
+			plain = false
+		}
+	}
+	if plain {
+		return v
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+}
+
+// requestKey is the identity of a request's POST stream: the raw id bytes, or "" for
+// a message without an id.
+func requestKey(body []byte) (key, method string) {
+	var env modernEnvelope
+	if json.Unmarshal(body, &env) != nil || len(env.ID) == 0 {
+		return "", env.Method
+	}
+	return string(env.ID), env.Method
+}
+
+// openStream is a POST whose SSE reply is still being read.
+type openStream struct {
+	method string // the JSON-RPC method of the request
+	cancel context.CancelFunc
+}
+
+// CancelStream closes the SSE stream of the request whose raw JSON id is rawID and
+// reports whether one was open. In 2026-07-28 closing a request's stream is its
+// cancellation over HTTP.
+func (t *StreamableHTTP) CancelStream(rawID string) bool {
+	t.mu.Lock()
+	s, ok := t.streams[rawID]
+	t.mu.Unlock()
+	if ok {
+		s.cancel()
+	}
+	return ok
+}
+
+// trackStream remembers an open request stream for CancelStream and Drain.
+func (t *StreamableHTTP) trackStream(key, method string, cancel context.CancelFunc) {
+	if key == "" {
+		return
+	}
+	t.mu.Lock()
+	if t.streams == nil {
+		t.streams = map[string]openStream{}
+	}
+	t.streams[key] = openStream{method: method, cancel: cancel}
+	t.mu.Unlock()
+}
+
+func (t *StreamableHTTP) untrackStream(key string) {
+	if key == "" {
+		return
+	}
+	t.mu.Lock()
+	delete(t.streams, key)
+	t.mu.Unlock()
+}
+
+// cancelListens closes every subscriptions/listen stream still open: they have no
+// end of their own, so a drain that waited for them would only wait out its bound.
+func (t *StreamableHTTP) cancelListens() {
+	t.mu.Lock()
+	var cancels []context.CancelFunc
+	for _, s := range t.streams {
+		if s.method == "subscriptions/listen" {
+			cancels = append(cancels, s.cancel)
+		}
+	}
+	t.mu.Unlock()
+	for _, c := range cancels {
+		c()
+	}
+}
