@@ -583,3 +583,46 @@ var _ = conform.Register(conform.Check{
 		return t.Violation("HTTP 403 Forbidden for Origin: "+origin, r.describe())
 	},
 })
+
+// sseReplies returns the POST exchanges answered with an SSE stream.
+func sseReplies(hs transport.HTTPSession) []transport.Exchange {
+	var out []transport.Exchange
+	for _, x := range hs.Exchanges() {
+		if x.Method == http.MethodPost && x.Stream != nil {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// H5-XACCEL-01 — streamable-http.mdx (Receiving Messages).
+var _ = conform.Register(conform.Check{
+	ID: "H5-XACCEL-01", Title: "SSE responses carry X-Accel-Buffering: no",
+	Level: conform.Should, Revisions: revision.Span("R5"), Area: "transport", Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: h5Page + ` (Receiving Messages): "When initiating an SSE stream, servers SHOULD include the X-Accel-Buffering: no header in the HTTP response."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		streams := sseReplies(hs)
+		if len(streams) == 0 {
+			// No reply of the session so far was a stream: a subscriptions/listen
+			// reply is one by definition, so open one and close it at once.
+			call, err := s.Conn.Start(t.Ctx, "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}})
+			if err == nil {
+				_ = call.Cancel(t.Ctx)
+			}
+			streams = sseReplies(hs)
+		}
+		if len(streams) == 0 {
+			return conform.Skip(reports.NotExercised, "no reply of this revision's session was an SSE stream (subscriptions/listen did not open one either)")
+		}
+		for _, x := range streams {
+			if got := x.Header.Get("X-Accel-Buffering"); got != "no" {
+				return t.Violation("X-Accel-Buffering: no on every SSE response", fmt.Sprintf("an SSE response (HTTP %d) with X-Accel-Buffering %q (%d SSE responses seen)", x.Status, got, len(streams)))
+			}
+		}
+		return conform.Pass("all %d SSE responses carried X-Accel-Buffering: no", len(streams))
+	},
+})

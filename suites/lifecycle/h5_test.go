@@ -32,6 +32,8 @@ type h5Server struct {
 	versionStatus  int  // status of -32022 (0: 400)
 	notifStatus    int  // status of an accepted notification (0: 202)
 	anyOrigin      bool // Origin is not checked
+	listen         bool // subscriptions/listen opens an SSE stream (else -32601)
+	noAccel        bool // that stream has no X-Accel-Buffering: no
 }
 
 func (s *h5Server) reply(w http.ResponseWriter, status int, body string) {
@@ -110,7 +112,9 @@ func (s *h5Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reply(w, or(s.versionStatus, http.StatusBadRequest), errBody(m.ID, conform.CodeUnsupportedVersion))
 		return
 	}
-	result := func(r string) { s.reply(w, http.StatusOK, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, r)) }
+	result := func(r string) {
+		s.reply(w, http.StatusOK, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, r))
+	}
 	switch m.Method {
 	case "server/discover":
 		result(`{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"none"}`)
@@ -118,6 +122,18 @@ func (s *h5Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		result(`{"resultType":"complete","tools":[{"name":"test_simple_text","inputSchema":{"type":"object"}}],"ttlMs":0,"cacheScope":"none"}`)
 	case "tools/call":
 		result(`{"resultType":"complete","content":[{"type":"text","text":"ok"}]}`)
+	case "subscriptions/listen":
+		if !s.listen {
+			s.reply(w, http.StatusNotFound, errBody(m.ID, -32601))
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		if !s.noAccel {
+			w.Header().Set("X-Accel-Buffering", "no")
+		}
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // until the client closes the stream
 	default:
 		s.reply(w, or(s.unknownStatus, http.StatusNotFound), errBody(m.ID, -32601))
 	}
@@ -177,6 +193,9 @@ func TestH5Verdicts(t *testing.T) {
 		{"notification 200 fail", "H5-POST-CT-01", &h5Server{notifStatus: 200}, reports.Fail, "accepted with HTTP 200"},
 		{"origin 403 pass", "H5-ORIGIN-403-01", &h5Server{}, reports.Pass, "403"},
 		{"origin unchecked fail", "H5-ORIGIN-403-01", &h5Server{anyOrigin: true}, reports.Fail, "HTTP 200"},
+		{"SSE with X-Accel-Buffering pass", "H5-XACCEL-01", &h5Server{listen: true}, reports.Pass, "1 SSE"},
+		{"SSE without X-Accel-Buffering warns", "H5-XACCEL-01", &h5Server{listen: true, noAccel: true}, reports.Warn, `X-Accel-Buffering ""`},
+		{"no SSE at all is not exercised", "H5-XACCEL-01", &h5Server{}, reports.Skip, "listen did not open one"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
