@@ -451,7 +451,8 @@ var _ = conform.Register(conform.Check{
 		if r.err != nil && r.x == nil {
 			return t.Silent("the tools/call served", r.err)
 		}
-		if r.is(http.StatusBadRequest, conform.CodeHeaderMismatch) || r.status() == http.StatusBadRequest {
+		mismatch := r.resp != nil && r.resp.IsError() && r.resp.Error.Code == conform.CodeHeaderMismatch
+		if mismatch || r.status() == http.StatusBadRequest {
 			return t.Violation(fmt.Sprintf("tools/call %q served with Mcp-Name: %s", ct.Name, enc), r.describe())
 		}
 		return conform.Pass("tools/call %q with Mcp-Name: %s was served: %s", ct.Name, enc, r.describe())

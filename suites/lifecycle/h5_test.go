@@ -22,18 +22,18 @@ import (
 // h5Server is a scripted 2026-07-28 Streamable HTTP server on loopback: correct by
 // default, each field breaks one rule of the transport.
 type h5Server struct {
-	getStatus      int  // GET and DELETE (0: 405)
-	mintSession    bool // every reply carries a fresh Mcp-Session-Id
-	lastEventID    int  // a status for a POST carrying Last-Event-ID (0: ignore it)
-	headersOptimal bool // missing MCP headers are tolerated
-	lenientMatch   bool // Mcp-Method and Mcp-Name values are not compared
-	noBase64       bool // Mcp-Name is compared undecoded
-	unknownStatus  int  // status of -32601 (0: 404)
-	versionStatus  int  // status of -32022 (0: 400)
-	notifStatus    int  // status of an accepted notification (0: 202)
-	anyOrigin      bool // Origin is not checked
-	listen         bool // subscriptions/listen opens an SSE stream (else -32601)
-	noAccel        bool // that stream has no X-Accel-Buffering: no
+	getStatus       int  // GET and DELETE (0: 405)
+	mintSession     bool // every reply carries a fresh Mcp-Session-Id
+	lastEventID     int  // a status for a POST carrying Last-Event-ID (0: ignore it)
+	headersOptional bool // missing MCP headers are tolerated
+	lenientMatch    bool // Mcp-Method and Mcp-Name values are not compared
+	noBase64        bool // Mcp-Name is compared undecoded
+	unknownStatus   int  // status of -32601 (0: 404)
+	versionStatus   int  // status of -32022 (0: 400)
+	notifStatus     int  // status of an accepted notification (0: 202)
+	anyOrigin       bool // Origin is not checked
+	listen          bool // subscriptions/listen opens an SSE stream (else -32601)
+	noAccel         bool // that stream has no X-Accel-Buffering: no
 }
 
 func (s *h5Server) reply(w http.ResponseWriter, status int, body string) {
@@ -92,7 +92,7 @@ func (s *h5Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(m.Params.Meta[conform.MetaProtocolVersion], &version)
 	mismatch := func() { s.reply(w, http.StatusBadRequest, errBody(m.ID, conform.CodeHeaderMismatch)) }
 	hv, hm, hn := r.Header.Get(transport.HeaderProtocolVersion), r.Header.Get(transport.HeaderMethod), r.Header.Get(transport.HeaderName)
-	if (hv == "" || hm == "" || (m.Method == "tools/call" && hn == "")) && !s.headersOptimal {
+	if (hv == "" || hm == "" || (m.Method == "tools/call" && hn == "")) && !s.headersOptional {
 		mismatch()
 		return
 	}
@@ -176,7 +176,7 @@ func TestH5Verdicts(t *testing.T) {
 		{"Last-Event-ID ignored pass", "H5-LASTEVENTID-IGNORE-01", &h5Server{}, reports.Pass, ""},
 		{"Last-Event-ID refused not judged alone", "H5-LASTEVENTID-IGNORE-01", &h5Server{lastEventID: 400}, reports.Skip, "HTTP 400"},
 		{"missing headers rejected pass", "H5-HEADERS-REQUIRED-01", &h5Server{}, reports.Pass, "without Mcp-Name"},
-		{"missing headers tolerated fail", "H5-HEADERS-REQUIRED-01", &h5Server{headersOptimal: true}, reports.Fail, "without Mcp-Method: HTTP 200"},
+		{"missing headers tolerated fail", "H5-HEADERS-REQUIRED-01", &h5Server{headersOptional: true}, reports.Fail, "without Mcp-Method: HTTP 200"},
 		{"mismatches rejected pass", "H5-HEADERS-MATCH-01", &h5Server{}, reports.Pass, "mcp_conform_no_such_tool"},
 		{"mismatches accepted fail", "H5-HEADERS-MATCH-01", &h5Server{lenientMatch: true}, reports.Fail, "Mcp-Method: tools/list: HTTP 200"},
 		{"case rules pass", "H5-HEADER-CASE-01", &h5Server{}, reports.Pass, ""},
