@@ -373,3 +373,49 @@ func judgeEmptyCursorModern(v view) conform.Verdict {
 	}
 	return conform.Pass("%s", v.describeEmpty())
 }
+
+// PAG-TTL-R5-01 — 2026-07-28/server/utilities/caching.mdx (Pagination).
+var _ = conform.Register(conform.Check{
+	ID: "PAG-TTL-R5-01", Title: "every complete tools/list page carries ttlMs ≥ 0 and cacheScope, the same cacheScope on every page",
+	Level: conform.Must, Revisions: revision.Span("R5"), Area: "pagination", Needs: conform.NeedsAny,
+	Source: `2026-07-28/server/utilities/caching.mdx (Pagination): "Each page response carries its own ttlMs value." … "Servers MUST apply the same cacheScope to all response pages for a given list request."; "Servers MUST provide a ttlMs value that is >= 0."`,
+	Run: func(t *conform.T) conform.Verdict {
+		v, stop := paged(t)
+		if stop != nil {
+			return *stop
+		}
+		return judgePageCaching(v)
+	},
+})
+
+// judgePageCaching judges the caching members page by page and the one cacheScope
+// of the list.
+func judgePageCaching(v view) conform.Verdict {
+	var problems []string
+	first, firstAt := "", 0
+	judged := 0
+	for i, p := range v.pages {
+		if p.Result == nil {
+			continue // an error or a malformed page: judged by PAG-FOLLOW-01
+		}
+		judged++
+		scope, probs := toolkit.CacheHints(p.Result)
+		if len(probs) > 0 {
+			problems = append(problems, fmt.Sprintf("page %d (%s): %s", i+1, cursorLabel(p), strings.Join(probs, ", ")))
+		}
+		switch {
+		case scope == "":
+		case first == "":
+			first, firstAt = scope, i+1
+		case scope != first:
+			problems = append(problems, fmt.Sprintf("page %d (%s) has cacheScope %q, page %d %q", i+1, cursorLabel(p), scope, firstAt, first))
+		}
+	}
+	if len(problems) > 0 {
+		return conform.Violation("ttlMs (an integer ≥ 0) and cacheScope on every complete page, the same cacheScope on all pages of the list", conform.JoinAtMost(problems, 5))
+	}
+	if judged < 2 {
+		return conform.Pass("%d page, with ttlMs and cacheScope %q (one page: no cross-page scope to compare)", judged, first)
+	}
+	return conform.Pass("%d pages, each with ttlMs and cacheScope %q", judged, first)
+}

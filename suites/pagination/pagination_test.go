@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -494,5 +495,42 @@ func TestModernRepeatedEmptyCursor(t *testing.T) {
 	}
 	if got := judgeNextCursor(interpret(l, false), 1000); got.Outcome() == conform.OutcomeViolation {
 		t.Errorf("legacy: got a violation (%s); \"\" twice ends a legacy walk", got.Message)
+	}
+}
+
+// cached adds 2026-07-28 caching members to a page's result.
+func cached(p toolkit.Page, members map[string]any) toolkit.Page {
+	p.Result = maps.Clone(p.Result)
+	for k, v := range members {
+		b, _ := json.Marshal(v)
+		p.Result[k] = b
+	}
+	return p
+}
+
+func TestJudgePageCaching(t *testing.T) {
+	pub := map[string]any{"resultType": "complete", "ttlMs": 1000, "cacheScope": "public"}
+	priv := map[string]any{"resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
+	noTTL := map[string]any{"resultType": "complete", "cacheScope": "public"}
+	tests := []struct {
+		name  string
+		pages []toolkit.Page
+		want  conform.Outcome
+		msg   string
+	}{
+		{"every page public passes", []toolkit.Page{cached(pg(nil, `"c1"`, "a"), pub), cached(pg(str("c1"), "", "b"), pub)}, conform.OutcomePass, "2 pages"},
+		{"one page passes", []toolkit.Page{cached(pg(nil, "", "a"), priv)}, conform.OutcomePass, "one page"},
+		{"mixed scopes fail", []toolkit.Page{cached(pg(nil, `"c1"`, "a"), pub), cached(pg(str("c1"), "", "b"), priv)}, conform.OutcomeViolation, `cacheScope "private", page 1 "public"`},
+		{"a page without ttlMs fails", []toolkit.Page{cached(pg(nil, `"c1"`, "a"), pub), cached(pg(str("c1"), "", "b"), noTTL)}, conform.OutcomeViolation, "page 2 (cursor \"c1\"): no ttlMs"},
+		{"no caching members fail", []toolkit.Page{pg(nil, "", "a")}, conform.OutcomeViolation, "no resultType"},
+		{"an error page is left to PAG-FOLLOW-01", []toolkit.Page{cached(pg(nil, `"c1"`, "a"), pub), errPage(str("c1"), -32603)}, conform.OutcomePass, "1 page"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := judgePageCaching(view{pages: tc.pages})
+			if got.Outcome() != tc.want || !strings.Contains(got.Expected+" "+got.Message, tc.msg) {
+				t.Errorf("got %s (%s / %s), want %s with %q", got.Outcome(), got.Expected, got.Message, tc.want, tc.msg)
+			}
+		})
 	}
 }
