@@ -84,12 +84,21 @@ var _ = conform.Register(conform.Check{
 		if err != nil {
 			return conform.Errorf("no fresh session for the malformed tools/call probes: %v", err)
 		}
+		// Over Streamable HTTP in 2026-07-28 a tools/call whose name is missing or
+		// not a string has no Mcp-Name header to send, and the transport rule
+		// (basic/transports/streamable-http.mdx: -32020 when "A required standard
+		// header … is missing") may reject it before the params are read.
+		headerFirst := s.Modern() && s.Kind != "stdio"
 		var probes []probe
+		headerOK := map[string]bool{}
 		for _, m := range malformedCalls(toolkit.List(t)) {
 			resp, err := s.Call(t.Ctx, "tools/call", m.params)
 			probes = append(probes, probe{label: m.label, r: classify(resp, err)})
+			if headerFirst && m.nameless {
+				headerOK[m.label] = true
+			}
 		}
-		return judgeMalformed(probes)
+		return judgeMalformed(probes, headerOK)
 	},
 })
 
@@ -100,8 +109,9 @@ type probe struct {
 }
 
 type malformedCall struct {
-	label  string
-	params any
+	label    string
+	params   any
+	nameless bool // no string name: no Mcp-Name header can carry it
 }
 
 // malformedCalls are params that break the CallToolRequest schema. The one with array
@@ -109,11 +119,11 @@ type malformedCall struct {
 // arguments are wrong; a correct server rejects it before dispatch.
 func malformedCalls(l *toolkit.Listing) []malformedCall {
 	out := []malformedCall{
-		{`params {} (no name)`, map[string]any{}},
-		{`params {"name":5}`, map[string]any{"name": 5}},
+		{`params {} (no name)`, map[string]any{}, true},
+		{`params {"name":5}`, map[string]any{"name": 5}, true},
 	}
 	if name := realName(l); name != "" {
-		out = append(out, malformedCall{fmt.Sprintf(`params {"name":%q,"arguments":[1]}`, name), map[string]any{"name": name, "arguments": []any{1}}})
+		out = append(out, malformedCall{fmt.Sprintf(`params {"name":%q,"arguments":[1]}`, name), map[string]any{"name": name, "arguments": []any{1}}, false})
 	}
 	return out
 }
@@ -136,15 +146,18 @@ func realName(l *toolkit.Listing) string {
 	return ""
 }
 
-// judgeMalformed wants -32602 for every malformed call.
-func judgeMalformed(probes []probe) conform.Verdict {
-	var problems, labels []string
+// judgeMalformed wants -32602 for every malformed call; headerOK names the probes
+// for which the 2026-07-28 HTTP header error -32020 is an answer too.
+func judgeMalformed(probes []probe, headerOK map[string]bool) conform.Verdict {
+	var problems, labels, notes []string
 	for _, p := range probes {
-		labels = append(labels, p.label)
 		switch {
 		case p.r.kind == rNone:
 			return conform.Silence("JSON-RPC error -32602 for tools/call with "+p.label, p.r.err)
 		case p.r.kind == rRPCError && p.r.code == wire.CodeInvalidParams:
+			labels = append(labels, p.label)
+		case p.r.kind == rRPCError && p.r.code == conform.CodeHeaderMismatch && headerOK[p.label]:
+			notes = append(notes, p.label+" got -32020 (no Mcp-Name header can carry a missing or non-string name)")
 		case p.r.success():
 			problems = append(problems, p.label+": "+p.r.successText()+" (the malformed call was dispatched)")
 		default:
@@ -157,6 +170,12 @@ func judgeMalformed(probes []probe) conform.Verdict {
 	msg := "-32602 for " + strings.Join(labels, ", ")
 	if len(probes) < 3 {
 		msg += " (no tool is listed, so arguments [1] were not sent)"
+	}
+	if len(notes) > 0 {
+		if len(labels) == 0 {
+			msg = "no -32602"
+		}
+		return conform.Note("%s; %s", msg, strings.Join(notes, "; "))
 	}
 	return conform.Pass("%s", msg)
 }
