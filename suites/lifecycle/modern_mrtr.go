@@ -239,17 +239,6 @@ var _ = conform.Register(conform.Check{
 			return conform.Skip(reports.NotExercised, "tools/list did not complete (TOOLS-LIST rows judge it)")
 		}
 		var bad []string
-		// Requests that carry other context: rich capabilities and a client identity.
-		meta := s.Conn.Meta()
-		meta[conform.MetaClientCapabilities] = map[string]any{"elicitation": map[string]any{"form": map[string]any{}}, "sampling": map[string]any{}, "roots": map[string]any{}}
-		meta["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": "mcp-conform-stateless-probe", "version": "1"}
-		for _, m := range []string{"server/discover", "tools/list"} {
-			if a, err := callWithMeta(t, s, m, nil, meta); err != nil {
-				return conform.Errorf("%v", err)
-			} else if a.err != nil {
-				return t.Silent("a reply to "+m, a.err)
-			}
-		}
 		fixture := ""
 		if v := fixtureTool(t, toolRequiresElicitation); v == nil {
 			// Undeclared, declared, undeclared again: only a server that refuses the
@@ -275,6 +264,17 @@ var _ = conform.Register(conform.Check{
 				bad = append(bad, toolRequiresElicitation+" with clientCapabilities {} was refused, then succeeded right after a call that declared elicitation: the server used the earlier request's capabilities")
 			default:
 				fixture = "; " + toolRequiresElicitation + " without elicitation still refused after a call that declared it"
+			}
+		}
+		// Requests that carry other context: rich capabilities and a client identity.
+		meta := s.Conn.Meta()
+		meta[conform.MetaClientCapabilities] = map[string]any{"elicitation": map[string]any{"form": map[string]any{}}, "sampling": map[string]any{}, "roots": map[string]any{}}
+		meta["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": "mcp-conform-stateless-probe", "version": "1"}
+		for _, m := range []string{"server/discover", "tools/list"} {
+			if a, err := callWithMeta(t, s, m, nil, meta); err != nil {
+				return conform.Errorf("%v", err)
+			} else if a.err != nil {
+				return t.Silent("a reply to "+m, a.err)
 			}
 		}
 		after, ok := toolNames(t, s)

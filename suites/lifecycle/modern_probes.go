@@ -1,10 +1,12 @@
 package lifecycle
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -31,6 +33,11 @@ type probeAnswer struct {
 // callWithMeta sends method with params whose _meta is exactly meta (nil: no _meta at
 // all), bypassing the session's own stamping, and returns the answer.
 func callWithMeta(t *conform.T, s *conform.Session, method string, params map[string]any, meta map[string]any) (probeAnswer, error) {
+	return callWithMetaIn(t.Ctx, s, method, params, meta)
+}
+
+// callWithMetaIn is callWithMeta with a context of its own (for header overrides).
+func callWithMetaIn(ctx context.Context, s *conform.Session, method string, params map[string]any, meta map[string]any) (probeAnswer, error) {
 	p := maps.Clone(params)
 	if p == nil {
 		p = map[string]any{}
@@ -43,7 +50,7 @@ func callWithMeta(t *conform.T, s *conform.Session, method string, params map[st
 	if err != nil {
 		return probeAnswer{}, fmt.Errorf("encode %s: %w", method, err)
 	}
-	resp, err := s.Conn.CallRaw(t.Ctx, id, method, raw)
+	resp, err := s.Conn.CallRaw(ctx, id, method, raw)
 	a := probeAnswer{resp: resp, err: err}
 	var se *transport.HTTPStatusError
 	if errors.As(err, &se) {
@@ -310,7 +317,12 @@ var _ = conform.Register(conform.Check{
 			"capabilities":    map[string]any{},
 			"clientInfo":      map[string]any{"name": "mcp-conform", "version": "legacy-probe"},
 		}
-		a, err := callWithMeta(t, s, "initialize", params, nil)
+		// A legacy client sends none of the 2026-07-28 request headers: over
+		// Streamable HTTP they are removed, so that only the body speaks.
+		ctx := transport.WithHeaders(t.Ctx, http.Header{
+			transport.HeaderProtocolVersion: {}, transport.HeaderMethod: {}, transport.HeaderName: {},
+		})
+		a, err := callWithMetaIn(ctx, s, "initialize", params, nil)
 		if err != nil {
 			return conform.Errorf("%v", err)
 		}
