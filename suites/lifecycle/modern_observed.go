@@ -18,6 +18,7 @@ import (
 // request it answers.
 type modernReply struct {
 	where  string // "<session label> #<seq>"
+	kind   string // the session's transport: stdio, http
 	method string
 	params json.RawMessage // the request's params
 	msg    *wire.Message
@@ -47,7 +48,7 @@ func modernReplies(t *conform.T) []modernReply {
 				if ok && !carriesVersion(params) {
 					continue
 				}
-				out = append(out, modernReply{where: fmt.Sprintf("%s #%d", s.Label, e.Seq), method: e.ForMethod, params: params, msg: e.Msg})
+				out = append(out, modernReply{where: fmt.Sprintf("%s #%d", s.Label, e.Seq), kind: s.Kind, method: e.ForMethod, params: params, msg: e.Msg})
 			}
 		}
 	}
@@ -267,14 +268,16 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
-// codeProblem says how an error code observed in a 2026-07-28 session breaks the
-// error-code rules ("" when it does not): data is the error's data member.
+// r5CodeProblem says how an error code observed in a 2026-07-28 session breaks the
+// error-code rules: rule "range" (BASE-ERRRANGE-01: a code 2026-07-28 does not
+// allocate) or "meaning" (ERR-R5-CODES-01: a defined code without its data); ""
+// when it breaks neither. data is the error's data member.
 func r5CodeProblem(code int, data json.RawMessage) (rule, problem string) {
 	switch {
 	case code == -32002:
 		return "range", "-32002 (resource not found) is retired in 2026-07-28 (-32602 replaces it)"
 	case code == -32042:
-		return "range", "-32042 is retired in 2026-07-28"
+		return "range", "-32042 (URL elicitation required, 2025-11-25 only) is retired in 2026-07-28"
 	case code == conform.CodeMissingCapability:
 		var d struct {
 			Req json.RawMessage `json:"requiredCapabilities"`
@@ -296,3 +299,92 @@ func r5CodeProblem(code int, data json.RawMessage) (rule, problem string) {
 	}
 	return "", ""
 }
+
+// seenError is one JSON-RPC error the server sent in a 2026-07-28 session.
+type seenError struct {
+	where string
+	code  int
+	data  json.RawMessage
+	// http: the session ran over HTTP and the error came in a 2xx reply or stream;
+	// status: the HTTP error status it came with (probes' answers), 0 otherwise.
+	http   bool
+	status int
+}
+
+// r5Errors collects the errors answering the suite's modern requests: those the
+// transcript holds, and, over Streamable HTTP, those this package's probes received
+// with an HTTP error status (not messages of the transcript). Errors other checks
+// received with a 4xx status are not seen.
+func r5Errors(t *conform.T) []seenError {
+	var out []seenError
+	for _, s := range t.Sessions() {
+		out = append(out, recordedHTTPErrors(s)...)
+	}
+	for _, r := range modernReplies(t) {
+		if r.msg.Kind != wire.KindError || r.msg.Error == nil {
+			continue
+		}
+		out = append(out, seenError{where: fmt.Sprintf("%s (%s)", r.where, r.method), code: r.msg.Error.Code, data: r.msg.Error.Data, http: r.kind == "http"})
+	}
+	return out
+}
+
+// BASE-ERRRANGE-01 — 2026-07-28/basic/index.mdx (Error Codes).
+var _ = conform.Register(conform.Check{
+	ID: "BASE-ERRRANGE-01", Title: "no error code outside the 2026-07-28 allocation: nothing undefined in -32020…-32099, no -32002 or -32042, no legacy -32000…-32019",
+	Level: conform.Must, Revisions: revision.Span("R5"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `2026-07-28/basic/index.mdx (Error Codes): "Implementations MUST NOT emit any code from this sub-range that is not defined by this specification" (-32020 to -32099); "Implementations of this protocol version MUST NOT emit these codes: -32002 … -32042"; for -32000 to -32019 "new implementations SHOULD NOT use codes from this sub-range at all" (WARN)`,
+	Run: func(t *conform.T) conform.Verdict {
+		errs := r5Errors(t)
+		var bad, legacy []string
+		for _, e := range errs {
+			if rule, p := r5CodeProblem(e.code, e.data); rule == "range" {
+				bad = append(bad, e.where+": "+p)
+			} else if e.code <= -32000 && e.code >= -32019 {
+				legacy = append(legacy, fmt.Sprintf("%s: %d", e.where, e.code))
+			}
+		}
+		switch {
+		case len(bad) > 0:
+			return t.Violation("only error codes 2026-07-28 allocates", conform.JoinAtMost(bad, 3))
+		case len(legacy) > 0:
+			return conform.Warn("no code of the legacy sub-range -32000…-32019 (SHOULD NOT for new implementations)", conform.JoinAtMost(legacy, 3))
+		case len(errs) == 0:
+			return conform.Skip(reports.NotExercised, "no JSON-RPC error message was received in this revision's sessions")
+		}
+		return conform.Pass("%d error replies, every code allowed in 2026-07-28", len(errs))
+	},
+})
+
+// ERR-R5-CODES-01 — 2026-07-28/basic/index.mdx (Error Codes); schema.
+var _ = conform.Register(conform.Check{
+	ID: "ERR-R5-CODES-01", Title: "-32020, -32021 and -32022 are used only with their meanings: their data, and HTTP 400",
+	Level: conform.Must, Revisions: revision.Span("R5"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `2026-07-28/basic/index.mdx (Error Codes): implementations "MUST use defined codes only with their specified meanings"; schema MissingRequiredClientCapabilityError: data.requiredCapabilities required; UnsupportedProtocolVersionError: data.supported and data.requested required; each "For HTTP, the response status code MUST be 400 Bad Request."`,
+	Run: func(t *conform.T) conform.Verdict {
+		var bad []string
+		n := 0
+		for _, e := range r5Errors(t) {
+			if e.code > conform.CodeHeaderMismatch || e.code < conform.CodeUnsupportedVersion {
+				continue
+			}
+			n++
+			if rule, p := r5CodeProblem(e.code, e.data); rule == "meaning" {
+				bad = append(bad, e.where+": "+p)
+			}
+			switch {
+			case e.http:
+				bad = append(bad, fmt.Sprintf("%s: %d came in a 2xx reply or stream, not with HTTP 400", e.where, e.code))
+			case e.status != 0 && e.status != 400:
+				bad = append(bad, fmt.Sprintf("%s: %d came with HTTP %d, not 400", e.where, e.code, e.status))
+			}
+		}
+		switch {
+		case len(bad) > 0:
+			return t.Violation("-32020/-32021/-32022 with their data, over HTTP with status 400", conform.JoinAtMost(bad, 3))
+		case n == 0:
+			return conform.Skip(reports.NotExercised, "no -32020, -32021 or -32022 error was received in this revision's sessions")
+		}
+		return conform.Pass("%d errors -32020…-32022, each with its data", n)
+	},
+})

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
@@ -58,8 +59,31 @@ func callWithMetaIn(ctx context.Context, s *conform.Session, method string, para
 	}
 	if r, ok := conform.RPCErrorReply(err, method); ok {
 		a.resp, a.err = r, nil
+		if meta != nil { // a legacy request's answer is not held to the modern rules
+			recordHTTPError(s, seenError{where: fmt.Sprintf("%s HTTP %d (%s)", s.Label, a.status, method), code: r.Error.Code, data: r.Error.Data, status: a.status})
+		}
 	}
 	return a, nil
+}
+
+// httpErrors keeps, per session, the JSON-RPC errors the probes received with an
+// HTTP error status: they are no messages of the transcript, and the observed
+// error-code checks judge them too.
+var httpErrors = struct {
+	sync.Mutex
+	bySession map[*conform.Session][]seenError
+}{bySession: map[*conform.Session][]seenError{}}
+
+func recordHTTPError(s *conform.Session, e seenError) {
+	httpErrors.Lock()
+	defer httpErrors.Unlock()
+	httpErrors.bySession[s] = append(httpErrors.bySession[s], e)
+}
+
+func recordedHTTPErrors(s *conform.Session) []seenError {
+	httpErrors.Lock()
+	defer httpErrors.Unlock()
+	return slices.Clone(httpErrors.bySession[s])
 }
 
 // describe says what the probe got, for a verdict.

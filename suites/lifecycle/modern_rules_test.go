@@ -29,6 +29,7 @@ type r5Script struct {
 	serverRequest   bool   // server/discover and test_elicitation also send a server→client request
 	sticky          bool   // remembers declared capabilities across requests
 	noFixture       bool   // the fixture tools are not listed
+	pingError       string // the error object ping is answered with ("" = -32601)
 
 	mu       sync.Mutex
 	declared map[string]json.RawMessage
@@ -130,6 +131,9 @@ func (sc *r5Script) handle(req *wire.Message) []string {
 		if sc.pingServed {
 			return sc.result(req, map[string]any{})
 		}
+		if sc.pingError != "" {
+			return []string{fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":%s}`, req.ID.Raw(), sc.pingError)}
+		}
 	case "tools/call":
 		if !elicit && !sc.capAssumed && (p.Name == toolRequiresElicitation || p.Name == toolElicitation) {
 			return errorWithData(req, -32021, "elicitation required", `{"requiredCapabilities":{"elicitation":{}}}`)
@@ -189,6 +193,16 @@ func TestModernVerdicts(t *testing.T) {
 		{"elicitation asked for undeclared fails", "MOD-MRTR-01", &r5Script{capAssumed: true}, reports.Fail},
 		{"no input_required and no fixture skips", "MOD-MRTR-01", &r5Script{noFixture: true}, reports.Skip},
 		{"stateless server passes", "MOD-STATELESS-01", &r5Script{}, reports.Pass},
+		{"-32601 is in range", "BASE-ERRRANGE-01", &r5Script{}, reports.Pass},
+		{"undefined reserved code fails", "BASE-ERRRANGE-01", &r5Script{pingError: `{"code":-32050,"message":"x"}`}, reports.Fail},
+		{"retired -32002 fails", "BASE-ERRRANGE-01", &r5Script{pingError: `{"code":-32002,"message":"x"}`}, reports.Fail},
+		{"retired -32042 fails", "BASE-ERRRANGE-01", &r5Script{pingError: `{"code":-32042,"message":"x"}`}, reports.Fail},
+		{"legacy sub-range warns", "BASE-ERRRANGE-01", &r5Script{pingError: `{"code":-32001,"message":"x"}`}, reports.Warn},
+		{"no -3202x seen skips", "ERR-R5-CODES-01", &r5Script{}, reports.Skip},
+		{"-32022 with its data passes", "ERR-R5-CODES-01", &r5Script{pingError: `{"code":-32022,"message":"x","data":{"supported":["2026-07-28"],"requested":"x"}}`}, reports.Pass},
+		{"-32022 without data fails", "ERR-R5-CODES-01", &r5Script{pingError: `{"code":-32022,"message":"x"}`}, reports.Fail},
+		{"-32021 without requiredCapabilities fails", "ERR-R5-CODES-01", &r5Script{pingError: `{"code":-32021,"message":"x","data":{}}`}, reports.Fail},
+		{"-32020 passes", "ERR-R5-CODES-01", &r5Script{pingError: `{"code":-32020,"message":"x"}`}, reports.Pass},
 		{"remembered capabilities fail", "MOD-STATELESS-01", &r5Script{sticky: true}, reports.Fail},
 	}
 	for _, tc := range tests {
