@@ -28,14 +28,14 @@ type reply struct {
 	message string // rRPCError
 	// result holds the result's members (nil when the result is not an object).
 	result  map[string]json.RawMessage
-	isError bool            // the result says isError: true
+	isError bool // the result says isError: true
 	// inputRequired marks, in a 2026-07-28 session, an InputRequiredResult
 	// (resultType "input_required"): the server asks for input before it completes
 	// the call, so the result is no CallToolResult (set by inEra).
 	inputRequired bool
-	raw     json.RawMessage // rResult: the result as received
-	desc    string          // what came back, in a few words
-	err     error           // rNone, rHTTP
+	raw           json.RawMessage // rResult: the result as received
+	desc          string          // what came back, in a few words
+	err           error           // rNone, rHTTP
 }
 
 // classify decodes what a request produced.
