@@ -117,7 +117,7 @@ func judgeIsErrorType(calls []seenCall) conform.Verdict {
 var _ = conform.Register(conform.Check{
 	ID: "ERR-ISERROR-CONTENT-01", Title: "an isError:true result keeps a content array with a text block describing the failure",
 	Level: conform.Must, Revisions: revision.Span("all"), Area: "observed", Needs: conform.NeedsFixture,
-	Source: `schema CallToolResult: "required": ["content"] (a missing or non-array content fails); {rev}/server/tools.mdx (Error Handling): the tool execution error example carries "content": [{"type": "text", "text": "Failed to fetch weather data: API rate limit exceeded"}], "isError": true (no text block → WARN, derived). Exercised by the fixture tool test_error_handling and by every isError:true result seen in the revision's sessions.`,
+	Source: `schema CallToolResult: "required": ["content"] (a missing or non-array content fails); {rev}/server/tools.mdx (Error Handling): the tool execution error example carries "content": [{"type": "text", "text": "Failed to fetch weather data: API rate limit exceeded"}] (2025-11-25 on: "Invalid departure date: …"), "isError": true (no text block → WARN, derived). Exercised by the fixture tool test_error_handling and by every isError:true result seen in the revision's sessions.`,
 	Run: func(t *conform.T) conform.Verdict {
 		o, v := callErrorFixture(t)
 		fixture := ""

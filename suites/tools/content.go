@@ -208,7 +208,7 @@ var _ = conform.Register(conform.Check{
 	ID: "CONTENT-UNKNOWN-TYPE-01", Title: "every block's type belongs to the negotiated revision's content union",
 	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
 	Revisions: revision.Span("all"), Area: "content", Needs: conform.NeedsOpportunistic,
-	Source: `schema CallToolResult.content: 2024-11-05 text|image|resource; 2025-03-26 +audio; 2025-06-18+ ContentBlock (+resource_link); {rev}/basic/lifecycle.mdx (Operation): "Respect the negotiated protocol version" — SHOULD in 2024-11-05 and 2025-03-26, MUST from 2025-06-18`,
+	Source: `schema CallToolResult.content: 2024-11-05 text|image|resource; 2025-03-26 +audio; 2025-06-18 on ContentBlock (+resource_link); {rev}/basic/lifecycle.mdx (Operation): "Respect the negotiated protocol version" — SHOULD in 2024-11-05 and 2025-03-26, MUST from 2025-06-18; 2026-07-28 (no lifecycle page): schema CallToolResult content: ContentBlock[]`,
 	Run:    runUnknownType,
 })
 
