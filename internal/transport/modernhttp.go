@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 )
@@ -50,18 +51,55 @@ func headersFrom(ctx context.Context) http.Header {
 	return h
 }
 
-// applyOverrides sets or removes the headers a probe asked for.
+// applyOverrides sets or removes the headers a probe asked for. A name is kept as
+// spelled in h (not canonicalised), so that a probe can send "mcp-method" in lower
+// case: header names are case-insensitive, and a server must treat it as Mcp-Method.
 func applyOverrides(req *http.Request, h http.Header) {
 	for name, vals := range h {
-		if len(vals) == 0 {
-			req.Header.Del(name)
-			continue
+		for k := range req.Header {
+			if strings.EqualFold(k, name) {
+				delete(req.Header, k)
+			}
 		}
-		req.Header.Del(name)
-		for _, v := range vals {
-			req.Header.Add(name, v)
+		if len(vals) > 0 {
+			req.Header[name] = append([]string(nil), vals...)
 		}
 	}
+}
+
+// Probe sends one bodiless request with the given HTTP method (GET, DELETE) to the
+// endpoint, carrying the transport's headers plus h (as WithHeaders applies them),
+// records the exchange, and returns it without reading the reply further than its
+// head and a bounded body: the 2026-07-28 probes of what a modern-only server does
+// with an older client's GET stream or session DELETE. A reply stream is closed at
+// once, never read.
+func (t *StreamableHTTP) Probe(ctx context.Context, method string, h http.Header) (Exchange, error) {
+	if !t.enter() {
+		return Exchange{}, fmt.Errorf("%s %s: %w", method, t.safeURL, ErrClosed)
+	}
+	defer t.wg.Done()
+	reqCtx, cancel := context.WithCancel(t.life)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	req, err := t.newRequest(reqCtx, method, t.url.String(), nil)
+	if err != nil {
+		return Exchange{}, err
+	}
+	t.setMCPHeaders(req)
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	applyOverrides(req, h)
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return Exchange{}, t.requestErr(ctx, method, t.safeURL, err)
+	}
+	defer resp.Body.Close()
+	x := t.scrubExchange(newExchange(method, resp))
+	t.record(x)
+	if mediaType(resp.Header) != "text/event-stream" {
+		drain(resp.Body)
+	}
+	return x, nil
 }
 
 // modernEnvelope is what the modern headers are derived from.
@@ -69,17 +107,31 @@ type modernEnvelope struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
-		Name string         `json:"name"`
-		URI  string         `json:"uri"`
-		Meta map[string]any `json:"_meta"`
+		// Name and URI stay raw: a header mirrors them only when they are strings
+		// (see nameSource).
+		Name json.RawMessage `json:"name"`
+		URI  json.RawMessage `json:"uri"`
+		Meta map[string]any  `json:"_meta"`
 	} `json:"params"`
+}
+
+// nameSource returns the string a body field holds and whether it holds one. The
+// Mcp-Name header mirrors params.name or params.uri; a body without that field, or
+// with a non-string there (a malformed-request probe), has no value to mirror, so the
+// header is left out rather than sent empty, which would claim the name is "".
+func nameSource(raw json.RawMessage) (string, bool) {
+	var v string
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	return v, true
 }
 
 // ModernHeaders returns the standard request headers a correct 2026-07-28 client
 // sends with body: MCP-Protocol-Version (the body's _meta version, else fallback),
 // Mcp-Method, and Mcp-Name for tools/call and prompts/get (params.name) and
-// resources/read (params.uri). A body that is not one JSON-RPC object gets only the
-// version header.
+// resources/read (params.uri) when that field is a string. A body that is not one
+// JSON-RPC object gets only the version header.
 func ModernHeaders(body []byte, fallback string) http.Header {
 	h := http.Header{}
 	var env modernEnvelope
@@ -94,21 +146,34 @@ func ModernHeaders(body []byte, fallback string) http.Header {
 	if env.Method != "" {
 		h.Set(HeaderMethod, EncodeHeaderValue(env.Method))
 	}
+	var src json.RawMessage
 	switch env.Method {
 	case "tools/call", "prompts/get":
-		h.Set(HeaderName, EncodeHeaderValue(env.Params.Name))
+		src = env.Params.Name
 	case "resources/read":
-		h.Set(HeaderName, EncodeHeaderValue(env.Params.URI))
+		src = env.Params.URI
+	}
+	if name, ok := nameSource(src); ok {
+		h.Set(HeaderName, EncodeHeaderValue(name))
 	}
 	return h
 }
 
+// The markers of an encoded header value (2026-07-28 Value Encoding).
+const (
+	base64Prefix = "=?base64?"
+	base64Suffix = "?="
+)
+
 // EncodeHeaderValue returns v as a header value: unchanged when it is printable
 // ASCII without leading or trailing whitespace, otherwise in the =?base64?…?= form
 // that 2026-07-28 (Value Encoding) defines for values a header cannot carry as they
-// are.
+// are. A plain value that looks encoded is encoded too: "clients MUST also
+// Base64-encode any plain-ASCII value that matches the sentinel pattern", or the
+// server would decode it into something else.
 func EncodeHeaderValue(v string) string {
-	plain := v == strings.TrimSpace(v)
+	sentinel := strings.HasPrefix(v, base64Prefix) && strings.HasSuffix(v, base64Suffix)
+	plain := !sentinel && v == strings.TrimSpace(v)
 	for i := 0; plain && i < len(v); i++ {
 		if v[i] < 0x20 || v[i] > 0x7e {
 			plain = false
@@ -117,7 +182,7 @@ func EncodeHeaderValue(v string) string {
 	if plain {
 		return v
 	}
-	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+	return base64Prefix + base64.StdEncoding.EncodeToString([]byte(v)) + base64Suffix
 }
 
 // requestKey is the identity of a request's POST stream: the raw id bytes, or "" for
