@@ -226,7 +226,7 @@ func TestCallsIn(t *testing.T) {
 		{Seq: 6, Dir: wire.Received, ForMethod: "tools/list", Msg: msg(`{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}`)},
 		{Seq: 7, Dir: wire.Received, ForMethod: "tools/call", Msg: msg(`{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"x"}}`)},
 	}
-	got := callsIn("s", entries)
+	got := callsIn("s", false, entries)
 	if len(got) != 2 || got[0].name != "b" || string(got[0].isErrorRaw) != `"yes"` || got[1].name != "a" || got[1].isErrorRaw != nil {
 		t.Errorf("got %+v", got)
 	}

@@ -28,6 +28,8 @@ var FixtureTools = map[string]bool{
 	"test_requires_elicitation": true, // 2026-07-28: refuses without the elicitation capability (-32021)
 	// Additions of this project's reference server (README: the fixture contract).
 	"test_structured_no_schema": true, "test_structured_error": true,
+	// 2026-07-28 additions: structuredContent that is not an object.
+	"test_structured_array": true,
 }
 
 // Permission is whether the suite may call a tool, and with what.
