@@ -292,6 +292,11 @@ func schemaTarget(rev revision.Revision, e wire.Entry) (string, any) {
 	switch m.Kind {
 	case wire.KindResult:
 		if def, ok := rev.ResultDefinition(e.ForMethod); ok && e.ForMethod != "" {
+			if isInputRequired(m.Result) && rev.HasDefinition("InputRequiredResult") {
+				// 2026-07-28 (basic/patterns/mrtr.mdx): tools/call, prompts/get and
+				// resources/read may answer with an InputRequiredResult instead.
+				def = "InputRequiredResult"
+			}
 			return def, json.RawMessage(m.Result)
 		}
 	case wire.KindError:
@@ -311,4 +316,12 @@ func schemaTarget(rev revision.Revision, e wire.Entry) (string, any) {
 		}
 	}
 	return "", nil
+}
+
+// isInputRequired reports whether a result says resultType "input_required".
+func isInputRequired(result json.RawMessage) bool {
+	var r struct {
+		ResultType string `json:"resultType"`
+	}
+	return json.Unmarshal(result, &r) == nil && r.ResultType == "input_required"
 }
