@@ -203,7 +203,7 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-SUBID-R5-01", Title: "stdio: two concurrent subscriptions are told apart by _meta subscriptionId",
 	Level: conform.Must, Revisions: revision.Span("R5"), Area: "stdio", Needs: conform.NeedsAny, Phase: conform.PhaseStateChange,
-	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Multiple Concurrent Subscriptions): "every notification on the stream carries that ID in io.modelcontextprotocol/subscriptionId so clients can demultiplex them"; basic/transports/stdio.mdx: "Clients MUST correlate these using the io.modelcontextprotocol/subscriptionId field in _meta"`,
+	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Multiple Concurrent Subscriptions): "every notification on the stream carries that ID in io.modelcontextprotocol/subscriptionId so clients can demultiplex them"; basic/index.mdx: "the server MUST include io.modelcontextprotocol/subscriptionId in _meta"; basic/transports/stdio.mdx: "Clients MUST correlate these using the io.modelcontextprotocol/subscriptionId field in _meta"`,
 	Run: func(t *conform.T) conform.Verdict {
 		if t.Session().Kind != "stdio" {
 			return conform.Skip(reports.NotApplicable, "the channel is %s, not stdio: each subscription has a stream of its own", t.Session().Kind)
