@@ -361,3 +361,114 @@ var _ = conform.Register(conform.Check{
 			fmt.Sprintf("nothing but what was asked for on subscription %s {promptsListChanged: true} after %s changed the tool list (%s)", sub.ID, trig.what, ctDiffText(added, removed, len(before.Tools))))
 	},
 })
+
+// lsObserved holds what the observed checks read from the revision's sessions: every
+// received entry, with the ids of the listen requests the session sent.
+type lsObserved struct {
+	label   string          // the session's label
+	listens map[string]bool // Key of each listen request id
+	streams map[string]bool // its raw JSON id: the POST stream's key over HTTP
+	entries []wire.Entry
+}
+
+// lsObserve settles the main session (a barrier round trip: on stdio every message
+// sent before it has been read) and collects the revision's sessions.
+func lsObserve(t *conform.T) []lsObserved {
+	if s := t.Session(); s != nil && s.Conn != nil && s.Conn.Err() == nil {
+		_, _ = s.Call(t.Ctx, s.Conn.BarrierMethod(), nil)
+	}
+	var out []lsObserved
+	for _, s := range ctSessions(t) {
+		o := lsObserved{label: s.Label, listens: map[string]bool{}, streams: map[string]bool{}}
+		all, _ := s.Conn.Transcript()
+		for _, e := range all {
+			switch {
+			case e.Dir == wire.Sent && e.Msg != nil && e.Msg.Method == conform.MethodListen:
+				o.listens[e.Msg.ID.Key()] = true
+				o.streams[string(e.Msg.ID.Raw())] = true
+			case e.Dir == wire.Received:
+				o.entries = append(o.entries, e)
+			}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// onListen reports whether a received message came on a listen stream: over HTTP the
+// listen POST's SSE reply carried it; on stdio it is tagged with a listen request's id.
+func (o lsObserved) onListen(e wire.Entry) bool {
+	if e.Stream != "" {
+		return o.streams[e.Stream]
+	}
+	if e.Msg == nil {
+		return false
+	}
+	id, ok := conform.SubscriptionTag(e.Msg)
+	return ok && o.listens[id.Key()]
+}
+
+// NOTIF-LISTEN-SCOPE-R5-01 — 2026-07-28/server/utilities/logging.mdx; basic/transports/streamable-http.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "NOTIF-LISTEN-SCOPE-R5-01", Title: "no notifications/progress or notifications/message on a listen stream",
+	Level: conform.Must, Revisions: revision.Span("R5"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `2026-07-28/server/utilities/logging.mdx: "notifications/message is request-scoped: the server MUST NOT deliver it on a subscriptions/listen stream"; basic/transports/streamable-http.mdx: "Request-scoped notifications like notifications/progress and notifications/message are not delivered on the listen stream"`,
+	Run:    func(t *conform.T) conform.Verdict { return lsJudgeScope(lsObserve(t)) },
+})
+
+// lsJudgeScope judges the messages of every listen stream observed.
+func lsJudgeScope(obs []lsObserved) conform.Verdict {
+	var f conform.Findings
+	subs := 0
+	for _, o := range obs {
+		subs += len(o.listens)
+		for _, e := range o.entries {
+			if !o.onListen(e) {
+				continue
+			}
+			f.Judged++
+			if m := e.Msg; m != nil && (m.Method == "notifications/progress" || m.Method == "notifications/message") {
+				f.Fail(fmt.Sprintf("%s #%d %s on a listen stream", o.label, e.Seq, m.Method))
+			}
+		}
+	}
+	if subs == 0 || f.Judged == 0 {
+		return conform.Skip(reports.NotExercised, "no message of a subscriptions/listen stream was received in this revision's sessions")
+	}
+	return f.Verdict("no request-scoped notification (progress, message) on a listen stream", "",
+		fmt.Sprintf("%d message%s on %d listen stream%s, none of them progress or message", f.Judged, ctPlural(f.Judged), subs, ctPlural(subs)))
+}
+
+// CANCEL-R5-SERVER-01 — 2026-07-28/basic/patterns/cancellation.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "CANCEL-R5-SERVER-01", Title: "the server sends notifications/cancelled only to tear down a subscription",
+	Level: conform.Must, Revisions: revision.Span("R5"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `2026-07-28/basic/patterns/cancellation.mdx: "Servers MUST NOT send notifications/cancelled for any other purpose."; "Server-sent cancellation notifications MUST reference a subscriptions/listen request, to terminate that subscription stream"`,
+	Run:    func(t *conform.T) conform.Verdict { return lsJudgeCancel(lsObserve(t)) },
+})
+
+// lsJudgeCancel judges every notifications/cancelled the server sent.
+func lsJudgeCancel(obs []lsObserved) conform.Verdict {
+	var f conform.Findings
+	for _, o := range obs {
+		for _, e := range o.entries {
+			if e.Msg == nil || e.Msg.Method != "notifications/cancelled" || e.Msg.IsResponse() {
+				continue
+			}
+			f.Judged++
+			var p struct {
+				RequestID json.RawMessage `json:"requestId"`
+			}
+			_ = json.Unmarshal(e.Msg.Params, &p)
+			id, err := wire.ParseID(p.RequestID)
+			if err != nil || id.IsZero() || !o.listens[id.Key()] {
+				f.Fail(fmt.Sprintf("%s #%d notifications/cancelled names requestId %s, which is no subscriptions/listen request of the session", o.label, e.Seq, ctOr(string(p.RequestID), "(none)")))
+			}
+		}
+	}
+	if f.Judged == 0 {
+		return conform.Skip(reports.NotExercised, "the server sent no notifications/cancelled in this revision's sessions")
+	}
+	return f.Verdict("notifications/cancelled only for a subscriptions/listen request", "",
+		fmt.Sprintf("%d notifications/cancelled, each tearing down a subscription", f.Judged))
+}

@@ -1,8 +1,11 @@
 package tools
 
 import (
+	"strings"
+
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-conform/mcp-conform/conform"
 	"sync"
 	"testing"
 
@@ -162,3 +165,76 @@ func TestListenVerdicts(t *testing.T) {
 	}
 	ctRun(t, cases)
 }
+
+// lsObs builds an observed session: the listen ids sent, and received messages
+// (raw JSON; a "stream:" prefix names the POST stream that carried one).
+func lsObs(t *testing.T, listens []wire.ID, msgs ...string) lsObserved {
+	t.Helper()
+	o := lsObserved{label: "main", listens: map[string]bool{}, streams: map[string]bool{}}
+	for _, id := range listens {
+		o.listens[id.Key()] = true
+		o.streams[string(id.Raw())] = true
+	}
+	for i, raw := range msgs {
+		stream := ""
+		if s, rest, ok := strings.Cut(raw, "|"); ok {
+			stream, raw = s, rest
+		}
+		m, err := wire.Decode([]byte(raw))
+		if err != nil {
+			t.Fatalf("decode %s: %v", raw, err)
+		}
+		o.entries = append(o.entries, wire.Entry{Seq: i + 1, Dir: wire.Received, Raw: []byte(raw), Msg: m, Stream: stream})
+	}
+	return o
+}
+
+func TestListenObservedVerdicts(t *testing.T) {
+	sub := []wire.ID{wire.NumberID(7)}
+	tag := func(method, extra string) string {
+		return conformtest.Notification(method, `{`+extra+`"_meta":{"io.modelcontextprotocol/subscriptionId":7}}`)
+	}
+	ack := tag(conformtestAck, `"notifications":{},`)
+	cases := []struct {
+		name  string
+		judge func([]lsObserved) conform.Verdict
+		obs   func(t *testing.T) []lsObserved
+		want  conform.Outcome
+	}{
+		{"scope: ack only passes", lsJudgeScope, func(t *testing.T) []lsObserved { return []lsObserved{lsObs(t, sub, ack)} }, conform.OutcomePass},
+		{"scope: tagged message fails (stdio)", lsJudgeScope, func(t *testing.T) []lsObserved {
+			return []lsObserved{lsObs(t, sub, ack, tag("notifications/message", `"level":"info","data":"x",`))}
+		}, conform.OutcomeViolation},
+		{"scope: progress on the listen POST stream fails (HTTP)", lsJudgeScope, func(t *testing.T) []lsObserved {
+			return []lsObserved{lsObs(t, sub, "7|"+ack, "7|"+conformtest.Notification("notifications/progress", `{"progressToken":1,"progress":1}`))}
+		}, conform.OutcomeViolation},
+		{"scope: progress on a call's stream passes", lsJudgeScope, func(t *testing.T) []lsObserved {
+			return []lsObserved{lsObs(t, sub, "7|"+ack, "8|"+conformtest.Notification("notifications/progress", `{"progressToken":1,"progress":1}`))}
+		}, conform.OutcomePass},
+		{"scope: no listen is not exercised", lsJudgeScope, func(t *testing.T) []lsObserved { return []lsObserved{lsObs(t, nil)} }, conform.OutcomeSkip},
+		{"cancel: none is not exercised", lsJudgeCancel, func(t *testing.T) []lsObserved { return []lsObserved{lsObs(t, sub, ack)} }, conform.OutcomeSkip},
+		{"cancel: tearing down the subscription passes", lsJudgeCancel, func(t *testing.T) []lsObserved {
+			return []lsObserved{lsObs(t, sub, conformtest.Notification("notifications/cancelled", `{"requestId":7}`))}
+		}, conform.OutcomePass},
+		{"cancel: the id as a string is another request and fails", lsJudgeCancel, func(t *testing.T) []lsObserved {
+			return []lsObserved{lsObs(t, sub, conformtest.Notification("notifications/cancelled", `{"requestId":"7"}`))}
+		}, conform.OutcomeViolation},
+		{"cancel: another request fails", lsJudgeCancel, func(t *testing.T) []lsObserved {
+			return []lsObserved{lsObs(t, sub, conformtest.Notification("notifications/cancelled", `{"requestId":9}`))}
+		}, conform.OutcomeViolation},
+		{"cancel: no requestId fails", lsJudgeCancel, func(t *testing.T) []lsObserved {
+			return []lsObserved{lsObs(t, sub, conformtest.Notification("notifications/cancelled", `{}`))}
+		}, conform.OutcomeViolation},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v := tc.judge(tc.obs(t))
+			if got := v.Outcome(); got != tc.want {
+				t.Fatalf("outcome %s, want %s (%s)", got, tc.want, v.Message)
+			}
+		})
+	}
+}
+
+// conformtestAck is the acknowledgement's method.
+const conformtestAck = conform.MethodAcknowledged
