@@ -131,7 +131,22 @@ func TestListenVerdicts(t *testing.T) {
 		})
 		return s
 	}
+	// withLC makes server/discover bring a list_changed with these params first.
+	withLC := func(params string) func() *conformtest.Server {
+		return func() *conformtest.Server {
+			s := (&lsServer{}).server()
+			s.Handle("server/discover", func(req *wire.Message) []string {
+				return []string{conformtest.Notification(ctListChanged, params),
+					conformtest.Result(req, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":true}},"ttlMs":0,"cacheScope":"public"}`)}
+			})
+			return s
+		}
+	}
 	cases := []ctCase{
+		// NOTIF-LC-SHAPE-01 in 2026-07-28: the tag is part of the shape.
+		{name: "tagged list_changed is valid", id: "NOTIF-LC-SHAPE-01", rev: r5, srv: withLC(`{"_meta":{"io.modelcontextprotocol/subscriptionId":4}}`), want: reports.Pass},
+		{name: "a tag that is no id fails", id: "NOTIF-LC-SHAPE-01", rev: r5, srv: withLC(`{"_meta":{"io.modelcontextprotocol/subscriptionId":true}}`), want: reports.Fail},
+
 		// NOTIF-LISTEN-ACK-R5-01
 		{name: "tagged ack first passes", id: "NOTIF-LISTEN-ACK-R5-01", rev: r5, srv: srv(lsFlags{}), want: reports.Pass},
 		{name: "no ack fails", id: "NOTIF-LISTEN-ACK-R5-01", rev: r5, srv: srv(lsFlags{noAck: true}), want: reports.Fail, contains: "no message of subscription"},
