@@ -396,7 +396,8 @@ func lsObserve(t *conform.T) []lsObserved {
 }
 
 // onListen reports whether a received message came on a listen stream: over HTTP the
-// listen POST's SSE reply carried it; on stdio it is tagged with a listen request's id.
+// listen POST's SSE reply carried it; on stdio it is tagged with a listen request's id
+// or is a subscription notification.
 func (o lsObserved) onListen(e wire.Entry) bool {
 	if e.Stream != "" {
 		return o.streams[e.Stream]
@@ -404,8 +405,13 @@ func (o lsObserved) onListen(e wire.Entry) bool {
 	if e.Msg == nil {
 		return false
 	}
-	id, ok := conform.SubscriptionTag(e.Msg)
-	return ok && o.listens[id.Key()]
+	if id, ok := conform.SubscriptionTag(e.Msg); ok && o.listens[id.Key()] {
+		return true
+	}
+	// A subscription notification that names no listen request is still one of
+	// theirs (as conform.Subscription attributes it); a progress or message without
+	// a tag cannot be told from a request's own.
+	return len(o.listens) > 0 && conform.IsSubscriptionMethod(e.Msg.Method)
 }
 
 // NOTIF-LISTEN-SCOPE-R5-01 — 2026-07-28/server/utilities/logging.mdx; basic/transports/streamable-http.mdx.
