@@ -73,9 +73,6 @@ func (sub *Subscription) Cancel(ctx context.Context) error {
 	return nil
 }
 
-// Done is closed once the listen request got its reply or the connection ended.
-func (sub *Subscription) Done() <-chan struct{} { return sub.call.Done() }
-
 // Messages returns the subscription's messages received so far, in order.
 func (sub *Subscription) Messages() []wire.Entry {
 	known := map[string]bool{}
