@@ -279,13 +279,19 @@ func lsSplit(t *conform.T, sub *conform.Subscription, after int) (on []wire.Entr
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-LC-R5-01", Title: "a tool list change is announced on the listen stream that asked for toolsListChanged, and only there",
 	Level: conform.Should, Revisions: revision.Span("R5"), Area: "notifications", Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange,
-	Source: `2026-07-28/server/tools.mdx (List Changed Notification): "When the list of available tools changes, servers that declared the listChanged capability SHOULD send a notification to clients that have opened a subscriptions/listen stream with toolsListChanged: true"`,
+	Source: `2026-07-28/server/tools.mdx (List Changed Notification): "When the list of available tools changes, servers that declared the listChanged capability SHOULD send a notification to clients that have opened a subscriptions/listen stream with toolsListChanged: true"; "listChanged indicates whether the server will emit notifications when the list of available tools changes"`,
 	Run: func(t *conform.T) conform.Verdict {
-		if !toolkit.ListChangedDeclared(t.Session()) {
-			return conform.Skip(reports.NotApplicable, "capabilities.tools.listChanged is not true: the server does not offer list_changed notifications")
+		declared := toolkit.ListChangedDeclared(t.Session())
+		const undeclared = "capabilities.tools.listChanged is not true: the server does not offer list_changed notifications"
+		if _, ok := t.Session().Capabilities()["tools"]; !ok && !declared {
+			// TOOLS-CAP-01's business; the suite calls no tool of an undeclared capability.
+			return conform.Skip(reports.NotApplicable, "%s (it declares no tools capability)", undeclared)
 		}
 		trig := ctPickTrigger(t)
-		if trig == nil {
+		switch {
+		case trig == nil && !declared:
+			return conform.Skip(reports.NotApplicable, "%s, and nothing can change the tool list to see that none comes", undeclared)
+		case trig == nil:
 			return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (spec-matrix §3.2), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", ctTriggerFixture)
 		}
 		sub, v := lsOpen(t, lsTools, 1)
@@ -308,6 +314,15 @@ var _ = conform.Register(conform.Check{
 		}
 		added, removed := ctNameDiff(before, after)
 		change := fmt.Sprintf("tools/list before and after: %s", ctDiffText(added, removed, len(before.Tools)))
+		if !declared {
+			// The row's "only if listChanged is declared": the change is made all
+			// the same, so that an announcement the server did not offer is seen.
+			if len(got) > 0 {
+				return t.Violation("no "+ctListChanged+" from a server whose capabilities.tools.listChanged is not true",
+					fmt.Sprintf("it arrived on subscription %s (entry #%d) after %s", sub.ID, got[0].Seq, trig.what))
+			}
+			return conform.Skip(reports.NotApplicable, "%s; none came on subscription %s after %s (%s)", undeclared, sub.ID, trig.what, change)
+		}
 		switch {
 		case len(got) > 0 && len(added)+len(removed) > 0:
 			return conform.Pass("%s arrived on subscription %s (entry #%d) after %s; %s", ctListChanged, sub.ID, got[0].Seq, trig.what, change)

@@ -170,7 +170,9 @@ func TestListenVerdicts(t *testing.T) {
 		{name: "announced on the stream passes", id: "NOTIF-LISTEN-LC-R5-01", rev: r5, srv: srv(lsFlags{}), want: reports.Pass, contains: "added test_dynamic_tool"},
 		{name: "silent change warns", id: "NOTIF-LISTEN-LC-R5-01", rev: r5, srv: srv(lsFlags{silent: true}), want: reports.Warn, contains: "none by the time"},
 		{name: "a list_changed on the call's stream warns", id: "NOTIF-LISTEN-LC-R5-01", rev: r5, srv: srv(lsFlags{onCall: true, silent: true}), want: reports.Warn},
-		{name: "undeclared listChanged is not applicable", id: "NOTIF-LISTEN-LC-R5-01", rev: r5, srv: srv(lsFlags{caps: `{"tools":{}}`}), want: reports.Skip, reason: reports.NotApplicable},
+		{name: "undeclared listChanged announced warns", id: "NOTIF-LISTEN-LC-R5-01", rev: r5, srv: srv(lsFlags{caps: `{"tools":{}}`}), want: reports.Warn, contains: "is not true"},
+		{name: "undeclared listChanged and silent is not applicable", id: "NOTIF-LISTEN-LC-R5-01", rev: r5, srv: srv(lsFlags{caps: `{"tools":{}}`, silent: true}), want: reports.Skip, reason: reports.NotApplicable, contains: "none came"},
+		{name: "no tools capability is not applicable", id: "NOTIF-LISTEN-LC-R5-01", rev: r5, srv: srv(lsFlags{caps: `{}`}), want: reports.Skip, reason: reports.NotApplicable, contains: "no tools capability"},
 		{name: "no trigger needs the fixture", id: "NOTIF-LISTEN-LC-R5-01", rev: r5, srv: noTrigger, want: reports.Skip, reason: reports.NeedsFixture},
 
 		// NOTIF-LISTEN-FILTER-R5-01
