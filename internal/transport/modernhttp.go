@@ -69,17 +69,31 @@ type modernEnvelope struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
-		Name string         `json:"name"`
-		URI  string         `json:"uri"`
-		Meta map[string]any `json:"_meta"`
+		// Name and URI stay raw: a header mirrors them only when they are strings
+		// (see nameSource).
+		Name json.RawMessage `json:"name"`
+		URI  json.RawMessage `json:"uri"`
+		Meta map[string]any  `json:"_meta"`
 	} `json:"params"`
+}
+
+// nameSource returns the string a body field holds and whether it holds one. The
+// Mcp-Name header mirrors params.name or params.uri; a body without that field, or
+// with a non-string there (a malformed-request probe), has no value to mirror, so the
+// header is left out rather than sent empty, which would claim the name is "".
+func nameSource(raw json.RawMessage) (string, bool) {
+	var v string
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	return v, true
 }
 
 // ModernHeaders returns the standard request headers a correct 2026-07-28 client
 // sends with body: MCP-Protocol-Version (the body's _meta version, else fallback),
 // Mcp-Method, and Mcp-Name for tools/call and prompts/get (params.name) and
-// resources/read (params.uri). A body that is not one JSON-RPC object gets only the
-// version header.
+// resources/read (params.uri) when that field is a string. A body that is not one
+// JSON-RPC object gets only the version header.
 func ModernHeaders(body []byte, fallback string) http.Header {
 	h := http.Header{}
 	var env modernEnvelope
@@ -94,21 +108,34 @@ func ModernHeaders(body []byte, fallback string) http.Header {
 	if env.Method != "" {
 		h.Set(HeaderMethod, EncodeHeaderValue(env.Method))
 	}
+	var src json.RawMessage
 	switch env.Method {
 	case "tools/call", "prompts/get":
-		h.Set(HeaderName, EncodeHeaderValue(env.Params.Name))
+		src = env.Params.Name
 	case "resources/read":
-		h.Set(HeaderName, EncodeHeaderValue(env.Params.URI))
+		src = env.Params.URI
+	}
+	if name, ok := nameSource(src); ok {
+		h.Set(HeaderName, EncodeHeaderValue(name))
 	}
 	return h
 }
 
+// The markers of an encoded header value (2026-07-28 Value Encoding).
+const (
+	base64Prefix = "=?base64?"
+	base64Suffix = "?="
+)
+
 // EncodeHeaderValue returns v as a header value: unchanged when it is printable
 // ASCII without leading or trailing whitespace, otherwise in the =?base64?…?= form
 // that 2026-07-28 (Value Encoding) defines for values a header cannot carry as they
-// are.
+// are. A plain value that looks encoded is encoded too: "clients MUST also
+// Base64-encode any plain-ASCII value that matches the sentinel pattern", or the
+// server would decode it into something else.
 func EncodeHeaderValue(v string) string {
-	plain := v == strings.TrimSpace(v)
+	sentinel := strings.HasPrefix(v, base64Prefix) && strings.HasSuffix(v, base64Suffix)
+	plain := !sentinel && v == strings.TrimSpace(v)
 	for i := 0; plain && i < len(v); i++ {
 		if v[i] < 0x20 || v[i] > 0x7e {
 			plain = false
@@ -117,7 +144,7 @@ func EncodeHeaderValue(v string) string {
 	if plain {
 		return v
 	}
-	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+	return base64Prefix + base64.StdEncoding.EncodeToString([]byte(v)) + base64Suffix
 }
 
 // requestKey is the identity of a request's POST stream: the raw id bytes, or "" for
