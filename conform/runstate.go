@@ -200,18 +200,23 @@ func openState(rev revision.Revision, s *Session, err error) columnState {
 }
 
 // reconcileEras applies the other half of era detection: once server/discover proved
-// the server modern, a legacy column whose initialize failed (refused, or any answer
+// the server modern and no legacy column got an InitializeResult, a legacy column whose initialize failed (refused, or any answer
 // but a failure to connect) is revision-unsupported — a modern-only server owes
 // initialize no result (2026-07-28 basic/versioning.mdx), only, SHOULD, an error
 // naming its versions (MOD-LEGACY-INIT-01 judges that).
 func (rs *runState) reconcileEras() {
-	modern := false
+	modern, legacy := false, false
 	for _, col := range rs.columns {
-		if col.rev.Era == revision.Modern && col.state == colOpen {
+		switch {
+		case col.rev.Era == revision.Modern && col.state == colOpen:
 			modern = true
+		case col.rev.Era == revision.Legacy && col.main != nil && col.main.Negotiated != "":
+			// initialize answered (with this version or another): the server
+			// speaks the legacy era, and a refused column is its own failure.
+			legacy = true
 		}
 	}
-	if !modern {
+	if !modern || legacy {
 		return
 	}
 	for _, col := range rs.columns {

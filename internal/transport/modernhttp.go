@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 )
@@ -50,18 +51,55 @@ func headersFrom(ctx context.Context) http.Header {
 	return h
 }
 
-// applyOverrides sets or removes the headers a probe asked for.
+// applyOverrides sets or removes the headers a probe asked for. A name is kept as
+// spelled in h (not canonicalised), so that a probe can send "mcp-method" in lower
+// case: header names are case-insensitive, and a server must treat it as Mcp-Method.
 func applyOverrides(req *http.Request, h http.Header) {
 	for name, vals := range h {
-		if len(vals) == 0 {
-			req.Header.Del(name)
-			continue
+		for k := range req.Header {
+			if strings.EqualFold(k, name) {
+				delete(req.Header, k)
+			}
 		}
-		req.Header.Del(name)
-		for _, v := range vals {
-			req.Header.Add(name, v)
+		if len(vals) > 0 {
+			req.Header[name] = append([]string(nil), vals...)
 		}
 	}
+}
+
+// Probe sends one bodiless request with the given HTTP method (GET, DELETE) to the
+// endpoint, carrying the transport's headers plus h (as WithHeaders applies them),
+// records the exchange, and returns it without reading the reply further than its
+// head and a bounded body: the 2026-07-28 probes of what a modern-only server does
+// with an older client's GET stream or session DELETE. A reply stream is closed at
+// once, never read.
+func (t *StreamableHTTP) Probe(ctx context.Context, method string, h http.Header) (Exchange, error) {
+	if !t.enter() {
+		return Exchange{}, fmt.Errorf("%s %s: %w", method, t.safeURL, ErrClosed)
+	}
+	defer t.wg.Done()
+	reqCtx, cancel := context.WithCancel(t.life)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	req, err := t.newRequest(reqCtx, method, t.url.String(), nil)
+	if err != nil {
+		return Exchange{}, err
+	}
+	t.setMCPHeaders(req)
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	applyOverrides(req, h)
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return Exchange{}, t.requestErr(ctx, method, t.safeURL, err)
+	}
+	defer resp.Body.Close()
+	x := t.scrubExchange(newExchange(method, resp))
+	t.record(x)
+	if mediaType(resp.Header) != "text/event-stream" {
+		drain(resp.Body)
+	}
+	return x, nil
 }
 
 // modernEnvelope is what the modern headers are derived from.

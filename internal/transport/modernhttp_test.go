@@ -1,6 +1,11 @@
 package transport
 
 import (
+	"context"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -49,5 +54,70 @@ func TestModernHeaders(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A probe's overrides replace the derived header whatever the case its name is
+// spelled in (the lower-case spelling goes on the wire as it is), and an empty value
+// removes it.
+func TestApplyOverrides(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		overrides http.Header
+		wantKeys  []string // the raw keys left, sorted
+		want      map[string]string
+	}{
+		{"lower-case name replaces the canonical one", http.Header{"mcp-method": {"tools/list"}}, []string{"Mcp-Name", "mcp-method"},
+			map[string]string{"mcp-method": "tools/list"}},
+		{"canonical name replaces the value", http.Header{"Mcp-Method": {"X"}}, []string{"Mcp-Method", "Mcp-Name"},
+			map[string]string{"Mcp-Method": "X"}},
+		{"empty removes", http.Header{"MCP-METHOD": {}}, []string{"Mcp-Name"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", nil)
+			req.Header = http.Header{}
+			req.Header.Set(HeaderMethod, "tools/call")
+			req.Header.Set(HeaderName, "echo")
+			applyOverrides(req, tt.overrides)
+			keys := slices.Sorted(maps.Keys(req.Header))
+			if !slices.Equal(keys, tt.wantKeys) {
+				t.Errorf("keys %v, want %v", keys, tt.wantKeys)
+			}
+			for k, v := range tt.want {
+				if got := req.Header[k]; len(got) != 1 || got[0] != v {
+					t.Errorf("%s = %v, want [%s]", k, got, v)
+				}
+			}
+		})
+	}
+}
+
+// Probe sends a bare GET or DELETE, returns its status and records it.
+func TestProbe(t *testing.T) {
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = append(seen, r.Method+" "+r.Header.Get("Mcp-Session-Id"))
+		w.Header().Set("Allow", "POST")
+		w.WriteHeader(http.StatusMethodNotAllowed)
+	}))
+	defer srv.Close()
+	tr, err := DialStreamableHTTP(context.Background(), HTTPConfig{URL: srv.URL + "/mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close(context.Background())
+	tr.SetModern("2026-07-28")
+	x, err := tr.Probe(context.Background(), http.MethodDelete, http.Header{"Mcp-Session-Id": {"old"}})
+	if err != nil || x.Status != http.StatusMethodNotAllowed || x.Method != http.MethodDelete || x.Header.Get("Allow") != "POST" {
+		t.Fatalf("Probe = %+v, %v", x, err)
+	}
+	if xs := tr.Exchanges(); len(xs) != 1 || xs[0].Status != http.StatusMethodNotAllowed {
+		t.Errorf("exchanges %+v", xs)
+	}
+	if len(seen) != 1 || seen[0] != "DELETE old" {
+		t.Errorf("server saw %v", seen)
+	}
+	if tr.SessionID() != "" {
+		t.Errorf("a modern transport adopted session %q", tr.SessionID())
 	}
 }
