@@ -206,7 +206,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 		t.wg.Add(1) // we hold a count, so this cannot race with Close's Wait
 		go func() {
 			defer t.untrackStream(key)
-			t.readStream(resp.Body, cancel, "post", idx)
+			t.readStream(resp.Body, cancel, "post", key, idx)
 		}()
 		return nil
 	}
@@ -295,12 +295,12 @@ func (t *StreamableHTTP) OpenGetStream(ctx context.Context) (bool, error) {
 	}
 	streaming = true
 	t.wg.Add(1)
-	go t.readStream(resp.Body, cancel, "get", idx)
+	go t.readStream(resp.Body, cancel, "get", "", idx)
 	return true, nil
 }
 
 // readStream delivers the message events of an SSE reply until it ends or Close.
-func (t *StreamableHTTP) readStream(body io.ReadCloser, cancel context.CancelFunc, source string, idx int) {
+func (t *StreamableHTTP) readStream(body io.ReadCloser, cancel context.CancelFunc, source, stream string, idx int) {
 	defer t.wg.Done()
 	defer cancel()
 	defer body.Close()
@@ -315,7 +315,7 @@ func (t *StreamableHTTP) readStream(body io.ReadCloser, cancel context.CancelFun
 		if (ev.Type != "" && ev.Type != "message") || (ev.Data == "" && err == nil) {
 			continue
 		}
-		f := Frame{Data: []byte(ev.Data), Source: source, At: time.Now()}
+		f := Frame{Data: []byte(ev.Data), Source: source, Stream: stream, At: time.Now()}
 		if ev.HasID {
 			f.EventID = ev.ID
 		}

@@ -43,6 +43,9 @@ type Entry struct {
 	Msg    *Message // nil when the bytes did not decode as a JSON-RPC object
 	Err    string   // why the bytes are not a usable message (framing, JSON, shape)
 	Source string   // the transport channel: stdout, post, get, sse
+	// Stream is the raw JSON id of the request whose POST SSE reply carried the
+	// message (Streamable HTTP; "" elsewhere).
+	Stream string
 	// ForMethod is, for responses, the method of the request answered ("" if the
 	// response matched no request the suite sent).
 	ForMethod string
@@ -475,7 +478,7 @@ func (c *Conn) readLoop() {
 		if len(data) > 0 && data[0] == '[' {
 			var items []json.RawMessage
 			if err := json.Unmarshal(data, &items); err != nil {
-				c.record(Entry{Dir: Received, At: f.At, Raw: f.Data, Err: "batch: " + err.Error(), Source: f.Source})
+				c.record(Entry{Dir: Received, At: f.At, Raw: f.Data, Err: "batch: " + err.Error(), Source: f.Source, Stream: f.Stream})
 				continue
 			}
 			for _, it := range items {
@@ -488,7 +491,7 @@ func (c *Conn) readLoop() {
 }
 
 func (c *Conn) handle(f transport.Frame, raw []byte, inBatch bool) {
-	e := Entry{Dir: Received, At: f.At, Raw: raw, Source: f.Source, InBatch: inBatch}
+	e := Entry{Dir: Received, At: f.At, Raw: raw, Source: f.Source, Stream: f.Stream, InBatch: inBatch}
 	if e.At.IsZero() {
 		e.At = time.Now()
 	}
@@ -554,7 +557,7 @@ func (c *Conn) deliver(e Entry, m *Message) {
 // a reply to a pending call (by its id, or because only one call is pending), fails
 // that call at once with what came back.
 func (c *Conn) rejected(f transport.Frame) {
-	e := Entry{Dir: Received, At: f.At, Raw: f.Data, Err: f.Err.Error(), Source: f.Source}
+	e := Entry{Dir: Received, At: f.At, Raw: f.Data, Err: f.Err.Error(), Source: f.Source, Stream: f.Stream}
 	id, found, hasMethod := peekID(f.Data)
 	c.mu.Lock()
 	var pc *pendingCall

@@ -277,8 +277,8 @@ var _ = conform.Register(conform.Check{
 // NOTIF-LC-SHAPE-01 — schema ToolListChangedNotification.
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LC-SHAPE-01", Title: "list_changed is a notification (no id) with at most params{_meta}",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Area: "observed", Needs: conform.NeedsOpportunistic,
-	Source: `schema ToolListChangedNotification: "method": {"const": "notifications/tools/list_changed"}, "params": {"properties": {"_meta": …}, "type": "object"} (optional); a notification carries no id (JSON-RPC 2.0 §4.1: "A Notification is a Request object without an "id" member")`,
+	Level: conform.Must, Revisions: revision.Span("all"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `schema ToolListChangedNotification (in 2026-07-28 delivered on a subscriptions/listen stream, its params._meta "io.modelcontextprotocol/subscriptionId": {"$ref": "#/$defs/RequestId"}): "method": {"const": "notifications/tools/list_changed"}, "params": {"properties": {"_meta": …}, "type": "object"} (optional); a notification carries no id (JSON-RPC 2.0 §4.1: "A Notification is a Request object without an "id" member")`,
 	Run:    runListChangedShape,
 })
 
