@@ -141,6 +141,32 @@ func (sub *Subscription) Sync(ctx context.Context, open int) error {
 	return nil
 }
 
+// Await waits, bounded by the connection's request timeout and ctx, for a message of
+// the subscription that match accepts, and reports whether one came. It is for a
+// message the server owes (the acknowledgement, an announced change): a server may
+// write it a moment after answering a later request (go-sdk delays list changes by
+// 10 ms), and over HTTP it travels on a stream of its own, so the barrier of Sync
+// proves only what was written before it. A correct server costs no wait; only one
+// that never sends it costs the timeout.
+func (sub *Subscription) Await(ctx context.Context, match func(wire.Entry) bool) bool {
+	known := map[string]bool{}
+	all, _ := sub.s.Conn.Transcript()
+	for _, e := range all {
+		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Method == MethodListen {
+			known[e.Msg.ID.Key()] = true
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, sub.s.Conn.RequestTimeout())
+	defer cancel()
+	_, err := sub.s.Conn.WaitFor(ctx, sub.after, func(e wire.Entry) bool {
+		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Method == MethodListen {
+			known[e.Msg.ID.Key()] = true
+		}
+		return e.Dir == wire.Received && sub.owns(e, known) && match(e)
+	})
+	return err == nil
+}
+
 // SubscriptionTag returns the subscription id a message carries in _meta (params
 // for a notification, result for a response) and whether it carries one.
 func SubscriptionTag(m *wire.Message) (wire.ID, bool) {

@@ -38,6 +38,8 @@ func lsOpen(t *conform.T, filter map[string]any, open int) (*conform.Subscriptio
 		v := conform.Errorf("%v", err)
 		return nil, &v
 	}
+	// The acknowledgement (or a refusal) is owed; over HTTP it may trail the barrier.
+	sub.Await(t.Ctx, func(wire.Entry) bool { return true })
 	for _, e := range sub.Messages() {
 		if e.Msg != nil && e.Msg.IsResponse() && e.Msg.Error != nil {
 			lsCancel(t, sub)
@@ -306,6 +308,10 @@ var _ = conform.Register(conform.Check{
 		}
 		if err := sub.Sync(t.Ctx, 1); err != nil {
 			return conform.Errorf("%v", err)
+		}
+		if declared {
+			// The announcement is owed; a server may send it a moment later.
+			sub.Await(t.Ctx, func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == ctListChanged })
 		}
 		got, out := lsSplit(t, sub, seq)
 		if len(out) > 0 {
