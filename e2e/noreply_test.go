@@ -30,7 +30,7 @@ func TestSameVerdictOnEveryTransport(t *testing.T) {
 			name: "no reply", fault: "list-params-unanswered", id: "BASE-INVALID-PARAMS-01",
 			selection: "id:BASE-INVALID-PARAMS-01",
 			want:      map[string]reports.Status{"": reports.Fail},
-			says:      map[string]string{"stdio": "no reply (the ping sent after the request was answered", "http": "closed the connection without answering"},
+			says:      map[string]string{"stdio": "no reply (the barrier request sent after it was answered", "http": "closed the connection without answering"},
 		},
 		{
 			// capabilities.tools is {} and list_changed comes only with a change: the

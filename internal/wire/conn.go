@@ -202,7 +202,7 @@ type BarrierError struct {
 }
 
 func (e *BarrierError) Error() string {
-	return fmt.Sprintf("%s (id %s): no reply: the ping sent after it (id %s) was answered, and %s later no reply to id %s had come", e.Method, e.ID, e.Barrier, e.Grace, e.ID)
+	return fmt.Sprintf("%s (id %s): no reply: the barrier request sent after it (id %s) was answered, and %s later no reply to id %s had come", e.Method, e.ID, e.Barrier, e.Grace, e.ID)
 }
 
 // Is makes BarrierError a silence, like a timeout.
