@@ -268,10 +268,14 @@ func (s *Session) SchemaFindings() ([]SchemaFinding, int) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	probes := s.malformedModernRequests()
 	for _, e := range s.Conn.Received(s.checked) {
 		s.checked = e.Seq
 		if e.Msg == nil || e.Err != "" {
 			continue // framing and shape faults are judged by BASE-* checks
+		}
+		if e.Msg.IsResponse() && probes[e.Msg.ID.Key()] {
+			continue // the answer to a request the server should have refused
 		}
 		def, value := schemaTarget(s.Rev, e)
 		if def == "" {
@@ -324,4 +328,22 @@ func isInputRequired(result json.RawMessage) bool {
 		ResultType string `json:"resultType"`
 	}
 	return json.Unmarshal(result, &r) == nil && r.ResultType == "input_required"
+}
+
+// malformedModernRequests returns the ids of the requests of a 2026-07-28 session that
+// lack a required _meta field on purpose (probes): what a server answers to them is
+// judged by the probe's own check (MOD-META-REQUIRED-01, MOD-LEGACY-INIT-01), not
+// held to the schema of a well-formed request's result.
+func (s *Session) malformedModernRequests() map[string]bool {
+	if !s.Modern() {
+		return nil
+	}
+	out := map[string]bool{}
+	all, _ := s.Conn.Transcript()
+	for _, e := range all {
+		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Kind == wire.KindRequest && !IsModernRequest(e.Msg.Params) {
+			out[e.Msg.ID.Key()] = true
+		}
+	}
+	return out
 }

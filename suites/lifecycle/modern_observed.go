@@ -57,17 +57,10 @@ func modernReplies(t *conform.T) []modernReply {
 	return out
 }
 
-// carriesVersion reports whether request params carry _meta protocolVersion.
-func carriesVersion(params json.RawMessage) bool {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return false
-	}
-	_, ok := p.Meta[conform.MetaProtocolVersion]
-	return ok
-}
+// carriesVersion reports whether request params make a well-formed modern request:
+// _meta carries both required per-request fields. A probe that leaves one out on
+// purpose (MOD-META-REQUIRED-01) is judged by that check alone.
+func carriesVersion(params json.RawMessage) bool { return conform.IsModernRequest(params) }
 
 // resultObject decodes a result as an object (nil when it is not one).
 func resultObject(raw json.RawMessage) map[string]json.RawMessage {

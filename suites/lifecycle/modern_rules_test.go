@@ -248,14 +248,16 @@ func TestExtensionIDProblem(t *testing.T) {
 	}
 }
 
-// The observed checks hold only modern requests to the modern rules: a request sent
-// without _meta protocolVersion (MOD-LEGACY-INIT-01's legacy initialize) is not one.
+// The observed checks hold only well-formed modern requests to the modern rules: a
+// request sent without _meta protocolVersion (MOD-LEGACY-INIT-01's legacy
+// initialize) or without clientCapabilities (a MOD-META-REQUIRED-01 probe) is not one.
 func TestCarriesVersion(t *testing.T) {
 	for _, tc := range []struct {
 		params string
 		want   bool
 	}{
-		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, true},
+		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`, true},
+		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, false},
 		{`{"protocolVersion":"2025-11-25","capabilities":{}}`, false},
 		{`{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}`, false},
 		{``, false},
