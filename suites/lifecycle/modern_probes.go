@@ -366,10 +366,26 @@ var _ = conform.Register(conform.Check{
 			_ = json.Unmarshal(a.resp.Result, &r)
 			return conform.Skip(reports.NotApplicable, "the server also serves the legacy era (MOD-DUAL-ERA-01, MAY): initialize on the 2026-07-28 connection succeeded with protocolVersion %q", conform.Clip(r.ProtocolVersion, 40))
 		}
+		if v := legacyListed(supportedVersions(s)); v != "" {
+			// The SHOULD binds a server "that supports only modern versions"; a
+			// dual-era one selects the era by how the client opened the
+			// connection (versioning.mdx), and this one was opened modern.
+			return conform.Skip(reports.NotApplicable, "the server is dual-era (server/discover lists %s), and refused initialize on a connection opened with 2026-07-28 (error %d %q): the row binds modern-only servers", v, a.resp.Error.Code, conform.Clip(a.resp.Error.Message, 80))
+		}
 		text := a.resp.Error.Message + " " + string(a.resp.Error.Data)
 		return judgeLegacyInitError(t, want, fmt.Sprintf("error %d", a.resp.Error.Code), text, supportedVersions(s))
 	},
 })
+
+// legacyListed returns the first legacy revision among versions ("" when none).
+func legacyListed(versions []string) string {
+	for _, v := range versions {
+		if r, ok := revision.Lookup(v); ok && r.Era == revision.Legacy {
+			return v
+		}
+	}
+	return ""
+}
 
 // supportedVersions reads supportedVersions of the column's DiscoverResult.
 func supportedVersions(s *conform.Session) []string {
