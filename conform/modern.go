@@ -148,18 +148,21 @@ func newest(vs []string) string {
 // isNotModern reports whether a modern open failed because the server is not modern.
 func isNotModern(err error) bool { return errors.Is(err, errNotModern) }
 
-// IsModernRequest reports whether request params carry both per-request fields that
-// 2026-07-28 requires in _meta (protocolVersion and clientCapabilities). The rules
-// about results bind the answers to such requests; a probe that leaves one out on
-// purpose is judged by MOD-META-REQUIRED-01 alone.
-func IsModernRequest(params json.RawMessage) bool {
+// IsModernRequest reports whether request params make a well-formed request of the
+// modern revision version: _meta carries both per-request fields that 2026-07-28
+// requires (protocolVersion, equal to version, and clientCapabilities). The rules
+// about results bind the answers to such requests; a probe that leaves a field out
+// or asks for another version on purpose is judged by its own check
+// (MOD-META-REQUIRED-01, MOD-VERSION-UNSUPPORTED-01) alone.
+func IsModernRequest(params json.RawMessage, version string) bool {
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 	}
 	if json.Unmarshal(params, &p) != nil {
 		return false
 	}
-	_, v := p.Meta[MetaProtocolVersion]
+	var v string
+	_ = json.Unmarshal(p.Meta[MetaProtocolVersion], &v)
 	_, c := p.Meta[MetaClientCapabilities]
-	return v && c
+	return v == version && c
 }

@@ -341,7 +341,7 @@ func (s *Session) malformedModernRequests() map[string]bool {
 	out := map[string]bool{}
 	all, _ := s.Conn.Transcript()
 	for _, e := range all {
-		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Kind == wire.KindRequest && !IsModernRequest(e.Msg.Params) {
+		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Kind == wire.KindRequest && !IsModernRequest(e.Msg.Params, s.Requested) {
 			out[e.Msg.ID.Key()] = true
 		}
 	}

@@ -45,7 +45,7 @@ func modernReplies(t *conform.T) []modernReply {
 				sent[e.Msg.ID.Key()] = e.Msg.Params
 			case e.Dir == wire.Received && e.Msg.IsResponse() && e.ForMethod != "":
 				params, ok := sent[e.Msg.ID.Key()]
-				if !ok || !carriesVersion(params) {
+				if !ok || !carriesVersion(params, s.Requested) {
 					// A reply whose id echoes no request exactly cannot be told
 					// apart (BASE-RESP-ID-01 judges the id).
 					continue
@@ -60,7 +60,9 @@ func modernReplies(t *conform.T) []modernReply {
 // carriesVersion reports whether request params make a well-formed modern request:
 // _meta carries both required per-request fields. A probe that leaves one out on
 // purpose (MOD-META-REQUIRED-01) is judged by that check alone.
-func carriesVersion(params json.RawMessage) bool { return conform.IsModernRequest(params) }
+func carriesVersion(params json.RawMessage, version string) bool {
+	return conform.IsModernRequest(params, version)
+}
 
 // resultObject decodes a result as an object (nil when it is not one).
 func resultObject(raw json.RawMessage) map[string]json.RawMessage {

@@ -258,12 +258,13 @@ func TestCarriesVersion(t *testing.T) {
 	}{
 		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`, true},
 		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, false},
+		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`, false},
 		{`{"protocolVersion":"2025-11-25","capabilities":{}}`, false},
 		{`{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}`, false},
 		{``, false},
 		{`[1]`, false},
 	} {
-		if got := carriesVersion(json.RawMessage(tc.params)); got != tc.want {
+		if got := carriesVersion(json.RawMessage(tc.params), "2026-07-28"); got != tc.want {
 			t.Errorf("carriesVersion(%s) = %v, want %v", tc.params, got, tc.want)
 		}
 	}
