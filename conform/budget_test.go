@@ -178,10 +178,4 @@ func TestRevisionWithoutDriver(t *testing.T) {
 	if err := checkDrivers(revision.All()); err != nil {
 		t.Fatalf("checkDrivers(All) = %v", err)
 	}
-	// 2026-07-28 is known but has no driver yet (issue 11): selecting it is refused.
-	if r5, ok := revision.LookupPending("2026-07-28"); ok {
-		if _, isCfg := checkDrivers([]revision.Revision{r5}).(*ConfigError); !isCfg {
-			t.Errorf("checkDrivers(2026-07-28) is not a configuration error")
-		}
-	}
 }

@@ -98,12 +98,15 @@ func (t *T) Silent(expected string, err error) Verdict {
 	}
 	var nr *wire.BarrierError
 	if errors.As(err, &nr) {
-		return t.Violation(expected, fmt.Sprintf("no reply (the ping sent after the request was answered, and %s later no reply had come)", nr.Grace))
+		return t.Violation(expected, fmt.Sprintf("no reply (the barrier request sent after it was answered, and %s later no reply had come)", nr.Grace))
 	}
 	if timedOut(err) {
 		return t.Violation(expected, fmt.Sprintf("no reply within %s", t.Timeout()))
 	}
-	if errors.Is(err, transport.ErrNoReply) {
+	var se *transport.HTTPStatusError
+	if errors.Is(err, transport.ErrNoReply) || errors.As(err, &se) {
+		// An HTTP status without a JSON-RPC error in its body is an answer too:
+		// the wrong one.
 		return t.Violation(expected, Describe(nil, err))
 	}
 	return Errorf("not verified: %s", Describe(nil, err))

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -49,6 +50,8 @@ type column struct {
 	// column has been brought to a provable end of traffic (settle).
 	settled   bool
 	announced bool
+	// why, when set, says why the column is revision-unsupported (era detection).
+	why string
 }
 
 type runState struct {
@@ -163,28 +166,70 @@ func (rs *runState) openColumns(ctx context.Context) {
 			defer wg.Done()
 			s, err := rs.openSession(ctx, col, col.rev.Name)
 			col.main, col.err = s, err
-			switch {
-			case err == nil && s.Negotiated == col.rev.Name:
-				col.state = colOpen
-			case err == nil:
-				col.state = colUnsupported
-			default:
-				rpc, isRPC := refused(err)
-				switch {
-				case isRPC && rpc.Code == wire.CodeInvalidParams:
-					// The lifecycle page's own example rejects an unsupported
-					// version with -32602 (spec-matrix §2.16.1).
-					col.state = colUnsupported
-				case isRPC || (s != nil && s.Init != nil):
-					// The server answered, but not with a usable InitializeResult.
-					col.state = colRefused
-				default:
-					col.state = colBroken
-				}
-			}
+			col.state = openState(col.rev, s, err)
 		}()
 	}
 	wg.Wait()
+	rs.reconcileEras()
+}
+
+// openState classifies how a column's main session opened.
+func openState(rev revision.Revision, s *Session, err error) columnState {
+	switch {
+	case err == nil && s.Negotiated == rev.Name:
+		return colOpen
+	case err == nil:
+		return colUnsupported
+	case rev.Era == revision.Modern && isNotModern(err):
+		// Era detection (spec-matrix §3.4): a server that does not answer
+		// server/discover the modern way is a legacy server; the column is
+		// revision-unsupported, never a failure.
+		return colUnsupported
+	}
+	rpc, isRPC := refused(err)
+	switch {
+	case isRPC && rpc.Code == wire.CodeInvalidParams:
+		// The lifecycle page's own example rejects an unsupported version with
+		// -32602 (spec-matrix §2.16.1).
+		return colUnsupported
+	case isRPC || (s != nil && s.Init != nil):
+		// The server answered, but not with a usable InitializeResult.
+		return colRefused
+	}
+	return colBroken
+}
+
+// reconcileEras applies the other half of era detection: once server/discover proved
+// the server modern and no legacy column got an InitializeResult, a legacy column whose initialize failed (refused, or any answer
+// but a failure to connect) is revision-unsupported — a modern-only server owes
+// initialize no result (2026-07-28 basic/versioning.mdx), only, SHOULD, an error
+// naming its versions (MOD-LEGACY-INIT-01 judges that).
+func (rs *runState) reconcileEras() {
+	modern, legacy := false, false
+	for _, col := range rs.columns {
+		switch {
+		case col.rev.Era == revision.Modern && col.state == colOpen:
+			modern = true
+		case col.rev.Era == revision.Legacy && col.main != nil && col.main.Negotiated != "":
+			// initialize answered (with this version or another): the server
+			// speaks the legacy era, and a refused column is its own failure.
+			legacy = true
+		}
+	}
+	if !modern || legacy {
+		return
+	}
+	for _, col := range rs.columns {
+		if col.rev.Era != revision.Legacy || (col.state != colRefused && col.state != colBroken) {
+			continue
+		}
+		var ie *initError
+		if !errors.As(col.err, &ie) || ie.stage == "connect" {
+			continue
+		}
+		col.state = colUnsupported
+		col.why = fmt.Sprintf("the server answered server/discover as a 2026-07-28 server, and initialize for %s failed: %v", col.rev.Name, col.err)
+	}
 }
 
 // preOpenSession starts opening a session asking for version, once per run, in the
@@ -272,7 +317,10 @@ func checkDrivers(revs []revision.Revision) error {
 
 func (rs *runState) allBroken() bool {
 	for _, col := range rs.columns {
-		if col.main != nil && col.state != colBroken {
+		// Era detection reads a modern column's silence as "a legacy server"; that
+		// proves nothing when no legacy column was answered either.
+		silentModern := col.rev.Era == revision.Modern && col.main != nil && col.main.Init == nil
+		if col.main != nil && col.state != colBroken && !silentModern {
 			return false
 		}
 	}
@@ -491,7 +539,10 @@ func (rs *runState) judge(col *column, c *Check) Verdict {
 		return Errorf("no session for %s: %v", col.rev.Name, col.err)
 	case col.state == colRefused && !c.Handshake:
 		return Errorf("no session for %s: %v", col.rev.Name, col.err)
-	case col.state == colUnsupported && !c.Handshake:
+	case col.state == colUnsupported && (!c.Handshake || col.why != ""):
+		// A handshake check judges initialize even in an unsupported column, but not
+		// on a modern-only server: it owes initialize no result (MOD-LEGACY-INIT-01
+		// judges the answer it gave, in the 2026-07-28 column).
 		return Skip(reports.RevisionUnsupported, "%s", rs.unsupportedWhy(col))
 	default:
 		return rs.invoke(col, c)
@@ -551,6 +602,12 @@ func (rs *runState) runCheck(col *column, c *Check) {
 }
 
 func (rs *runState) unsupportedWhy(col *column) string {
+	if col.why != "" {
+		return col.why
+	}
+	if col.rev.Era == revision.Modern && col.err != nil {
+		return fmt.Sprintf("the server is not a 2026-07-28 server (era detection): %v", col.err)
+	}
 	if col.main != nil && col.main.Negotiated != "" {
 		return fmt.Sprintf("asked for %s, the server answered %s", col.rev.Name, col.main.Negotiated)
 	}
@@ -654,7 +711,7 @@ func (rs *runState) closeSessions(ctx context.Context) {
 func (rs *runState) finish(ctx context.Context) *Result {
 	rep := rs.report
 	for _, col := range rs.columns {
-		rr := reports.RevisionReport{Revision: col.rev.Name, Transport: rs.kindOf(col), Checks: []reports.CheckResult{}}
+		rr := reports.RevisionReport{Revision: col.rev.Name, Era: string(col.rev.Era), Transport: rs.kindOf(col), Checks: []reports.CheckResult{}}
 		if col.main != nil {
 			rr.Negotiated = col.main.Negotiated
 			rr.ServerInfo = col.main.ServerInfo()

@@ -54,8 +54,19 @@ func (s *Session) Capabilities() map[string]json.RawMessage {
 	return caps
 }
 
-// ServerInfo returns the raw serverInfo object, or nil.
-func (s *Session) ServerInfo() json.RawMessage { return s.InitResult["serverInfo"] }
+// ServerInfo returns the raw serverInfo object, or nil: initialize's serverInfo, or
+// in 2026-07-28 the DiscoverResult's _meta["io.modelcontextprotocol/serverInfo"].
+func (s *Session) ServerInfo() json.RawMessage {
+	if s.Rev.Era == revision.Modern {
+		var meta map[string]json.RawMessage
+		_ = json.Unmarshal(s.InitResult["_meta"], &meta)
+		return meta[MetaServerInfo]
+	}
+	return s.InitResult["serverInfo"]
+}
+
+// Modern reports whether the session speaks the stateless era (2026-07-28).
+func (s *Session) Modern() bool { return s.Rev.Era == revision.Modern }
 
 // Call sends a request and waits for its reply (bounded by --timeout).
 func (s *Session) Call(ctx context.Context, method string, params any) (*wire.Response, error) {
@@ -90,7 +101,7 @@ func (s *Session) Settle(ctx context.Context, closeIt bool) {
 		return
 	}
 	if s.Conn.Err() == nil {
-		_, _ = s.Conn.Call(ctx, "ping", nil)
+		_, _ = s.Conn.Call(ctx, s.Conn.BarrierMethod(), nil)
 	}
 }
 
@@ -103,7 +114,11 @@ type initError struct {
 
 func (e *initError) Error() string {
 	if e.rpc != nil {
-		return fmt.Sprintf("initialize was refused: %d %s", e.rpc.Code, e.rpc.Message)
+		what := "initialize"
+		if e.stage == "discover" {
+			what = "server/discover"
+		}
+		return fmt.Sprintf("%s was refused: %d %s", what, e.rpc.Code, e.rpc.Message)
 	}
 	return fmt.Sprintf("%s: %v", e.stage, e.err)
 }
@@ -143,25 +158,20 @@ func mayFallBack(err error) bool {
 // The legacy driver (2024-11-05 … 2025-11-25) dials, sends initialize, then
 // notifications/initialized, and opens the optional GET stream over HTTP.
 //
-// The modern driver (2026-07-28, issue 11) plugs in here as drivers[revision.Modern]
-// and opens nothing on the wire beyond what the era requires: it dials once (on stdio,
-// the one process of the column; over HTTP, a transport without session state), asks
-// server/discover (era detection, spec-matrix §3.4: a modern probe first, falling back
-// to initialize), and returns a Session whose Negotiated is what server/discover said,
-// whose InitResult holds the discover result (so Capabilities and ServerInfo read the
-// same for checks of both eras), and whose Conn stamps every request with
-// _meta["io.modelcontextprotocol/protocolVersion"] and
-// _meta["io.modelcontextprotocol/clientCapabilities"] (and, over HTTP, the
-// MCP-Protocol-Version, Mcp-Method and Mcp-Name headers) through a per-request hook
-// of wire.Conn. Settle works unchanged: ping does not exist in that era, so its
-// barrier is the transport's own (a POST's stream ends with its reply; on stdio the
-// driver will use a harmless request such as server/discover).
+// The modern driver (2026-07-28, modern.go) dials once (on stdio, the one process of
+// the column; over HTTP, a transport without session state), asks server/discover
+// (the era probe), and returns a Session whose Negotiated is what server/discover
+// said, whose InitResult holds the DiscoverResult (so Capabilities and ServerInfo read
+// the same for checks of both eras), and whose Conn stamps every request with the
+// per-request _meta (and, over HTTP, the standard request headers). Settle works for
+// both: its barrier request is the Conn's (ping, or server/discover).
 type eraDriver interface {
 	open(ctx context.Context, tgt target, requested string, rev revision.Revision, opts sessionOptions) (*Session, error)
 }
 
 var drivers = map[revision.Era]eraDriver{
 	revision.Legacy: legacyDriver{},
+	revision.Modern: modernDriver{},
 }
 
 type sessionOptions struct {
@@ -258,10 +268,14 @@ func (s *Session) SchemaFindings() ([]SchemaFinding, int) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	probes := s.malformedModernRequests()
 	for _, e := range s.Conn.Received(s.checked) {
 		s.checked = e.Seq
 		if e.Msg == nil || e.Err != "" {
 			continue // framing and shape faults are judged by BASE-* checks
+		}
+		if e.Msg.IsResponse() && probes[e.Msg.ID.Key()] {
+			continue // the answer to a request the server should have refused
 		}
 		def, value := schemaTarget(s.Rev, e)
 		if def == "" {
@@ -282,6 +296,11 @@ func schemaTarget(rev revision.Revision, e wire.Entry) (string, any) {
 	switch m.Kind {
 	case wire.KindResult:
 		if def, ok := rev.ResultDefinition(e.ForMethod); ok && e.ForMethod != "" {
+			if isInputRequired(m.Result) && rev.HasDefinition("InputRequiredResult") {
+				// 2026-07-28 (basic/patterns/mrtr.mdx): tools/call, prompts/get and
+				// resources/read may answer with an InputRequiredResult instead.
+				def = "InputRequiredResult"
+			}
 			return def, json.RawMessage(m.Result)
 		}
 	case wire.KindError:
@@ -301,4 +320,30 @@ func schemaTarget(rev revision.Revision, e wire.Entry) (string, any) {
 		}
 	}
 	return "", nil
+}
+
+// isInputRequired reports whether a result says resultType "input_required".
+func isInputRequired(result json.RawMessage) bool {
+	var r struct {
+		ResultType string `json:"resultType"`
+	}
+	return json.Unmarshal(result, &r) == nil && r.ResultType == "input_required"
+}
+
+// malformedModernRequests returns the ids of the requests of a 2026-07-28 session that
+// lack a required _meta field on purpose (probes): what a server answers to them is
+// judged by the probe's own check (MOD-META-REQUIRED-01, MOD-LEGACY-INIT-01), not
+// held to the schema of a well-formed request's result.
+func (s *Session) malformedModernRequests() map[string]bool {
+	if !s.Modern() {
+		return nil
+	}
+	out := map[string]bool{}
+	all, _ := s.Conn.Transcript()
+	for _, e := range all {
+		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Kind == wire.KindRequest && !IsModernRequest(e.Msg.Params, s.Requested) {
+			out[e.Msg.ID.Key()] = true
+		}
+	}
+	return out
 }

@@ -143,7 +143,7 @@ func TestSilenceIsProvenByABarrier(t *testing.T) {
 	srv.dropListParams = true
 	start := time.Now()
 	v := judgeHTTP(t, srv, "BASE-INVALID-PARAMS-01", "2025-06-18")
-	if v.Status != reports.Fail || !strings.Contains(v.Message, "ping sent after the request was answered") {
+	if v.Status != reports.Fail || !strings.Contains(v.Message, "barrier request sent after it was answered") {
 		t.Fatalf("BASE-INVALID-PARAMS-01 = %s (%s), want fail proven by the barrier", v.Status, v.Message)
 	}
 	if d := time.Since(start); d >= 3*time.Second {

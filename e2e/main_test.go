@@ -21,7 +21,7 @@ import (
 var bin string
 
 // allRevisions are the protocol revisions a full run covers, oldest first.
-var allRevisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+var allRevisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
 
 // Bounds on everything the tests wait for, so that a hang fails a test instead of
 // hanging CI.

@@ -22,6 +22,8 @@ func TestSameVerdictOnEveryTransport(t *testing.T) {
 		want map[string]reports.Status
 		// says is what each transport's message must hold.
 		says map[string]string
+		// revisions is how many columns judge the check.
+		revisions int
 	}{
 		{
 			// The server leaves tools/list with params "abc" unanswered: silence on
@@ -30,7 +32,8 @@ func TestSameVerdictOnEveryTransport(t *testing.T) {
 			name: "no reply", fault: "list-params-unanswered", id: "BASE-INVALID-PARAMS-01",
 			selection: "id:BASE-INVALID-PARAMS-01",
 			want:      map[string]reports.Status{"": reports.Fail},
-			says:      map[string]string{"stdio": "no reply (the ping sent after the request was answered", "http": "closed the connection without answering"},
+			says:      map[string]string{"stdio": "no reply (the barrier request sent after it was answered", "http": "closed the connection without answering"},
+			revisions: 5,
 		},
 		{
 			// capabilities.tools is {} and list_changed comes only with a change: the
@@ -39,6 +42,7 @@ func TestSameVerdictOnEveryTransport(t *testing.T) {
 			selection: "id:NOTIF-LC-UNDECLARED-01 || id:NOTIF-LC-01", // NOTIF-LC-01 fires the trigger
 			want:      map[string]reports.Status{"2024-11-05": reports.Warn, "2025-03-26": reports.Warn, "": reports.Fail},
 			says:      map[string]string{"stdio": "capabilities.tools is {}", "http": "capabilities.tools is {}"},
+			revisions: 4, // R1–R4: in 2026-07-28 the change is announced on a listen stream (NOTIF-LISTEN-LC-R5-01)
 		},
 	}
 	for _, tc := range tests {
@@ -75,8 +79,8 @@ func TestSameVerdictOnEveryTransport(t *testing.T) {
 						}
 					}
 				}
-				if judged != 4 {
-					t.Errorf("%s: %s judged in %d revisions, want 4", transport, tc.id, judged)
+				if judged != tc.revisions {
+					t.Errorf("%s: %s judged in %d revisions, want %d", transport, tc.id, judged, tc.revisions)
 				}
 			}
 		})

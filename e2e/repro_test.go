@@ -87,7 +87,16 @@ func TestReproReproducesTheVerdict(t *testing.T) {
 			reproduce(t, rr.Revision, c, target)
 		}
 	}
-	if want := len(reproChecks) * len(rep.Revisions); flippedCells != want {
+	// Every column where a flipped check runs (PING-01 has no 2026-07-28 column).
+	want := 0
+	for _, rr := range rep.Revisions {
+		for _, c := range rr.Checks {
+			if _, ok := reproChecks[c.ID]; ok {
+				want++
+			}
+		}
+	}
+	if flippedCells != want {
 		t.Fatalf("%d cells flipped, want %d (report in %s)", flippedCells, want, dir)
 	}
 }

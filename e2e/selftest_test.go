@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -41,16 +42,30 @@ type stRun struct {
 	ids        []string          // every check ID of the run, sorted
 }
 
-// stRunSuite runs the whole suite over stdio against `mcp-conform fixture` with the
-// given faults switched on and reads its reports.
-func stRunSuite(t *testing.T, faults ...string) *stRun {
+// stHTTP is the transport of the faults that bite only over Streamable HTTP
+// (fixtures.Fault.Transport).
+const stHTTP = "http"
+
+// stRunSuite runs the whole suite against `mcp-conform fixture` with the given faults
+// switched on and reads its reports: over stdio, or with transport stHTTP over
+// Streamable HTTP against a modern-only fixture (the HTTP faults break rules of
+// 2026-07-28's transport, some of which bind only a server that serves no earlier
+// revision).
+func stRunSuite(t *testing.T, transport string, faults ...string) *stRun {
 	t.Helper()
 	server := []string{shQuote(bin), "fixture", "--transport", "stdio"}
+	var url []string
+	if transport == stHTTP {
+		port := freePort(t)
+		server = []string{shQuote(bin), "fixture", "--transport", "http", "--era", "modern", "--addr", fmt.Sprintf("127.0.0.1:%d", port)}
+		url = []string{"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port)}
+	}
 	for _, f := range faults {
 		server = append(server, "--fault", shQuote(f))
 	}
 	dir := filepath.Join(t.TempDir(), "report")
-	r := runCLI(t, "--target", strings.Join(server, " "), "--report-dir", dir, "--timeout", stTimeout)
+	args := append([]string{"--target", strings.Join(server, " "), "--report-dir", dir, "--timeout", stTimeout}, url...)
+	r := runCLI(t, args...)
 	if r.code != 0 && r.code != 1 {
 		t.Fatalf("exit code %d, want 0 or 1\n%s", r.code, r)
 	}
@@ -81,10 +96,14 @@ var stSkipReasons = []reports.SkipReason{
 }
 
 // stAssertBaseline wants every check of the clean run to pass, or to skip with a
-// reason, in every revision, each revision negotiated as asked.
-func stAssertBaseline(t *testing.T, base *stRun) {
+// reason, in every revision, each revision negotiated as asked (with modernOnly, the
+// legacy ones refused: the fixture serves 2026-07-28 only).
+func stAssertBaseline(t *testing.T, base *stRun, modernOnly bool) {
 	t.Helper()
 	for rev, neg := range base.negotiated {
+		if r, ok := revision.Lookup(rev); modernOnly && ok && r.Era == revision.Legacy && neg == "" {
+			continue
+		}
 		if neg != rev {
 			t.Errorf("baseline: asked for %s, the reference server answered %q", rev, neg)
 		}
@@ -254,10 +273,27 @@ func stSortedKeys(m map[stKey]reports.CheckResult) []stKey {
 // its faults (spec-matrix §3.2's fault-injection flags): every fault flips its target
 // checks and nothing else, and every check of the suite is flipped by some fault.
 func TestSelfTest(t *testing.T) {
-	base := stRunSuite(t)
-	stAssertBaseline(t, base)
+	// One clean run per transport a fault needs: stdio for most, and one Streamable
+	// HTTP baseline for the faults that bite only there.
 	faults := fixtures.Faults()
-	stAssertCatalogue(t, faults, base)
+	byTransport := map[string][]fixtures.Fault{}
+	for _, f := range faults {
+		byTransport[f.Transport] = append(byTransport[f.Transport], f)
+	}
+	bases := map[string]*stRun{"": stRunSuite(t, "")}
+	stAssertBaseline(t, bases[""], false)
+	if len(byTransport[stHTTP]) > 0 {
+		bases[stHTTP] = stRunSuite(t, stHTTP)
+		stAssertBaseline(t, bases[stHTTP], true)
+	}
+	for tr, fs := range byTransport {
+		b, ok := bases[tr]
+		if !ok {
+			t.Fatalf("faults %s bite on transport %q, which the self-test does not run", fs[0].Name, tr)
+		}
+		stAssertCatalogue(t, fs, b)
+	}
+	base := bases[""]
 	if t.Failed() {
 		t.FailNow()
 	}
@@ -271,8 +307,8 @@ func TestSelfTest(t *testing.T) {
 				t.Parallel()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				run := stRunSuite(t, f.Name)
-				proven := stJudgeFault(t, f, base, run)
+				run := stRunSuite(t, f.Transport, f.Name)
+				proven := stJudgeFault(t, f, bases[f.Transport], run)
 				mu.Lock()
 				defer mu.Unlock()
 				for _, id := range proven {

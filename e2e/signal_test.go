@@ -76,7 +76,7 @@ func TestInterrupt(t *testing.T) {
 		t.Fatalf("exit code %d after SIGINT, want %d\nstdout:\n%s\nstderr:\n%s", code, reports.ExitInterrupted, &stdout, &stderr)
 	}
 	// The console says so once, not once per check that did not run.
-	if out := stdout.String(); !strings.Contains(out, "interrupted") || strings.Count(out, "\n") > 25 ||
+	if out := stdout.String(); !strings.Contains(out, "interrupted") || strings.Count(out, "\n") > 30 ||
 		!strings.HasSuffix(out, "— exit 130\n") {
 		t.Errorf("console after SIGINT (%d lines):\n%s", strings.Count(out, "\n"), out)
 	}

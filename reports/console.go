@@ -744,6 +744,9 @@ func (c *Console) writeSkips(b *bytes.Buffer, r *Report) {
 func consoleState(rev *RevisionReport) string {
 	n := oneLine(termText(rev.Negotiated))
 	switch {
+	case n == "" && rev.Unsupported:
+		// Era detection found the server speaks the other era (spec-matrix §3.4).
+		return "unsupported"
 	case n == "":
 		return "no session"
 	case rev.Unsupported:

@@ -30,6 +30,7 @@ func fixture() *Report {
 			{
 				Revision:   "2025-06-18",
 				Negotiated: "2025-06-18",
+				Era:        "legacy",
 				Transport:  "stdio",
 				ServerInfo: json.RawMessage(`{"name":"ref","version":"1.0"}`),
 				Checks: []CheckResult{
@@ -50,6 +51,7 @@ func fixture() *Report {
 			{
 				Revision:    "2024-11-05",
 				Negotiated:  "2025-03-26",
+				Era:         "legacy",
 				Transport:   "stdio",
 				Unsupported: true,
 				Checks: []CheckResult{

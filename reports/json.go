@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/mcp-conform/mcp-conform/internal/revision"
 )
 
 // WriteJSON writes r as report.json: indented, fields in the struct's order, startedAt
@@ -35,6 +37,14 @@ func WriteJSON(w io.Writer, r *Report) error {
 	for i, rev := range r.Revisions {
 		rev.Revision, rev.Negotiated, rev.Transport = validUTF8(rev.Revision), validUTF8(rev.Negotiated), validUTF8(rev.Transport)
 		rev.ServerInfo = jsonServerInfo(rev.ServerInfo)
+		if rev.Era == "" {
+			// A report built without the runner (a replay, a test) still names
+			// its era: the registry knows every revision's.
+			rev.Era = string(revision.Legacy)
+			if r, ok := revision.Lookup(rev.Revision); ok {
+				rev.Era = string(r.Era)
+			}
+		}
 		checks := make([]CheckResult, len(rev.Checks))
 		for j, c := range rev.Checks {
 			c.ID, c.Title, c.Level, c.Message = validUTF8(c.ID), validUTF8(c.Title), validUTF8(c.Level), validUTF8(c.Message)

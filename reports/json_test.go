@@ -108,7 +108,7 @@ func TestJSONContract(t *testing.T) {
 	if doc.StartedAt != "2026-03-01T12:30:45.123Z" {
 		t.Errorf("startedAt = %q, want RFC 3339", doc.StartedAt)
 	}
-	revKeys := []string{"checks", "negotiated", "revision", "serverInfo", "transport"}
+	revKeys := []string{"checks", "era", "negotiated", "revision", "serverInfo", "transport"}
 	for i, raw := range doc.Revisions {
 		if got := sortedKeys(t, raw); !slices.Equal(got, revKeys) {
 			t.Errorf("revision %d keys = %v, want %v", i, got, revKeys)

@@ -68,7 +68,10 @@ type RevisionReport struct {
 	Revision string `json:"revision"`
 	// Negotiated is the protocolVersion the server answered, or "" when the session
 	// could not be opened.
-	Negotiated string          `json:"negotiated"`
+	Negotiated string `json:"negotiated"`
+	// Era is the revision's protocol era: "legacy" (initialize, sessions; up to
+	// 2025-11-25) or "modern" (stateless, per-request _meta; 2026-07-28).
+	Era        string          `json:"era"`
 	Transport  string          `json:"transport"`
 	ServerInfo json.RawMessage `json:"serverInfo"`
 	Checks     []CheckResult   `json:"checks"`

@@ -50,6 +50,22 @@ func printCoverage(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "  %-30s %-8s %-16s %s\n", r.ID, r.Revs, reason, note)
 	}
+	var partial []catalogue.Requirement
+	rowsAll, err := catalogue.Requirements()
+	if err != nil {
+		return err
+	}
+	for _, r := range rowsAll {
+		if r.NotIn != nil && r.Uncovered == nil {
+			partial = append(partial, r)
+		}
+	}
+	if len(partial) > 0 {
+		fmt.Fprintf(&b, "\nCovered, but not in every revision of the row (%d):\n", len(partial))
+		for _, r := range partial {
+			fmt.Fprintf(&b, "  %-30s not in %-10s %-16s %s\n", r.ID, strings.Join(r.NotIn.Revisions, ","), r.NotIn.Reason, r.NotIn.Note)
+		}
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("print coverage: %w", err)
 	}

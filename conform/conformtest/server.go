@@ -104,6 +104,18 @@ func (s *Server) answer(req *wire.Message) []string {
 		}
 		vb, _ := json.Marshal(v)
 		return []string{Result(req, `{"protocolVersion":`+string(vb)+`,"capabilities":`+s.Capabilities+`,"serverInfo":{"name":"scripted","version":"1"}}`)}
+	case "server/discover":
+		// A 2026-07-28 server: the DiscoverResult that opens a modern column (the
+		// era probe), serving the version the request's _meta names.
+		var p struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		v := string(p.Meta[conform.MetaProtocolVersion])
+		if v == "" {
+			return []string{Error(req, wire.CodeMethodNotFound, "method not found")}
+		}
+		return []string{Result(req, `{"resultType":"complete","supportedVersions":[`+v+`],"capabilities":`+s.Capabilities+`,"ttlMs":0,"cacheScope":"public"}`)}
 	case "ping":
 		return []string{Result(req, `{}`)}
 	case "tools/list":

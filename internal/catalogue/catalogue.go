@@ -36,7 +36,17 @@ type Requirement struct {
 	Needs       string     `yaml:"needs"`
 	Quote       *Quote     `yaml:"quote,omitempty"`
 	Uncovered   *Uncovered `yaml:"uncovered,omitempty"`
-	Note        string     `yaml:"note,omitempty"`
+	// NotIn lists revisions of the row that its check does not cover yet, and why
+	// (a covered row whose check stops short of some of the row's revisions).
+	NotIn *NotIn `yaml:"notIn,omitempty"`
+	Note  string `yaml:"note,omitempty"`
+}
+
+// NotIn is the part of a covered row's revisions its check leaves out, with why.
+type NotIn struct {
+	Revisions []string `yaml:"revisions"`
+	Reason    Reason   `yaml:"reason"`
+	Note      string   `yaml:"note"`
 }
 
 // Quote is the key sentence of the spec behind a row, and where it is.

@@ -65,7 +65,19 @@ func TestEveryCheckIsARow(t *testing.T) {
 		for _, r := range c.Revisions {
 			revs = append(revs, r.Name)
 		}
-		if want := known(row.Revisions); !slices.Equal(revs, want) {
+		want := known(row.Revisions)
+		if row.NotIn != nil {
+			for _, r := range row.NotIn.Revisions {
+				if slices.Contains(revs, r) {
+					t.Errorf("%s: notIn lists %s, where the check runs", c.ID, r)
+				}
+			}
+			if !slices.Contains(Reasons(), row.NotIn.Reason) || row.NotIn.Note == "" {
+				t.Errorf("%s: notIn needs a valid reason and a note", c.ID)
+			}
+			want = slices.DeleteFunc(want, func(r string) bool { return slices.Contains(row.NotIn.Revisions, r) })
+		}
+		if !slices.Equal(revs, want) {
 			t.Errorf("%s: check runs in %v, the row (%s) in %v", c.ID, revs, row.Revs, want)
 		}
 		for _, r := range c.Revisions {
@@ -269,3 +281,6 @@ func equal(a, b golden) bool {
 	return a.ID == b.ID && a.Title == b.Title && slices.Equal(a.Revisions, b.Revisions) && a.Level == b.Level &&
 		a.StricterFrom == b.StricterFrom && a.Area == b.Area && a.Needs == b.Needs && a.Source == b.Source
 }
+
+// Reasons is catalogue.Reasons, for the notIn rule.
+func Reasons() []catalogue.Reason { return catalogue.Reasons }

@@ -79,43 +79,15 @@ var registry = []Revision{
 		Removed: []Feature{Batching}},
 	{Name: "2025-11-25", Label: "R4", Era: Legacy, Dialect: Draft2020, DefsKeyword: "$defs",
 		Added: []Feature{Icons, ToolNameRules, Tasks, ErrorIDOptional, ValidationIsResult, DefaultDialect2020}},
-}
-
-// pending are revisions that have an embedded schema and are served by the reference
-// server but are not yet run by the suite: All, Names, Parse, Lookup and InEra leave
-// them out, so the runner's revision list does not change. LookupPending finds them.
-// Moving an entry into registry makes the revision runnable.
-var pending = []Revision{
 	{Name: "2026-07-28", Label: "R5", Era: Modern, Dialect: Draft2020, DefsKeyword: "$defs",
 		Removed: []Feature{Tasks}},
 }
-
-// known is registry followed by pending: the order Has and AtLeast compare by.
-var known []Revision
 
 func init() {
 	for i := range registry {
 		registry[i].index = i
 	}
-	for i := range pending {
-		pending[i].index = len(registry) + i
-	}
-	known = append(slices.Clone(registry), pending...)
 }
-
-// LookupPending finds a revision that is known (embedded schema, served by the
-// reference server) but not yet in the runnable registry, such as 2026-07-28.
-func LookupPending(name string) (Revision, bool) {
-	for _, r := range pending {
-		if r.Name == name {
-			return r, true
-		}
-	}
-	return Revision{}, false
-}
-
-// Pending returns the revisions LookupPending knows, oldest first.
-func Pending() []Revision { return slices.Clone(pending) }
 
 // All returns every known revision, oldest first.
 func All() []Revision { return slices.Clone(registry) }
@@ -180,7 +152,7 @@ func Parse(sel string) ([]Revision, error) {
 // added it, and none between removed it.
 func (r Revision) Has(f Feature) bool {
 	has := false
-	for _, x := range known[:r.index+1] {
+	for _, x := range registry[:r.index+1] {
 		if slices.Contains(x.Added, f) {
 			has = true
 		}
@@ -201,19 +173,58 @@ func (r Revision) Before(name string) bool { return !r.AtLeast(name) }
 // Index is the revision's position, oldest first.
 func (r Revision) Index() int { return r.index }
 
-// Range returns the known revisions from first to last inclusive ("" means open).
-func Range(first, last string) []Revision {
-	var out []Revision
-	for _, r := range registry {
-		if first != "" && r.Before(first) {
-			continue
-		}
-		if last != "" && r.index > MustLookup(last).index {
-			continue
-		}
-		out = append(out, r)
+// Span returns the revisions a range expression names, in the spec-matrix's own
+// notation (its Revs column): "all"; one label ("R5"); a label and every later
+// revision ("R3+"); or a closed range ("R1–R4", an en dash or a hyphen). Checks and
+// the catalogue write which revisions they cover this one way, so extending a check to
+// a new revision is a one-word change ("R1–R4" → "all"). A malformed expression is a
+// programming error and panics.
+func Span(expr string) []Revision {
+	out, err := ParseSpan(expr)
+	if err != nil {
+		panic("revision: " + err.Error())
 	}
 	return out
+}
+
+// ParseSpan is Span returning an error instead of panicking.
+func ParseSpan(expr string) ([]Revision, error) {
+	e := strings.TrimSpace(expr)
+	first, last := -1, -1
+	switch {
+	case e == "all":
+		first, last = 0, len(registry)-1
+	case strings.HasSuffix(e, "+"):
+		i, ok := labelIndex(strings.TrimSuffix(e, "+"))
+		if !ok {
+			return nil, fmt.Errorf("bad revision span %q", expr)
+		}
+		first, last = i, len(registry)-1
+	default:
+		lo, hi, isRange := strings.Cut(strings.Replace(e, "–", "-", 1), "-")
+		i, ok := labelIndex(lo)
+		j := i
+		if isRange {
+			var okHi bool
+			j, okHi = labelIndex(hi)
+			ok = ok && okHi && j > i
+		}
+		if !ok {
+			return nil, fmt.Errorf("bad revision span %q", expr)
+		}
+		first, last = i, j
+	}
+	return slices.Clone(registry[first : last+1]), nil
+}
+
+// labelIndex finds a revision by its label ("R3").
+func labelIndex(label string) (int, bool) {
+	for i, r := range registry {
+		if r.Label == strings.TrimSpace(label) {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // InEra returns the known revisions of one era.

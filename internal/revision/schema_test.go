@@ -87,7 +87,7 @@ func initResult(rev string) map[string]any {
 }
 
 func TestValidateInitializeResult(t *testing.T) {
-	for _, r := range All() {
+	for _, r := range InEra(Legacy) { // 2026-07-28 has no initialize
 		t.Run(r.Name, func(t *testing.T) {
 			if err := r.Validate("InitializeResult", initResult(r.Name)); err != nil {
 				t.Errorf("valid result rejected: %v", err)

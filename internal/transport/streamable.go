@@ -25,6 +25,10 @@ type StreamableHTTP struct {
 	exchanges []Exchange
 	// streamEnded is closed and replaced whenever a stream ends (for Drain).
 	streamEnded chan struct{}
+	// modern is set by SetModern (2026-07-28: no session, headers from the body).
+	modern bool
+	// streams are the POST streams still being read, by raw request id.
+	streams map[string]openStream
 
 	wg       sync.WaitGroup // in-flight Sends and stream readers
 	done     chan struct{}
@@ -122,7 +126,7 @@ func (t *StreamableHTTP) setMCPHeaders(req *http.Request) {
 func (t *StreamableHTTP) record(x Exchange) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if sid := x.Header.Get("Mcp-Session-Id"); sid != "" && t.sessionID == "" && x.Method != http.MethodDelete {
+	if sid := x.Header.Get("Mcp-Session-Id"); sid != "" && t.sessionID == "" && x.Method != http.MethodDelete && !t.modern {
 		t.sessionID = sid
 	}
 	t.exchanges = append(t.exchanges, x)
@@ -170,6 +174,13 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	t.setMCPHeaders(req)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
+	t.mu.Lock()
+	modern, version := t.modern, t.version
+	t.mu.Unlock()
+	if modern {
+		applyOverrides(req, ModernHeaders(msg, version))
+	}
+	applyOverrides(req, headersFrom(ctx))
 	resp, err := t.client.Do(req)
 	if err != nil {
 		return t.requestErr(ctx, http.MethodPost, t.safeURL, err)
@@ -190,8 +201,13 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 			return t.requestErr(ctx, http.MethodPost, t.safeURL, ctx.Err())
 		}
 		streaming = true
+		key, method := requestKey(msg)
+		t.trackStream(key, method, cancel)
 		t.wg.Add(1) // we hold a count, so this cannot race with Close's Wait
-		go t.readStream(resp.Body, cancel, "post", idx)
+		go func() {
+			defer t.untrackStream(key)
+			t.readStream(resp.Body, cancel, "post", key, idx)
+		}()
 		return nil
 	}
 	t.record(x)
@@ -279,12 +295,12 @@ func (t *StreamableHTTP) OpenGetStream(ctx context.Context) (bool, error) {
 	}
 	streaming = true
 	t.wg.Add(1)
-	go t.readStream(resp.Body, cancel, "get", idx)
+	go t.readStream(resp.Body, cancel, "get", "", idx)
 	return true, nil
 }
 
 // readStream delivers the message events of an SSE reply until it ends or Close.
-func (t *StreamableHTTP) readStream(body io.ReadCloser, cancel context.CancelFunc, source string, idx int) {
+func (t *StreamableHTTP) readStream(body io.ReadCloser, cancel context.CancelFunc, source, stream string, idx int) {
 	defer t.wg.Done()
 	defer cancel()
 	defer body.Close()
@@ -299,7 +315,7 @@ func (t *StreamableHTTP) readStream(body io.ReadCloser, cancel context.CancelFun
 		if (ev.Type != "" && ev.Type != "message") || (ev.Data == "" && err == nil) {
 			continue
 		}
-		f := Frame{Data: []byte(ev.Data), Source: source, At: time.Now()}
+		f := Frame{Data: []byte(ev.Data), Source: source, Stream: stream, At: time.Now()}
 		if ev.HasID {
 			f.EventID = ev.ID
 		}
@@ -375,10 +391,13 @@ func (t *StreamableHTTP) Drain(ctx context.Context) bool {
 	t.mu.Lock()
 	sid := t.sessionID
 	t.sessionID = ""
-	closed := t.closed
+	closed, modern := t.closed, t.modern
 	t.mu.Unlock()
 	if closed {
 		return true
+	}
+	if modern {
+		t.cancelListens()
 	}
 	deleted := false
 	if sid != "" && t.deleteSession(ctx, sid) == nil {

@@ -145,6 +145,7 @@ func TestStreamableSend(t *testing.T) {
 	ctx := bg(t, 10*time.Second)
 	type frameWant struct {
 		data, source, eventID string
+		stream                string // the raw id of the POST whose SSE reply carried it
 	}
 	tests := []struct {
 		name    string
@@ -158,8 +159,8 @@ func TestStreamableSend(t *testing.T) {
 		{"batch reply is one frame", `[{"jsonrpc":"2.0","id":2,"method":"ping"}]`,
 			[]frameWant{{data: `[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"result":{}}]`, source: "post"}}, ""},
 		{"SSE reply", `{"jsonrpc":"2.0","id":4,"method":"tools/call"}`, []frameWant{
-			{data: `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, source: "post", eventID: "e2"},
-			{data: "{\"jsonrpc\":\"2.0\",\n\"id\":4,\"result\":{}}", source: "post", eventID: "e3"},
+			{data: `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, source: "post", eventID: "e2", stream: "4"},
+			{data: "{\"jsonrpc\":\"2.0\",\n\"id\":4,\"result\":{}}", source: "post", eventID: "e3", stream: "4"},
 		}, ""},
 		{"empty 200", `{"jsonrpc":"2.0","id":5,"method":"empty200"}`, nil, ""},
 		{"400 with body", `{"jsonrpc":"2.0","id":6,"method":"bad"}`, nil, "HTTP 400 Bad Request"},
@@ -180,8 +181,8 @@ func TestStreamableSend(t *testing.T) {
 			}
 			for _, w := range tt.frames {
 				f := recv(t, tr.Inbound())
-				if string(f.Data) != w.data || f.Source != w.source || f.EventID != w.eventID || f.Err != nil {
-					t.Fatalf("frame %q source %q id %q err %v; want %q %q %q", f.Data, f.Source, f.EventID, f.Err, w.data, w.source, w.eventID)
+				if string(f.Data) != w.data || f.Source != w.source || f.EventID != w.eventID || f.Stream != w.stream || f.Err != nil {
+					t.Fatalf("frame %q source %q id %q stream %q err %v; want %q %q %q %q", f.Data, f.Source, f.EventID, f.Stream, f.Err, w.data, w.source, w.eventID, w.stream)
 				}
 			}
 			// Anything this request wrongly delivered would arrive before the marker.

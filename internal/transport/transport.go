@@ -27,7 +27,11 @@ type Frame struct {
 	Source string
 	// EventID is the SSE event id, when the frame came from an SSE event that had one.
 	EventID string
-	At      time.Time
+	// Stream is, for a frame read from a POST's SSE reply, the raw JSON id of the
+	// request that POST carried ("" otherwise): in 2026-07-28 a subscriptions/listen
+	// stream is known only by the POST it answers.
+	Stream string
+	At     time.Time
 }
 
 // Transport is one session's channel to the server.

@@ -43,6 +43,9 @@ type Entry struct {
 	Msg    *Message // nil when the bytes did not decode as a JSON-RPC object
 	Err    string   // why the bytes are not a usable message (framing, JSON, shape)
 	Source string   // the transport channel: stdout, post, get, sse
+	// Stream is the raw JSON id of the request whose POST SSE reply carried the
+	// message (Streamable HTTP; "" elsewhere).
+	Stream string
 	// ForMethod is, for responses, the method of the request answered ("" if the
 	// response matched no request the suite sent).
 	ForMethod string
@@ -91,6 +94,13 @@ type Options struct {
 	Budget *Budget
 	// HandleRequest answers server→client requests. nil uses DefaultRequestHandler.
 	HandleRequest func(req *Message) (result any, rpcErr *Error)
+	// Meta, when set, is stamped into params._meta of every request the Conn encodes
+	// (Call, CallID, Start): the per-request metadata of 2026-07-28. Keys the caller
+	// already put in _meta win, so a probe can still send another version.
+	Meta map[string]any
+	// BarrierMethod is the request the silence barrier and settling send ("ping" when
+	// empty; 2026-07-28 has no ping, and uses server/discover).
+	BarrierMethod string
 }
 
 // DefaultRequestHandler answers ping with {} and anything else with -32601: the suite
@@ -174,6 +184,8 @@ type Conn struct {
 	readerDone chan struct{}
 	closeOnce  sync.Once
 	barrier    bool // prove a missing reply with a ping barrier (SetBarrier)
+	// barrierMethod is the request the barrier sends (Options.BarrierMethod).
+	barrierMethod string
 }
 
 // BarrierGrace is how long a reply may trail the barrier ping's reply: some SDKs
@@ -209,7 +221,7 @@ type BarrierError struct {
 }
 
 func (e *BarrierError) Error() string {
-	return fmt.Sprintf("%s (id %s): no reply: the ping sent after it (id %s) was answered, and %s later no reply to id %s had come", e.Method, e.ID, e.Barrier, e.Grace, e.ID)
+	return fmt.Sprintf("%s (id %s): no reply: the barrier request sent after it (id %s) was answered, and %s later no reply to id %s had come", e.Method, e.ID, e.Barrier, e.Grace, e.ID)
 }
 
 // Is makes BarrierError a silence, like a timeout.
@@ -221,12 +233,28 @@ type barrierDone struct {
 	err error
 }
 
-// startBarrier sends a ping and reports when its reply (any reply) is in.
+// BarrierMethod is the request that proves the channel is flushed: ping, or
+// server/discover in 2026-07-28 (Options.BarrierMethod).
+func (c *Conn) BarrierMethod() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.barrierMethod
+}
+
+// SetBarrierMethod changes the request the barrier sends (the era probe proves a
+// legacy server's silence with ping, then the modern session uses server/discover).
+func (c *Conn) SetBarrierMethod(method string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.barrierMethod = method
+}
+
+// startBarrier sends the barrier request and reports when its reply (any reply) is in.
 func (c *Conn) startBarrier(ctx context.Context) <-chan barrierDone {
 	out := make(chan barrierDone, 1)
 	id := c.NextID()
 	go func() {
-		_, err := c.CallID(ctx, id, "ping", nil)
+		_, err := c.CallID(ctx, id, c.BarrierMethod(), nil)
 		out <- barrierDone{id: id, err: err}
 	}()
 	return out
@@ -271,6 +299,9 @@ func NewConn(t transport.Transport, opts Options) *Conn {
 	if opts.HandleRequest == nil {
 		opts.HandleRequest = DefaultRequestHandler
 	}
+	if opts.BarrierMethod == "" {
+		opts.BarrierMethod = "ping"
+	}
 	c := &Conn{
 		t:          t,
 		opts:       opts,
@@ -279,6 +310,8 @@ func NewConn(t transport.Transport, opts Options) *Conn {
 		changed:    make(chan struct{}),
 		readerDone: make(chan struct{}),
 		answering:  make(chan struct{}, opts.MaxServerRequests),
+
+		barrierMethod: opts.BarrierMethod,
 	}
 	go c.readLoop()
 	return c
@@ -322,7 +355,7 @@ func (c *Conn) Call(ctx context.Context, method string, params any) (*Response, 
 // CallID sends a request with the given id and waits for its reply. Ids are never
 // reused within a session (a client rule of every revision): reuse is an error.
 func (c *Conn) CallID(ctx context.Context, id ID, method string, params any) (*Response, error) {
-	raw, err := EncodeRequest(id, method, params)
+	raw, err := EncodeRequest(id, method, c.Stamp(params))
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +392,7 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 		return nil, fmt.Errorf("%s (id %s): %w", method, id, err)
 	}
 	c.mu.Lock()
-	useBarrier := c.barrier && method != "ping"
+	useBarrier := c.barrier && method != c.barrierMethod
 	c.mu.Unlock()
 	var barrier <-chan barrierDone
 	if useBarrier {
@@ -468,7 +501,7 @@ func (c *Conn) readLoop() {
 		if len(data) > 0 && data[0] == '[' {
 			var items []json.RawMessage
 			if err := json.Unmarshal(data, &items); err != nil {
-				c.record(Entry{Dir: Received, At: f.At, Raw: f.Data, Err: "batch: " + err.Error(), Source: f.Source})
+				c.record(Entry{Dir: Received, At: f.At, Raw: f.Data, Err: "batch: " + err.Error(), Source: f.Source, Stream: f.Stream})
 				continue
 			}
 			for _, it := range items {
@@ -481,7 +514,7 @@ func (c *Conn) readLoop() {
 }
 
 func (c *Conn) handle(f transport.Frame, raw []byte, inBatch bool) {
-	e := Entry{Dir: Received, At: f.At, Raw: raw, Source: f.Source, InBatch: inBatch}
+	e := Entry{Dir: Received, At: f.At, Raw: raw, Source: f.Source, Stream: f.Stream, InBatch: inBatch}
 	if e.At.IsZero() {
 		e.At = time.Now()
 	}
@@ -548,7 +581,7 @@ func (c *Conn) deliver(e Entry, m *Message) {
 // a reply to a pending call (by its id, or because only one call is pending), fails
 // that call at once with what came back.
 func (c *Conn) rejected(f transport.Frame) {
-	e := Entry{Dir: Received, At: f.At, Raw: f.Data, Err: f.Err.Error(), Source: f.Source}
+	e := Entry{Dir: Received, At: f.At, Raw: f.Data, Err: f.Err.Error(), Source: f.Source, Stream: f.Stream}
 	id, found, hasMethod := peekID(f.Data)
 	c.mu.Lock()
 	var pc *pendingCall

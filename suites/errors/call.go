@@ -23,7 +23,7 @@ var unsuitable = map[string]bool{
 // TOOLS-CALL-01 — {rev}/server/tools.mdx (Calling Tools); schema CallToolResult.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-01", Title: "a listed tool answers tools/call with a successful CallToolResult with a content array",
-	Level: conform.Must, Revisions: legacy, Area: "errors", Needs: conform.NeedsCalls,
+	Level: conform.Must, Revisions: revision.Span("all"), Area: "errors", Needs: conform.NeedsCalls,
 	Source: `{rev}/server/tools.mdx (Calling Tools): "To invoke a tool, clients send a tools/call request"; schema CallToolResult: "required": ["content"], content {"type":"array"}; isError: "If not set, this is assumed to be false (the call was successful)" (an isError:true result is not a successful call)`,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := noTools(t); v != nil {
@@ -38,7 +38,7 @@ var _ = conform.Register(conform.Check{
 			return *skipV
 		}
 		o := toolkit.CallTool(t, ct)
-		return judgeCall(ct.Name, classify(o.Resp, o.Err))
+		return judgeCall(ct.Name, classify(o.Resp, o.Err).inEra(t.Session().Modern()))
 	},
 })
 
@@ -85,6 +85,8 @@ func judgeCall(name string, r reply) conform.Verdict {
 		return conform.Violation(want, r.desc)
 	case r.result == nil:
 		return conform.Violation(want, "a result that is not an object: "+r.desc)
+	case r.inputRequired:
+		return conform.Violation(want, r.desc+" (asking for input is not completing the call)")
 	case r.isError:
 		return conform.Violation(want, r.desc+" (a tool execution error is not a successful call)")
 	}
@@ -102,14 +104,14 @@ func judgeCall(name string, r reply) conform.Verdict {
 // ERR-EXEC-IN-RESULT-01 — schema CallToolResult.isError (2025-06-18 on).
 var _ = conform.Register(conform.Check{
 	ID: "ERR-EXEC-IN-RESULT-01", Title: "a tool's own failure comes back as an isError:true result, not a JSON-RPC error",
-	Level: conform.Should, Revisions: revision.Range("2025-06-18", ""), Area: "errors", Needs: conform.NeedsFixture,
+	Level: conform.Should, Revisions: revision.Span("R3+"), Area: "errors", Needs: conform.NeedsFixture,
 	Source: `schema CallToolResult.isError (2025-06-18 on): "Any errors that originate from the tool SHOULD be reported inside the result object, with isError set to true, not as an MCP protocol-level error response. Otherwise, the LLM would not be able to see that an error occurred and self-correct." Exercised by the fixture tool test_error_handling, which always fails (spec-matrix §3.2).`,
 	Run: func(t *conform.T) conform.Verdict {
 		o, v := callErrorFixture(t)
 		if v != nil {
 			return *v
 		}
-		return judgeExecInResult(classify(o.Resp, o.Err))
+		return judgeExecInResult(classify(o.Resp, o.Err).inEra(t.Session().Modern()))
 	},
 })
 
@@ -142,6 +144,8 @@ func judgeExecInResult(r reply) conform.Verdict {
 		return conform.Silence(want, r.err)
 	case r.kind == rResult && r.isError:
 		return conform.Pass("%s", "test_error_handling answered "+conform.Clip(r.desc, 160))
+	case r.inputRequired:
+		return conform.Violation(want, r.desc+": the failure is not reported, the server asks for input instead")
 	case r.kind == rResult:
 		return conform.Violation(want, "a result without isError:true: "+conform.Clip(string(r.raw), 160))
 	}

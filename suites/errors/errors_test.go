@@ -104,21 +104,26 @@ func TestUnusedName(t *testing.T) {
 
 func TestJudgeMalformed(t *testing.T) {
 	ok := probe{"p", rpcErr(-32602)}
+	header := probe{"{}", rpcErr(conform.CodeHeaderMismatch)}
 	tests := []struct {
-		name   string
-		probes []probe
-		want   conform.Outcome
+		name     string
+		probes   []probe
+		headerOK map[string]bool
+		want     conform.Outcome
 	}{
-		{"all -32602", []probe{ok, ok, ok}, conform.OutcomePass},
-		{"no listed tool: two probes", []probe{ok, ok}, conform.OutcomePass},
-		{"dispatched", []probe{ok, ok, {"arguments [1]", result(okText)}}, conform.OutcomeViolation},
-		{"isError result", []probe{ok, ok, {"arguments [1]", result(isErrText)}}, conform.OutcomeViolation},
-		{"another code", []probe{{"{}", rpcErr(-32600)}, ok, ok}, conform.OutcomeViolation},
-		{"silence", []probe{ok, {"name 5", none(errTimeout)}, ok}, conform.OutcomeSilence},
+		{"all -32602", []probe{ok, ok, ok}, nil, conform.OutcomePass},
+		{"no listed tool: two probes", []probe{ok, ok}, nil, conform.OutcomePass},
+		{"dispatched", []probe{ok, ok, {"arguments [1]", result(okText)}}, nil, conform.OutcomeViolation},
+		{"isError result", []probe{ok, ok, {"arguments [1]", result(isErrText)}}, nil, conform.OutcomeViolation},
+		{"another code", []probe{{"{}", rpcErr(-32600)}, ok, ok}, nil, conform.OutcomeViolation},
+		{"silence", []probe{ok, {"name 5", none(errTimeout)}, ok}, nil, conform.OutcomeSilence},
+		// 2026-07-28 over HTTP: no Mcp-Name header can carry a missing name.
+		{"-32020 for a nameless call over modern HTTP is a note", []probe{header, ok, ok}, map[string]bool{"{}": true}, conform.OutcomeNote},
+		{"-32020 elsewhere is another code", []probe{header, ok, ok}, nil, conform.OutcomeViolation},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeMalformed(tc.probes); got.Outcome() != tc.want {
+			if got := judgeMalformed(tc.probes, tc.headerOK); got.Outcome() != tc.want {
 				t.Errorf("got kind %s (%s)", got.Outcome(), got.Message)
 			}
 		})
@@ -221,7 +226,7 @@ func TestCallsIn(t *testing.T) {
 		{Seq: 6, Dir: wire.Received, ForMethod: "tools/list", Msg: msg(`{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}`)},
 		{Seq: 7, Dir: wire.Received, ForMethod: "tools/call", Msg: msg(`{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"x"}}`)},
 	}
-	got := callsIn("s", entries)
+	got := callsIn("s", false, entries)
 	if len(got) != 2 || got[0].name != "b" || string(got[0].isErrorRaw) != `"yes"` || got[1].name != "a" || got[1].isErrorRaw != nil {
 		t.Errorf("got %+v", got)
 	}

@@ -25,23 +25,23 @@ const echoFixture = "test_echo"
 // TOOLS-CALL-INVALIDARGS-R1-01 — 2024-11-05 … 2025-06-18 server/tools.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-INVALIDARGS-R1-01", Title: "arguments that break the inputSchema get -32602 or an isError:true result",
-	Level: conform.Descriptive, Revisions: revision.Range("2024-11-05", "2025-06-18"), Area: "errors", Needs: conform.NeedsCalls, Scratch: true,
+	Level: conform.Descriptive, Revisions: revision.Span("R1–R3"), Area: "errors", Needs: conform.NeedsCalls, Scratch: true,
 	Source: `{rev}/server/tools.mdx (Error Handling), 2024-11-05 … 2025-06-18: "Protocol Errors: Standard JSON-RPC errors for issues like: … Invalid arguments" and "Tool Execution Errors: Reported in tool results with isError: true: … Invalid input data". Both channels are listed: either passes (spec-matrix §2.16.2); a successful result → WARN.`,
 	Run:    argCheck(judgeInvalidArgsEither),
 })
 
-// TOOLS-CALL-INVALIDARGS-R4-01 — 2025-11-25 server/tools.mdx; changelog SEP-1303.
+// TOOLS-CALL-INVALIDARGS-R4-01 — 2025-11-25 and 2026-07-28 server/tools.mdx; changelog SEP-1303.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-INVALIDARGS-R4-01", Title: "input validation failures are isError:true results (-32602 accepted with a note)",
-	Level: conform.Descriptive, Revisions: revision.Range("2025-11-25", ""), Area: "errors", Needs: conform.NeedsCalls, Scratch: true,
-	Source: `2025-11-25/server/tools.mdx (Error Handling): "Tool Execution Errors: Reported in tool results with isError: true: … Input validation errors (e.g., date in wrong format, value out of range)"; "Tool Execution Errors contain actionable feedback that language models can use to self-correct". The classification carries no BCP 14 key word for servers (the page's SHOULD binds clients), so the row is descriptive: a successful result warns, never fails, also under --strict. -32602 passes with a note: the 2026-07-28 schema still shows -32602 "Invalid arguments for tool" (spec-matrix §2.16.2).`,
+	Level: conform.Descriptive, Revisions: revision.Span("R4+"), Area: "errors", Needs: conform.NeedsCalls, Scratch: true,
+	Source: `{rev}/server/tools.mdx (Error Handling), 2025-11-25 on: "Tool Execution Errors: Reported in tool results with isError: true: … Input validation errors (e.g., date in wrong format, value out of range)"; "Tool Execution Errors contain actionable feedback that language models can use to self-correct". The classification carries no BCP 14 key word for servers (the page's SHOULD binds clients), so the row is descriptive: a successful result warns, never fails, also under --strict. -32602 passes with a note: the 2026-07-28 schema still shows -32602 "Invalid arguments for tool" (spec-matrix §2.16.2).`,
 	Run:    argCheck(judgeInvalidArgsR4),
 })
 
 // TOOLS-CALL-VALIDATE-01 — {rev}/server/tools.mdx (Security Considerations).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-VALIDATE-01", Title: "tool inputs are validated: arguments that break the inputSchema are rejected",
-	Level: conform.Must, Revisions: legacy, Area: "errors", Needs: conform.NeedsCalls,
+	Level: conform.Must, Revisions: revision.Span("all"), Area: "errors", Needs: conform.NeedsCalls,
 	// The three invalid-argument checks share one probe (memoized), in the phase
 	// for odd input (PhaseOddInput), after the clean checks.
 	Scratch: true,
@@ -134,10 +134,10 @@ func runArgProbes(t *conform.T) argProbes {
 	for _, c := range calls {
 		if _, done := out.controls[c.tool]; !done && c.valid != nil {
 			o := toolkit.Call(t, s, c.tool, c.valid)
-			out.controls[c.tool] = classify(o.Resp, o.Err)
+			out.controls[c.tool] = classify(o.Resp, o.Err).inEra(s.Modern())
 		}
 		o := toolkit.Call(t, s, c.tool, c.args)
-		out.probes = append(out.probes, probe{label: fmt.Sprintf("%s %s", c.tool, c.label), r: classify(o.Resp, o.Err)})
+		out.probes = append(out.probes, probe{label: fmt.Sprintf("%s %s", c.tool, c.label), r: classify(o.Resp, o.Err).inEra(s.Modern())})
 		out.tools = append(out.tools, c.tool)
 	}
 	return out
@@ -370,7 +370,7 @@ func judgeInvalidArgsR4(probes []probe) conform.Verdict {
 	case len(problems) > 0:
 		return conform.Violation(want, strings.Join(problems, "; "))
 	case protocol:
-		return conform.Note("%s", strings.Join(seen, "; ")+"; -32602 is accepted: 2025-11-25 asks for isError, but the 2026-07-28 schema still shows -32602 for invalid tool arguments (spec-matrix §2.16.2)")
+		return conform.Note("%s", strings.Join(seen, "; ")+"; -32602 is accepted: tools.mdx (2025-11-25 on) asks for isError, but the 2026-07-28 schema still shows -32602 for invalid tool arguments (spec-matrix §2.16.2)")
 	}
 	return conform.Pass("%s", strings.Join(seen, "; "))
 }
@@ -383,8 +383,13 @@ func judgeValidate(probes []probe) conform.Verdict {
 	}
 	var accepted, seen []string
 	for _, p := range probes {
-		if p.r.success() {
+		switch {
+		case p.r.success():
 			accepted = append(accepted, p.label+": "+p.r.successText())
+			continue
+		case p.r.inputRequired:
+			// Asking for input goes on with the call: the arguments were not rejected.
+			accepted = append(accepted, p.label+": "+p.r.desc)
 			continue
 		}
 		seen = append(seen, p.label+": "+p.r.channel())

@@ -14,8 +14,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-var legacy = revision.InEra(revision.Legacy)
-
 // noTools is the skip of a check whose probe needs the tools capability (nil when
 // the main session declared it).
 func noTools(t *conform.T) *conform.Verdict {
@@ -29,7 +27,7 @@ func noTools(t *conform.T) *conform.Verdict {
 // TOOLS-CALL-UNKNOWN-01 — {rev}/server/tools.mdx (Error Handling); design.md §4.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-UNKNOWN-01", Title: "an unknown tool is a JSON-RPC error -32602, not a result",
-	Level: conform.Should, Revisions: legacy, Area: "errors", Needs: conform.NeedsAny,
+	Level: conform.Should, Revisions: revision.Span("all"), Area: "errors", Needs: conform.NeedsAny,
 	Source: `{rev}/server/tools.mdx (Error Handling): "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools", with the example {"code": -32602, "message": "Unknown tool: invalid_tool_name"}; schema CallToolResult: "any errors in finding the tool … should be reported as an MCP error response". Verdict policy fixed by design.md §4 (it overrides the matrix row's isError → WARN): -32602 pass, another code warn, an isError:true or successful result fail.`,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := noTools(t); v != nil {
@@ -76,7 +74,7 @@ func judgeUnknownTool(name string, r reply) conform.Verdict {
 // TOOLS-CALL-MALFORMED-01 — 2025-11-25/server/tools.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-MALFORMED-01", Title: "a tools/call that breaks the CallToolRequest schema is answered with -32602",
-	Level: conform.Descriptive, Revisions: legacy, Area: "errors", Needs: conform.NeedsAny, Scratch: true,
+	Level: conform.Descriptive, Revisions: revision.Span("all"), Area: "errors", Needs: conform.NeedsAny, Scratch: true,
 	Source: `2025-11-25/server/tools.mdx (Error Handling): "Protocol Errors: Standard JSON-RPC errors for issues like: … Malformed requests (requests that fail to satisfy CallToolRequest schema)"; schema CallToolRequest: params {name: string, arguments?: object}; JSON-RPC 2.0 §5.1: "-32602 Invalid params". Explicit from 2025-11-25, the same protocol-error class in every revision. No BCP 14 key word: descriptive, so another answer warns and never fails, also under --strict.`,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := noTools(t); v != nil {
@@ -86,12 +84,21 @@ var _ = conform.Register(conform.Check{
 		if err != nil {
 			return conform.Errorf("no fresh session for the malformed tools/call probes: %v", err)
 		}
+		// Over Streamable HTTP in 2026-07-28 a tools/call whose name is missing or
+		// not a string has no Mcp-Name header to send, and the transport rule
+		// (basic/transports/streamable-http.mdx: -32020 when "A required standard
+		// header … is missing") may reject it before the params are read.
+		headerFirst := s.Modern() && s.Kind != "stdio"
 		var probes []probe
+		headerOK := map[string]bool{}
 		for _, m := range malformedCalls(toolkit.List(t)) {
 			resp, err := s.Call(t.Ctx, "tools/call", m.params)
 			probes = append(probes, probe{label: m.label, r: classify(resp, err)})
+			if headerFirst && m.nameless {
+				headerOK[m.label] = true
+			}
 		}
-		return judgeMalformed(probes)
+		return judgeMalformed(probes, headerOK)
 	},
 })
 
@@ -102,8 +109,9 @@ type probe struct {
 }
 
 type malformedCall struct {
-	label  string
-	params any
+	label    string
+	params   any
+	nameless bool // no string name: no Mcp-Name header can carry it
 }
 
 // malformedCalls are params that break the CallToolRequest schema. The one with array
@@ -111,11 +119,11 @@ type malformedCall struct {
 // arguments are wrong; a correct server rejects it before dispatch.
 func malformedCalls(l *toolkit.Listing) []malformedCall {
 	out := []malformedCall{
-		{`params {} (no name)`, map[string]any{}},
-		{`params {"name":5}`, map[string]any{"name": 5}},
+		{`params {} (no name)`, map[string]any{}, true},
+		{`params {"name":5}`, map[string]any{"name": 5}, true},
 	}
 	if name := realName(l); name != "" {
-		out = append(out, malformedCall{fmt.Sprintf(`params {"name":%q,"arguments":[1]}`, name), map[string]any{"name": name, "arguments": []any{1}}})
+		out = append(out, malformedCall{fmt.Sprintf(`params {"name":%q,"arguments":[1]}`, name), map[string]any{"name": name, "arguments": []any{1}}, false})
 	}
 	return out
 }
@@ -138,15 +146,18 @@ func realName(l *toolkit.Listing) string {
 	return ""
 }
 
-// judgeMalformed wants -32602 for every malformed call.
-func judgeMalformed(probes []probe) conform.Verdict {
-	var problems, labels []string
+// judgeMalformed wants -32602 for every malformed call; headerOK names the probes
+// for which the 2026-07-28 HTTP header error -32020 is an answer too.
+func judgeMalformed(probes []probe, headerOK map[string]bool) conform.Verdict {
+	var problems, labels, notes []string
 	for _, p := range probes {
-		labels = append(labels, p.label)
 		switch {
 		case p.r.kind == rNone:
 			return conform.Silence("JSON-RPC error -32602 for tools/call with "+p.label, p.r.err)
 		case p.r.kind == rRPCError && p.r.code == wire.CodeInvalidParams:
+			labels = append(labels, p.label)
+		case p.r.kind == rRPCError && p.r.code == conform.CodeHeaderMismatch && headerOK[p.label]:
+			notes = append(notes, p.label+" got -32020 (no Mcp-Name header can carry a missing or non-string name)")
 		case p.r.success():
 			problems = append(problems, p.label+": "+p.r.successText()+" (the malformed call was dispatched)")
 		default:
@@ -160,13 +171,19 @@ func judgeMalformed(probes []probe) conform.Verdict {
 	if len(probes) < 3 {
 		msg += " (no tool is listed, so arguments [1] were not sent)"
 	}
+	if len(notes) > 0 {
+		if len(labels) == 0 {
+			msg = "no -32602"
+		}
+		return conform.Note("%s; %s", msg, strings.Join(notes, "; "))
+	}
 	return conform.Pass("%s", msg)
 }
 
 // BASE-INVALID-PARAMS-01 — JSON-RPC 2.0 §5.1.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-INVALID-PARAMS-01", Title: "structurally wrong params for tools/list are answered with -32602",
-	Level: conform.Must, Revisions: legacy, Area: "errors", Needs: conform.NeedsAny, Scratch: true,
+	Level: conform.Must, Revisions: revision.Span("all"), Area: "errors", Needs: conform.NeedsAny, Scratch: true,
 	Source: `JSON-RPC 2.0 §5.1: "-32602 Invalid params: Invalid method parameter(s)."; {rev}/basic/index.mdx: messages "MUST follow the JSON-RPC 2.0 specification"; schema PaginatedRequest: params {cursor?: string}. JSON-RPC §4.2 also makes non-structured params ("abc") an invalid Request, so -32600 is accepted for that probe, with a note.`,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := noTools(t); v != nil {

@@ -29,10 +29,14 @@ type reply struct {
 	message string // rRPCError
 	// result holds the result's members (nil when the result is not an object).
 	result  map[string]json.RawMessage
-	isError bool            // the result says isError: true
-	raw     json.RawMessage // rResult: the result as received
-	desc    string          // what came back, in a few words
-	err     error           // rNone, rHTTP
+	isError bool // the result says isError: true
+	// inputRequired marks, in a 2026-07-28 session, an InputRequiredResult
+	// (resultType "input_required"): the server asks for input before it completes
+	// the call, so the result is no CallToolResult (set by inEra).
+	inputRequired bool
+	raw           json.RawMessage // rResult: the result as received
+	desc          string          // what came back, in a few words
+	err           error           // rNone, rHTTP
 }
 
 // classify decodes what a request produced.
@@ -70,12 +74,25 @@ func classify(resp *wire.Response, err error) reply {
 	return r
 }
 
+// inEra marks r as an InputRequiredResult when the session is of the modern era
+// (2026-07-28) and the result says resultType "input_required"; legacy revisions have
+// no resultType, and there the member is an unknown extra.
+func (r reply) inEra(modern bool) reply {
+	var rt string
+	if modern && r.kind == rResult && json.Unmarshal(r.result["resultType"], &rt) == nil && rt == "input_required" {
+		r.inputRequired = true
+		r.desc = `an InputRequiredResult (resultType "input_required") ` + conform.Clip(string(r.raw), 200)
+	}
+	return r
+}
+
 // successText describes a successful result for messages.
 func (r reply) successText() string { return "a successful result " + conform.Clip(string(r.raw), 160) }
 
 // success reports whether the reply is a result that is not isError:true. A check
 // that needs a successful tool result never accepts isError:true as one.
-func (r reply) success() bool { return r.kind == rResult && !r.isError }
+// An InputRequiredResult is not one either: the call has not completed.
+func (r reply) success() bool { return r.kind == rResult && !r.isError && !r.inputRequired }
 
 // channel names the error channel a rejection used, for messages.
 func (r reply) channel() string {

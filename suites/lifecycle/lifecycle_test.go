@@ -55,6 +55,20 @@ func TestVerdicts(t *testing.T) {
 		{"ping with extra keys warns", "PING-01", "2025-06-18", func(s *conformtest.Server) { s.Handle("ping", reply(`{"pong":true}`)) }, reports.Warn},
 		{"ping error fails", "PING-01", "2024-11-05", func(s *conformtest.Server) { s.Handle("ping", rpcError(-32603)) }, reports.Fail},
 		{"ping silence fails", "PING-01", "2024-11-05", func(s *conformtest.Server) { s.Handle("ping", silent) }, reports.Fail},
+		// 2026-07-28: the column opens with server/discover, which also carries the
+		// id probes (there is no ping).
+		{"unknown method -32601 passes in 2026-07-28", "BASE-METHOD-UNKNOWN-01", "2026-07-28", nil, reports.Pass},
+		{"unknown method -32603 fails in 2026-07-28", "BASE-METHOD-UNKNOWN-01", "2026-07-28", func(s *conformtest.Server) { s.Handle("x_conformance/unknown_method", rpcError(-32603)) }, reports.Fail},
+		{"exact ids pass in 2026-07-28", "BASE-RESP-ID-01", "2026-07-28", nil, reports.Pass},
+		{"id 0 answered as \"0\" fails in 2026-07-28", "BASE-RESP-ID-01", "2026-07-28", func(s *conformtest.Server) {
+			s.Handle("server/discover", func(req *wire.Message) []string {
+				out := []string{conformtest.Result(req, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{},"ttlMs":0,"cacheScope":"public"}`)}
+				if string(req.ID.Raw()) == "0" {
+					out[0] = strings.Replace(out[0], `"id":0`, `"id":"0"`, 1)
+				}
+				return out
+			})
+		}, reports.Fail},
 		{"unknown method -32601 passes", "BASE-METHOD-UNKNOWN-01", "2025-11-25", nil, reports.Pass},
 		{"unknown method -32603 fails", "BASE-METHOD-UNKNOWN-01", "2025-11-25", func(s *conformtest.Server) { s.Handle("x_conformance/unknown_method", rpcError(-32603)) }, reports.Fail},
 		{"unknown method result fails", "BASE-METHOD-UNKNOWN-01", "2025-11-25", func(s *conformtest.Server) { s.Handle("x_conformance/unknown_method", reply(`{}`)) }, reports.Fail},

@@ -14,8 +14,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-var legacy = revision.InEra(revision.Legacy)
-
 // invalidCursor is a cursor no server issues (PAG-INVALID-01).
 const invalidCursor = "x-conformance-invalid-@@"
 
@@ -34,13 +32,13 @@ func paged(t *conform.T) (view, *conform.Verdict) {
 	if v := toolkit.ListVerdict(t, l); v != nil {
 		return view{}, v
 	}
-	return interpret(l), nil
+	return interpret(l, t.Session().Modern()), nil
 }
 
 // PAG-NEXTCURSOR-01 — {rev}/server/utilities/pagination.mdx; schema PaginatedResult.
 var _ = conform.Register(conform.Check{
 	ID: "PAG-NEXTCURSOR-01", Title: "nextCursor is a string while more tools exist, and left out at the end",
-	Level: conform.Must, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("all"), Area: "pagination", Needs: conform.NeedsAny,
 	Source: `{rev}/server/utilities/pagination.mdx (Response Format): the response includes "An optional nextCursor field if more results exist"; schema PaginatedResult.nextCursor is {"type":"string"}: "If present, there may be more results available." A cursor that comes back after it was followed loops the client forever. An empty-string nextCursor is read by the policy of spec-matrix §2.16.5 (package doc) and judged by PAG-EMPTY-CURSOR-R5-01.`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
@@ -96,7 +94,7 @@ func judgeNextCursor(v view, maxPages int) conform.Verdict {
 // PAG-FOLLOW-01 — {rev}/server/utilities/pagination.mdx (derived).
 var _ = conform.Register(conform.Check{
 	ID: "PAG-FOLLOW-01", Title: "every cursor the server issued is accepted and gives a valid next page",
-	Level: conform.Derived, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny,
+	Level: conform.Derived, Revisions: revision.Span("all"), Area: "pagination", Needs: conform.NeedsAny,
 	Source: `{rev}/server/utilities/pagination.mdx (Request Format): "After receiving a cursor, the client can continue paginating by issuing a request including that cursor"; each page is a ListToolsResult (schema). Derived: the spec gives no keyword for accepting one's own cursor.`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
@@ -139,7 +137,7 @@ func judgeFollow(v view, validate func(json.RawMessage) error) conform.Verdict {
 // PAG-STABLE-01 — {rev}/server/utilities/pagination.mdx (Implementation Guidelines).
 var _ = conform.Register(conform.Check{
 	ID: "PAG-STABLE-01", Title: "the same cursor on an unchanged list gives the same page",
-	Level: conform.Should, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny,
+	Level: conform.Should, Revisions: revision.Span("all"), Area: "pagination", Needs: conform.NeedsAny,
 	Source: `{rev}/server/utilities/pagination.mdx (Implementation Guidelines): "Servers SHOULD: Provide stable cursors"`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
@@ -228,7 +226,7 @@ func judgeStable(probes []stableProbe) conform.Verdict {
 // PAG-NODUP-01 — {rev}/server/utilities/pagination.mdx (derived).
 var _ = conform.Register(conform.Check{
 	ID: "PAG-NODUP-01", Title: "no tool appears on two pages of an unchanged list",
-	Level: conform.Derived, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny,
+	Level: conform.Derived, Revisions: revision.Span("all"), Area: "pagination", Needs: conform.NeedsAny,
 	Source: `{rev}/server/utilities/pagination.mdx (Pagination Model): "The cursor is an opaque string token, representing a position in the result set"; a position moves forward, so a tool should not come back on a later page. Derived: no keyword says so.`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
@@ -270,7 +268,7 @@ func judgeNoDup(v view, changed bool) conform.Verdict {
 // PAG-INVALID-01 — {rev}/server/utilities/pagination.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "PAG-INVALID-01", Title: "an invalid cursor is answered with -32602",
-	Level: conform.Should, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny, Scratch: true,
+	Level: conform.Should, Revisions: revision.Span("all"), Area: "pagination", Needs: conform.NeedsAny, Scratch: true,
 	Source: `{rev}/server/utilities/pagination.mdx (Error Handling): "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."; (Implementation Guidelines): "Servers SHOULD: … Handle invalid cursors gracefully" (a crash or no reply is not graceful: FAIL, spec-matrix PAG-INVALID-01)`,
 	Run: func(t *conform.T) conform.Verdict {
 		if !toolkit.Declared(t.Session()) {
@@ -290,7 +288,7 @@ var _ = conform.Register(conform.Check{
 		probe := toolkit.FetchPage(t, s, map[string]any{"cursor": invalidCursor})
 		var alive error
 		if probe.Err == nil {
-			_, alive = s.Call(t.Ctx, "ping", nil)
+			_, alive = s.Call(t.Ctx, s.Conn.BarrierMethod(), nil)
 		}
 		if t.Ctx.Err() != nil {
 			return conform.Errorf("not verified: %v", t.Ctx.Err())
@@ -320,7 +318,7 @@ func judgeInvalidCursor(first, probe toolkit.Page, alive error) conform.Verdict 
 		return conform.Errorf("%s", "not verified: "+conform.Describe(nil, probe.Err))
 	}
 	if alive != nil && (conform.Unanswered(alive) || conform.Gone(alive)) {
-		return conform.Fail("the server still answering after the invalid cursor", fmt.Sprintf("it replied %s, then ping got %s", conform.Describe(probe.Resp, nil), conform.Describe(nil, alive)))
+		return conform.Fail("the server still answering after the invalid cursor", fmt.Sprintf("it replied %s, then the next request (ping; server/discover in 2026-07-28) got %s", conform.Describe(probe.Resp, nil), conform.Describe(nil, alive)))
 	}
 	switch {
 	case probe.Resp.IsError() && probe.Resp.Error.Code == wire.CodeInvalidParams:
@@ -334,15 +332,19 @@ func judgeInvalidCursor(first, probe toolkit.Page, alive error) conform.Verdict 
 }
 
 // PAG-EMPTY-CURSOR-R5-01 — 2026-07-28/server/utilities/pagination.mdx; spec-matrix
-// §2.16.5. Only its 2024-11-05 … 2025-11-25 half is implemented here.
+// §2.16.5. Both halves: in 2026-07-28 the walk follows "" as a real cursor and the
+// server must honour it; before, a "" nextCursor is a warning.
 var _ = conform.Register(conform.Check{
-	ID: "PAG-EMPTY-CURSOR-R5-01", Title: "no empty-string nextCursor, whose meaning 2024-11-05 … 2025-11-25 leave open",
-	Level: conform.Derived, Revisions: legacy, Area: "pagination", Needs: conform.NeedsAny,
-	Source: `2026-07-28/server/utilities/pagination.mdx: an empty string "is a valid cursor and thus MUST NOT be treated as the end of results"; 2024-11-05 … 2025-11-25 say nothing about "", and SDKs disagree on whether it ends the list. This is the row's legacy half (spec-matrix §2.16.5): derived, a "" nextCursor → WARN; the walk follows "" once and stops only if "" comes back twice (package doc).`,
+	ID: "PAG-EMPTY-CURSOR-R5-01", Title: "an empty-string nextCursor continues the list (2026-07-28); before, no \"\" whose meaning is left open",
+	Level: conform.Derived, Revisions: revision.Span("all"), Area: "pagination", Needs: conform.NeedsAny,
+	Source: `2026-07-28/server/utilities/pagination.mdx: an empty string "is a valid cursor and thus MUST NOT be treated as the end of results"; 2024-11-05 … 2025-11-25 say nothing about "", and SDKs disagree on whether it ends the list. Both halves of the row (spec-matrix §2.16.5): in 2026-07-28 the walk follows "" like any cursor, and a server that issues "" but answers it as the end of the list (an error, or the first page again) breaks the clients the rule binds; before 2026-07-28 a "" nextCursor → WARN, the walk follows "" once and stops only if "" comes back twice (package doc).`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
 		if stop != nil {
 			return *stop
+		}
+		if t.Session().Modern() {
+			return judgeEmptyCursorModern(v)
 		}
 		return judgeEmptyCursor(v)
 	},
@@ -354,4 +356,66 @@ func judgeEmptyCursor(v view) conform.Verdict {
 		return conform.Pass("%s", fmt.Sprintf("no page of %d carried nextCursor \"\"", len(v.pages)))
 	}
 	return conform.Warn("nextCursor left out at the end of the list, or a non-empty cursor (before 2026-07-28 the meaning of \"\" is undefined: some clients stop, others follow it)", v.describeEmpty())
+}
+
+// judgeEmptyCursorModern judges a 2026-07-28 walk, which followed "" as a cursor: the
+// server that issued "" must continue the list from it, as a client must follow it.
+func judgeEmptyCursorModern(v view) conform.Verdict {
+	switch v.empty {
+	case emptyNone:
+		return conform.Pass("%s", fmt.Sprintf("no page of %d carried nextCursor \"\" (nothing to follow)", len(v.pages)))
+	case emptyUnfollowed:
+		return conform.Skip(reports.NotExercised, "%s", v.describeEmpty())
+	case emptyRejected, emptyRestart:
+		return conform.Violation("the list continued from nextCursor \"\" (2026-07-28: \"\" is a valid cursor, never the end of results)", v.describeEmpty())
+	case emptyTwice:
+		return conform.Note("page %d carried nextCursor \"\", which was followed as a cursor; \"\" then came back, a repeated cursor (judged by PAG-NEXTCURSOR-01)", v.emptyAt+1)
+	}
+	return conform.Pass("%s", v.describeEmpty())
+}
+
+// PAG-TTL-R5-01 — 2026-07-28/server/utilities/caching.mdx (Pagination).
+var _ = conform.Register(conform.Check{
+	ID: "PAG-TTL-R5-01", Title: "every complete tools/list page carries ttlMs ≥ 0 and cacheScope, the same cacheScope on every page",
+	Level: conform.Must, Revisions: revision.Span("R5"), Area: "pagination", Needs: conform.NeedsAny,
+	Source: `2026-07-28/server/utilities/caching.mdx (Pagination): "Each page response carries its own ttlMs value." … "Servers MUST apply the same cacheScope to all response pages for a given list request."; "Servers MUST provide a ttlMs value that is >= 0."`,
+	Run: func(t *conform.T) conform.Verdict {
+		v, stop := paged(t)
+		if stop != nil {
+			return *stop
+		}
+		return judgePageCaching(v)
+	},
+})
+
+// judgePageCaching judges the caching members page by page and the one cacheScope
+// of the list.
+func judgePageCaching(v view) conform.Verdict {
+	var problems []string
+	first, firstAt := "", 0
+	judged := 0
+	for i, p := range v.pages {
+		if p.Result == nil {
+			continue // an error or a malformed page: judged by PAG-FOLLOW-01
+		}
+		judged++
+		scope, probs := toolkit.CacheHints(p.Result)
+		if len(probs) > 0 {
+			problems = append(problems, fmt.Sprintf("page %d (%s): %s", i+1, cursorLabel(p), strings.Join(probs, ", ")))
+		}
+		switch {
+		case scope == "":
+		case first == "":
+			first, firstAt = scope, i+1
+		case scope != first:
+			problems = append(problems, fmt.Sprintf("page %d (%s) has cacheScope %q, page %d %q", i+1, cursorLabel(p), scope, firstAt, first))
+		}
+	}
+	if len(problems) > 0 {
+		return conform.Violation("ttlMs (an integer ≥ 0) and cacheScope on every complete page, the same cacheScope on all pages of the list", conform.JoinAtMost(problems, 5))
+	}
+	if judged < 2 {
+		return conform.Pass("%d page, with ttlMs and cacheScope %q (one page: no cross-page scope to compare)", judged, first)
+	}
+	return conform.Pass("%d pages, each with ttlMs and cacheScope %q", judged, first)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -105,7 +106,7 @@ func TestInterpretEmptyCursor(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := interpret(tc.l)
+			v := interpret(tc.l, false)
 			if v.empty != tc.empty || v.stop != tc.stop || len(v.pages) != tc.pages || v.emptyAt != tc.emptyPage {
 				t.Errorf("got empty=%d stop=%s pages=%d emptyAt=%d, want %d %s %d %d",
 					v.empty, v.stop, len(v.pages), v.emptyAt, tc.empty, tc.stop, tc.pages, tc.emptyPage)
@@ -139,7 +140,7 @@ func TestJudgeNextCursor(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := judgeNextCursor(interpret(tc.l), 1000)
+			got := judgeNextCursor(interpret(tc.l, false), 1000)
 			if got.Outcome() != tc.want || !strings.Contains(got.Expected+" "+got.Message, tc.msg) {
 				t.Errorf("got kind %s %q / %q, want kind %s mentioning %q", got.Outcome(), got.Expected, got.Message, tc.want, tc.msg)
 			}
@@ -168,7 +169,7 @@ func TestJudgeFollow(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeFollow(interpret(tc.l), tc.validate); got.Outcome() != tc.want {
+			if got := judgeFollow(interpret(tc.l, false), tc.validate); got.Outcome() != tc.want {
 				t.Errorf("got kind %s (%s / %s), want %s", got.Outcome(), got.Expected, got.Message, tc.want)
 			}
 		})
@@ -255,7 +256,7 @@ func TestJudgeNoDup(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := judgeNoDup(interpret(tc.l), tc.changed); got.Outcome() != tc.want {
+			if got := judgeNoDup(interpret(tc.l, false), tc.changed); got.Outcome() != tc.want {
 				t.Errorf("got kind %s (%s / %s), want %s", got.Outcome(), got.Expected, got.Message, tc.want)
 			}
 		})
@@ -294,11 +295,11 @@ func TestJudgeInvalidCursor(t *testing.T) {
 }
 
 func TestJudgeEmptyCursor(t *testing.T) {
-	if got := judgeEmptyCursor(interpret(threePages())); got.Outcome() != conform.OutcomePass {
+	if got := judgeEmptyCursor(interpret(threePages(), false)); got.Outcome() != conform.OutcomePass {
 		t.Errorf("no \"\": kind %s", got.Outcome())
 	}
 	l := listing(toolkit.StopError, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), errPage(str(""), -32602))
-	if got := judgeEmptyCursor(interpret(l)); got.Outcome() != conform.OutcomeWarn || !strings.Contains(got.Message, "end of the list") {
+	if got := judgeEmptyCursor(interpret(l, false)); got.Outcome() != conform.OutcomeWarn || !strings.Contains(got.Message, "end of the list") {
 		t.Errorf("\"\": kind %s %q", got.Outcome(), got.Message)
 	}
 }
@@ -453,5 +454,83 @@ func TestStrictMakesShouldFail(t *testing.T) {
 	srv = conformtest.NewServer().Handle("tools/list", pages(with(good, "c2", `{"tools":`+tools("a")+`}`)))
 	if v := conformtest.Judge(t, "PAG-NODUP-01", "2025-06-18", srv, strict); v.Status != reports.Warn {
 		t.Errorf("PAG-NODUP-01 under --strict: %s (%s)", v.Status, v.Message)
+	}
+}
+
+// TestJudgeEmptyCursorModern covers the 2026-07-28 half of PAG-EMPTY-CURSOR-R5-01:
+// "" is a cursor the walk follows, and the server must continue the list from it.
+func TestJudgeEmptyCursorModern(t *testing.T) {
+	tests := []struct {
+		name string
+		l    *toolkit.Listing
+		want conform.Outcome
+	}{
+		{"no \"\" passes", threePages(), conform.OutcomePass},
+		{"\"\" continues the list", listing(toolkit.StopEnd, "",
+			pg(nil, `""`, "a"), pg(str(""), "", "b")), conform.OutcomePass},
+		{"\"\" rejected with -32602", listing(toolkit.StopError, "",
+			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), errPage(str(""), -32602)), conform.OutcomeViolation},
+		{"\"\" restarts the list", listing(toolkit.StopRepeatedCursor, "c1",
+			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `"c1"`, "a")), conform.OutcomeViolation},
+		{"\"\" comes back: left to PAG-NEXTCURSOR-01", listing(toolkit.StopRepeatedCursor, "",
+			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `""`, "c")), conform.OutcomeNote},
+		{"\"\" not followed (max pages)", listing(toolkit.StopMaxPages, "",
+			pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b")), conform.OutcomeSkip},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := judgeEmptyCursorModern(interpret(tc.l, true)); got.Outcome() != tc.want {
+				t.Errorf("got %s (%s / %s), want %s", got.Outcome(), got.Expected, got.Message, tc.want)
+			}
+		})
+	}
+}
+
+// TestModernRepeatedEmptyCursor: in 2026-07-28 "" coming back after it was followed
+// is a repeated cursor, a loop PAG-NEXTCURSOR-01 fails (before, it ends the list).
+func TestModernRepeatedEmptyCursor(t *testing.T) {
+	l := listing(toolkit.StopRepeatedCursor, "", pg(nil, `"c1"`, "a"), pg(str("c1"), `""`, "b"), pg(str(""), `""`, "c"))
+	if got := judgeNextCursor(interpret(l, true), 1000); got.Outcome() != conform.OutcomeViolation {
+		t.Errorf("modern: got %s (%s), want a violation", got.Outcome(), got.Message)
+	}
+	if got := judgeNextCursor(interpret(l, false), 1000); got.Outcome() == conform.OutcomeViolation {
+		t.Errorf("legacy: got a violation (%s); \"\" twice ends a legacy walk", got.Message)
+	}
+}
+
+// cached adds 2026-07-28 caching members to a page's result.
+func cached(p toolkit.Page, members map[string]any) toolkit.Page {
+	p.Result = maps.Clone(p.Result)
+	for k, v := range members {
+		b, _ := json.Marshal(v)
+		p.Result[k] = b
+	}
+	return p
+}
+
+func TestJudgePageCaching(t *testing.T) {
+	pub := map[string]any{"resultType": "complete", "ttlMs": 1000, "cacheScope": "public"}
+	priv := map[string]any{"resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
+	noTTL := map[string]any{"resultType": "complete", "cacheScope": "public"}
+	tests := []struct {
+		name  string
+		pages []toolkit.Page
+		want  conform.Outcome
+		msg   string
+	}{
+		{"every page public passes", []toolkit.Page{cached(pg(nil, `"c1"`, "a"), pub), cached(pg(str("c1"), "", "b"), pub)}, conform.OutcomePass, "2 pages"},
+		{"one page passes", []toolkit.Page{cached(pg(nil, "", "a"), priv)}, conform.OutcomePass, "one page"},
+		{"mixed scopes fail", []toolkit.Page{cached(pg(nil, `"c1"`, "a"), pub), cached(pg(str("c1"), "", "b"), priv)}, conform.OutcomeViolation, `cacheScope "private", page 1 "public"`},
+		{"a page without ttlMs fails", []toolkit.Page{cached(pg(nil, `"c1"`, "a"), pub), cached(pg(str("c1"), "", "b"), noTTL)}, conform.OutcomeViolation, "page 2 (cursor \"c1\"): no ttlMs"},
+		{"no caching members fail", []toolkit.Page{pg(nil, "", "a")}, conform.OutcomeViolation, "no resultType"},
+		{"an error page is left to PAG-FOLLOW-01", []toolkit.Page{cached(pg(nil, `"c1"`, "a"), pub), errPage(str("c1"), -32603)}, conform.OutcomePass, "1 page"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := judgePageCaching(view{pages: tc.pages})
+			if got.Outcome() != tc.want || !strings.Contains(got.Expected+" "+got.Message, tc.msg) {
+				t.Errorf("got %s (%s / %s), want %s with %q", got.Outcome(), got.Expected, got.Message, tc.want, tc.msg)
+			}
+		})
 	}
 }

@@ -38,8 +38,10 @@ type view struct {
 	repeated string
 }
 
-// interpret applies the empty-cursor policy to a walk.
-func interpret(l *toolkit.Listing) view {
+// interpret applies the empty-cursor policy to a walk. In 2026-07-28 (modern) ""
+// is a valid cursor like any other, so "" coming back after it was followed is a
+// repeated cursor (PAG-NEXTCURSOR-01), not the end of the list.
+func interpret(l *toolkit.Listing, modern bool) view {
 	v := view{pages: l.Pages, stop: l.Stop, emptyAt: -1, repeated: l.Repeated}
 	for i, p := range l.Pages {
 		if p.NextCursor != nil && *p.NextCursor == "" {
@@ -62,6 +64,8 @@ func interpret(l *toolkit.Listing) view {
 		v.empty, v.pages, v.stop, v.repeated = emptyRejected, l.Pages[:k+1], toolkit.StopEnd, ""
 	case len(f.Tools) > 0 && sameNames(f.Tools, l.Pages[0].Tools):
 		v.empty, v.pages, v.stop, v.repeated = emptyRestart, l.Pages[:k+1], toolkit.StopEnd, ""
+	case l.Stop == toolkit.StopRepeatedCursor && l.Repeated == "" && modern:
+		v.empty = emptyTwice
 	case l.Stop == toolkit.StopRepeatedCursor && l.Repeated == "":
 		v.empty, v.stop, v.repeated = emptyTwice, toolkit.StopEnd, ""
 	default:

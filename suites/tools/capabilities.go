@@ -12,12 +12,10 @@ import (
 
 // Capability checks (spec-matrix §2.8 TOOLS-CAP-*, §2.2 LIFE-CAPS-HONEST-01).
 
-var defLegacy = revision.InEra(revision.Legacy)
-
 // TOOLS-CAP-01 — {rev}/server/tools.mdx (Capabilities).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CAP-01", Title: "a server that answers tools/list declares capabilities.tools (an object)",
-	Level: conform.Must, Revisions: defLegacy, Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("all"), Area: "tools", Needs: conform.NeedsAny,
 	Source: "{rev}/server/tools.mdx (Capabilities): \"Servers that support tools MUST declare the `tools` capability\"",
 	Run:    runToolsCap,
 })
@@ -45,15 +43,20 @@ func runToolsCap(t *conform.T) conform.Verdict {
 	case first.Resp.IsError():
 		return conform.Note("no tools capability declared; tools/list is answered with %s (-32601 expected for a method the server does not offer)", conform.Describe(first.Resp, nil))
 	}
+	// 2026-07-28 declares capabilities in the DiscoverResult (there is no initialize).
+	where := "InitializeResult"
+	if s.Modern() {
+		where = "DiscoverResult"
+	}
 	return t.Violation("capabilities.tools declared by a server that answers tools/list",
-		fmt.Sprintf("no tools capability in the InitializeResult, yet tools/list succeeded with %d tool(s): %s", len(first.Tools), conform.Describe(first.Resp, nil)))
+		fmt.Sprintf("no tools capability in the %s, yet tools/list succeeded with %d tool(s): %s", where, len(first.Tools), conform.Describe(first.Resp, nil)))
 }
 
 // TOOLS-CAP-LISTCHANGED-01 — {rev}/server/tools.mdx (Capabilities); schema
 // ServerCapabilities.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CAP-LISTCHANGED-01", Title: "capabilities.tools.listChanged, when set, is a boolean",
-	Level: conform.Must, Revisions: defLegacy, Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("all"), Area: "tools", Needs: conform.NeedsAny,
 	Source: "{rev}/server/tools.mdx (Capabilities): \"`listChanged` indicates whether the server will emit notifications when the list of available tools changes\"; schema ServerCapabilities.tools.listChanged: {\"type\": \"boolean\"}",
 	Run: func(t *conform.T) conform.Verdict {
 		raw, ok := t.Session().Capabilities()["tools"]
@@ -87,7 +90,7 @@ var defClientFeatureMethods = map[string]string{
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-CAPS-HONEST-01", Title: "no sampling, elicitation or roots request reaches a client that declared no capabilities",
 	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
-	Revisions: defLegacy, Area: "observed", Needs: conform.NeedsOpportunistic,
+	Revisions: revision.Span("R1–R4"), Area: "observed", Needs: conform.NeedsOpportunistic,
 	Source: "{rev}/basic/lifecycle.mdx (Operation): \"Both parties SHOULD [MUST from 2025-06-18]: … Only use capabilities that were successfully negotiated\"; the suite sends initialize with capabilities: {}",
 	Run:    runCapsHonest,
 })

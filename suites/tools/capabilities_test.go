@@ -92,6 +92,13 @@ func TestCapabilityVerdicts(t *testing.T) {
 		{name: "absent and silence is not exercised", id: "TOOLS-CAP-01", rev: "2025-03-26", want: reports.Skip, reason: reports.NotExercised,
 			setup: func(s *conformtest.Server) { noCaps(s); s.Handle("tools/list", defSilent) }},
 
+		// 2026-07-28: the capabilities come from the DiscoverResult.
+		{name: "declared in the DiscoverResult passes", id: "TOOLS-CAP-01", rev: "2026-07-28", want: reports.Pass},
+		{name: "absent from the DiscoverResult and tools/list succeeds fails", id: "TOOLS-CAP-01", rev: "2026-07-28", want: reports.Fail,
+			contains: "DiscoverResult", setup: noCaps},
+		{name: "string fails in 2026-07-28", id: "TOOLS-CAP-LISTCHANGED-01", rev: "2026-07-28", want: reports.Fail,
+			setup: func(s *conformtest.Server) { s.Capabilities = `{"tools":{"listChanged":"yes"}}` }},
+
 		{name: "boolean passes", id: "TOOLS-CAP-LISTCHANGED-01", rev: "2024-11-05", want: reports.Pass},
 		{name: "string fails", id: "TOOLS-CAP-LISTCHANGED-01", rev: "2025-11-25", want: reports.Fail,
 			setup: func(s *conformtest.Server) { s.Capabilities = `{"tools":{"listChanged":"yes"}}` }},

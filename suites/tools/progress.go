@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
@@ -15,7 +16,8 @@ import (
 // the toolkit carries a unique progressToken (string and integer tokens alternate);
 // these checks pair every notifications/progress received in the revision's sessions
 // with the request whose token it names, after a probe that calls the fixture
-// test_tool_with_progress and closes with a ping barrier. Progress is optional
+// test_tool_with_progress and closes with a barrier request (ping; server/discover in
+// 2026-07-28, which has no ping). Progress is optional
 // (PROG-OPTIONAL-01): no progress at all is a skip, never a failure.
 
 // ctProgressFixture is the fixture tool that sends progress.
@@ -25,7 +27,9 @@ const ctProgressFixture = "test_tool_with_progress"
 const ctProgressMethod = "notifications/progress"
 
 // ctCrossStreamSlack tolerates progress that arrives on another HTTP stream (GET)
-// just after the response: the two streams are not ordered with each other.
+// just after the response: the two streams are not ordered with each other. Never in
+// 2026-07-28: there a request's progress travels only on its own response stream (no
+// GET stream exists), so progress ordered after the reply came after it.
 const ctCrossStreamSlack = 100 * time.Millisecond
 
 // ctTokenRequest is a request the suite sent with a progressToken.
@@ -155,7 +159,7 @@ func (p *ctProgress) afterDone() string {
 		return ""
 	}
 	late := p.At.Sub(r.Resp.At)
-	if p.Source != r.Resp.Source && late < ctCrossStreamSlack {
+	if !p.Session.Modern() && p.Source != r.Resp.Source && late < ctCrossStreamSlack {
 		return ""
 	}
 	return fmt.Sprintf("%s (token %s) arrived after the reply to %s (#%d, %s later)", p.where(), p.TokenRaw, r.Method, r.Resp.Seq, late.Round(time.Millisecond))
@@ -165,12 +169,13 @@ func (p *ctProgress) afterDone() string {
 type ctProbeResult struct {
 	called  bool   // the fixture was listed and called
 	outcome string // what its call returned
-	barrier string // why the ping barrier failed ("" when it worked)
+	barrier string // why the barrier request failed ("" when it worked)
 }
 
 // ctProgressProbe calls test_tool_with_progress on the main session (once: the call
-// is memoized) and then pings: on stdio the ping's reply proves that nothing the
-// server sent for the call before answering the ping is still on its way.
+// is memoized) and then sends the barrier request (ping, or server/discover in
+// 2026-07-28): on stdio its reply proves that nothing the server sent for the call
+// before answering it is still on its way.
 func ctProgressProbe(t *conform.T) ctProbeResult {
 	s := t.Session()
 	return t.Once("ct.progress-probe:"+s.Label, func() any {
@@ -179,7 +184,7 @@ func ctProgressProbe(t *conform.T) ctProbeResult {
 			return ctProbeResult{}
 		}
 		res := ctProbeResult{called: true, outcome: ctOutcome(o)}
-		if _, err := s.Call(t.Ctx, "ping", nil); err != nil {
+		if _, err := s.Call(t.Ctx, s.Conn.BarrierMethod(), nil); err != nil {
 			res.barrier = conform.Describe(nil, err)
 		}
 		return res
@@ -194,11 +199,11 @@ func ctNoProgress(p ctProbeResult, what string) conform.Verdict {
 	return conform.Skip(reports.NotExercised, "no %s was received (progress is optional: PROG-OPTIONAL-01); %s returned %s", what, ctProgressFixture, p.outcome)
 }
 
-// PROG-TOKEN-01 — {rev}/basic/utilities/progress.mdx (Behavior Requirements).
+// PROG-TOKEN-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Behavior Requirements).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-TOKEN-01", Title: "progress names only tokens of the suite's requests still in progress",
-	Level: conform.Must, Revisions: ctLegacy("", ""), Area: "observed", Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/utilities/progress.mdx (Behavior Requirements): "Progress notifications MUST only reference tokens that: Were provided in an active request; Are associated with an in-progress operation"`,
+	Level: conform.Must, Revisions: revision.Span("all"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Behavior Requirements): "Progress notifications MUST only reference tokens that: Were provided in an active request; Are associated with an in-progress operation"`,
 	Run:    runProgressToken,
 })
 
@@ -229,8 +234,8 @@ func runProgressToken(t *conform.T) conform.Verdict {
 // PROG-TOKEN-TYPE-01 — progress.mdx; schema ProgressToken.
 var _ = conform.Register(conform.Check{
 	ID: "PROG-TOKEN-TYPE-01", Title: "progress echoes the token with its JSON type (string or integer)",
-	Level: conform.Derived, Revisions: ctLegacy("", ""), Area: "observed", Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/utilities/progress.mdx: notifications contain "The original progress token"; schema ProgressToken "type": ["string", "integer"] (the token 7 and the token "7" are different values)`,
+	Level: conform.Derived, Revisions: revision.Span("all"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx): notifications contain "The original progress token"; schema ProgressToken "type": ["string", "integer"] (the token 7 and the token "7" are different values)`,
 	Run: func(t *conform.T) conform.Verdict {
 		probe := ctProgressProbe(t)
 		pt := ctCollectProgress(t)
@@ -252,11 +257,11 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
-// PROG-MONOTONIC-01 — {rev}/basic/utilities/progress.mdx (Progress Flow).
+// PROG-MONOTONIC-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Progress Flow).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-MONOTONIC-01", Title: "progress increases with every notification for a token",
-	Level: conform.Must, Revisions: ctLegacy("", ""), Area: "observed", Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/utilities/progress.mdx: "The progress value MUST increase with each notification, even if the total is unknown."`,
+	Level: conform.Must, Revisions: revision.Span("all"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx): "The progress value MUST increase with each notification, even if the total is unknown."`,
 	Run:    runProgressMonotonic,
 })
 
@@ -297,18 +302,18 @@ func runProgressMonotonic(t *conform.T) conform.Verdict {
 		fmt.Sprintf("progress strictly increased for each of %d token%s with several notifications", f.Judged, ctPlural(f.Judged)))
 }
 
-// PROG-AFTER-DONE-01 — {rev}/basic/utilities/progress.mdx (Implementation Notes).
+// PROG-AFTER-DONE-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Implementation Notes).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-AFTER-DONE-01", Title: "no progress for a token after its request's reply",
-	Level: conform.Must, Revisions: ctLegacy("", ""), Area: "observed", Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/utilities/progress.mdx (Implementation Notes): "Progress notifications MUST stop after completion"`,
+	Level: conform.Must, Revisions: revision.Span("all"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Implementation Notes): "Progress notifications MUST stop after completion"`,
 	Run:    runProgressAfterDone,
 })
 
 func runProgressAfterDone(t *conform.T) conform.Verdict {
 	probe := ctProgressProbe(t)
 	if probe.barrier != "" {
-		return conform.Errorf("the ping barrier after %s failed (%s): nothing bounds what may still arrive", ctProgressFixture, probe.barrier)
+		return conform.Errorf("the barrier request after %s failed (%s): nothing bounds what may still arrive", ctProgressFixture, probe.barrier)
 	}
 	pt := ctCollectProgress(t)
 	var f conform.Findings
@@ -332,5 +337,5 @@ func runProgressAfterDone(t *conform.T) conform.Verdict {
 		return ctNoProgress(probe, "progress notification for a request that completed")
 	}
 	return f.Verdict("no progress for a token once its request was answered", "",
-		fmt.Sprintf("%d completed request%s with progress; none after the reply (bounded by a ping barrier)", f.Judged, ctPlural(f.Judged)))
+		fmt.Sprintf("%d completed request%s with progress; none after the reply (bounded by a barrier request)", f.Judged, ctPlural(f.Judged)))
 }

@@ -98,3 +98,18 @@ func TestOutputSchemaVerdicts(t *testing.T) {
 			setup: defTools(defT("a"))},
 	})
 }
+
+// TestOutputSchemaModern: 2026-07-28 lifts the root "type": "object" restriction, so
+// any valid 2020-12 schema passes; an invalid one still fails.
+func TestOutputSchemaModern(t *testing.T) {
+	defRunCases(t, []defCase{
+		{name: "an array schema passes in 2026-07-28", id: "TOOLS-OUTSCHEMA-01", rev: "2026-07-28", want: reports.Pass,
+			setup: defTools(defOut("a", `{"type":"array","items":{"type":"number"}}`))},
+		{name: "an array schema fails in 2025-11-25", id: "TOOLS-OUTSCHEMA-01", rev: "2025-11-25", want: reports.Fail,
+			setup: defTools(defOut("a", `{"type":"array","items":{"type":"number"}}`))},
+		{name: "an invalid keyword fails in 2026-07-28", id: "TOOLS-OUTSCHEMA-01", rev: "2026-07-28", want: reports.Fail,
+			setup: defTools(defOut("a", `{"type":"array","items":{"type":"numbr"}}`))},
+		{name: "an inputSchema without type object fails in 2026-07-28", id: "TOOLS-INSCHEMA-TYPE-01", rev: "2026-07-28", want: reports.Fail,
+			setup: defTools(`{"name":"a","inputSchema":{"type":"array"}}`)},
+	})
+}

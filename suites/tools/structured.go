@@ -19,10 +19,14 @@ import (
 // ctStructFixture is the fixture tool with an outputSchema.
 const ctStructFixture = "test_structured_output"
 
+// ctStructArrayFixture is the 2026-07-28 fixture tool whose outputSchema and
+// structuredContent are an array.
+const ctStructArrayFixture = "test_structured_array"
+
 // STRUCT-TYPE-01 — 2025-06-18/2025-11-25 tools.mdx (Structured Content); schema CallToolResult.
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-TYPE-01", Title: "structuredContent, when present, is a JSON object",
-	Level: conform.Must, Revisions: ctLegacy("2025-06-18", "2025-11-25"), Area: "structured", Needs: conform.NeedsFixture,
+	Level: conform.Must, Revisions: revision.Span("R3–R4"), Area: "structured", Needs: conform.NeedsFixture,
 	Source: `{rev}/server/tools.mdx (Structured Content): "Structured content is returned as a JSON object in the structuredContent field of a result."; schema CallToolResult.structuredContent "type": "object"`,
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
@@ -45,10 +49,51 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
+// STRUCT-TYPE-R5-01 — 2026-07-28/server/tools.mdx (Structured Content).
+var _ = conform.Register(conform.Check{
+	ID: "STRUCT-TYPE-R5-01", Title: "structuredContent may be any JSON value, and then fits the tool's outputSchema",
+	Level: conform.May, Revisions: revision.Span("R5"), Area: "structured", Needs: conform.NeedsFixture,
+	Source: `2026-07-28/server/tools.mdx (Structured Content): "This can be any JSON value (object, array, string, number, boolean, or null) that conforms to the tool's outputSchema if one is defined." Exercised by the fixture tool test_structured_array; a value that is not an object is judged against the outputSchema of its tool (objects are STRUCT-CONFORM-01's).`,
+	Run:    runStructTypeR5,
+})
+
+func runStructTypeR5(t *conform.T) conform.Verdict {
+	l := ctExercise(t)
+	schemas := ctOutputSchemas(l)
+	compiled, broken := map[string]*revision.ToolSchema{}, map[string]error{}
+	var f conform.Findings
+	var kinds []string
+	for _, r := range ctResults(t) {
+		raw, ok := r.Structured()
+		if !ok || defKind(raw) == "object" {
+			continue
+		}
+		f.Judged++
+		kinds = append(kinds, fmt.Sprintf("%s: %s", r.where(), ctArticle(defKind(raw))))
+		schema, declared := schemas[r.Tool]
+		if !declared || r.IsError {
+			continue // any value is allowed without a schema; isError:true is exempt (ERR-ISERROR-STRUCT-01)
+		}
+		ts, err := ctCompiled(r.Session.Rev, r.Tool, schema, compiled, broken)
+		if err != nil {
+			f.Note(fmt.Sprintf("%s not judged: its outputSchema does not compile (%v; see STRUCT-OUTSCHEMA-VALID-01)", r.where(), err))
+			continue
+		}
+		if err := ts.Validate(raw); err != nil {
+			f.Fail(ctProblems(err, r.where()+" /structuredContent"))
+		}
+	}
+	if f.Judged == 0 {
+		return ctUnexercised(t, l, ctStructArrayFixture, "structuredContent other than an object")
+	}
+	return f.Verdict("structuredContent of any JSON type that conforms to the tool's outputSchema", "",
+		fmt.Sprintf("%d structuredContent value%s other than an object, each fitting its outputSchema where one is declared (%s)", f.Judged, ctPlural(f.Judged), conform.JoinAtMost(kinds, 4)))
+}
+
 // STRUCT-CONFORM-01 — R3+ tools.mdx (Output Schema).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-CONFORM-01", Title: "every successful result of a tool with an outputSchema carries structuredContent valid against it",
-	Level: conform.Must, Revisions: ctLegacy("2025-06-18", ""), Area: "structured", Needs: conform.NeedsFixture,
+	Level: conform.Must, Revisions: revision.Span("R3+"), Area: "structured", Needs: conform.NeedsFixture,
 	Source: `{rev}/server/tools.mdx (Output Schema): "If an output schema is provided: Servers MUST provide structured results that conform to this schema." (isError:true results are exempt: ERR-ISERROR-STRUCT-01)`,
 	Run:    runStructConform,
 })
@@ -159,7 +204,7 @@ func ctConformUnjudged(t *conform.T, l *toolkit.Listing, schemas, exempt, uncomp
 // STRUCT-TEXT-MIRROR-01 — R3+ tools.mdx (Structured Content).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-TEXT-MIRROR-01", Title: "a result with structuredContent also carries it serialized in a text block",
-	Level: conform.Should, Revisions: ctLegacy("2025-06-18", ""), Area: "structured", Needs: conform.NeedsFixture,
+	Level: conform.Should, Revisions: revision.Span("R3+"), Area: "structured", Needs: conform.NeedsFixture,
 	Source: `{rev}/server/tools.mdx (Structured Content): "For backwards compatibility, a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block."`,
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
@@ -213,7 +258,7 @@ func ctMirror(r *ctResult, structured json.RawMessage) string {
 // STRUCT-OUTSCHEMA-ROOT-01 — 2025-06-18/2025-11-25 schema Tool.outputSchema.
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-OUTSCHEMA-ROOT-01", Title: "every outputSchema has root type \"object\"",
-	Level: conform.Must, Revisions: ctLegacy("2025-06-18", "2025-11-25"), Area: "structured", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R3–R4"), Area: "structured", Needs: conform.NeedsAny,
 	Source: `{rev} schema Tool.outputSchema: "properties": {"type": {"const": "object"}, …}, "required": ["type"]`,
 	Run: func(t *conform.T) conform.Verdict {
 		l := toolkit.List(t)
@@ -247,7 +292,7 @@ var _ = conform.Register(conform.Check{
 // STRUCT-OUTSCHEMA-VALID-01 — 2025-11-25 tools.mdx; basic/index.mdx (JSON Schema Usage).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-OUTSCHEMA-VALID-01", Title: "every outputSchema is a valid JSON Schema in its dialect (default 2020-12)",
-	Level: conform.Must, Revisions: ctLegacy("2025-11-25", ""), Area: "structured", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R4+"), Area: "structured", Needs: conform.NeedsAny,
 	Source: `{rev}/basic/index.mdx (JSON Schema Usage, Schema Validation): "Schemas MUST be valid according to their declared or default dialect"; "Clients and servers MUST support JSON Schema 2020-12 for schemas without an explicit $schema field"`,
 	Run: func(t *conform.T) conform.Verdict {
 		l := toolkit.List(t)
@@ -292,7 +337,7 @@ var _ = conform.Register(conform.Check{
 // STRUCT-NOSCHEMA-01 — R3+ tools.mdx (Structured Content).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-NOSCHEMA-01", Title: "structuredContent without an outputSchema is allowed, and still mirrored in a text block",
-	Level: conform.May, Revisions: ctLegacy("2025-06-18", ""), Area: "structured", Needs: conform.NeedsOpportunistic,
+	Level: conform.May, Revisions: revision.Span("R3+"), Area: "structured", Needs: conform.NeedsOpportunistic,
 	Source: `{rev}/server/tools.mdx: "Tools may also provide an output schema for validation of structured results." (the schema is optional; structured content is not tied to it) — and (Structured Content) "a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block": structured content without a schema owes that mirror all the more (WARN, never FAIL)`,
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
@@ -323,7 +368,7 @@ var _ = conform.Register(conform.Check{
 // STRUCT-R12-01 — 2024-11-05 and 2025-03-26 schemas (no structured output).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-R12-01", Title: "preferably no structuredContent or outputSchema before 2025-06-18",
-	Level: conform.Derived, Revisions: ctLegacy("", "2025-03-26"), Area: "structured", Needs: conform.NeedsOpportunistic,
+	Level: conform.Derived, Revisions: revision.Span("R1–R2"), Area: "structured", Needs: conform.NeedsOpportunistic,
 	Source: `2024-11-05 and 2025-03-26 schemas: neither CallToolResult.structuredContent nor Tool.outputSchema exists (structured output arrives in 2025-06-18; the schemas tolerate extra members); spec-matrix STRUCT-R12-01 (derived): "Preferably send no structuredContent or outputSchema in R1–R2 sessions" (WARN, never FAIL)`,
 	Run:    runStructR12,
 })

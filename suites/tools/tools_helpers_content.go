@@ -18,17 +18,6 @@ import (
 // (content.go, structured.go, listchanged.go, progress.go). Unexported names start
 // with "ct" so that they cannot clash with the other files of the package.
 
-// ctLegacy returns the legacy revisions from first to last inclusive ("" is open).
-func ctLegacy(first, last string) []revision.Revision {
-	var out []revision.Revision
-	for _, r := range revision.Range(first, last) {
-		if r.Era == revision.Legacy {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // ctTriggerFixture is the fixture tool that changes the tool list; content probes
 // never call it (it changes the session's state).
 const ctTriggerFixture = "test_trigger_tool_change"
@@ -39,7 +28,7 @@ const ctTriggerFixture = "test_trigger_tool_change"
 var ctContentFixtures = []string{
 	"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
 	"test_multiple_content_types", "test_resource_link", "test_annotated_content", "test_structured_output",
-	"test_structured_no_schema", "test_structured_error",
+	"test_structured_no_schema", "test_structured_error", ctStructArrayFixture,
 }
 
 // ctSessions returns the revision's sessions that negotiated the revision under test:
@@ -55,13 +44,23 @@ func ctSessions(t *conform.T) []*conform.Session {
 	return out
 }
 
-// ctSettle sends a ping on the main session and waits for its reply: on stdio that
-// proves every message the server sent before it has been read, so a transcript-wide
-// check also sees what arrived just now. A failed ping is ignored (PING-01 judges it).
+// ctSettle sends the barrier request (ping; server/discover in 2026-07-28, which has
+// no ping) on the main session and waits for its reply: on stdio that proves every
+// message the server sent before it has been read, so a transcript-wide check also
+// sees what arrived just now. A failed barrier is ignored (PING-01 judges ping).
 func ctSettle(t *conform.T) {
 	if s := t.Session(); s != nil && s.Conn != nil && s.Conn.Err() == nil {
-		_, _ = s.Call(t.Ctx, "ping", nil)
+		_, _ = s.Call(t.Ctx, s.Conn.BarrierMethod(), nil)
 	}
+}
+
+// ctInputRequired reports whether a result of a 2026-07-28 session is an
+// InputRequiredResult (resultType "input_required"): the server asks for input
+// before it completes the call, so the result is no CallToolResult and the checks
+// of tool results do not judge it (the MRTR checks do).
+func ctInputRequired(s *conform.Session, fields map[string]json.RawMessage) bool {
+	var rt string
+	return s.Modern() && json.Unmarshal(fields["resultType"], &rt) == nil && rt == "input_required"
 }
 
 // ctResult is one tools/call result seen in a session's transcript.
@@ -125,6 +124,9 @@ func ctSessionResults(s *conform.Session) []*ctResult {
 		}
 		if json.Unmarshal(e.Msg.Result, &r.Fields) != nil {
 			continue // not an object: BASE-SCHEMA-01 judges it
+		}
+		if ctInputRequired(s, r.Fields) {
+			continue
 		}
 		var isErr bool
 		if json.Unmarshal(r.Fields["isError"], &isErr) == nil {

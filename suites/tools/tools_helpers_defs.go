@@ -7,7 +7,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -15,29 +14,6 @@ import (
 // Helpers of the capability, listing and definition checks (capabilities.go,
 // definitions.go, icons.go, schemas.go, leakage.go). Unexported names start with
 // "def" so that they cannot clash with the other files of the package.
-
-// defLegacyWith returns the legacy revisions that have a feature, oldest first: the
-// rows about a field exist exactly where the registry says the field does.
-func defLegacyWith(f revision.Feature) []revision.Revision {
-	var out []revision.Revision
-	for _, r := range revision.InEra(revision.Legacy) {
-		if r.Has(f) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// defLegacyWithout returns the legacy revisions that lack a feature.
-func defLegacyWithout(f revision.Feature) []revision.Revision {
-	var out []revision.Revision
-	for _, r := range revision.InEra(revision.Legacy) {
-		if !r.Has(f) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
 
 // defTool is a listed tool with where it came from: its page of the walk and its
 // index in that page's tools array.

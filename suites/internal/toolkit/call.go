@@ -25,9 +25,12 @@ var FixtureTools = map[string]bool{
 	"test_elicitation": true, "test_sampling": true, "test_resource_link": true,
 	"test_annotated_content": true, "test_structured_output": true,
 	"test_echo": true, "test_slow": true, "test_last_cancellation": true,
-	"test_dynamic_tool": true,
+	"test_dynamic_tool":         true,
+	"test_requires_elicitation": true, // 2026-07-28: refuses without the elicitation capability (-32021)
 	// Additions of this project's reference server (README: the fixture contract).
 	"test_structured_no_schema": true, "test_structured_error": true,
+	// 2026-07-28 additions: structuredContent that is not an object.
+	"test_structured_array": true,
 }
 
 // Permission is whether the suite may call a tool, and with what.

@@ -1,0 +1,141 @@
+package errorhandling
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/conform/conformtest"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// The 2026-07-28 cases of the tools/call checks of this package.
+
+// inputRequired is an InputRequiredResult: it asks for input, completes nothing.
+const inputRequired = `{"resultType":"input_required","inputRequests":{"n":{"method":"elicitation/create","params":{"mode":"form","message":"name?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s1","content":[],"isError":"no"}`
+
+// modern makes a scripted server answer the era probe (server/discover) and refuse
+// ping, which 2026-07-28 does not have.
+func modern(srv *conformtest.Server) *conformtest.Server {
+	srv.Handle("server/discover", func(req *wire.Message) []string {
+		return []string{conformtest.Result(req, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"scripted","version":"1"}},"ttlMs":0,"cacheScope":"private"}`)}
+	})
+	srv.Handle("ping", func(req *wire.Message) []string {
+		return []string{conformtest.Error(req, wire.CodeMethodNotFound, "no ping in 2026-07-28")}
+	})
+	return srv
+}
+
+func TestInEra(t *testing.T) {
+	tests := []struct {
+		name   string
+		r      reply
+		modern bool
+		want   bool
+	}{
+		{"modern input_required", result(inputRequired), true, true},
+		{"legacy has no resultType: an extra member", result(inputRequired), false, false},
+		{"modern complete", result(`{"resultType":"complete","content":[]}`), true, false},
+		{"modern error reply", rpcErr(-32602), true, false},
+		{"resultType not a string", result(`{"resultType":1,"content":[]}`), true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.r.inEra(tc.modern)
+			if r.inputRequired != tc.want {
+				t.Fatalf("inputRequired %v, want %v", r.inputRequired, tc.want)
+			}
+			if r.inputRequired && (r.success() || !strings.Contains(r.desc, "InputRequiredResult")) {
+				t.Errorf("an InputRequiredResult counts as a success or is not named: %q", r.desc)
+			}
+		})
+	}
+}
+
+func TestR5Judges(t *testing.T) {
+	ir := result(inputRequired).inEra(true)
+	tests := []struct {
+		name string
+		got  conform.Verdict
+		want conform.Outcome
+	}{
+		{"TOOLS-CALL-01: an InputRequiredResult is no CallToolResult", judgeCall("test_simple_text", ir), conform.OutcomeViolation},
+		{"TOOLS-CALL-01: the same result in a legacy session has a content array", judgeCall("test_simple_text", result(`{"resultType":"input_required","content":[]}`).inEra(false)), conform.OutcomePass},
+		{"ERR-EXEC-IN-RESULT-01: asking for input reports no failure", judgeExecInResult(ir), conform.OutcomeViolation},
+		{"TOOLS-CALL-VALIDATE-01: asking for input rejects nothing", judgeValidate([]probe{{label: "test_echo {}", r: ir}}), conform.OutcomeWarn},
+		{"TOOLS-CALL-INVALIDARGS-R4-01: asking for input is no isError result", judgeInvalidArgsR4([]probe{{label: "test_echo {}", r: ir}}), conform.OutcomeViolation},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got.Outcome() != tc.want {
+				t.Errorf("got kind %s (%s)", tc.got.Outcome(), tc.got.Message)
+			}
+		})
+	}
+}
+
+func TestCallsInLeavesOutInputRequired(t *testing.T) {
+	msg := func(raw string) *wire.Message {
+		m, err := wire.Decode([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	entries := []wire.Entry{
+		{Seq: 1, Dir: wire.Sent, Msg: msg(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`)},
+		{Seq: 2, Dir: wire.Received, ForMethod: "tools/call", Msg: msg(`{"jsonrpc":"2.0","id":1,"result":` + inputRequired + `}`)},
+		{Seq: 3, Dir: wire.Sent, Msg: msg(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a"}}`)},
+		{Seq: 4, Dir: wire.Received, ForMethod: "tools/call", Msg: msg(`{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[],"isError":false}}`)},
+	}
+	if got := callsIn("s", true, entries); len(got) != 1 || got[0].where != "s #4" {
+		t.Errorf("modern: got %+v, want only the complete result #4", got)
+	}
+	if got := callsIn("s", false, entries); len(got) != 2 {
+		t.Errorf("legacy: got %d calls, want 2 (resultType means nothing there)", len(got))
+	}
+}
+
+func TestR5Verdicts(t *testing.T) {
+	const r5 = "2026-07-28"
+	complete := func(raw string) string { return `{"resultType":"complete",` + raw[1:] }
+	tests := []struct {
+		name, id string
+		srv      *conformtest.Server
+		opts     []func(*conform.Config)
+		want     reports.Status
+	}{
+		{"call: a content array passes", "TOOLS-CALL-01", modern(server(answer("test_simple_text", complete(okText)), fixtureDefs...)), nil, reports.Pass},
+		{"call: an InputRequiredResult fails", "TOOLS-CALL-01", modern(server(answer("test_simple_text", inputRequired), fixtureDefs...)), nil, reports.Fail},
+		{"exec: an isError result passes", "ERR-EXEC-IN-RESULT-01", modern(server(nil, fixtureDefs...)), nil, reports.Pass},
+		{"exec: a protocol error warns", "ERR-EXEC-IN-RESULT-01", modern(server(answer("test_error_handling", "error:-32603"), fixtureDefs...)), nil, reports.Warn},
+		{"validate: isError passes", "TOOLS-CALL-VALIDATE-01", modern(server(nil, fixtureDefs...)), nil, reports.Pass},
+		{"validate: no validation warns", "TOOLS-CALL-VALIDATE-01", modern(server(noValidation, fixtureDefs...)), nil, reports.Warn},
+		{"invalidargs: isError passes", "TOOLS-CALL-INVALIDARGS-R4-01", modern(server(nil, fixtureDefs...)), nil, reports.Pass},
+		{"invalidargs: -32602 passes with a note", "TOOLS-CALL-INVALIDARGS-R4-01", modern(server(rejectInvalidEcho, fixtureDefs...)), nil, reports.Pass},
+		{"iserror content: a text block passes", "ERR-ISERROR-CONTENT-01", modern(server(nil, fixtureDefs...)), nil, reports.Pass},
+		{"iserror content: none fails", "ERR-ISERROR-CONTENT-01", modern(server(answer("test_error_handling", `{"resultType":"complete","isError":true}`), fixtureDefs...)), nil, reports.Fail},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			v := conformtest.Judge(t, tc.id, r5, tc.srv, tc.opts...)
+			if v.Status != tc.want {
+				t.Errorf("%s: status %s, want %s (%s)", tc.id, v.Status, tc.want, v.Message)
+			}
+		})
+	}
+}
+
+// The scripted server's InputRequiredResult decodes as the schema's shape (a guard
+// against a typo making the cases above vacuous).
+func TestInputRequiredFixtureShape(t *testing.T) {
+	var r struct {
+		ResultType string `json:"resultType"`
+	}
+	if err := json.Unmarshal([]byte(inputRequired), &r); err != nil || r.ResultType != "input_required" {
+		t.Fatalf("inputRequired: %v %q", err, r.ResultType)
+	}
+}
