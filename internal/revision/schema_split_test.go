@@ -61,8 +61,16 @@ func TestSplitValidationMatchesWhole(t *testing.T) {
 		if len(props) == 0 {
 			t.Errorf("%s: ListToolsResult is not split", rev.Name)
 		}
-		// The split path itself decides the valid pages (not the fallback).
-		if !s.validSplit(rev, "ListToolsResult", []byte(cases["valid"]), props) {
+		// The split path itself decides the valid pages (not the fallback). A
+		// 2026-07-28 result also carries the caching members.
+		valid := cases["valid"]
+		if rev.Era == Modern {
+			valid = strings.Replace(valid, `{"tools":`, `{"resultType":"complete","ttlMs":0,"cacheScope":"public","tools":`, 1)
+		}
+		if err := rev.validate(s, "ListToolsResult", json.RawMessage(valid)); err != nil {
+			t.Fatalf("%s: the valid page is not valid: %v", rev.Name, err)
+		}
+		if !s.validSplit(rev, "ListToolsResult", []byte(valid), props) {
 			t.Errorf("%s: a valid page is not shown valid tool by tool", rev.Name)
 		}
 		if s.validSplit(rev, "ListToolsResult", []byte(cases["bad tool name"]), props) {
