@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -64,10 +65,12 @@ func carriesVersion(params json.RawMessage, version string) bool {
 	return conform.IsModernRequest(params, version)
 }
 
-// resultObject decodes a result as an object (nil when it is not one).
+// resultObject decodes a result as an object (nil when it is not one). The members
+// are slices of the received reply (wire.Decode validated it), not copies: every
+// page of every tools/list walk passes here.
 func resultObject(raw json.RawMessage) map[string]json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	m, err := rawjson.ObjectOfValid(raw)
+	if err != nil {
 		return nil
 	}
 	return m
