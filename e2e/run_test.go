@@ -306,3 +306,33 @@ func TestExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestProcessBudget counts the server processes a run starts over stdio: one per
+// revision's column (2026-07-28's included: its era probe is its session) plus the
+// one the unsupported-version probe needs, and no more; the 2026-07-28 column alone
+// is one process.
+func TestProcessBudget(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"every revision", nil, len(allRevisions) + 1},
+		{"2026-07-28 alone", []string{"--revision", "2026-07-28"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tmp := t.TempDir()
+			pidFile := filepath.Join(tmp, "pids")
+			args := append([]string{"--target", pidRecordingTarget(pidFile, shQuote(bin)+" fixture --transport stdio"), "--report-dir", filepath.Join(tmp, "report")}, tc.args...)
+			r := runCLI(t, args...)
+			wantCode(t, r, 0)
+			pids := readPIDs(t, pidFile)
+			assertGone(t, pids)
+			if len(pids) != tc.want {
+				t.Errorf("%d server processes started, want %d", len(pids), tc.want)
+			}
+		})
+	}
+}
