@@ -201,14 +201,7 @@ func (r Revision) Validate(def string, instance any) error {
 	if err != nil {
 		return err
 	}
-	var raw []byte
-	switch v := instance.(type) {
-	case json.RawMessage:
-		raw = v
-	case []byte:
-		raw = v
-	}
-	if raw != nil {
+	if raw, ok := rawInstance(instance); ok && raw != nil {
 		return s.validateRaw(r, def, raw)
 	}
 	return r.validate(s, def, instance)
@@ -443,17 +436,18 @@ func (r Revision) validate(s *schemaSet, def string, instance any) error {
 	if err != nil {
 		return fmt.Errorf("validate %s (%s): %w", def, r.Name, err)
 	}
-	return validateWith(sch, v, def, r.Name)
+	return validateWith(sch, instance, v, def, r.Name)
 }
 
-// validateWith runs a compiled schema and converts the library's error tree.
-func validateWith(sch *jsonschema.Schema, v any, def, rev string) (err error) {
+// validateWith runs a compiled schema on v, the decoded instance, and converts the
+// library's error tree.
+func validateWith(sch *jsonschema.Schema, instance, v any, def, rev string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("validate %s: validator panicked: %v", def, r)
 		}
 	}()
-	if provenValid(sch, v, 0) {
+	if provenDecoded(sch, instance, v) {
 		return nil // what the library would say, without its cost (schema_fast.go)
 	}
 	err = sch.Validate(v)

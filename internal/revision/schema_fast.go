@@ -379,17 +379,31 @@ func rawTypeMatches(types []string, kind rawjson.Kind, data []byte) bool {
 	return false
 }
 
-// provenRaw reports whether instance is raw JSON (json.RawMessage or []byte) that
-// provenValidRaw shows valid against s.
-func provenRaw(s *jsonschema.Schema, instance any) bool {
-	var raw []byte
+// rawInstance returns instance's bytes when it is raw JSON (json.RawMessage or
+// []byte), the form Validate reads as JSON text.
+func rawInstance(instance any) ([]byte, bool) {
 	switch v := instance.(type) {
 	case json.RawMessage:
-		raw = v
+		return v, true
 	case []byte:
-		raw = v
-	default:
+		return v, true
+	}
+	return nil, false
+}
+
+// provenRaw reports whether instance is raw JSON that provenValidRaw shows valid
+// against s.
+func provenRaw(s *jsonschema.Schema, instance any) bool {
+	raw, ok := rawInstance(instance)
+	return ok && rawjson.Valid(raw) && provenValidRaw(s, raw, 0)
+}
+
+// provenDecoded reports whether v, the decoded instance, is shown valid by
+// provenValid. Raw JSON text had its proof on the text already (provenRaw), and the
+// two proofs agree (schema_fast_test.go), so it is not tried a second time.
+func provenDecoded(s *jsonschema.Schema, instance, v any) bool {
+	if _, raw := rawInstance(instance); raw {
 		return false
 	}
-	return rawjson.Valid(raw) && provenValidRaw(s, raw, 0)
+	return provenValid(s, v, 0)
 }

@@ -119,7 +119,7 @@ func (t *ToolSchema) Validate(instance any) error {
 	if err != nil {
 		return fmt.Errorf("validate against outputSchema: %w", err)
 	}
-	return validateWith(t.schema, v, "outputSchema", "")
+	return validateWith(t.schema, instance, v, "outputSchema", "")
 }
 
 // CompileToolSchema compiles a tool's inputSchema or outputSchema. The dialect is the
