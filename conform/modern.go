@@ -48,17 +48,10 @@ type modernDriver struct{}
 var errNotModern = errors.New("the server did not answer server/discover as a 2026-07-28 server")
 
 func (modernDriver) open(ctx context.Context, tgt target, requested string, rev revision.Revision, opts sessionOptions) (*Session, error) {
-	s := &Session{Requested: requested, Rev: rev, Label: opts.label}
-	tr, err := tgt.dial(ctx)
+	s, tr, err := openTransport(ctx, tgt, requested, rev, opts, wire.Options{Meta: ModernMeta(requested), BarrierMethod: "server/discover"})
 	if err != nil {
-		s.InitErr = &initError{stage: "connect", err: err}
-		return s, s.InitErr
+		return s, err
 	}
-	s.Kind = tr.Kind()
-	s.Conn = wire.NewConn(tr, wire.Options{
-		RequestTimeout: max(opts.timeout, opts.initTimeout), Budget: opts.budget,
-		Meta: ModernMeta(requested), BarrierMethod: "server/discover",
-	})
 	if s.Kind == "sse" {
 		// HTTP+SSE is a 2024-11-05 transport; 2026-07-28 runs over stdio and
 		// Streamable HTTP only (basic/transports/index.mdx).

@@ -187,15 +187,27 @@ type sessionOptions struct {
 // legacyDriver opens an R1–R4 session: initialize → result → notifications/initialized.
 type legacyDriver struct{}
 
-func (legacyDriver) open(ctx context.Context, tgt target, requested string, rev revision.Revision, opts sessionOptions) (*Session, error) {
+// openTransport dials the target once for a session of either era and wraps the
+// transport in a Conn with the era's wire options; the first request's deadline
+// also covers the server's start (initTimeout).
+func openTransport(ctx context.Context, tgt target, requested string, rev revision.Revision, opts sessionOptions, wo wire.Options) (*Session, transport.Transport, error) {
 	s := &Session{Requested: requested, Rev: rev, Label: opts.label}
 	tr, err := tgt.dial(ctx)
 	if err != nil {
 		s.InitErr = &initError{stage: "connect", err: err}
-		return s, s.InitErr
+		return s, nil, s.InitErr
 	}
 	s.Kind = tr.Kind()
-	s.Conn = wire.NewConn(tr, wire.Options{RequestTimeout: max(opts.timeout, opts.initTimeout), Budget: opts.budget})
+	wo.RequestTimeout, wo.Budget = max(opts.timeout, opts.initTimeout), opts.budget
+	s.Conn = wire.NewConn(tr, wo)
+	return s, tr, nil
+}
+
+func (legacyDriver) open(ctx context.Context, tgt target, requested string, rev revision.Revision, opts sessionOptions) (*Session, error) {
+	s, tr, err := openTransport(ctx, tgt, requested, rev, opts, wire.Options{})
+	if err != nil {
+		return s, err
+	}
 	params := map[string]any{
 		"protocolVersion": requested,
 		"capabilities":    map[string]any{},
