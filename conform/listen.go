@@ -75,13 +75,7 @@ func (sub *Subscription) Cancel(ctx context.Context) error {
 
 // Messages returns the subscription's messages received so far, in order.
 func (sub *Subscription) Messages() []wire.Entry {
-	known := map[string]bool{}
-	all, _ := sub.s.Conn.Transcript()
-	for _, e := range all {
-		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Method == MethodListen {
-			known[e.Msg.ID.Key()] = true
-		}
-	}
+	known := sub.listenIDs()
 	var out []wire.Entry
 	for _, e := range sub.s.Conn.Received(sub.after) {
 		if sub.owns(e, known) {
@@ -89,6 +83,18 @@ func (sub *Subscription) Messages() []wire.Entry {
 		}
 	}
 	return out
+}
+
+// listenIDs returns the ids of every listen request sent on the connection so far.
+func (sub *Subscription) listenIDs() map[string]bool {
+	known := map[string]bool{}
+	all, _ := sub.s.Conn.Transcript()
+	for _, e := range all {
+		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Method == MethodListen {
+			known[e.Msg.ID.Key()] = true
+		}
+	}
+	return known
 }
 
 // owns reports whether a received entry is one of the subscription's messages; known
@@ -149,13 +155,7 @@ func (sub *Subscription) Sync(ctx context.Context, open int) error {
 // proves only what was written before it. A correct server costs no wait; only one
 // that never sends it costs the timeout.
 func (sub *Subscription) Await(ctx context.Context, match func(wire.Entry) bool) bool {
-	known := map[string]bool{}
-	all, _ := sub.s.Conn.Transcript()
-	for _, e := range all {
-		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Method == MethodListen {
-			known[e.Msg.ID.Key()] = true
-		}
-	}
+	known := sub.listenIDs()
 	ctx, cancel := context.WithTimeout(ctx, sub.s.Conn.RequestTimeout())
 	defer cancel()
 	_, err := sub.s.Conn.WaitFor(ctx, sub.after, func(e wire.Entry) bool {
