@@ -308,7 +308,7 @@ func schemaTarget(rev revision.Revision, e wire.Entry) (string, any) {
 	switch m.Kind {
 	case wire.KindResult:
 		if def, ok := rev.ResultDefinition(e.ForMethod); ok && e.ForMethod != "" {
-			if isInputRequired(m.Result) && rev.HasDefinition("InputRequiredResult") {
+			if MayRequireInput(e.ForMethod) && rev.HasDefinition("InputRequiredResult") && isInputRequired(m.Result) {
 				// 2026-07-28 (basic/patterns/mrtr.mdx): tools/call, prompts/get and
 				// resources/read may answer with an InputRequiredResult instead.
 				def = "InputRequiredResult"
@@ -332,6 +332,13 @@ func schemaTarget(rev revision.Revision, e wire.Entry) (string, any) {
 		}
 	}
 	return "", nil
+}
+
+// MayRequireInput reports whether method is one of the requests 2026-07-28 lets a
+// server answer with an InputRequiredResult (basic/patterns/mrtr.mdx). Only their
+// results are decoded to look (a tools/list page of 10,000 tools is not).
+func MayRequireInput(method string) bool {
+	return method == "tools/call" || method == "prompts/get" || method == "resources/read"
 }
 
 // isInputRequired reports whether a result says resultType "input_required".

@@ -93,9 +93,6 @@ var inputCapability = map[string]string{
 	"roots/list":             "roots",
 }
 
-// mrtrMethods are the requests that may answer input_required.
-var mrtrMethods = []string{"tools/call", "prompts/get", "resources/read"}
-
 // declaredCaps reads params._meta clientCapabilities of a request.
 func declaredCaps(params json.RawMessage) map[string]json.RawMessage {
 	var p struct {
@@ -113,7 +110,7 @@ func declaredCaps(params json.RawMessage) map[string]json.RawMessage {
 func inputRequiredProblems(rev revision.Revision, r modernReply) []string {
 	var out []string
 	where := fmt.Sprintf("%s (%s)", r.where, r.method)
-	if !slices.Contains(mrtrMethods, r.method) {
+	if !conform.MayRequireInput(r.method) {
 		out = append(out, where+": input_required for a method other than tools/call, prompts/get, resources/read")
 	}
 	if err := rev.Validate("InputRequiredResult", json.RawMessage(r.msg.Result)); err != nil {
