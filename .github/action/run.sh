@@ -55,7 +55,11 @@ run() {
 		args+=(--revision "$INPUT_REVISIONS")
 	fi
 	if [[ -n "${INPUT_BASELINE:-}" ]]; then
-		mcp-conform --help 2>&1 | grep -q -- '-baseline' ||
+		# The help text is read whole first: under pipefail, grep -q leaving at its
+		# first match could SIGPIPE mcp-conform and fail the pipeline on a binary
+		# that has the flag.
+		help=$(mcp-conform --help 2>&1 || true)
+		grep -q -- '-baseline' <<<"$help" ||
 			die "this mcp-conform has no --baseline flag; update the action's version or drop the baseline input"
 		args+=(--baseline "$INPUT_BASELINE")
 	fi
