@@ -400,13 +400,27 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 	useBarrier := c.barrier && method != c.barrierMethod
 	c.mu.Unlock()
 	if fc, ok := c.t.(transport.FrameCounter); ok && useBarrier {
-		// The POST's reply is on the transport's channel already: once the reader
-		// has taken it, a reply that came needs no barrier request to prove it.
-		c.awaitHandled(ctx, fc.Delivered())
+		// Streamable HTTP: the reply is the POST's own answer, a JSON body already on
+		// the transport's channel or an SSE stream that ends after it. Once the POST
+		// streams have ended and the reader has taken what they carried, a reply that
+		// came needs no barrier request; one that did not is then proven absent by
+		// the barrier as before.
+		settled := make(chan struct{})
+		go func() {
+			defer close(settled)
+			if c.awaitStreams(ctx) {
+				c.awaitHandled(ctx, fc.Delivered())
+			}
+		}()
 		select {
 		case resp := <-pc.ch:
 			return resp, nil
-		default:
+		case <-settled:
+			select {
+			case resp := <-pc.ch:
+				return resp, nil
+			default:
+			}
 		}
 	}
 	var barrier <-chan barrierDone
