@@ -101,6 +101,17 @@ func DialectName(uri string) string {
 type ToolSchema struct {
 	schema  *jsonschema.Schema
 	dialect dialectInfo
+	// doc is the decoded schema, from which the nodes of provenValid are built on
+	// the first Validate (most tool schemas, inputSchemas, are never validated against).
+	doc      map[string]any
+	nodeOnce sync.Once
+	root     *schemaNode
+}
+
+// node returns the schemaNode of the whole schema.
+func (t *ToolSchema) node() *schemaNode {
+	t.nodeOnce.Do(func() { t.root = newNodeDoc(t.doc).rootNode() })
+	return t.root
 }
 
 // Dialect returns the canonical URI of the dialect the schema was compiled under:
@@ -112,14 +123,8 @@ func (t *ToolSchema) Dialect() string { return t.dialect.uri }
 // a *ValidationError with Definition "outputSchema" when not, and a plain error when
 // instance is not JSON.
 func (t *ToolSchema) Validate(instance any) error {
-	if provenRaw(t.schema, instance) {
-		return nil // valid, shown on the JSON text without decoding it (schema_fast.go)
-	}
-	v, err := normalizeInstance(instance)
-	if err != nil {
-		return fmt.Errorf("validate against outputSchema: %w", err)
-	}
-	return validateWith(t.schema, instance, v, "outputSchema", "")
+	return validateInstance(t.node(), func() (*jsonschema.Schema, error) { return t.schema, nil },
+		instance, "outputSchema", "", "validate against outputSchema")
 }
 
 // CompileToolSchema compiles a tool's inputSchema or outputSchema. The dialect is the
@@ -199,7 +204,7 @@ func compileToolSchema(raw json.RawMessage, defaultDialect string) (*ToolSchema,
 	}
 	sch, err := compileGuarded(c, toolSchemaURL)
 	if err == nil {
-		return &ToolSchema{schema: sch, dialect: d}, nil
+		return &ToolSchema{schema: sch, dialect: d, doc: obj}, nil
 	}
 	if len(remote) > 0 {
 		ref := remote[0]
