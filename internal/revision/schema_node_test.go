@@ -272,6 +272,10 @@ func TestSchemaNodeDialectCare(t *testing.T) {
 		{`{"type":"object","properties":{"a":{"$ref":"#"}}}`, Draft2020, `{"a":{"a":1}}`, false},
 		{`{"type":"object","additionalProperties":false,"properties":{"a":{}}}`, Draft07, `{"a":1,"b":2}`, false},
 		{`{"type":"object","properties":{"a":{"const":1}}}`, Draft2020, `{"a":1.0}`, true},
+		// An embedded resource claiming the document's own URL does not change what
+		// "#/$defs/a" names for the library: the root's definition, as for the nodes.
+		{`{"$defs":{"x":{"$id":"https://tool-schema.mcp-conform.invalid/schema.json","$defs":{"a":{"type":"integer"}}},"a":{"type":"string"}},"$ref":"#/$defs/a"}`, Draft2020, `"s"`, true},
+		{`{"$defs":{"x":{"$id":"https://tool-schema.mcp-conform.invalid/schema.json","$defs":{"a":{"type":"integer"}}},"a":{"type":"string"}},"$ref":"#/$defs/a"}`, Draft2020, `1`, false},
 		{`{"type":"object","properties":{"a":{"type":"integer"}}}`, Draft2020, `{"a":1e2}`, true},
 	} {
 		ts, err := CompileToolSchema(json.RawMessage(tc.schema), tc.dialect)

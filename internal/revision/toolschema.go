@@ -101,16 +101,26 @@ func DialectName(uri string) string {
 type ToolSchema struct {
 	schema  *jsonschema.Schema
 	dialect dialectInfo
-	// doc is the decoded schema, from which the nodes of provenValid are built on
-	// the first Validate (most tool schemas, inputSchemas, are never validated against).
-	doc      map[string]any
+	// src is the schema's JSON text (shared with toolSchemaCache's key, so kept at no
+	// cost), from which the nodes of provenValid are built on the first Validate:
+	// most tool schemas, the inputSchemas, are never validated against, and keeping
+	// every listed schema decoded would cost memory in a listing of thousands.
+	src      string
 	nodeOnce sync.Once
 	root     *schemaNode
 }
 
 // node returns the schemaNode of the whole schema.
 func (t *ToolSchema) node() *schemaNode {
-	t.nodeOnce.Do(func() { t.root = newNodeDoc(t.doc).rootNode() })
+	t.nodeOnce.Do(func() {
+		doc, err := decodeJSON([]byte(t.src))
+		obj, ok := doc.(map[string]any)
+		if err != nil || !ok {
+			t.root = &schemaNode{unsupported: true} // not reached: the schema compiled
+			return
+		}
+		t.root = newNodeDoc(obj).rootNode()
+	})
 	return t.root
 }
 
@@ -142,14 +152,20 @@ func CompileToolSchema(raw json.RawMessage, defaultDialect string) (*ToolSchema,
 		return nil, err
 	}
 	key := defaultDialect + "\x00" + string(raw)
+	compile := func(c *compiledTool) {
+		c.ts, c.err = compileToolSchema(raw, defaultDialect)
+		if c.ts != nil {
+			c.ts.src = key[len(defaultDialect)+1:]
+		}
+	}
 	if v, ok := toolSchemaCache.Load(key); ok {
 		c := v.(*compiledTool)
-		c.once.Do(func() { c.ts, c.err = compileToolSchema(raw, defaultDialect) })
+		c.once.Do(func() { compile(c) })
 		return c.ts, c.err
 	}
 	v, _ := toolSchemaCache.LoadOrStore(key, &compiledTool{})
 	c := v.(*compiledTool)
-	c.once.Do(func() { c.ts, c.err = compileToolSchema(raw, defaultDialect) })
+	c.once.Do(func() { compile(c) })
 	return c.ts, c.err
 }
 
@@ -204,7 +220,7 @@ func compileToolSchema(raw json.RawMessage, defaultDialect string) (*ToolSchema,
 	}
 	sch, err := compileGuarded(c, toolSchemaURL)
 	if err == nil {
-		return &ToolSchema{schema: sch, dialect: d, doc: obj}, nil
+		return &ToolSchema{schema: sch, dialect: d}, nil
 	}
 	if len(remote) > 0 {
 		ref := remote[0]
