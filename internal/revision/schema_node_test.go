@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // TestEmbeddedSchemasMeetMetaSchema proves, once, what a run no longer checks: every
@@ -175,43 +178,97 @@ func TestProvenValidMutants(t *testing.T) {
 		}
 		for def, raw := range typicalResults(r) {
 			t.Run(r.Name+"/"+def, func(t *testing.T) {
-				node, err := s.node(def)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sch, err := s.definition(def)
-				if err != nil {
-					t.Fatal(err)
-				}
+				node, sch := nodeAndSchema(t, s, def)
 				if !provenValidRaw(node, raw, 0) {
 					t.Errorf("the valid result is not proven valid: %s", raw)
 				}
 				v, _ := decodeJSON(raw)
-				rejected := 0
-				for _, m := range mutants(v) {
-					b, err := json.Marshal(m)
-					if err != nil {
-						t.Fatal(err)
-					}
-					m = roundTrip(t, m)
-					lib := sch.Validate(m)
-					p := provenValid(node, m, 0)
-					if p && lib != nil {
-						t.Fatalf("proven valid, but the library says %v\n%s", lib, b)
-					}
-					if pr := provenValidRaw(node, b, 0); pr != p {
-						t.Fatalf("proven on the text %v, on the decoded value %v\n%s", pr, p, b)
-					}
-					if lib != nil {
-						rejected++
-					}
-				}
-				if rejected == 0 {
+				if rejected := checkMutants(t, node, sch, mutants(v)); rejected == 0 {
 					t.Error("the library rejected no mutant: the test shows nothing")
 				}
 			})
 		}
 	}
+}
+
+// TestProvenValidMutantsOfEveryDefinition does the same for every definition of
+// every embedded schema, on a valid instance made by genInstance and (a bounded
+// number of) its mutants.
+func TestProvenValidMutantsOfEveryDefinition(t *testing.T) {
+	const maxMutants = 60
+	rng := rand.New(rand.NewPCG(13, 17))
+	var defsSeen, rejected int
+	for _, r := range schemaRevisions(t) {
+		s, err := r.set()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs := r.Definitions()
+		sort.Strings(defs)
+		for _, def := range defs {
+			node, sch := nodeAndSchema(t, s, def)
+			var valid any
+			for range 20 {
+				if v := roundTrip(t, genInstance(rng, sch, 0)); sch.Validate(v) == nil {
+					valid = v
+					break
+				}
+			}
+			if valid == nil {
+				continue // none made: TestProvenValidNeverContradictsTheLibrary covers it
+			}
+			defsSeen++
+			if !provenValid(node, valid, 0) {
+				t.Errorf("%s %s: a valid instance is not proven valid: %v", r.Name, def, valid)
+			}
+			ms := mutants(valid)
+			rng.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+			rejected += checkMutants(t, node, sch, ms[:min(len(ms), maxMutants)])
+		}
+	}
+	if defsSeen < 300 || rejected == 0 {
+		t.Errorf("%d definitions with a valid instance, %d mutants rejected: too few to show anything", defsSeen, rejected)
+	}
+	t.Logf("%d definitions, %d mutants the library rejects, none proven valid", defsSeen, rejected)
+}
+
+func nodeAndSchema(t *testing.T, s *schemaSet, def string) (*schemaNode, *jsonschema.Schema) {
+	t.Helper()
+	node, err := s.node(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sch, err := s.definition(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return node, sch
+}
+
+// checkMutants fails t when a mutant the library rejects is proven valid, or when
+// the proofs on the text and on the decoded value disagree; it returns how many
+// mutants the library rejected.
+func checkMutants(t *testing.T, node *schemaNode, sch *jsonschema.Schema, ms []any) (rejected int) {
+	t.Helper()
+	for _, m := range ms {
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m = roundTrip(t, m)
+		lib := sch.Validate(m)
+		p := provenValid(node, m, 0)
+		if p && lib != nil {
+			t.Fatalf("proven valid, but the library says %v\n%s", lib, b)
+		}
+		if pr := provenValidRaw(node, b, 0); pr != p {
+			t.Fatalf("proven on the text %v, on the decoded value %v\n%s", pr, p, b)
+		}
+		if lib != nil {
+			rejected++
+		}
+	}
+	return rejected
 }
 
 // TestProvenValidNamedMutations pins mutations of each kind the proof must leave to
