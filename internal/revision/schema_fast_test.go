@@ -45,14 +45,7 @@ func TestProvenValidNeverContradictsTheLibrary(t *testing.T) {
 		}
 		sort.Strings(defs)
 		for _, def := range defs {
-			sch, err := s.definition(def)
-			if err != nil {
-				t.Fatal(err)
-			}
-			node, err := s.node(def)
-			if err != nil {
-				t.Fatal(err)
-			}
+			node, sch := nodeAndSchema(t, s, def)
 			valid, proven := 0, 0
 			for range rounds {
 				v := roundTrip(t, genInstance(rng, sch, 0))
