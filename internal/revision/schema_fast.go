@@ -131,7 +131,10 @@ func (d *nodeDoc) build(v any) *schemaNode {
 // fill makes n the node of v. Only the document root may carry $schema, and the
 // definition containers are read only through $ref. A keyword of an unexpected shape
 // makes n unsupported rather than guessed at: the official documents are not
-// checked against their meta-schema at run time (schema_test.go does it once).
+// checked against their meta-schema at run time (TestEmbeddedSchemasMeetMetaSchema
+// does it once). Up to draft-07 the library ignores the siblings of "$ref"; the node
+// applies them too, which can only prove less. Identifiers ($id, id, $anchor, …),
+// dynamic references and every keyword not named here make n unsupported.
 func (d *nodeDoc) fill(n *schemaNode, v any, root bool) {
 	n.minItems, n.maxItems = -1, -1
 	if b, ok := v.(bool); ok {
