@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,12 +28,21 @@ var (
 // Limits.MaxFrame it bounds the memory a flooding server can make us hold.
 const inboundBuffer = 256
 
+// checkFrame sets f.Err to what, if anything, makes f.Data unusable as a JSON-RPC
+// frame, and f.JSON when nothing does.
+func checkFrame(f *Frame) {
+	f.Err = validateFrame(f.Data)
+	f.JSON = f.Err == nil
+}
+
 // validateFrame says what, if anything, makes data unusable as a JSON-RPC frame.
 func validateFrame(data []byte) error {
 	if !utf8.Valid(data) {
 		return fmt.Errorf("%w (%d bytes)", ErrNotUTF8, len(data))
 	}
-	if !json.Valid(data) {
+	// rawjson's verdict is encoding/json's (fuzzed against it), at a quarter of the
+	// cost; a reply of a thousand tools is checked on every page of every walk.
+	if !rawjson.Valid(data) {
 		// Unmarshal into a RawMessage only runs the syntax checker, which names the
 		// offending character and its offset.
 		err := json.Unmarshal(data, new(json.RawMessage))

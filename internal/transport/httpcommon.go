@@ -108,9 +108,14 @@ func newHTTPBase(cfg HTTPConfig, what string) (*httpBase, error) {
 // reply headers. (conform scrubs the finished report and the console once more.)
 func (h *httpBase) redact(b []byte) []byte { return h.secrets.Bytes(b) }
 
-// scrubFrame redacts a frame's bytes before delivery.
+// scrubFrame redacts a frame's bytes before delivery. Bytes that a redaction changed
+// are no longer known to be JSON (a mask inside an escape sequence is not).
 func (h *httpBase) scrubFrame(f Frame) Frame {
-	f.Data = h.secrets.Bytes(f.Data)
+	data := h.secrets.Bytes(f.Data)
+	if len(data) != len(f.Data) || (len(data) > 0 && &data[0] != &f.Data[0]) {
+		f.JSON = false
+	}
+	f.Data = data
 	return f
 }
 
@@ -170,8 +175,30 @@ func (h *httpBase) statusError(resp *http.Response) *HTTPStatusError {
 }
 
 // readBody reads a reply body, keeping at most max bytes; long says it was longer.
-func readBody(r io.Reader, max int) (body []byte, long bool, err error) {
-	body, err = io.ReadAll(io.LimitReader(r, int64(max)+1))
+func readBody(r io.Reader, size int64, max int) (body []byte, long bool, err error) {
+	// A declared length sizes the buffer once (io.ReadAll grows from 512 bytes,
+	// copying a reply of a hundred tools a dozen times); a server that sends more or
+	// less than it declared is read to the end all the same. The extra byte lets the
+	// end of the body be seen without growing.
+	body = make([]byte, 0, 512)
+	if size >= 0 && size <= int64(max) {
+		body = make([]byte, 0, size+1)
+	}
+	lr := io.LimitReader(r, int64(max)+1)
+	for {
+		if len(body) == cap(body) {
+			body = append(body, 0)[:len(body)]
+		}
+		n, rerr := lr.Read(body[len(body):cap(body)])
+		body = body[:len(body)+n]
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			err = rerr
+			break
+		}
+	}
 	if len(body) > max {
 		return body[:max], true, err
 	}

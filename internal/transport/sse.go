@@ -154,7 +154,7 @@ func (t *SSE) readStream(body io.ReadCloser, er *eventReader) {
 		if err != nil {
 			f.Err = err
 		} else {
-			f.Err = validateFrame(f.Data)
+			checkFrame(&f)
 		}
 		select {
 		case t.in <- t.scrubFrame(f):

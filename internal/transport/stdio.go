@@ -254,7 +254,7 @@ func (t *Stdio) readStdout() {
 					f.Err = fmt.Errorf("%w; %w", ErrNoNewline, verr)
 				}
 			default:
-				f.Err = validateFrame(line)
+				checkFrame(&f)
 			}
 			select {
 			case t.in <- f:

@@ -212,7 +212,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	}
 	t.record(x)
 	defer resp.Body.Close()
-	body, long, err := readBody(resp.Body, t.limits.MaxFrame)
+	body, long, err := readBody(resp.Body, resp.ContentLength, t.limits.MaxFrame)
 	if err != nil {
 		if ctx.Err() != nil || t.life.Err() != nil {
 			return t.requestErr(ctx, http.MethodPost, t.safeURL, err)
@@ -231,7 +231,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 		f.Err = tooLarge("a reply body", t.limits.MaxFrame, int64(len(body)), false)
 		f.Data = headOf(body)
 	} else {
-		f.Err = validateFrame(body)
+		checkFrame(&f)
 	}
 	if !t.deliver(ctx, f) {
 		if ctx.Err() != nil {
@@ -322,7 +322,7 @@ func (t *StreamableHTTP) readStream(body io.ReadCloser, cancel context.CancelFun
 		if err != nil {
 			f.Err = err
 		} else {
-			f.Err = validateFrame(f.Data)
+			checkFrame(&f)
 		}
 		if !t.deliver(t.life, f) {
 			t.endStream(idx, t.life.Err())

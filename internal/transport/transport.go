@@ -32,6 +32,9 @@ type Frame struct {
 	// stream is known only by the POST it answers.
 	Stream string
 	At     time.Time
+	// JSON is set when the transport found Data to be exactly one JSON value (Err is
+	// nil then): a reader need not check the bytes again.
+	JSON bool
 }
 
 // Transport is one session's channel to the server.

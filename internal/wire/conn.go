@@ -518,7 +518,13 @@ func (c *Conn) handle(f transport.Frame, raw []byte, inBatch bool) {
 	if e.At.IsZero() {
 		e.At = time.Now()
 	}
-	m, err := Decode(raw)
+	var m *Message
+	var err error
+	if f.JSON { // the transport checked the frame (and a batch item is part of it)
+		m, err = decodeValid(raw, bytes.TrimSpace(raw))
+	} else {
+		m, err = Decode(raw)
+	}
 	if err != nil {
 		e.Err = err.Error()
 		c.record(e)

@@ -1,10 +1,12 @@
 package wire
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"math/big"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -331,6 +333,13 @@ func TestDecodeClassifies(t *testing.T) {
 		}
 		if m.Kind != tc.kind || (m.Problem != "") != tc.problem {
 			t.Errorf("%s: kind %v problem %q; want %v, problem=%v", tc.raw, m.Kind, m.Problem, tc.kind, tc.problem)
+		}
+		// A frame the transport checked skips the JSON check, and decodes the same.
+		raw := []byte(" " + tc.raw + "\n")
+		slow, _ := Decode(raw)
+		fast, err := decodeValid(raw, bytes.TrimSpace(raw))
+		if err != nil || !reflect.DeepEqual(fast, slow) {
+			t.Errorf("%s: decodeValid = %+v, %v; want %+v as Decode gives", tc.raw, fast, err, slow)
 		}
 	}
 	for _, bad := range []string{`{`, `[1]`, `"x"`, ``} {

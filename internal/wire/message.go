@@ -242,6 +242,12 @@ func Decode(raw []byte) (*Message, error) {
 	if !rawjson.Valid(trimmed) {
 		return nil, fmt.Errorf("invalid JSON: %.120q", trimmed)
 	}
+	return decodeValid(raw, trimmed)
+}
+
+// decodeValid is Decode of bytes known to be one JSON value; trimmed is raw without
+// surrounding white space.
+func decodeValid(raw, trimmed []byte) (*Message, error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, fmt.Errorf("%w: %.120s", ErrNotObject, trimmed)
 	}

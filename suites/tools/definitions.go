@@ -233,7 +233,7 @@ func defCaseTarget(t *conform.T, l *defListing) (defTool, json.RawMessage, bool)
 		}
 	}
 	for _, d := range qualified {
-		if p := toolkit.Allowed(t, d.Tool); p.Allowed {
+		if p := toolkit.Allowed(t, d); p.Allowed {
 			return d, p.Args, true
 		}
 	}
@@ -296,7 +296,7 @@ func runNameCase(t *conform.T) conform.Verdict {
 	if !defNamesIt(got, flipped) {
 		// The reply does not say which name it is about: only a working call of the
 		// real name can show that the server tells names apart at all.
-		if p := toolkit.Allowed(t, target.Tool); p.Allowed {
+		if p := toolkit.Allowed(t, target); p.Allowed {
 			real = toolkit.Call(t, s, target.Name, p.Args)
 		}
 	}

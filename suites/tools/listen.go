@@ -131,10 +131,16 @@ var _ = conform.Register(conform.Check{
 
 // lsFire changes the tool list with the trigger (fixture tool, --trigger-tool or
 // --trigger-cmd) and returns the listings before and after, or a verdict when the
-// change could not be made.
+// change could not be made. The listing before is the previous change's listing
+// after when the column has made no change since (lsLastAfter): a walk of the whole
+// list fewer, which at thousands of tools is most of a check's cost.
 func lsFire(t *conform.T, trig *ctTrigger) (before, after *toolkit.Listing, v *conform.Verdict) {
 	s := t.Session()
-	before = toolkit.Walk(t, s)
+	last := lsLastAfter(t)
+	before, last.l = last.l, nil
+	if before == nil {
+		before = toolkit.Walk(t, s)
+	}
 	if lv := toolkit.ListVerdict(t, before); lv != nil {
 		e := conform.Errorf("no tools/list before the change: %s", lv.Message)
 		return nil, nil, &e
@@ -147,7 +153,28 @@ func lsFire(t *conform.T, trig *ctTrigger) (before, after *toolkit.Listing, v *c
 		e := conform.Errorf("no tools/list after the change: %s", lv.Message)
 		return nil, nil, &e
 	}
+	last.l = after
 	return before, after, nil
+}
+
+// lsChange changes the tool list for a check that judges only what the change sends
+// (no listing before or after): the trigger tool's definition comes from the
+// revision's memoized listing.
+func lsChange(t *conform.T, trig *ctTrigger) *conform.Verdict {
+	lsLastAfter(t).l = nil
+	return trig.fire(t, t.Session(), toolkit.List(t))
+}
+
+// lsLast is a column's listing taken right after its latest tool list change, until
+// the next change (nil then).
+type lsLast struct{ l *toolkit.Listing }
+
+// lsLastAfter returns the column's lsLast. The state-change checks that read and set
+// it run one at a time, on the column's worker, and on a shared server no other
+// revision runs beside them (conform's phase gates): nothing else changes the list
+// between one change's listing after and the next change.
+func lsLastAfter(t *conform.T) *lsLast {
+	return t.Once("tools.listen.last-after:"+t.Session().Label, func() any { return &lsLast{} }).(*lsLast)
 }
 
 // lsTagFindings judges the tag of every message of the subscriptions.
@@ -182,7 +209,7 @@ var _ = conform.Register(conform.Check{
 		defer lsCancel(t, sub)
 		changed := ""
 		if trig := ctPickTrigger(t); trig != nil && toolkit.ListChangedDeclared(t.Session()) {
-			if _, _, fv := lsFire(t, trig); fv != nil {
+			if fv := lsChange(t, trig); fv != nil {
 				return *fv
 			}
 			if err := sub.Sync(t.Ctx, 1); err != nil {
@@ -222,7 +249,7 @@ var _ = conform.Register(conform.Check{
 		defer lsCancel(t, b)
 		changed := ""
 		if trig := ctPickTrigger(t); trig != nil && toolkit.ListChangedDeclared(t.Session()) {
-			if _, _, fv := lsFire(t, trig); fv != nil {
+			if fv := lsChange(t, trig); fv != nil {
 				return *fv
 			}
 			if err := b.Sync(t.Ctx, 2); err != nil {
@@ -320,7 +347,7 @@ var _ = conform.Register(conform.Check{
 			// own registration of the subscription (the spec orders the
 			// acknowledgement first, not the registration): one more change tells
 			// a late start from a server that never announces.
-			if _, _, fv := lsFire(t, trig); fv == nil && sub.Sync(t.Ctx, 1) == nil {
+			if fv := lsChange(t, trig); fv == nil && sub.Sync(t.Ctx, 1) == nil {
 				sub.Await(t.Ctx, func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == ctListChanged })
 				if got, out = lsSplit(t, sub, seq); len(got) > 0 {
 					retried = "; the first change was not announced, the second was"

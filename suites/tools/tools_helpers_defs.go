@@ -16,25 +16,8 @@ import (
 // "def" so that they cannot clash with the other files of the package.
 
 // defTool is a listed tool with where it came from: its page of the walk and its
-// index in that page's tools array.
-type defTool struct {
-	toolkit.Tool
-	Index int // index in the page's tools array
-}
-
-// String names the tool for messages: its name and JSON pointer.
-func (d defTool) String() string {
-	name := "(no string name)"
-	if d.Name != "" {
-		name = toolkit.Quote(d.Name)
-	}
-	return fmt.Sprintf("%s (page %d /tools/%d)", name, d.Page+1, d.Index)
-}
-
-// Pointer is the JSON pointer of a member of the tool inside its page's result.
-func (d defTool) Pointer(suffix string) string {
-	return fmt.Sprintf("page %d /tools/%d%s", d.Page+1, d.Index, suffix)
-}
+// index in that page's tools array (toolkit.Tool's String and Pointer name both).
+type defTool = toolkit.Tool
 
 // defListing is the memoized tools/list walk of the revision's main session, with
 // every tool located; v is non-nil when there is no listing to judge.
@@ -65,12 +48,7 @@ func defList(t *conform.T) (*defListing, *conform.Verdict) {
 
 // defListOf locates every tool of a listing.
 func defListOf(l *toolkit.Listing) (*defListing, *conform.Verdict) {
-	dl := &defListing{Listing: l, Tools: make([]defTool, 0, len(l.Tools))}
-	for _, p := range l.Pages {
-		for i, tl := range p.Tools {
-			dl.Tools = append(dl.Tools, defTool{Tool: tl, Index: i})
-		}
-	}
+	dl := &defListing{Listing: l, Tools: l.Tools} // the listing's own array: no copy per revision
 	if len(dl.Tools) == 0 {
 		v := conform.Skip(reports.NotExercised, "tools/list listed no tool%s: no definition to judge", dl.partial())
 		return nil, &v

@@ -59,7 +59,7 @@ func (tt *toolTable) decode(items []json.RawMessage) []Tool {
 		idx, found := tt.first[h]
 		for found && idx >= 0 {
 			if e := &tt.entries[idx]; bytes.Equal(e.raw, rt) {
-				out[i] = Tool{Name: e.name, Raw: e.raw, Fields: e.fields}
+				out[i] = Tool{Name: e.name, Raw: e.raw, Fields: e.fields, Index: i}
 				break
 			}
 			idx = tt.entries[idx].next
@@ -68,6 +68,7 @@ func (tt *toolTable) decode(items []json.RawMessage) []Tool {
 			continue
 		}
 		tl := decodeTool(rt)
+		tl.Index = i
 		out[i] = tl
 		if len(tt.entries) < maxInterned {
 			next := int32(-1)

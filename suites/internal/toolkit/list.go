@@ -19,10 +19,25 @@ type Tool struct {
 	Raw    json.RawMessage
 	Fields map[string]json.RawMessage
 	Page   int // index of the page it came on
+	Index  int // index in that page's tools array
 }
 
 // Has reports whether the definition has a member.
 func (tl Tool) Has(member string) bool { _, ok := tl.Fields[member]; return ok }
+
+// String names the tool for messages: its name and JSON pointer.
+func (tl Tool) String() string {
+	name := "(no string name)"
+	if tl.Name != "" {
+		name = Quote(tl.Name)
+	}
+	return fmt.Sprintf("%s (page %d /tools/%d)", name, tl.Page+1, tl.Index)
+}
+
+// Pointer is the JSON pointer of a member of the tool inside its page's result.
+func (tl Tool) Pointer(suffix string) string {
+	return fmt.Sprintf("page %d /tools/%d%s", tl.Page+1, tl.Index, suffix)
+}
 
 // Page is one tools/list reply of a walk.
 type Page struct {
