@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The report files WriteAll writes, in order.
@@ -46,14 +47,23 @@ func WriteAll(dir string, r *Report, attachments map[string][]byte) ([]string, e
 		{MatrixFile, WriteMatrix},
 		{HTMLFile, WriteHTML},
 	}
-	for _, f := range renderers {
-		var b bytes.Buffer
-		if err := f.render(&b, r); err != nil {
+	// The renderers only read the report: they run at once (the HTML page and
+	// report.json take a few tens of milliseconds each), and the files are written in
+	// order after.
+	rendered := make([]bytes.Buffer, len(renderers))
+	renderErrs := make([]error, len(renderers))
+	var wg sync.WaitGroup
+	for i, f := range renderers {
+		wg.Go(func() { renderErrs[i] = f.render(&rendered[i], r) })
+	}
+	wg.Wait()
+	for i, f := range renderers {
+		if err := renderErrs[i]; err != nil {
 			errs = append(errs, fmt.Errorf("reports: render %s: %w", f.name, err))
 			continue
 		}
 		path := filepath.Join(dir, f.name)
-		if err := writeFileAtomic(path, b.Bytes()); err != nil {
+		if err := writeFileAtomic(path, rendered[i].Bytes()); err != nil {
 			errs = append(errs, err)
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -16,7 +17,8 @@ import (
 // messages.
 type StreamableHTTP struct {
 	*httpBase
-	in chan Frame
+	in        chan Frame
+	delivered atomic.Uint64 // frames put on in (Delivered)
 
 	mu        sync.Mutex
 	closed    bool
@@ -137,6 +139,7 @@ func (t *StreamableHTTP) record(x Exchange) int {
 func (t *StreamableHTTP) deliver(ctx context.Context, f Frame) bool {
 	select {
 	case t.in <- t.scrubFrame(f):
+		t.delivered.Add(1)
 		return true
 	case <-t.life.Done():
 		return false
@@ -144,6 +147,9 @@ func (t *StreamableHTTP) deliver(ctx context.Context, f Frame) bool {
 		return false
 	}
 }
+
+// Delivered is how many frames have been put on Inbound (FrameCounter).
+func (t *StreamableHTTP) Delivered() uint64 { return t.delivered.Load() }
 
 // Send POSTs msg. A JSON reply body is delivered as one Frame (Source "post"; a JSON
 // array is one frame too). An SSE reply is read by a goroutine after Send returns,

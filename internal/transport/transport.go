@@ -58,6 +58,14 @@ type Transport interface {
 	Kind() string
 }
 
+// FrameCounter is implemented by transports whose Send puts the reply on Inbound
+// before it returns (Streamable HTTP: the reply is the POST's answer). Delivered is
+// how many frames have been put on Inbound so far: once the reader has taken that
+// many, every reply a returned Send carried has been read.
+type FrameCounter interface {
+	Delivered() uint64
+}
+
 // HTTPSession is implemented by the Streamable HTTP transport.
 type HTTPSession interface {
 	// SetProtocolVersion makes every later request carry MCP-Protocol-Version: v.

@@ -182,8 +182,12 @@ type Conn struct {
 	unanswered int           // server→client requests not answered (flood)
 	changed    chan struct{} // closed and replaced whenever an entry is added
 	readerDone chan struct{}
-	closeOnce  sync.Once
-	barrier    bool // prove a missing reply with a ping barrier (SetBarrier)
+	// handled counts the frames the reader has taken from the transport; handledCh
+	// is closed (and replaced) at each one (awaitHandled).
+	handled   uint64
+	handledCh chan struct{}
+	closeOnce sync.Once
+	barrier   bool // prove a missing reply with a ping barrier (SetBarrier)
 	// barrierMethod is the request the barrier sends (Options.BarrierMethod).
 	barrierMethod string
 }
@@ -309,6 +313,7 @@ func NewConn(t transport.Transport, opts Options) *Conn {
 		used:       map[string]bool{},
 		changed:    make(chan struct{}),
 		readerDone: make(chan struct{}),
+		handledCh:  make(chan struct{}),
 		answering:  make(chan struct{}, opts.MaxServerRequests),
 
 		barrierMethod: opts.BarrierMethod,
@@ -394,6 +399,30 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 	c.mu.Lock()
 	useBarrier := c.barrier && method != c.barrierMethod
 	c.mu.Unlock()
+	if fc, ok := c.t.(transport.FrameCounter); ok && useBarrier {
+		// Streamable HTTP: the reply is the POST's own answer, a JSON body already on
+		// the transport's channel or an SSE stream that ends after it. Once the POST
+		// streams have ended and the reader has taken what they carried, a reply that
+		// came needs no barrier request; one that did not is then proven absent by
+		// the barrier as before.
+		settled := make(chan struct{})
+		go func() {
+			defer close(settled)
+			if c.awaitStreams(ctx) {
+				c.awaitHandled(ctx, fc.Delivered())
+			}
+		}()
+		select {
+		case resp := <-pc.ch:
+			return resp, nil
+		case <-settled:
+			select {
+			case resp := <-pc.ch:
+				return resp, nil
+			default:
+			}
+		}
+	}
 	var barrier <-chan barrierDone
 	if useBarrier {
 		barrier = c.startBarrier(ctx)
@@ -493,23 +522,54 @@ func (c *Conn) endReason() error {
 func (c *Conn) readLoop() {
 	defer close(c.readerDone)
 	for f := range c.t.Inbound() {
-		if f.Err != nil {
-			c.rejected(f)
-			continue
+		c.take(f)
+		c.mu.Lock()
+		c.handled++
+		close(c.handledCh)
+		c.handledCh = make(chan struct{})
+		c.mu.Unlock()
+	}
+}
+
+// take handles one frame: a rejected one, a batch, or a message.
+func (c *Conn) take(f transport.Frame) {
+	if f.Err != nil {
+		c.rejected(f)
+		return
+	}
+	data := bytes.TrimSpace(f.Data)
+	if len(data) > 0 && data[0] == '[' {
+		var items []json.RawMessage
+		if err := json.Unmarshal(data, &items); err != nil {
+			c.record(Entry{Dir: Received, At: f.At, Raw: f.Data, Err: "batch: " + err.Error(), Source: f.Source, Stream: f.Stream})
+			return
 		}
-		data := bytes.TrimSpace(f.Data)
-		if len(data) > 0 && data[0] == '[' {
-			var items []json.RawMessage
-			if err := json.Unmarshal(data, &items); err != nil {
-				c.record(Entry{Dir: Received, At: f.At, Raw: f.Data, Err: "batch: " + err.Error(), Source: f.Source, Stream: f.Stream})
-				continue
-			}
-			for _, it := range items {
-				c.handle(f, it, true)
-			}
-			continue
+		for _, it := range items {
+			c.handle(f, it, true)
 		}
-		c.handle(f, data, false)
+		return
+	}
+	c.handle(f, data, false)
+}
+
+// awaitHandled waits until the reader has taken n frames, ended, or ctx is done.
+// The frames are already on the transport's channel: this waits on our own reader,
+// not on the server.
+func (c *Conn) awaitHandled(ctx context.Context, n uint64) {
+	for {
+		c.mu.Lock()
+		done, ch := c.handled >= n, c.handledCh
+		c.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-ch:
+		case <-c.readerDone:
+			return
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 

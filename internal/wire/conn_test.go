@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -363,5 +364,56 @@ func TestNormalNumberFastPath(t *testing.T) {
 		if got, want := normalNumber(s), slow(s); got != want {
 			t.Errorf("normalNumber(%q) = %q, want %q", s, got, want)
 		}
+	}
+}
+
+// countingFake is a fakeTransport whose Send puts the reply on Inbound before it
+// returns, and counts the frames it delivered, as Streamable HTTP does with a JSON
+// reply body (transport.FrameCounter).
+type countingFake struct {
+	*fakeTransport
+	delivered atomic.Uint64
+}
+
+func (c *countingFake) Delivered() uint64 { return c.delivered.Load() }
+
+// A barrier call whose reply came back with the request itself sends no barrier
+// request; one whose reply did not come still proves the silence with one.
+func TestBarrierSkippedWhenTheReplyIsIn(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		answer    bool
+		wantPings int
+	}{
+		{"reply carried by the request's own answer", true, 0},
+		{"no reply", false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cf *countingFake
+			cf = &countingFake{fakeTransport: newFake(func(f *fakeTransport, msg []byte) {
+				m, err := Decode(msg)
+				if err != nil || m.Kind != KindRequest || (m.Method != "ping" && !tc.answer) {
+					return
+				}
+				f.push(`{"jsonrpc":"2.0","id":` + m.ID.String() + `,"result":{}}`)
+				cf.delivered.Add(1)
+			})}
+			c := NewConn(cf, Options{RequestTimeout: 5 * time.Second})
+			defer c.Close(context.Background())
+			c.SetBarrier(true)
+			_, err := c.Call(context.Background(), "tools/list", nil)
+			if tc.answer != (err == nil) {
+				t.Fatalf("Call: %v (answered: %v)", err, tc.answer)
+			}
+			pings := 0
+			for _, m := range cf.sentMessages() {
+				if m.Method == "ping" {
+					pings++
+				}
+			}
+			if pings != tc.wantPings {
+				t.Errorf("%d barrier pings sent, want %d", pings, tc.wantPings)
+			}
+		})
 	}
 }
