@@ -236,7 +236,7 @@ func run(ctx context.Context, cfg Config, withGinkgo bool) (*Result, error) {
 		rs.exitOverride = ExitIncomplete
 	default:
 		for _, r := range cfg.Revisions {
-			go r.Warm() // compile the schemas while the servers start
+			go r.Warm() // load the schemas while the servers start
 		}
 		startCtx, stop := context.WithTimeout(ctx, cfg.StartTimeout)
 		err := tgt.start(startCtx)

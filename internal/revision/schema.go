@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,15 +27,18 @@ var schemaFS embed.FS
 // schema is registered with the compiler; "<base>/<rev>/schema.json".
 const schemaBaseURL = "https://schemas.mcp-conform.invalid/"
 
-// schemaSet is one revision's official schema: the raw document (for definition
-// look-ups and union membership), a compiler, and the compiled definitions.
+// schemaSet is one revision's official schema: the decoded document (for definition
+// look-ups and union membership), the nodes provenValid proves instances valid on
+// (schema_fast.go), and, only once an instance is not proven valid, a compiler and
+// the compiled definitions, which decide and word the error.
 type schemaSet struct {
 	name        string
 	url         string
 	defsKeyword string         // "definitions" or "$defs"
 	defs        map[string]any // the definitions object
+	nodes       *nodeDoc       // built from the same decoded document
 
-	mu       sync.Mutex // guards compiler, which is not safe for concurrent use
+	mu       sync.Mutex // guards compiler, created on first compile; not safe for concurrent use
 	compiler *jsonschema.Compiler
 	compiled sync.Map // definition name → *compiledDef
 	// validated memoizes Validate on raw JSON.
@@ -63,7 +65,8 @@ var (
 )
 
 // schemaFor returns the loaded schema of the named revision, reading and parsing the
-// embedded file on first use.
+// embedded file on first use. It is parsed once, here: the validator library, which
+// parses it again, is only given it when a definition must be compiled (definition).
 func schemaFor(rev, defsKeyword string) (*schemaSet, error) {
 	schemaSetsMu.Lock()
 	defer schemaSetsMu.Unlock()
@@ -74,9 +77,13 @@ func schemaFor(rev, defsKeyword string) (*schemaSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("revision %s: no embedded schema: %w", rev, err)
 	}
-	var doc map[string]any
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	decoded, err := decodeJSON(raw) // numbers kept exact, as the library reads them
+	if err != nil {
 		return nil, fmt.Errorf("revision %s: parse embedded schema: %w", rev, err)
+	}
+	doc, ok := decoded.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("revision %s: embedded schema is not a JSON object", rev)
 	}
 	if _, ok := doc[defsKeyword]; !ok || defsKeyword == "" {
 		defsKeyword = "definitions"
@@ -84,8 +91,8 @@ func schemaFor(rev, defsKeyword string) (*schemaSet, error) {
 			defsKeyword = "$defs"
 		}
 	}
-	defs, ok := doc[defsKeyword].(map[string]any)
-	if !ok {
+	defs, isObject := doc[defsKeyword].(map[string]any)
+	if !isObject {
 		return nil, fmt.Errorf("revision %s: embedded schema has no %q object", rev, defsKeyword)
 	}
 	s := &schemaSet{
@@ -93,15 +100,9 @@ func schemaFor(rev, defsKeyword string) (*schemaSet, error) {
 		url:         schemaBaseURL + rev + "/schema.json",
 		defsKeyword: defsKeyword,
 		defs:        defs,
+		nodes:       newNodeDoc(doc),
 		dynamic:     bytes.Contains(raw, []byte(`"$dynamicRef"`)) || bytes.Contains(raw, []byte(`"$recursiveRef"`)),
 	}
-	c := newOfflineCompiler(func(url string) error {
-		return fmt.Errorf("remote schema not fetched: %s", url)
-	})
-	if err := c.AddResource(s.url, bytes.NewReader(raw)); err != nil {
-		return nil, fmt.Errorf("revision %s: register embedded schema: %w", rev, err)
-	}
-	s.compiler = c
 	schemaSets[rev] = s
 	return s, nil
 }
@@ -130,8 +131,21 @@ func newOfflineCompiler(refuse func(url string) error) *jsonschema.Compiler {
 	return c
 }
 
+// node returns the schemaNode of one definition, building it on first use. It
+// returns errUnknownDefinition (wrapped) when the revision lacks it.
+func (s *schemaSet) node(def string) (*schemaNode, error) {
+	if _, ok := s.defs[def]; !ok {
+		return nil, fmt.Errorf("revision %s: %w %q", s.name, errUnknownDefinition, def)
+	}
+	return s.nodes.definition(s.defsKeyword, def), nil
+}
+
 // definition returns the compiled schema of one definition, compiling it on first
-// use. It returns errUnknownDefinition (wrapped) when the revision lacks it.
+// use. It returns errUnknownDefinition (wrapped) when the revision lacks it. The
+// first compile registers the embedded document with a new compiler, and the
+// library then validates the whole document against its meta-schema: the cost a run
+// pays only when an instance is not proven valid (TestEmbeddedSchemasMeetMetaSchema
+// checks that meta-validity once, in the tests).
 func (s *schemaSet) definition(def string) (*jsonschema.Schema, error) {
 	if _, ok := s.defs[def]; !ok {
 		return nil, fmt.Errorf("revision %s: %w %q", s.name, errUnknownDefinition, def)
@@ -142,6 +156,14 @@ func (s *schemaSet) definition(def string) (*jsonschema.Schema, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		cd.compiles.Add(1)
+		if s.compiler == nil {
+			c, err := s.newCompiler()
+			if err != nil {
+				cd.err = err
+				return
+			}
+			s.compiler = c
+		}
 		sch, err := s.compiler.Compile(s.url + "#/" + s.defsKeyword + "/" + escapePointerToken(def))
 		if err != nil {
 			cd.err = fmt.Errorf("revision %s: compile definition %s: %w", s.name, def, err)
@@ -150,6 +172,21 @@ func (s *schemaSet) definition(def string) (*jsonschema.Schema, error) {
 		cd.schema = sch
 	})
 	return cd.schema, cd.err
+}
+
+// newCompiler returns an offline compiler holding the revision's embedded document.
+func (s *schemaSet) newCompiler() (*jsonschema.Compiler, error) {
+	raw, err := schemaFS.ReadFile(path.Join("schemas", s.name, "schema.json"))
+	if err != nil {
+		return nil, fmt.Errorf("revision %s: no embedded schema: %w", s.name, err)
+	}
+	c := newOfflineCompiler(func(url string) error {
+		return fmt.Errorf("remote schema not fetched: %s", url)
+	})
+	if err := c.AddResource(s.url, bytes.NewReader(raw)); err != nil {
+		return nil, fmt.Errorf("revision %s: register embedded schema: %w", s.name, err)
+	}
+	return c, nil
 }
 
 // errUnknownDefinition marks a definition name the revision's schema lacks.
@@ -425,31 +462,45 @@ func (s *schemaSet) validSplit(r Revision, def string, raw []byte, props []split
 }
 
 func (r Revision) validate(s *schemaSet, def string, instance any) error {
-	sch, err := s.definition(def)
+	node, err := s.node(def)
 	if err != nil {
 		return err
 	}
-	if provenRaw(sch, instance) {
-		return nil // valid, shown on the JSON text without decoding it (schema_fast.go)
+	return validateInstance(node, func() (*jsonschema.Schema, error) { return s.definition(def) },
+		instance, def, r.Name, fmt.Sprintf("validate %s (%s)", def, r.Name))
+}
+
+// validateInstance validates instance against a schema: valid when provenValid shows
+// it on node (on the JSON text itself when instance is raw JSON, on the decoded
+// value otherwise; schema_fast_test.go holds the two proofs to each other), and
+// otherwise by the library on the schema compile returns, compiled only then.
+// decodeCtx prefixes the error of an instance that is not JSON.
+func validateInstance(node *schemaNode, compile func() (*jsonschema.Schema, error), instance any, def, rev, decodeCtx string) error {
+	if provenRaw(node, instance) {
+		return nil // valid, shown on the JSON text without decoding it
 	}
 	v, err := normalizeInstance(instance)
 	if err != nil {
-		return fmt.Errorf("validate %s (%s): %w", def, r.Name, err)
+		return fmt.Errorf("%s: %w", decodeCtx, err)
 	}
-	return validateWith(sch, instance, v, def, r.Name)
+	if _, raw := rawInstance(instance); !raw && provenValid(node, v, 0) {
+		return nil // what the library would say, without its cost
+	}
+	sch, err := compile()
+	if err != nil {
+		return err
+	}
+	return validateWith(sch, v, def, rev)
 }
 
 // validateWith runs a compiled schema on v, the decoded instance, and converts the
 // library's error tree.
-func validateWith(sch *jsonschema.Schema, instance, v any, def, rev string) (err error) {
+func validateWith(sch *jsonschema.Schema, v any, def, rev string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("validate %s: validator panicked: %v", def, r)
 		}
 	}()
-	if provenDecoded(sch, instance, v) {
-		return nil // what the library would say, without its cost (schema_fast.go)
-	}
 	err = sch.Validate(v)
 	if err == nil {
 		return nil
@@ -477,18 +528,19 @@ func compileCount(rev, def string) int {
 	return int(v.(*compiledDef).compiles.Load())
 }
 
-// Warm compiles the definitions a session validates first (and, with them, the
-// revision's whole schema document), so that a run can pay that cost while it waits
-// for servers to start instead of at its first check. Errors are left for Validate to
-// report.
+// Warm loads the revision's schema document and builds the nodes of the definitions
+// a session validates first (with every definition they reference), so that a run
+// can pay that cost while it waits for servers to start instead of at its first
+// check. Nothing is compiled: valid instances never need the library (schema_fast.go).
+// Errors are left for Validate to report.
 func (r Revision) Warm() {
 	s, err := r.set()
 	if err != nil {
 		return
 	}
-	for _, def := range []string{"InitializeResult", "ServerCapabilities", "ListToolsResult", "CallToolResult", "EmptyResult", r.ErrorDefinition()} {
+	for _, def := range []string{"InitializeResult", "DiscoverResult", "ServerCapabilities", "ListToolsResult", "CallToolResult", "EmptyResult", r.ErrorDefinition()} {
 		if _, ok := s.defs[def]; ok {
-			_, _ = s.definition(def)
+			_, _ = s.node(def)
 		}
 	}
 }

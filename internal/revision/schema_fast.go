@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"sync"
 
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 )
@@ -14,9 +13,14 @@ import (
 // The validator library reports every failure with its keyword and instance paths,
 // and pays for that on every success too: each object and array it visits gets a map
 // of what is yet unevaluated, each member a path string. A listing of 10,000 tools
-// is 10,000 successes per revision. provenValid walks the same compiled schema for a
-// yes only, and only through the keywords the official MCP schemas (and most tool
-// schemas) use; a schema with any other keyword, or an instance it cannot prove
+// is 10,000 successes per revision. Before it can validate anything it must also
+// compile the schema, and compiling any definition of an official schema validates
+// the whole document against its meta-schema (tens of milliseconds per revision).
+//
+// provenValid answers "valid" without the library: it walks schemaNodes, our own
+// representation of a schema built straight from the decoded schema document, for
+// a yes only, and only through the keywords the official MCP schemas (and most tool
+// schemas) use. A schema with any other keyword, or an instance it cannot prove
 // valid, goes to the library, which then decides and words the error. So it may
 // answer "not proven" for a valid instance, never "valid" for an invalid one (see
 // schema_fast_test.go, which holds it to the library).
@@ -26,90 +30,287 @@ import (
 // reports it.
 const maxInPlace = 64
 
+// schemaNode is one schema (or subschema) as provenValid evaluates it. Absent
+// keywords are zero values (minItems and maxItems: -1). A node that uses anything
+// provenValid does not evaluate is unsupported, and proves nothing.
+type schemaNode struct {
+	unsupported bool
+	always      *bool // a boolean schema: true accepts everything, false nothing
+
+	types              []string
+	hasConst           bool
+	constant           any
+	hasEnum            bool
+	enum               []any
+	required           []string
+	properties         map[string]*schemaNode
+	additional         *schemaNode // additionalProperties; nil when absent
+	items              *schemaNode // items as one schema (every dialect); nil when absent
+	minItems, maxItems int
+	minimum, maximum   *big.Rat
+	ref                *schemaNode // a local definition; nil when absent
+	allOf, anyOf       []*schemaNode
+}
+
+// Keywords that assert nothing under the suite's compilers: annotations, and format
+// and content keywords, which newOfflineCompiler turns off in every dialect.
+var annotationKeywords = map[string]bool{
+	"title": true, "description": true, "default": true, "examples": true, "$comment": true,
+	"format": true, "contentEncoding": true, "contentMediaType": true,
+	"readOnly": true, "writeOnly": true, "deprecated": true,
+}
+
+// schemaTypes are the seven names "type" may use.
+var schemaTypes = map[string]bool{"null": true, "boolean": true, "object": true, "array": true, "number": true, "integer": true, "string": true}
+
+// nodeDoc builds the schemaNodes of one decoded schema document, each once: a
+// definition's nodes when it is first asked for (with those of every definition it
+// reaches through $ref), under mu, so that a node handed out is complete and never
+// changes.
+type nodeDoc struct {
+	mu   sync.Mutex
+	root map[string]any
+	defs map[string]*schemaNode // by $ref text, "#/$defs/X" or "#/definitions/X"
+}
+
+func newNodeDoc(root map[string]any) *nodeDoc {
+	return &nodeDoc{root: root, defs: map[string]*schemaNode{}}
+}
+
+// definition returns the node of the document's definition name in container
+// ("$defs" or "definitions"), or nil when the document has no such definition.
+func (d *nodeDoc) definition(container, name string) *schemaNode {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.resolve("#/" + container + "/" + name)
+}
+
+// rootNode returns the node of the whole document (a tool schema).
+func (d *nodeDoc) rootNode() *schemaNode {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.resolve("#")
+}
+
+// resolve returns the node a $ref names, building it on first use; nil when ref is
+// not a pointer to the root or a definition of the document's top level (relative
+// and remote references, anchors, deeper or escaped pointers: the library decides).
+// mu is held.
+func (d *nodeDoc) resolve(ref string) *schemaNode {
+	if n, ok := d.defs[ref]; ok {
+		return n
+	}
+	var v any
+	root := ref == "#"
+	if root {
+		v = d.root
+	} else {
+		container, name, ok := strings.Cut(strings.TrimPrefix(ref, "#/"), "/")
+		if !ok || !strings.HasPrefix(ref, "#/") || (container != "$defs" && container != "definitions") ||
+			name == "" || strings.ContainsAny(name, "/~%") {
+			return nil
+		}
+		defs, _ := d.root[container].(map[string]any)
+		if v, ok = defs[name]; !ok {
+			return nil
+		}
+	}
+	n := &schemaNode{}
+	d.defs[ref] = n // before building: a definition may reach itself
+	d.fill(n, v, root)
+	return n
+}
+
+// build returns the node of schema value v (an object or a boolean); mu is held.
+func (d *nodeDoc) build(v any) *schemaNode {
+	n := &schemaNode{}
+	d.fill(n, v, false)
+	return n
+}
+
+// fill makes n the node of v. Only the document root may carry $schema, and the
+// definition containers are read only through $ref. A keyword of an unexpected shape
+// makes n unsupported rather than guessed at: the official documents are not
+// checked against their meta-schema at run time (TestEmbeddedSchemasMeetMetaSchema
+// does it once). Up to draft-07 the library ignores the siblings of "$ref"; the node
+// applies them too, which can only prove less. Identifiers ($id, id, $anchor, …),
+// dynamic references and every keyword not named here make n unsupported.
+func (d *nodeDoc) fill(n *schemaNode, v any, root bool) {
+	n.minItems, n.maxItems = -1, -1
+	if b, ok := v.(bool); ok {
+		n.always = &b
+		return
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		n.unsupported = true
+		return
+	}
+	for k, kv := range m {
+		ok := true
+		switch k {
+		case "$schema":
+			_, isString := kv.(string)
+			ok = root && isString
+		case "$defs", "definitions":
+			_, ok = kv.(map[string]any)
+		case "type":
+			n.types, ok = typeNames(kv)
+		case "const":
+			n.hasConst, n.constant = true, kv
+		case "enum":
+			n.enum, ok = kv.([]any)
+			n.hasEnum = true
+		case "required":
+			n.required, ok = stringList(kv)
+		case "properties":
+			props, isObject := kv.(map[string]any)
+			ok = isObject
+			n.properties = make(map[string]*schemaNode, len(props))
+			for name, sub := range props {
+				n.properties[name] = d.build(sub)
+			}
+		case "additionalProperties":
+			n.additional = d.build(kv)
+		case "items":
+			_, isArray := kv.([]any) // the tuple form of draft-04 … 2019-09
+			ok = !isArray
+			n.items = d.build(kv)
+		case "minItems":
+			n.minItems, ok = count(kv)
+		case "maxItems":
+			n.maxItems, ok = count(kv)
+		case "minimum":
+			n.minimum, ok = number(kv)
+		case "maximum":
+			n.maximum, ok = number(kv)
+		case "$ref":
+			ref, isString := kv.(string)
+			if ok = isString; ok {
+				n.ref = d.resolve(ref)
+				ok = n.ref != nil
+			}
+		case "allOf":
+			n.allOf, ok = d.buildList(kv)
+		case "anyOf":
+			n.anyOf, ok = d.buildList(kv)
+		default:
+			ok = annotationKeywords[k]
+		}
+		if !ok {
+			n.unsupported = true
+		}
+	}
+}
+
+// buildList builds a non-empty array of schemas (allOf, anyOf).
+func (d *nodeDoc) buildList(v any) ([]*schemaNode, bool) {
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return nil, false
+	}
+	out := make([]*schemaNode, len(list))
+	for i, sub := range list {
+		out[i] = d.build(sub)
+	}
+	return out, true
+}
+
+func typeNames(v any) ([]string, bool) {
+	if s, ok := v.(string); ok {
+		return []string{s}, schemaTypes[s]
+	}
+	names, ok := stringList(v)
+	for _, s := range names {
+		ok = ok && schemaTypes[s]
+	}
+	return names, ok && len(names) > 0
+}
+
+func stringList(v any) ([]string, bool) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		if out[i], ok = e.(string); !ok {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// count reads a non-negative integer written plainly (minItems, maxItems).
+func count(v any) (int, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return -1, false
+	}
+	i, err := n.Int64()
+	if err != nil || i < 0 || i > 1<<31 {
+		return -1, false
+	}
+	return int(i), true
+}
+
+func number(v any) (*big.Rat, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return nil, false
+	}
+	return new(big.Rat).SetString(string(n))
+}
+
 // provenValid reports whether v (a value as decodeJSON returns it) is valid against
 // s by the rules the library applies, when s uses only keywords this file evaluates.
-func provenValid(s *jsonschema.Schema, v any, inPlace int) bool {
-	if inPlace > maxInPlace || !fastSupported(s) {
+func provenValid(s *schemaNode, v any, inPlace int) bool {
+	if s == nil || s.unsupported || inPlace > maxInPlace {
 		return false
 	}
-	if s.Always != nil {
-		return *s.Always
+	if s.always != nil {
+		return *s.always
 	}
-	if len(s.Types) > 0 && !typeMatches(s.Types, v) {
+	if len(s.types) > 0 && !typeMatches(s.types, v) {
 		return false
 	}
-	if len(s.Constant) > 0 && !jsonEqual(v, s.Constant[0]) {
+	if s.hasConst && !jsonEqual(v, s.constant) {
 		return false
 	}
-	if len(s.Enum) > 0 {
-		found := false
-		for _, e := range s.Enum {
-			if jsonEqual(v, e) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
+	if s.hasEnum && !inEnum(v, s.enum) {
+		return false
 	}
 	switch v := v.(type) {
 	case map[string]any:
-		for _, name := range s.Required {
+		for _, name := range s.required {
 			if _, ok := v[name]; !ok {
 				return false
 			}
 		}
-		for name, sub := range s.Properties {
-			if pv, ok := v[name]; ok && !provenValid(sub, pv, 0) {
+		for name, pv := range v {
+			sub, listed := s.properties[name]
+			if !listed {
+				sub = s.additional
+			}
+			if sub != nil && !provenValid(sub, pv, 0) {
 				return false
 			}
 		}
-		switch ap := s.AdditionalProperties.(type) {
-		case nil:
-		case bool:
-			if !ap {
-				for name := range v {
-					if _, ok := s.Properties[name]; !ok {
-						return false
-					}
-				}
-			}
-		case *jsonschema.Schema:
-			for name, pv := range v {
-				if _, ok := s.Properties[name]; !ok && !provenValid(ap, pv, 0) {
-					return false
-				}
-			}
-		default:
-			return false
-		}
 	case []any:
-		if (s.MinItems != -1 && len(v) < s.MinItems) || (s.MaxItems != -1 && len(v) > s.MaxItems) {
+		if (s.minItems != -1 && len(v) < s.minItems) || (s.maxItems != -1 && len(v) > s.maxItems) {
 			return false
 		}
-		switch items := s.Items.(type) {
-		case nil:
-		case *jsonschema.Schema:
+		if s.items != nil {
 			for _, it := range v {
-				if !provenValid(items, it, 0) {
-					return false
-				}
-			}
-		default:
-			return false
-		}
-		if s.Items2020 != nil {
-			for _, it := range v {
-				if !provenValid(s.Items2020, it, 0) {
+				if !provenValid(s.items, it, 0) {
 					return false
 				}
 			}
 		}
 	case json.Number:
-		if s.Minimum != nil || s.Maximum != nil {
+		if s.minimum != nil || s.maximum != nil {
 			r, ok := new(big.Rat).SetString(string(v))
-			if !ok || (s.Minimum != nil && r.Cmp(s.Minimum) < 0) || (s.Maximum != nil && r.Cmp(s.Maximum) > 0) {
+			if !ok || (s.minimum != nil && r.Cmp(s.minimum) < 0) || (s.maximum != nil && r.Cmp(s.maximum) > 0) {
 				return false
 			}
 		}
@@ -117,16 +318,16 @@ func provenValid(s *jsonschema.Schema, v any, inPlace int) bool {
 	default:
 		return false // not a decoded JSON value: the library decides
 	}
-	if s.Ref != nil && !provenValid(s.Ref, v, inPlace+1) {
+	if s.ref != nil && !provenValid(s.ref, v, inPlace+1) {
 		return false
 	}
-	for _, sub := range s.AllOf {
+	for _, sub := range s.allOf {
 		if !provenValid(sub, v, inPlace+1) {
 			return false
 		}
 	}
-	if len(s.AnyOf) > 0 {
-		for _, sub := range s.AnyOf {
+	if len(s.anyOf) > 0 {
+		for _, sub := range s.anyOf {
 			if provenValid(sub, v, inPlace+1) {
 				return true
 			}
@@ -136,21 +337,14 @@ func provenValid(s *jsonschema.Schema, v any, inPlace int) bool {
 	return true
 }
 
-// fastSupported reports whether every keyword s carries is one provenValid
-// evaluates. Annotations (title, description, default, examples, …) and format are
-// not assertions here: the suite's compilers assert no format (newOfflineCompiler).
-func fastSupported(s *jsonschema.Schema) bool {
-	return s.Not == nil && len(s.OneOf) == 0 && s.If == nil && s.Then == nil && s.Else == nil &&
-		s.RecursiveRef == nil && s.DynamicRef == nil &&
-		s.MinProperties == -1 && s.MaxProperties == -1 && s.PropertyNames == nil && !s.RegexProperties &&
-		len(s.PatternProperties) == 0 && len(s.Dependencies) == 0 && len(s.DependentRequired) == 0 &&
-		len(s.DependentSchemas) == 0 && s.UnevaluatedProperties == nil &&
-		!s.UniqueItems && s.AdditionalItems == nil && len(s.PrefixItems) == 0 && s.Contains == nil &&
-		s.UnevaluatedItems == nil &&
-		s.MinLength == -1 && s.MaxLength == -1 && s.Pattern == nil &&
-		s.ContentEncoding == "" && s.ContentMediaType == "" && s.ContentSchema == nil &&
-		s.ExclusiveMinimum == nil && s.ExclusiveMaximum == nil && s.MultipleOf == nil &&
-		len(s.Extensions) == 0
+// inEnum reports whether v equals one of enum's values.
+func inEnum(v any, enum []any) bool {
+	for _, e := range enum {
+		if jsonEqual(v, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // typeMatches is the library's "type" keyword: a number matches "integer" when its
@@ -227,36 +421,21 @@ func jsonEqual(a, b any) bool {
 // and items are read in place, and only a value compared with const or enum is
 // decoded. Repeated keys are all checked (the decoded value keeps the last), so it
 // proves no more than provenValid would.
-func provenValidRaw(s *jsonschema.Schema, data []byte, inPlace int) bool {
-	if inPlace > maxInPlace || !fastSupported(s) {
+func provenValidRaw(s *schemaNode, data []byte, inPlace int) bool {
+	if s == nil || s.unsupported || inPlace > maxInPlace {
 		return false
 	}
-	if s.Always != nil {
-		return *s.Always
+	if s.always != nil {
+		return *s.always
 	}
 	kind := rawjson.KindOf(data)
-	if len(s.Types) > 0 && !rawTypeMatches(s.Types, kind, data) {
+	if len(s.types) > 0 && !rawTypeMatches(s.types, kind, data) {
 		return false
 	}
-	if len(s.Constant) > 0 || len(s.Enum) > 0 {
+	if s.hasConst || s.hasEnum {
 		v, err := decodeJSON(data)
-		if err != nil {
+		if err != nil || (s.hasConst && !jsonEqual(v, s.constant)) || (s.hasEnum && !inEnum(v, s.enum)) {
 			return false
-		}
-		if len(s.Constant) > 0 && !jsonEqual(v, s.Constant[0]) {
-			return false
-		}
-		if len(s.Enum) > 0 {
-			found := false
-			for _, e := range s.Enum {
-				if jsonEqual(v, e) {
-					found = true
-					break
-				}
-			}
-			if !found {
-				return false
-			}
 		}
 	}
 	switch kind {
@@ -265,29 +444,21 @@ func provenValidRaw(s *jsonschema.Schema, data []byte, inPlace int) bool {
 			return false
 		}
 	case rawjson.KindArray:
-		var items *jsonschema.Schema
-		switch it := s.Items.(type) {
-		case nil:
-		case *jsonschema.Schema:
-			items = it
-		default:
-			return false
-		}
 		n, ok := 0, true
 		if !rawjson.ArrayItems(data, func(item json.RawMessage) bool {
 			n++
-			ok = (items == nil || provenValidRaw(items, item, 0)) && (s.Items2020 == nil || provenValidRaw(s.Items2020, item, 0))
+			ok = s.items == nil || provenValidRaw(s.items, item, 0)
 			return ok
 		}) || !ok {
 			return false
 		}
-		if (s.MinItems != -1 && n < s.MinItems) || (s.MaxItems != -1 && n > s.MaxItems) {
+		if (s.minItems != -1 && n < s.minItems) || (s.maxItems != -1 && n > s.maxItems) {
 			return false
 		}
 	case rawjson.KindNumber:
-		if s.Minimum != nil || s.Maximum != nil {
+		if s.minimum != nil || s.maximum != nil {
 			r, ok := new(big.Rat).SetString(string(bytes.TrimSpace(data)))
-			if !ok || (s.Minimum != nil && r.Cmp(s.Minimum) < 0) || (s.Maximum != nil && r.Cmp(s.Maximum) > 0) {
+			if !ok || (s.minimum != nil && r.Cmp(s.minimum) < 0) || (s.maximum != nil && r.Cmp(s.maximum) > 0) {
 				return false
 			}
 		}
@@ -295,16 +466,16 @@ func provenValidRaw(s *jsonschema.Schema, data []byte, inPlace int) bool {
 	default:
 		return false
 	}
-	if s.Ref != nil && !provenValidRaw(s.Ref, data, inPlace+1) {
+	if s.ref != nil && !provenValidRaw(s.ref, data, inPlace+1) {
 		return false
 	}
-	for _, sub := range s.AllOf {
+	for _, sub := range s.allOf {
 		if !provenValidRaw(sub, data, inPlace+1) {
 			return false
 		}
 	}
-	if len(s.AnyOf) > 0 {
-		for _, sub := range s.AnyOf {
+	if len(s.anyOf) > 0 {
+		for _, sub := range s.anyOf {
 			if provenValidRaw(sub, data, inPlace+1) {
 				return true
 			}
@@ -315,9 +486,9 @@ func provenValidRaw(s *jsonschema.Schema, data []byte, inPlace int) bool {
 }
 
 // provenObjectRaw checks an object's required, properties and additionalProperties.
-func provenObjectRaw(s *jsonschema.Schema, data []byte) bool {
+func provenObjectRaw(s *schemaNode, data []byte) bool {
 	const maxRequired = 32
-	if len(s.Required) > maxRequired {
+	if len(s.required) > maxRequired {
 		return false
 	}
 	var found [maxRequired]bool
@@ -327,37 +498,27 @@ func provenObjectRaw(s *jsonschema.Schema, data []byte) bool {
 		if !plain {
 			name = rawjson.Key(key)
 		}
-		var sub *jsonschema.Schema
+		var sub *schemaNode
 		var listed bool
 		if plain {
-			sub, listed = s.Properties[string(key)] // no allocation for the look-up
+			sub, listed = s.properties[string(key)] // no allocation for the look-up
 		} else {
-			sub, listed = s.Properties[name]
+			sub, listed = s.properties[name]
 		}
-		for i, r := range s.Required {
+		for i, r := range s.required {
 			if (plain && r == string(key)) || (!plain && r == name) {
 				found[i] = true
 			}
 		}
-		switch {
-		case listed:
-			ok = provenValidRaw(sub, value, 0)
-		default:
-			switch ap := s.AdditionalProperties.(type) {
-			case nil:
-			case bool:
-				ok = ap
-			case *jsonschema.Schema:
-				ok = provenValidRaw(ap, value, 0)
-			default:
-				ok = false
-			}
+		if !listed {
+			sub = s.additional
 		}
+		ok = sub == nil || provenValidRaw(sub, value, 0)
 		return ok
 	}) || !ok {
 		return false
 	}
-	for i := range s.Required {
+	for i := range s.required {
 		if !found[i] {
 			return false
 		}
@@ -393,17 +554,7 @@ func rawInstance(instance any) ([]byte, bool) {
 
 // provenRaw reports whether instance is raw JSON that provenValidRaw shows valid
 // against s.
-func provenRaw(s *jsonschema.Schema, instance any) bool {
+func provenRaw(s *schemaNode, instance any) bool {
 	raw, ok := rawInstance(instance)
 	return ok && rawjson.Valid(raw) && provenValidRaw(s, raw, 0)
-}
-
-// provenDecoded reports whether v, the decoded instance, is shown valid by
-// provenValid. Raw JSON text had its proof on the text already (provenRaw), and the
-// two proofs agree (schema_fast_test.go), so it is not tried a second time.
-func provenDecoded(s *jsonschema.Schema, instance, v any) bool {
-	if _, raw := rawInstance(instance); raw {
-		return false
-	}
-	return provenValid(s, v, 0)
 }

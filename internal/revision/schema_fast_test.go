@@ -45,20 +45,17 @@ func TestProvenValidNeverContradictsTheLibrary(t *testing.T) {
 		}
 		sort.Strings(defs)
 		for _, def := range defs {
-			sch, err := s.definition(def)
-			if err != nil {
-				t.Fatal(err)
-			}
+			node, sch := nodeAndSchema(t, s, def)
 			valid, proven := 0, 0
 			for range rounds {
 				v := roundTrip(t, genInstance(rng, sch, 0))
 				b, _ := json.Marshal(v)
-				p := provenValid(sch, v, 0)
+				p := provenValid(node, v, 0)
 				lib := sch.Validate(v)
 				if p && lib != nil {
 					t.Fatalf("%s %s: proven valid, but the library says %v\n%s", name, def, lib, b)
 				}
-				if pr := provenValidRaw(sch, b, 0); pr != p {
+				if pr := provenValidRaw(node, b, 0); pr != p {
 					t.Fatalf("%s %s: proven valid on the text %v, on the decoded value %v (library: %v)\n%s", name, def, pr, p, lib, b)
 				}
 				if lib == nil {
@@ -97,12 +94,12 @@ func TestProvenValidToolSchemas(t *testing.T) {
 			for range 8 {
 				v := roundTrip(t, genInstance(rng, ts.schema, 0))
 				b, _ := json.Marshal(v)
-				p := provenValid(ts.schema, v, 0)
+				p := provenValid(ts.node(), v, 0)
 				lib := ts.schema.Validate(v)
 				if p && lib != nil {
 					t.Fatalf("schema %s (%s): proven valid, but the library says %v\n%s", raw, dialect, lib, b)
 				}
-				if pr := provenValidRaw(ts.schema, b, 0); pr != p {
+				if pr := provenValidRaw(ts.node(), b, 0); pr != p {
 					t.Fatalf("schema %s (%s): proven valid on the text %v, on the decoded value %v (library: %v)\n%s", raw, dialect, pr, p, lib, b)
 				}
 				if p {
@@ -150,13 +147,13 @@ func TestProvenValidCases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := provenValid(ts.schema, v, 0); got != tc.want {
+		if got := provenValid(ts.node(), v, 0); got != tc.want {
 			t.Errorf("provenValid(%s, %s) = %v, want %v", tc.schema, tc.instance, got, tc.want)
 		}
-		if got := provenValid(ts.schema, v, 0); got && ts.schema.Validate(v) != nil {
+		if got := provenValid(ts.node(), v, 0); got && ts.schema.Validate(v) != nil {
 			t.Errorf("provenValid(%s, %s) contradicts the library", tc.schema, tc.instance)
 		}
-		if got := provenValidRaw(ts.schema, []byte(tc.instance), 0); got != tc.want {
+		if got := provenValidRaw(ts.node(), []byte(tc.instance), 0); got != tc.want {
 			t.Errorf("provenValidRaw(%s, %s) = %v, want %v", tc.schema, tc.instance, got, tc.want)
 		}
 	}
@@ -171,7 +168,7 @@ func TestProvenValidRawRepeatedKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := []byte(`{"a":1,"a":"x"}`)
-	if provenValidRaw(ts.schema, raw, 0) {
+	if provenValidRaw(ts.node(), raw, 0) {
 		t.Error("a repeated key with an invalid first value was proven valid on the text")
 	}
 	if err := ts.Validate(json.RawMessage(raw)); err != nil {

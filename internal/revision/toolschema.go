@@ -101,6 +101,27 @@ func DialectName(uri string) string {
 type ToolSchema struct {
 	schema  *jsonschema.Schema
 	dialect dialectInfo
+	// src is the schema's JSON text (shared with toolSchemaCache's key, so kept at no
+	// cost), from which the nodes of provenValid are built on the first Validate:
+	// most tool schemas, the inputSchemas, are never validated against, and keeping
+	// every listed schema decoded would cost memory in a listing of thousands.
+	src      string
+	nodeOnce sync.Once
+	root     *schemaNode
+}
+
+// node returns the schemaNode of the whole schema.
+func (t *ToolSchema) node() *schemaNode {
+	t.nodeOnce.Do(func() {
+		doc, err := decodeJSON([]byte(t.src))
+		obj, ok := doc.(map[string]any)
+		if err != nil || !ok {
+			t.root = &schemaNode{unsupported: true} // not reached: the schema compiled
+			return
+		}
+		t.root = newNodeDoc(obj).rootNode()
+	})
+	return t.root
 }
 
 // Dialect returns the canonical URI of the dialect the schema was compiled under:
@@ -112,14 +133,8 @@ func (t *ToolSchema) Dialect() string { return t.dialect.uri }
 // a *ValidationError with Definition "outputSchema" when not, and a plain error when
 // instance is not JSON.
 func (t *ToolSchema) Validate(instance any) error {
-	if provenRaw(t.schema, instance) {
-		return nil // valid, shown on the JSON text without decoding it (schema_fast.go)
-	}
-	v, err := normalizeInstance(instance)
-	if err != nil {
-		return fmt.Errorf("validate against outputSchema: %w", err)
-	}
-	return validateWith(t.schema, instance, v, "outputSchema", "")
+	return validateInstance(t.node(), func() (*jsonschema.Schema, error) { return t.schema, nil },
+		instance, "outputSchema", "", "validate against outputSchema")
 }
 
 // CompileToolSchema compiles a tool's inputSchema or outputSchema. The dialect is the
@@ -137,14 +152,20 @@ func CompileToolSchema(raw json.RawMessage, defaultDialect string) (*ToolSchema,
 		return nil, err
 	}
 	key := defaultDialect + "\x00" + string(raw)
+	compile := func(c *compiledTool) {
+		c.ts, c.err = compileToolSchema(raw, defaultDialect)
+		if c.ts != nil {
+			c.ts.src = key[len(defaultDialect)+1:]
+		}
+	}
 	if v, ok := toolSchemaCache.Load(key); ok {
 		c := v.(*compiledTool)
-		c.once.Do(func() { c.ts, c.err = compileToolSchema(raw, defaultDialect) })
+		c.once.Do(func() { compile(c) })
 		return c.ts, c.err
 	}
 	v, _ := toolSchemaCache.LoadOrStore(key, &compiledTool{})
 	c := v.(*compiledTool)
-	c.once.Do(func() { c.ts, c.err = compileToolSchema(raw, defaultDialect) })
+	c.once.Do(func() { compile(c) })
 	return c.ts, c.err
 }
 
