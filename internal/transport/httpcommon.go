@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/internal/redact"
@@ -175,34 +176,47 @@ func (h *httpBase) statusError(resp *http.Response) *HTTPStatusError {
 }
 
 // readBody reads a reply body, keeping at most max bytes; long says it was longer.
+// The body it returns is its own, sized to fit: a declared length sizes it at once;
+// a body of unknown length (chunked, as Go's own servers send anything over a few
+// kilobytes) is read into a pooled scratch buffer and copied out once, instead of
+// growing a new buffer from 512 bytes for every reply.
 func readBody(r io.Reader, size int64, max int) (body []byte, long bool, err error) {
-	// A declared length sizes the buffer once (io.ReadAll grows from 512 bytes,
-	// copying a reply of a hundred tools a dozen times); a server that sends more or
-	// less than it declared is read to the end all the same. The extra byte lets the
-	// end of the body be seen without growing.
-	body = make([]byte, 0, 512)
-	if size >= 0 && size <= int64(max) {
-		body = make([]byte, 0, size+1)
-	}
 	lr := io.LimitReader(r, int64(max)+1)
-	for {
-		if len(body) == cap(body) {
-			body = append(body, 0)[:len(body)]
-		}
-		n, rerr := lr.Read(body[len(body):cap(body)])
-		body = body[:len(body)+n]
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			err = rerr
-			break
-		}
+	if size >= 0 && size <= int64(max) {
+		// A server that sends more or less than it declared is read to the end all
+		// the same; the extra byte lets the end be seen without growing.
+		body, err = readInto(lr, make([]byte, 0, size+1))
+	} else {
+		scratch := bodyScratch.Get().(*[]byte)
+		buf, rerr := readInto(lr, (*scratch)[:0])
+		body, err = bytes.Clone(buf), rerr
+		*scratch = buf
+		bodyScratch.Put(scratch)
 	}
 	if len(body) > max {
 		return body[:max], true, err
 	}
 	return body, false, err
+}
+
+// bodyScratch holds the buffers readBody reads bodies of unknown length into.
+var bodyScratch = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// readInto appends r to buf until EOF (not an error) or an error.
+func readInto(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // mediaType returns the lower-case media type of a Content-Type header, without

@@ -303,6 +303,11 @@ func readLine(br *bufio.Reader, max int) (line []byte, long bool, total int64, e
 		if long {
 			line = line[:max]
 		}
+		if len(line) > 64<<10 && cap(line) > len(line)+len(line)/8 {
+			// A line read in several chunks grew its buffer by doubling: the frame
+			// keeps its bytes for the whole run (a message holds them), not the slack.
+			line = bytes.Clone(line)
+		}
 		if !terminated {
 			return line, long, total, rerr
 		}

@@ -581,7 +581,7 @@ func (c *Conn) handle(f transport.Frame, raw []byte, inBatch bool) {
 	var m *Message
 	var err error
 	if f.JSON { // the transport checked the frame (and a batch item is part of it)
-		m, err = decodeValid(raw, bytes.TrimSpace(raw))
+		m, err = decodeValid(raw, bytes.TrimSpace(raw), true)
 	} else {
 		m, err = Decode(raw)
 	}
@@ -591,7 +591,7 @@ func (c *Conn) handle(f transport.Frame, raw []byte, inBatch bool) {
 		return
 	}
 	e.Msg = m
-	e.Raw = m.Raw // the same bytes: the entry keeps one copy, and the frame is let go
+	e.Raw = m.Raw // the frame's own bytes: the message and its entry share them
 	if m.Problem != "" {
 		e.Err = m.Problem
 	}

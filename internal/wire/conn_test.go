@@ -338,7 +338,7 @@ func TestDecodeClassifies(t *testing.T) {
 		// A frame the transport checked skips the JSON check, and decodes the same.
 		raw := []byte(" " + tc.raw + "\n")
 		slow, _ := Decode(raw)
-		fast, err := decodeValid(raw, bytes.TrimSpace(raw))
+		fast, err := decodeValid(raw, bytes.TrimSpace(raw), true)
 		if err != nil || !reflect.DeepEqual(fast, slow) {
 			t.Errorf("%s: decodeValid = %+v, %v; want %+v as Decode gives", tc.raw, fast, err, slow)
 		}

@@ -242,16 +242,20 @@ func Decode(raw []byte) (*Message, error) {
 	if !rawjson.Valid(trimmed) {
 		return nil, fmt.Errorf("invalid JSON: %.120q", trimmed)
 	}
-	return decodeValid(raw, trimmed)
+	return decodeValid(raw, trimmed, false)
 }
 
 // decodeValid is Decode of bytes known to be one JSON value; trimmed is raw without
-// surrounding white space.
-func decodeValid(raw, trimmed []byte) (*Message, error) {
+// surrounding white space. With own, raw is the caller's to give (a frame's bytes,
+// which nothing else changes): the message keeps it instead of a copy.
+func decodeValid(raw, trimmed []byte, own bool) (*Message, error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, fmt.Errorf("%w: %.120s", ErrNotObject, trimmed)
 	}
-	m := &Message{Raw: append([]byte(nil), raw...), Members: map[string]bool{}}
+	m := &Message{Raw: raw, Members: map[string]bool{}}
+	if !own {
+		m.Raw = append([]byte(nil), raw...)
+	}
 	// The members of the copy, in order (the last of duplicate keys wins, as with
 	// json.Unmarshal into a map).
 	fields, err := rawjson.ObjectOfValid(m.Raw)
