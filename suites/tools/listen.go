@@ -159,16 +159,20 @@ func lsFire(t *conform.T, trig *ctTrigger) (before, after *toolkit.Listing, v *c
 // definition comes from the revision's memoized listing.
 func lsChange(t *conform.T, trig *ctTrigger) *conform.Verdict {
 	s := t.Session()
-	for i, when := range []string{"before", "after"} {
-		if i == 1 {
-			if fv := trig.fire(t, s, toolkit.List(t)); fv != nil {
-				return fv
-			}
-		}
-		if p := toolkit.FetchPage(t, s, nil); p.Err != nil || p.Resp.IsError() {
-			e := conform.Errorf("no tools/list %s the change: %s", when, conform.Describe(p.Resp, p.Err))
-			return &e
-		}
+	if v := lsFirstPage(t, s, "before"); v != nil {
+		return v
+	}
+	if fv := trig.fire(t, s, toolkit.List(t)); fv != nil {
+		return fv
+	}
+	return lsFirstPage(t, s, "after")
+}
+
+// lsFirstPage asks for the first tools/list page; a verdict when none came back.
+func lsFirstPage(t *conform.T, s *conform.Session, when string) *conform.Verdict {
+	if p := toolkit.FetchPage(t, s, nil); p.Err != nil || p.Resp.IsError() {
+		e := conform.Errorf("no tools/list %s the change: %s", when, conform.Describe(p.Resp, p.Err))
+		return &e
 	}
 	return nil
 }
