@@ -209,22 +209,25 @@ func seen(name, raw string) seenCall {
 	return c
 }
 
-func TestCallsIn(t *testing.T) {
-	msg := func(raw string) *wire.Message {
-		m, err := wire.Decode([]byte(raw))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
+// decodeMsg decodes one message of a scripted transcript.
+func decodeMsg(t *testing.T, raw string) *wire.Message {
+	t.Helper()
+	m, err := wire.Decode([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
 	}
+	return m
+}
+
+func TestCallsIn(t *testing.T) {
 	entries := []wire.Entry{
-		{Seq: 1, Dir: wire.Sent, Msg: msg(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`)},
-		{Seq: 2, Dir: wire.Sent, Msg: msg(`{"jsonrpc":"2.0","id":"2","method":"tools/call","params":{"name":"b"}}`)},
-		{Seq: 3, Dir: wire.Sent, Msg: msg(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)},
-		{Seq: 4, Dir: wire.Received, ForMethod: "tools/call", Msg: msg(`{"jsonrpc":"2.0","id":"2","result":{"content":[],"isError":"yes"}}`)},
-		{Seq: 5, Dir: wire.Received, ForMethod: "tools/call", LooseID: true, Msg: msg(`{"jsonrpc":"2.0","id":"1","result":{"content":[]}}`)},
-		{Seq: 6, Dir: wire.Received, ForMethod: "tools/list", Msg: msg(`{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}`)},
-		{Seq: 7, Dir: wire.Received, ForMethod: "tools/call", Msg: msg(`{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"x"}}`)},
+		{Seq: 1, Dir: wire.Sent, Msg: decodeMsg(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`)},
+		{Seq: 2, Dir: wire.Sent, Msg: decodeMsg(t, `{"jsonrpc":"2.0","id":"2","method":"tools/call","params":{"name":"b"}}`)},
+		{Seq: 3, Dir: wire.Sent, Msg: decodeMsg(t, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)},
+		{Seq: 4, Dir: wire.Received, ForMethod: "tools/call", Msg: decodeMsg(t, `{"jsonrpc":"2.0","id":"2","result":{"content":[],"isError":"yes"}}`)},
+		{Seq: 5, Dir: wire.Received, ForMethod: "tools/call", LooseID: true, Msg: decodeMsg(t, `{"jsonrpc":"2.0","id":"1","result":{"content":[]}}`)},
+		{Seq: 6, Dir: wire.Received, ForMethod: "tools/list", Msg: decodeMsg(t, `{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}`)},
+		{Seq: 7, Dir: wire.Received, ForMethod: "tools/call", Msg: decodeMsg(t, `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"x"}}`)},
 	}
 	got := callsIn("s", false, entries)
 	if len(got) != 2 || got[0].name != "b" || string(got[0].isErrorRaw) != `"yes"` || got[1].name != "a" || got[1].isErrorRaw != nil {

@@ -77,18 +77,11 @@ func TestR5Judges(t *testing.T) {
 }
 
 func TestCallsInLeavesOutInputRequired(t *testing.T) {
-	msg := func(raw string) *wire.Message {
-		m, err := wire.Decode([]byte(raw))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
 	entries := []wire.Entry{
-		{Seq: 1, Dir: wire.Sent, Msg: msg(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`)},
-		{Seq: 2, Dir: wire.Received, ForMethod: "tools/call", Msg: msg(`{"jsonrpc":"2.0","id":1,"result":` + inputRequired + `}`)},
-		{Seq: 3, Dir: wire.Sent, Msg: msg(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a"}}`)},
-		{Seq: 4, Dir: wire.Received, ForMethod: "tools/call", Msg: msg(`{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[],"isError":false}}`)},
+		{Seq: 1, Dir: wire.Sent, Msg: decodeMsg(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}`)},
+		{Seq: 2, Dir: wire.Received, ForMethod: "tools/call", Msg: decodeMsg(t, `{"jsonrpc":"2.0","id":1,"result":`+inputRequired+`}`)},
+		{Seq: 3, Dir: wire.Sent, Msg: decodeMsg(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a"}}`)},
+		{Seq: 4, Dir: wire.Received, ForMethod: "tools/call", Msg: decodeMsg(t, `{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[],"isError":false}}`)},
 	}
 	if got := callsIn("s", true, entries); len(got) != 1 || got[0].where != "s #4" {
 		t.Errorf("modern: got %+v, want only the complete result #4", got)
