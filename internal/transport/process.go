@@ -415,6 +415,14 @@ func (pr *Process) OutputDropped() int64 { return pr.out.Dropped() }
 // KillGrace) and waits for the output copier. It is idempotent and bounded by ctx.
 func (pr *Process) Stop(ctx context.Context) error {
 	err := pr.p.stop(ctx)
+	// Keep the server's last output: read to EOF (see drainGrace) before closing.
+	drain := time.NewTimer(drainGrace)
+	select {
+	case <-pr.copied:
+	case <-drain.C:
+	case <-ctx.Done():
+	}
+	drain.Stop()
 	pr.outOnce.Do(func() { _ = pr.outR.Close() })
 	select {
 	case <-pr.copied:

@@ -186,3 +186,25 @@ func TestStopAll(t *testing.T) {
 	}
 	waitClosed(t, a.Inbound())
 }
+
+// TestProcessStopKeepsLastOutput: output still in the pipe when the server exits is
+// read, not lost to Stop closing the pipe first.
+func TestProcessStopKeepsLastOutput(t *testing.T) {
+	cfg := fakeConfig(t, "stderrflood")
+	cfg.KillGrace = 200 * time.Millisecond
+	cfg.Limits.MaxStderr = 1024
+	p, err := Launch(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	if err := p.Stop(bg(t, 10*time.Second)); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if got := p.ExitState(); got != "exit status 0 after stdin was closed" {
+		t.Fatalf("ExitState = %q", got)
+	}
+	want := int64(100<<10 + len("{\"done\":true}\n"))
+	if got := int64(len(p.Output())) + p.OutputDropped(); got != want {
+		t.Fatalf("output counted %d bytes, want %d", got, want)
+	}
+}

@@ -200,7 +200,10 @@ func (t *Stdio) Close(ctx context.Context) error {
 	}
 	t.mu.Unlock()
 	err := t.p.stop(ctx)
-	// The group is gone (or being killed); stop reading what a straggler may still hold.
+	// The group is gone, but what it wrote last may still sit in the pipes: read on to
+	// EOF, which comes once every writer has exited. Only a straggler that left the group
+	// keeps a pipe open; past drainGrace we stop reading what it holds.
+	_ = waitGroupsFor(ctx, drainGrace, &t.readers)
 	t.pipesOnce.Do(func() {
 		_ = t.stdoutR.Close()
 		_ = t.stderrR.Close()
@@ -215,6 +218,18 @@ func (t *Stdio) Close(ctx context.Context) error {
 	t.mu.Unlock()
 	t.closeDone()
 	return err
+}
+
+// drainGrace bounds how long Close and Stop read a stopped server's pipes to EOF
+// before closing them, so that its last output is kept. EOF is immediate once every
+// process holding the pipe has exited; the bound is for one that escaped the group.
+const drainGrace = 500 * time.Millisecond
+
+// waitGroupsFor is waitGroups bounded by d as well as ctx.
+func waitGroupsFor(ctx context.Context, d time.Duration, wgs ...*sync.WaitGroup) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	return waitGroups(ctx, wgs...)
 }
 
 // waitGroups waits for every group, bounded by ctx.
