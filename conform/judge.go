@@ -40,21 +40,51 @@ func Judge(ctx context.Context, cfg Config, c *Check, rev revision.Revision, dia
 	if c == nil {
 		return Verdict{}, fmt.Errorf("judge: no check")
 	}
-	cfg.Revisions = []revision.Revision{rev}
-	cfg = cfg.withDefaults()
-	if err := checkDrivers(cfg.Revisions); err != nil {
-		return Verdict{}, err
-	}
-	sel, err := newSelection(cfg)
+	vs, err := JudgeAll(ctx, cfg, []*Check{c}, rev, dial)
 	if err != nil {
 		return Verdict{}, err
 	}
+	return vs[0], nil
+}
+
+// JudgeAll is Judge for several checks that share one run: one main session, in run
+// order (phase, then registry), so that tests can see what checks share (a memoized
+// call, a barrier). The verdicts are in the order of checks.
+func JudgeAll(ctx context.Context, cfg Config, checks []*Check, rev revision.Revision, dial Dialer) ([]Verdict, error) {
+	only := map[*Check]bool{}
+	for _, c := range checks {
+		if c == nil {
+			return nil, fmt.Errorf("judge: no check")
+		}
+		only[c] = true
+	}
+	cfg.Revisions = []revision.Revision{rev}
+	cfg = cfg.withDefaults()
+	if err := checkDrivers(cfg.Revisions); err != nil {
+		return nil, err
+	}
+	sel, err := newSelection(cfg)
+	if err != nil {
+		return nil, err
+	}
 	rs := newRunState(cfg, dialTarget{dialer: dial}, sel)
-	rs.only = c
+	rs.only = only
 	rs.ctx = ctx
 	rs.openColumns(ctx)
 	defer rs.closeSessions(context.WithoutCancel(ctx))
 	col := rs.columns[0]
-	v := rs.judgeInOrder(col, c, []*Check{c})
-	return v.final(cfg.Strict), nil
+	order := rs.checksFor(rev)
+	got := map[*Check]Verdict{}
+	for _, c := range order {
+		got[c] = rs.judgeInOrder(col, c, order).final(cfg.Strict)
+	}
+	out := make([]Verdict, len(checks))
+	for i, c := range checks {
+		v, ok := got[c]
+		if !ok {
+			return nil, fmt.Errorf("judge: %s does not apply to %s or is not selected", c.ID, rev.Name)
+		}
+		out[i] = v
+	}
+	return out, nil
 }

@@ -72,8 +72,8 @@ type runState struct {
 
 	sessionSeq   int
 	exitOverride int
-	// only, when set, restricts the run to one check (Judge).
-	only *Check
+	// only, when set, restricts the run to these checks (Judge, JudgeAll).
+	only map[*Check]bool
 	// transcriptBudget bounds the bytes every session's transcript keeps.
 	transcriptBudget *wire.Budget
 
@@ -133,7 +133,7 @@ func newRunState(cfg Config, tgt target, sel *selection) *runState {
 func (rs *runState) checksFor(r revision.Revision) []*Check {
 	var out []*Check
 	for _, c := range Checks() {
-		if rs.only != nil && c != rs.only {
+		if rs.only != nil && !rs.only[c] {
 			continue
 		}
 		if c.AppliesTo(r) && rs.sel.selects(r, c) {

@@ -231,9 +231,21 @@ func (m *memTransport) Close(context.Context) error {
 // verdict. It fails the test if the check or revision does not exist.
 func Judge(t testing.TB, id, rev string, srv *Server, opts ...func(*conform.Config)) conform.Verdict {
 	t.Helper()
-	c := conform.Lookup(id)
-	if c == nil {
-		t.Fatalf("no check %s is registered (import its suite package)", id)
+	return JudgeAll(t, []string{id}, rev, srv, opts...)[0]
+}
+
+// JudgeAll runs the checks with the IDs in one run (one main session, in run order)
+// at the revision against the server and returns their verdicts in the order of ids.
+// It fails the test if a check or the revision does not exist.
+func JudgeAll(t testing.TB, ids []string, rev string, srv *Server, opts ...func(*conform.Config)) []conform.Verdict {
+	t.Helper()
+	var checks []*conform.Check
+	for _, id := range ids {
+		c := conform.Lookup(id)
+		if c == nil {
+			t.Fatalf("no check %s is registered (import its suite package)", id)
+		}
+		checks = append(checks, c)
 	}
 	r, ok := revision.Lookup(rev)
 	if !ok {
@@ -245,9 +257,9 @@ func Judge(t testing.TB, id, rev string, srv *Server, opts ...func(*conform.Conf
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	v, err := conform.Judge(ctx, cfg, c, r, srv.Dial)
+	vs, err := conform.JudgeAll(ctx, cfg, checks, r, srv.Dial)
 	if err != nil {
-		t.Fatalf("judge %s: %v", id, err)
+		t.Fatalf("judge %v: %v", ids, err)
 	}
-	return v
+	return vs
 }

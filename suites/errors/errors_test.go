@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcp-conform/mcp-conform/conform"
@@ -640,4 +641,27 @@ func listParamsAnswer(out []string) *conformtest.Server {
 		return []string{conformtest.Result(req, `{"tools":[`+strings.Join(fixtureDefs, ",")+`]}`)}
 	})
 	return srv
+}
+
+// The control call of the invalid-argument probes (valid arguments, to tell a
+// validating tool from one that fails every call) is the session's one call of the
+// tool that the checks of tool results share, not the same request again.
+func TestInvalidArgControlIsTheSharedCall(t *testing.T) {
+	var valid atomic.Int32
+	srv := server(func(name string, args map[string]any, _ *wire.Message) ([]string, bool) {
+		if _, ok := args["city"].(string); ok && name == "weather" {
+			valid.Add(1)
+		}
+		return nil, false
+	}, defOther)
+	allow := func(c *conform.Config) { c.Calls = append(c.Calls, conform.CallSpec{Name: "weather"}) }
+	vs := conformtest.JudgeAll(t, []string{"TOOLS-CALL-01", "TOOLS-CALL-VALIDATE-01"}, "2025-06-18", srv, allow)
+	for i, want := range []reports.Status{reports.Pass, reports.Pass} {
+		if vs[i].Status != want {
+			t.Errorf("verdict %d: %s (%s), want %s", i, vs[i].Status, vs[i].Message, want)
+		}
+	}
+	if n := valid.Load(); n != 1 {
+		t.Errorf("weather was called %d times with valid arguments, want 1 (one call shared by the call check and the control)", n)
+	}
 }

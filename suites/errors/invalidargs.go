@@ -1,6 +1,7 @@
 package errorhandling
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -74,6 +75,10 @@ type argCall struct {
 	tool, label string
 	args        json.RawMessage
 	valid       json.RawMessage // arguments the tool accepts, for the control call (nil: none known)
+	// callable, when set, is the tool as the calling policy allows it, with valid as its
+	// arguments: the control is then the session's one call of it (toolkit.CallTool),
+	// which the checks of tool results share, instead of the same request again.
+	callable *toolkit.CallableTool
 }
 
 // tellable returns the probes whose replies tell something: a rejection of invalid
@@ -133,7 +138,12 @@ func runArgProbes(t *conform.T) argProbes {
 	out := argProbes{controls: map[string]reply{}}
 	for _, c := range calls {
 		if _, done := out.controls[c.tool]; !done && c.valid != nil {
-			o := toolkit.Call(t, s, c.tool, c.valid)
+			var o *toolkit.Outcome
+			if c.callable != nil {
+				o = toolkit.CallTool(t, *c.callable)
+			} else {
+				o = toolkit.Call(t, s, c.tool, c.valid)
+			}
 			out.controls[c.tool] = classify(o.Resp, o.Err).inEra(s.Modern())
 		}
 		o := toolkit.Call(t, s, c.tool, c.args)
@@ -151,8 +161,8 @@ func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *conform.Verdict) {
 	if l.Find(echoFixture) != nil {
 		valid := json.RawMessage(`{"text":"x-conformance"}`)
 		calls = append(calls,
-			argCall{echoFixture, "without the required text", json.RawMessage(`{}`), valid},
-			argCall{echoFixture, `with count "three" (a string for an integer)`, json.RawMessage(`{"text":"x-conformance","count":"three"}`), valid})
+			argCall{tool: echoFixture, label: "without the required text", args: json.RawMessage(`{}`), valid: valid},
+			argCall{tool: echoFixture, label: `with count "three" (a string for an integer)`, args: json.RawMessage(`{"text":"x-conformance","count":"three"}`), valid: valid})
 	}
 	allowed := 0
 	for _, spec := range t.Options().Calls {
@@ -162,9 +172,13 @@ func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *conform.Verdict) {
 		}
 		allowed++
 		base := spec.Args
-		if base == nil {
-			if p := toolkit.Allowed(t, *tl); p.Allowed {
+		var callable *toolkit.CallableTool
+		if p := toolkit.Allowed(t, *tl); p.Allowed {
+			if base == nil {
 				base = p.Args
+			}
+			if bytes.Equal(base, p.Args) {
+				callable = &toolkit.CallableTool{Tool: *tl, Permission: p}
 			}
 		}
 		built := invalidArgs(tl.Fields["inputSchema"], base)
@@ -172,7 +186,7 @@ func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *conform.Verdict) {
 			unbreakable = append(unbreakable, spec.Name)
 		}
 		for _, b := range built {
-			calls = append(calls, argCall{spec.Name, b.label, b.args, base})
+			calls = append(calls, argCall{tool: spec.Name, label: b.label, args: b.args, valid: base, callable: callable})
 		}
 	}
 	switch {
