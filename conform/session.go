@@ -40,6 +40,10 @@ type Session struct {
 	findings  []SchemaFinding
 	checked   int // transcript entries already schema-checked
 	validated int // messages validated so far
+
+	barrierMu   sync.Mutex
+	barrierSeq  int  // the transcript's seq when the last barrier was answered
+	barrierDone bool // a barrier was answered
 }
 
 // Capabilities returns the server's declared capabilities (empty when none).
@@ -73,6 +77,24 @@ func (s *Session) Call(ctx context.Context, method string, params any) (*wire.Re
 	return s.Conn.Call(ctx, method, params)
 }
 
+// Barrier sends the barrier request (ping; server/discover in 2026-07-28) and waits
+// for its reply: on an ordered channel (stdio, HTTP+SSE) the reply proves that every
+// message the server wrote before it has been read. When nothing was sent or received
+// since the last barrier was answered, that barrier still stands and none is sent.
+// Any reply, an error too, is a barrier.
+func (s *Session) Barrier(ctx context.Context) error {
+	s.barrierMu.Lock()
+	defer s.barrierMu.Unlock()
+	if s.barrierDone && s.barrierSeq == s.Conn.Seq() {
+		return nil
+	}
+	if _, err := s.Conn.Call(ctx, s.Conn.BarrierMethod(), nil); err != nil {
+		return fmt.Errorf("barrier %s: %w", s.Conn.BarrierMethod(), err)
+	}
+	s.barrierSeq, s.barrierDone = s.Conn.Seq(), true
+	return nil
+}
+
 // Close ends the session and releases its transport.
 func (s *Session) Close(ctx context.Context) {
 	if s.Conn != nil {
@@ -101,7 +123,7 @@ func (s *Session) Settle(ctx context.Context, closeIt bool) {
 		return
 	}
 	if s.Conn.Err() == nil {
-		_, _ = s.Conn.Call(ctx, s.Conn.BarrierMethod(), nil)
+		_ = s.Barrier(ctx)
 	}
 }
 

@@ -139,3 +139,29 @@ func TestListChangedVerdicts(t *testing.T) {
 	}
 	ctRun(t, cases)
 }
+
+// The transcript-wide checks settle the session with a barrier, but one still
+// standing (nothing sent or received since it was answered) is not sent again: the
+// run's settle and the two list_changed checks cost one ping, not three.
+func TestSettledBarrierIsNotSentAgain(t *testing.T) {
+	var mu sync.Mutex
+	pings := 0
+	srv := conformtest.NewServer()
+	srv.Handle("ping", func(req *wire.Message) []string {
+		mu.Lock()
+		pings++
+		mu.Unlock()
+		return []string{conformtest.Result(req, `{}`)}
+	})
+	vs := conformtest.JudgeAll(t, []string{"NOTIF-LC-SHAPE-01", "NOTIF-LC-UNDECLARED-01"}, "2025-06-18", srv)
+	for _, v := range vs {
+		if v.Status != reports.Skip {
+			t.Errorf("verdict %s (%s), want a skip: nothing was announced", v.Status, v.Message)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if pings != 1 {
+		t.Errorf("%d pings were sent, want 1", pings)
+	}
+}

@@ -48,9 +48,10 @@ func ctSessions(t *conform.T) []*conform.Session {
 // no ping) on the main session and waits for its reply: on stdio that proves every
 // message the server sent before it has been read, so a transcript-wide check also
 // sees what arrived just now. A failed barrier is ignored (PING-01 judges ping).
+// A barrier still standing (nothing sent or received since) is not sent again.
 func ctSettle(t *conform.T) {
 	if s := t.Session(); s != nil && s.Conn != nil && s.Conn.Err() == nil {
-		_, _ = s.Call(t.Ctx, s.Conn.BarrierMethod(), nil)
+		_ = s.Barrier(t.Ctx)
 	}
 }
 
