@@ -433,11 +433,9 @@ type lsObserved struct {
 }
 
 // lsObserve settles the main session (a barrier round trip: on stdio every message
-// sent before it has been read) and collects the revision's sessions.
+// sent before it has been read; ctSettle) and collects the revision's sessions.
 func lsObserve(t *conform.T) []lsObserved {
-	if s := t.Session(); s != nil && s.Conn != nil && s.Conn.Err() == nil {
-		_, _ = s.Call(t.Ctx, s.Conn.BarrierMethod(), nil)
-	}
+	ctSettle(t)
 	var out []lsObserved
 	for _, s := range ctSessions(t) {
 		o := lsObserved{label: s.Label, listens: map[string]bool{}, streams: map[string]bool{}}
