@@ -196,6 +196,11 @@ type Conn struct {
 // answer pipelined requests out of order.
 const BarrierGrace = 200 * time.Millisecond
 
+// BarrierDelay is how long a call waits for its reply before it sends the barrier:
+// most probes are answered at once, and a reply that is in needs no proof. It only
+// saves requests; the barrier, never this delay, proves a reply absent.
+const BarrierDelay = 10 * time.Millisecond
+
 // postStreams is implemented by transports on which a reply may still be on its way
 // in a stream of its own (Streamable HTTP's POST SSE replies).
 type postStreams interface {
@@ -203,7 +208,7 @@ type postStreams interface {
 }
 
 // SetBarrier turns the silence barrier on or off for later calls. With it on, every
-// request but ping is followed by a ping; once the ping's reply is in, every stream
+// request but ping not answered within BarrierDelay is followed by a ping; once the ping's reply is in, every stream
 // that could carry the request's reply has ended, and BarrierGrace has passed, the
 // reply is not coming: the call returns an error that wraps ErrTimeout (BarrierError)
 // instead of waiting out the request timeout. The channel must be ordered (stdio, an
@@ -424,8 +429,15 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 		}
 	}
 	var barrier <-chan barrierDone
+	var delay <-chan time.Time
 	if useBarrier {
-		barrier = c.startBarrier(ctx)
+		if _, ok := c.t.(transport.FrameCounter); ok {
+			barrier = c.startBarrier(ctx) // the POST's own answer has ended without it
+		} else {
+			tm := time.NewTimer(BarrierDelay)
+			defer tm.Stop()
+			delay = tm.C
+		}
 	}
 	var grace <-chan time.Time
 	var barrierID ID
@@ -433,6 +445,9 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 		select {
 		case resp := <-pc.ch:
 			return resp, nil
+		case <-delay:
+			delay = nil
+			barrier = c.startBarrier(ctx)
 		case err := <-pc.failed:
 			return nil, fmt.Errorf("%s (id %s): %w: %w", method, id, ErrRejectedReply, err)
 		case <-c.readerDone:

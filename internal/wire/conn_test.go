@@ -377,36 +377,59 @@ type countingFake struct {
 
 func (c *countingFake) Delivered() uint64 { return c.delivered.Load() }
 
-// A barrier call whose reply came back with the request itself sends no barrier
-// request; one whose reply did not come still proves the silence with one.
+// A barrier call whose reply came back with the request itself (Streamable HTTP), or
+// within BarrierDelay on an ordered channel (stdio), sends no barrier request; one
+// whose reply did not come still proves the silence with one, and a reply that comes
+// after the barrier was sent is still taken.
 func TestBarrierSkippedWhenTheReplyIsIn(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
-		answer    bool
+		counting  bool          // the transport counts frames (Streamable HTTP)
+		answer    bool          // the request is answered
+		late      time.Duration // after this long
 		wantPings int
 	}{
-		{"reply carried by the request's own answer", true, 0},
-		{"no reply", false, 1},
+		{"HTTP: reply carried by the request's own answer", true, true, 0, 0},
+		{"HTTP: no reply", true, false, 0, 1},
+		{"stdio: reply at once", false, true, 0, 0},
+		{"stdio: reply after the barrier was sent", false, true, 5 * BarrierDelay, 1},
+		{"stdio: no reply", false, false, 0, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cf *countingFake
-			cf = &countingFake{fakeTransport: newFake(func(f *fakeTransport, msg []byte) {
+			fake := newFake(func(f *fakeTransport, msg []byte) {
 				m, err := Decode(msg)
 				if err != nil || m.Kind != KindRequest || (m.Method != "ping" && !tc.answer) {
 					return
 				}
-				f.push(`{"jsonrpc":"2.0","id":` + m.ID.String() + `,"result":{}}`)
-				cf.delivered.Add(1)
-			})}
-			c := NewConn(cf, Options{RequestTimeout: 5 * time.Second})
+				reply := `{"jsonrpc":"2.0","id":` + m.ID.String() + `,"result":{}}`
+				if m.Method != "ping" && tc.late > 0 {
+					time.AfterFunc(tc.late, func() { f.push(reply) })
+					return
+				}
+				f.push(reply)
+				if cf != nil {
+					cf.delivered.Add(1)
+				}
+			})
+			var tr transport.Transport = fake
+			if tc.counting {
+				cf = &countingFake{fakeTransport: fake}
+				tr = cf
+			}
+			c := NewConn(tr, Options{RequestTimeout: 5 * time.Second})
 			defer c.Close(context.Background())
 			c.SetBarrier(true)
 			_, err := c.Call(context.Background(), "tools/list", nil)
 			if tc.answer != (err == nil) {
 				t.Fatalf("Call: %v (answered: %v)", err, tc.answer)
 			}
+			var be *BarrierError
+			if !tc.answer && !errors.As(err, &be) {
+				t.Fatalf("Call: %v, want a BarrierError", err)
+			}
 			pings := 0
-			for _, m := range cf.sentMessages() {
+			for _, m := range fake.sentMessages() {
 				if m.Method == "ping" {
 					pings++
 				}
