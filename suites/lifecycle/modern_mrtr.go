@@ -208,7 +208,11 @@ func refusedEarlier(t *conform.T, tool string) bool {
 // toolNames lists a complete tools/list walk's names, sorted; ok is false when the
 // walk did not complete.
 func toolNames(t *conform.T, s *conform.Session) (names []string, ok bool) {
-	l := toolkit.Walk(t, s)
+	return listedNames(toolkit.Walk(t, s))
+}
+
+// listedNames returns the sorted names of a complete listing.
+func listedNames(l *toolkit.Listing) (names []string, ok bool) {
 	if !l.Complete() {
 		return nil, false
 	}
@@ -231,7 +235,9 @@ var _ = conform.Register(conform.Check{
 		if _, ok := s.Capabilities()["tools"]; !ok {
 			return conform.Skip(reports.NotApplicable, "the server declares no tools capability: tools/list, the request compared, is not served")
 		}
-		before, ok := toolNames(t, s)
+		// Before: the session's listing (toolkit.List), taken before any request of
+		// this check declared other capabilities.
+		before, ok := listedNames(toolkit.List(t))
 		if !ok {
 			return conform.Skip(reports.NotExercised, "tools/list did not complete (TOOLS-LIST rows judge it)")
 		}
