@@ -210,11 +210,12 @@ type postStreams interface {
 // SetBarrier turns the silence barrier on or off for later calls. With it on, every
 // request but ping not answered within BarrierDelay is followed by a ping; once the
 // ping's reply is in, every stream that could carry the request's reply has ended,
-// and BarrierGrace has passed, the reply is not coming: the call returns an error that wraps ErrTimeout (BarrierError)
-// instead of waiting out the request timeout. The channel must be ordered (stdio, an
-// SSE stream) or end per request (a Streamable HTTP POST), and the request must be
-// one a server answers at once (probes rejected before any work); the timeout stays
-// the bound for a server that answers nothing, the ping included.
+// and BarrierGrace has passed, the reply is not coming: the call returns an error
+// that wraps ErrTimeout (BarrierError) instead of waiting out the request timeout.
+// The channel must be ordered (stdio, an SSE stream) or end per request (a
+// Streamable HTTP POST), and the request must be one a server answers at once
+// (probes rejected before any work); the timeout stays the bound for a server that
+// answers nothing, the ping included.
 func (c *Conn) SetBarrier(on bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
