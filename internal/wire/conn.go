@@ -405,7 +405,8 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 	c.mu.Lock()
 	useBarrier := c.barrier && method != c.barrierMethod
 	c.mu.Unlock()
-	if fc, ok := c.t.(transport.FrameCounter); ok && useBarrier {
+	fc, counted := c.t.(transport.FrameCounter)
+	if counted && useBarrier {
 		// Streamable HTTP: the reply is the POST's own answer, a JSON body already on
 		// the transport's channel or an SSE stream that ends after it. Once the POST
 		// streams have ended and the reader has taken what they carried, a reply that
@@ -432,7 +433,7 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 	var barrier <-chan barrierDone
 	var delay <-chan time.Time
 	if useBarrier {
-		if _, ok := c.t.(transport.FrameCounter); ok {
+		if counted {
 			barrier = c.startBarrier(ctx) // the POST's own answer has ended without it
 		} else {
 			tm := time.NewTimer(BarrierDelay)
