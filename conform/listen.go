@@ -153,12 +153,15 @@ func (sub *Subscription) Sync(ctx context.Context, open int) error {
 // write it a moment after answering a later request (go-sdk delays list changes by
 // 10 ms), and over HTTP it travels on a stream of its own, so the barrier of Sync
 // proves only what was written before it. A correct server costs no wait; only one
-// that never sends it costs the timeout.
-func (sub *Subscription) Await(ctx context.Context, match func(wire.Entry) bool) bool {
+// that never sends it costs the timeout. Only messages after transcript position
+// since count (0: all of the subscription's): a notification that arrived before the
+// change it is awaited for is not its announcement (go-sdk delivers an earlier
+// change's, debounced, to a subscription opened within those 10 ms).
+func (sub *Subscription) Await(ctx context.Context, since int, match func(wire.Entry) bool) bool {
 	known := sub.listenIDs()
 	ctx, cancel := context.WithTimeout(ctx, sub.s.Conn.RequestTimeout())
 	defer cancel()
-	_, err := sub.s.Conn.WaitFor(ctx, sub.after, func(e wire.Entry) bool {
+	_, err := sub.s.Conn.WaitFor(ctx, max(sub.after, since), func(e wire.Entry) bool {
 		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Method == MethodListen {
 			known[e.Msg.ID.Key()] = true
 		}

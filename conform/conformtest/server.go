@@ -158,6 +158,28 @@ func HTTPError(status int, body string) string {
 // the server closed without a response does (transport.ErrNoReply).
 const HangUp = httpMarker + "hangup"
 
+// laterMarker starts a message the server writes a while after the request
+// (Later).
+const laterMarker = "\x00later:"
+
+// Later is msg written d after the request that produced it, as a server that
+// debounces its notifications (go-sdk delays list changes by 10 ms) does; the
+// messages after it in the handler's answer are not held back.
+func Later(d time.Duration, msg string) string {
+	return fmt.Sprintf("%s%d:%s", laterMarker, d, msg)
+}
+
+// later splits a Later message into its delay and the message.
+func later(out string) (time.Duration, string, bool) {
+	rest, ok := strings.CutPrefix(out, laterMarker)
+	if !ok {
+		return 0, "", false
+	}
+	d, msg, _ := strings.Cut(rest, ":")
+	n, _ := strconv.ParseInt(d, 10, 64)
+	return time.Duration(n), msg, true
+}
+
 // httpFailure turns a marker reply into the error an HTTP transport returns (nil for
 // an ordinary reply).
 func httpFailure(out string) error {
@@ -203,13 +225,35 @@ func (m *memTransport) Send(ctx context.Context, msg []byte) error {
 		if err := httpFailure(out); err != nil {
 			return err
 		}
-		select {
-		case m.in <- transport.Frame{Data: []byte(out), Source: "stdout", At: time.Now()}:
-		default:
-			return fmt.Errorf("scripted server: inbound buffer full")
+		if d, msg, ok := later(out); ok {
+			time.AfterFunc(d, func() { _ = m.deliver(msg) })
+			continue
+		}
+		if err := m.put(out); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// put queues one message from the server; the caller holds m.mu.
+func (m *memTransport) put(out string) error {
+	select {
+	case m.in <- transport.Frame{Data: []byte(out), Source: "stdout", At: time.Now()}:
+		return nil
+	default:
+		return fmt.Errorf("scripted server: inbound buffer full")
+	}
+}
+
+// deliver queues a message written later (Later), unless the session has closed.
+func (m *memTransport) deliver(out string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return transport.ErrClosed
+	}
+	return m.put(out)
 }
 
 func (m *memTransport) Inbound() <-chan transport.Frame { return m.in }

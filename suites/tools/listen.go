@@ -39,7 +39,7 @@ func lsOpen(t *conform.T, filter map[string]any, open int) (*conform.Subscriptio
 		return nil, &v
 	}
 	// The acknowledgement (or a refusal) is owed; over HTTP it may trail the barrier.
-	sub.Await(t.Ctx, func(wire.Entry) bool { return true })
+	sub.Await(t.Ctx, 0, func(wire.Entry) bool { return true })
 	for _, e := range sub.Messages() {
 		if e.Msg != nil && e.Msg.IsResponse() && e.Msg.Error != nil {
 			lsCancel(t, sub)
@@ -338,7 +338,7 @@ var _ = conform.Register(conform.Check{
 		}
 		if declared {
 			// The announcement is owed; a server may send it a moment later.
-			sub.Await(t.Ctx, func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == ctListChanged })
+			sub.Await(t.Ctx, seq, func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == ctListChanged })
 		}
 		got, out := lsSplit(t, sub, seq)
 		retried := ""
@@ -348,7 +348,7 @@ var _ = conform.Register(conform.Check{
 			// acknowledgement first, not the registration): one more change tells
 			// a late start from a server that never announces.
 			if fv := lsChange(t, trig); fv == nil && sub.Sync(t.Ctx, 1) == nil {
-				sub.Await(t.Ctx, func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == ctListChanged })
+				sub.Await(t.Ctx, seq, func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == ctListChanged })
 				if got, out = lsSplit(t, sub, seq); len(got) > 0 {
 					retried = "; the first change was not announced, the second was"
 				}

@@ -8,6 +8,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
@@ -35,6 +36,10 @@ type lsFlags struct {
 	onCall     bool   // also an untagged list_changed on the call's stream
 	refuse     bool   // subscriptions/listen is answered with an error
 	caps       string // capabilities ("" = tools{listChanged:true})
+	// debounced announces a change 50 ms after it, and a new subscription gets at once
+	// the announcement of a change made before it (as go-sdk does, by 10 ms): a
+	// correct server that the check must wait for.
+	debounced bool
 }
 
 type lsListen struct {
@@ -82,6 +87,7 @@ func (l *lsServer) server() *conformtest.Server {
 			honoured["resourcesListChanged"] = true
 		}
 		hb, _ := json.Marshal(honoured)
+		tagged := `{"_meta":{"io.modelcontextprotocol/subscriptionId":` + string(req.ID.Raw()) + `}}`
 		meta := `,"_meta":{"io.modelcontextprotocol/subscriptionId":` + string(req.ID.Raw()) + `}`
 		switch l.ackTag {
 		case "":
@@ -90,7 +96,11 @@ func (l *lsServer) server() *conformtest.Server {
 		default:
 			meta = `,"_meta":{"io.modelcontextprotocol/subscriptionId":` + l.ackTag + `}`
 		}
-		return []string{conformtest.Notification("notifications/subscriptions/acknowledged", `{"notifications":`+string(hb)+meta+`}`)}
+		ack := conformtest.Notification("notifications/subscriptions/acknowledged", `{"notifications":`+string(hb)+meta+`}`)
+		if l.debounced && p.Notifications["toolsListChanged"] {
+			return []string{ack, conformtest.Notification(ctListChanged, tagged)}
+		}
+		return []string{ack}
 	})
 	srv.Handle("tools/call", func(req *wire.Message) []string {
 		l.mu.Lock()
@@ -109,7 +119,11 @@ func (l *lsServer) server() *conformtest.Server {
 			case l.lcWrongTag:
 				tag = `"other"`
 			}
-			out = append(out, conformtest.Notification(ctListChanged, `{"_meta":{"io.modelcontextprotocol/subscriptionId":`+tag+`}}`))
+			lc := conformtest.Notification(ctListChanged, `{"_meta":{"io.modelcontextprotocol/subscriptionId":`+tag+`}}`)
+			if l.debounced {
+				lc = conformtest.Later(50*time.Millisecond, lc)
+			}
+			out = append(out, lc)
 		}
 		if l.onCall {
 			out = append(out, conformtest.Notification(ctListChanged, `{}`))
@@ -169,6 +183,9 @@ func TestListenVerdicts(t *testing.T) {
 		// NOTIF-LISTEN-LC-R5-01
 		{name: "announced on the stream passes", id: "NOTIF-LISTEN-LC-R5-01", rev: r5, srv: srv(lsFlags{}), want: reports.Pass, contains: "added test_dynamic_tool"},
 		{name: "silent change warns", id: "NOTIF-LISTEN-LC-R5-01", rev: r5, srv: srv(lsFlags{silent: true}), want: reports.Warn, contains: "none by the time"},
+		// An earlier change's announcement, on the new subscription before this change,
+		// is not this change's: the check waits for the one that comes later.
+		{name: "debounced announcement passes", id: "NOTIF-LISTEN-LC-R5-01", rev: r5, srv: srv(lsFlags{debounced: true}), want: reports.Pass, contains: "added test_dynamic_tool"},
 		{name: "a list_changed on the call's stream warns", id: "NOTIF-LISTEN-LC-R5-01", rev: r5, srv: srv(lsFlags{onCall: true, silent: true}), want: reports.Warn},
 		{name: "undeclared listChanged announced warns", id: "NOTIF-LISTEN-LC-R5-01", rev: r5, srv: srv(lsFlags{caps: `{"tools":{}}`}), want: reports.Warn, contains: "is not true"},
 		{name: "undeclared listChanged and silent is not applicable", id: "NOTIF-LISTEN-LC-R5-01", rev: r5, srv: srv(lsFlags{caps: `{"tools":{}}`, silent: true}), want: reports.Skip, reason: reports.NotApplicable, contains: "none came"},
