@@ -162,10 +162,7 @@ func (sub *Subscription) Await(ctx context.Context, since int, match func(wire.E
 	ctx, cancel := context.WithTimeout(ctx, sub.s.Conn.RequestTimeout())
 	defer cancel()
 	_, err := sub.s.Conn.WaitFor(ctx, max(sub.after, since), func(e wire.Entry) bool {
-		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Method == MethodListen {
-			known[e.Msg.ID.Key()] = true
-		}
-		return e.Dir == wire.Received && sub.owns(e, known) && match(e)
+		return sub.owns(e, known) && match(e) // WaitFor offers received entries only
 	})
 	return err == nil
 }
