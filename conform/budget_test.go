@@ -109,12 +109,12 @@ func TestSessionBudgetAndLoss(t *testing.T) {
 				return fn(t)
 			}
 		}
-		reg := func(id, area string, phase Phase, scratch bool, fn func(t *T) Verdict) {
-			Register(Check{ID: id, Title: id, Level: Must, Revisions: revs, Area: area, Source: "test", Phase: phase, Scratch: scratch, Run: record(id, fn)})
+		reg := func(id string, phase Phase, fn func(t *T) Verdict) {
+			Register(Check{ID: id, Title: id, Level: Must, Revisions: revs, Group: GroupBase, Source: "test", Phase: phase, Run: record(id, fn)})
 		}
 		// Registered out of run order on purpose.
-		reg("ZZ-TRANSCRIPT-01", "observed", 0, false, func(t *T) Verdict { return Pass("%d sessions", len(t.Sessions())) })
-		reg("AA-ODD-01", "base", 0, true, func(t *T) Verdict {
+		reg("ZZ-TRANSCRIPT-01", PhaseTranscript, func(t *T) Verdict { return Pass("%d sessions", len(t.Sessions())) })
+		reg("AA-ODD-01", PhaseOddInput, func(t *T) Verdict {
 			s, err := t.Scratch()
 			if err != nil {
 				return Errorf("%v", err)
@@ -122,9 +122,9 @@ func TestSessionBudgetAndLoss(t *testing.T) {
 			_, err = s.Call(t.Ctx, "x/die", nil)
 			return Pass("the probe ended with %v", err)
 		})
-		reg("AB-ODD-02", "base", 0, true, call("x/echo"))
-		reg("AC-STATE-01", "base", PhaseStateChange, false, call("x/echo"))
-		reg("AD-CLEAN-01", "base", 0, false, call("x/echo"))
+		reg("AB-ODD-02", PhaseOddInput, call("x/echo"))
+		reg("AC-STATE-01", PhaseStateChange, call("x/echo"))
+		reg("AD-CLEAN-01", PhaseClean, call("x/echo"))
 
 		srv := &pipeServer{}
 		cfg := Config{Timeout: time.Second, KillGrace: 10 * time.Millisecond, Revisions: revs}.withDefaults()

@@ -1,6 +1,3 @@
-// Package conform is mcp-conform's runner: the registry that suites add checks to,
-// the sessions checks talk through, and Run, which opens one session per revision,
-// runs the checks as Ginkgo specs (a container per revision) and returns the report.
 package conform
 
 import (
@@ -12,10 +9,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcp-conform/mcp-conform/internal/catalogue"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 )
 
-// Level is the strength of the rule a check verifies, as spec-matrix.md gives it.
+// Level is the strength of the rule a check verifies: the RFC 2119 key word of its
+// catalogue row (internal/catalogue/requirements.yaml, level).
 type Level string
 
 // Levels. Must covers MUST, MUST NOT, (schema) and (JSON-RPC) rows; Should covers
@@ -28,7 +27,7 @@ const (
 	Derived     Level = "derived"
 )
 
-// Needs says what a check needs from the server (spec-matrix.md's Needs column).
+// Needs says what a check needs from the server (the catalogue row's needs column).
 type Needs string
 
 // What a check needs.
@@ -36,18 +35,43 @@ const (
 	NeedsAny           Needs = "any"           // any server, no cooperation
 	NeedsCalls         Needs = "calls"         // only tools the operator allowed
 	NeedsOpportunistic Needs = "opportunistic" // judges whatever traffic occurred
-	NeedsFixture       Needs = "fixture"       // the fixture contract of §3.2
+	NeedsFixture       Needs = "fixture"       // the fixture contract (test_* tools, fixtures/doc.go)
 )
 
-// Check is one conformance check: it verifies one spec-matrix row in each revision
+// Group is the catalogue group of a check's row: with the ID it says which suite
+// package and file hold the check (catalogue.HomeOf), and it orders --list and the
+// reports.
+type Group = catalogue.Group
+
+// The groups a check may declare (catalogue.Groups, in the matrix's order).
+const (
+	GroupBase      = catalogue.Base
+	GroupLifecycle = catalogue.Lifecycle
+	GroupModern    = catalogue.Modern
+	GroupStdio     = catalogue.Stdio
+	GroupSSE       = catalogue.SSE
+	GroupSHTTP     = catalogue.SHTTP
+	GroupH5        = catalogue.H5
+	GroupTools     = catalogue.Tools
+	GroupPag       = catalogue.Pag
+	GroupErr       = catalogue.Err
+	GroupContent   = catalogue.Content
+	GroupStruct    = catalogue.Struct
+	GroupNotif     = catalogue.Notif
+	GroupUtil      = catalogue.Util
+)
+
+// Check is one conformance check: it verifies one catalogue row in each revision
 // it applies to.
 type Check struct {
-	ID        string // the spec-matrix row ID, e.g. "TOOLS-CALL-UNKNOWN-01"
+	ID        string // the catalogue row ID, e.g. "TOOLS-CALL-UNKNOWN-01"
 	Title     string // what passing means, in a few words
 	Level     Level
 	Revisions []revision.Revision
-	Area      string // lifecycle, base, tools, pagination, errors, content, …
-	Needs     Needs
+	// Group is the row's catalogue group; Register refuses one that differs from
+	// the row's.
+	Group Group
+	Needs Needs
 	// Source is the row's source and the spec text behind the verdict.
 	Source string
 	// StricterFrom optionally raises the level from a revision on (rows such as
@@ -60,11 +84,9 @@ type Check struct {
 	// T.NewSession: only where isolation is truly needed (the README lists each
 	// case). They are opened when the check asks, never ahead of time.
 	FreshSessions int
-	// Scratch marks checks that send odd or malformed input through T.Scratch (the
-	// revision's main session): they run in PhaseOddInput unless Phase says otherwise.
-	Scratch bool
-	// Phase is when, in its revision's run, the check runs on the main session
-	// (zero: derived, see Check.RunPhase).
+	// Phase is when, in its revision's run, the check runs on the main session.
+	// Every check declares it: what a check may touch follows from it (T.Scratch
+	// only in PhaseOddInput, T.Sessions and T.Transcript only in PhaseTranscript).
 	Phase Phase
 	// PreOpen lists protocol versions the check asks for with T.OpenSession (a
 	// negotiation probe): the runner opens those sessions alongside the main ones,
@@ -82,30 +104,31 @@ type Check struct {
 // that judge the whole transcript, once it is provably complete.
 type Phase int
 
-// The phases, in run order. The zero value means "derive it" (Check.RunPhase).
+// The phases, in run order. The zero value is no phase: Register refuses it.
 const (
-	PhaseClean       Phase = iota + 1 // needs a clean session
+	PhaseClean       Phase = iota + 1 // needs the server as the session's opening left it
 	PhaseStateChange                  // changes server state (a tool list change)
-	PhaseOddInput                     // sends odd or malformed input
+	PhaseOddInput                     // sends odd or malformed input (T.Scratch)
 	PhaseTranscript                   // judges every message of the revision's sessions
 )
 
-// RunPhase is the check's phase: Phase when set; otherwise PhaseTranscript for the
-// transcript-wide areas (observed, schema), PhaseOddInput for Scratch checks,
-// PhaseStateChange for checks that declared FreshSessions, PhaseClean for the rest.
-func (c *Check) RunPhase() Phase {
-	switch {
-	case c.Phase != 0:
-		return c.Phase
-	case c.Area == "observed" || c.Area == "schema":
-		return PhaseTranscript
-	case c.Scratch:
-		return PhaseOddInput
-	case c.FreshSessions > 0:
-		return PhaseStateChange
+// String names the phase as --list shows it.
+func (p Phase) String() string {
+	switch p {
+	case PhaseClean:
+		return "clean"
+	case PhaseStateChange:
+		return "state-change"
+	case PhaseOddInput:
+		return "odd-input"
+	case PhaseTranscript:
+		return "transcript"
 	}
-	return PhaseClean
+	return fmt.Sprintf("phase(%d)", int(p))
 }
+
+// RunPhase is the check's declared phase.
+func (c *Check) RunPhase() Phase { return c.Phase }
 
 // LevelFrom is a level that applies from a revision on.
 type LevelFrom struct {
@@ -131,7 +154,8 @@ func (c *Check) Labels(r revision.Revision) []string {
 	return []string{
 		"rev:" + r.Name,
 		"level:" + string(c.LevelAt(r)),
-		"area:" + c.Area,
+		"group:" + string(c.Group),
+		"phase:" + c.Phase.String(),
 		"needs:" + string(c.Needs),
 		"id:" + c.ID,
 	}
@@ -168,7 +192,15 @@ func Register(c Check) *Check {
 		}
 	}
 	run := cp.Run
-	cp.Run = func(t *T) Verdict { return t.Resolve(run(t)) }
+	cp.Run = func(t *T) Verdict {
+		v := t.Resolve(run(t))
+		if t.misuse != "" {
+			// A check that touched what its phase does not allow would judge
+			// incomplete evidence: its verdict cannot be trusted.
+			return Errorf("harness: %s", t.misuse)
+		}
+		return v
+	}
 	checks.checks = append(checks.checks, &cp)
 	return &cp
 }
@@ -176,7 +208,7 @@ func Register(c Check) *Check {
 func validateCheck(c *Check) error {
 	switch {
 	case !idPattern.MatchString(c.ID):
-		return fmt.Errorf("check %q: the ID is not a spec-matrix ID like TOOLS-CALL-UNKNOWN-01", c.ID)
+		return fmt.Errorf("check %q: the ID is not a catalogue ID like TOOLS-CALL-UNKNOWN-01", c.ID)
 	case c.Title == "":
 		return fmt.Errorf("check %s: no title", c.ID)
 	case c.Run == nil:
@@ -185,8 +217,13 @@ func validateCheck(c *Check) error {
 		return fmt.Errorf("check %s: applies to no revision", c.ID)
 	case c.Source == "":
 		return fmt.Errorf("check %s: no spec source: every verdict must be backed by spec text", c.ID)
-	case c.Area == "":
-		return fmt.Errorf("check %s: no area", c.ID)
+	case !c.Group.Known():
+		return fmt.Errorf("check %s: group %q is not a catalogue group", c.ID, c.Group)
+	case c.Phase < PhaseClean || c.Phase > PhaseTranscript:
+		return fmt.Errorf("check %s: no phase: every check declares when it runs (PhaseClean, PhaseStateChange, PhaseOddInput or PhaseTranscript)", c.ID)
+	}
+	if row, ok := catalogue.Lookup(c.ID); ok && row.Group != c.Group {
+		return fmt.Errorf("check %s: declares group %s, its catalogue row is in %s", c.ID, c.Group, row.Group)
 	}
 	switch c.Level {
 	case Must, Should, May, Descriptive, Derived:
@@ -199,31 +236,22 @@ func validateCheck(c *Check) error {
 	return nil
 }
 
-// Checks returns every registered check in a stable order (by area, then ID).
+// Checks returns every registered check in a stable order: by catalogue group in the
+// matrix's order, then by ID.
 func Checks() []*Check {
 	checks.mu.Lock()
 	defer checks.mu.Unlock()
 	out := slices.Clone(checks.checks)
 	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Area != out[j].Area {
-			return areaRank(out[i].Area) < areaRank(out[j].Area)
+		if gi, gj := groupRank(out[i].Group), groupRank(out[j].Group); gi != gj {
+			return gi < gj
 		}
 		return out[i].ID < out[j].ID
 	})
 	return out
 }
 
-// areaOrder puts the checks that judge the whole session last, after the probes that
-// produce traffic: "observed" (transcript-wide checks), then "schema" (BASE-SCHEMA-01,
-// which validates every message, including any an observed check caused).
-var areaOrder = []string{"lifecycle", "base", "tools", "pagination", "errors", "content", "structured", "notifications", "progress", "observed", "schema"}
-
-func areaRank(a string) int {
-	if i := slices.Index(areaOrder, a); i >= 0 {
-		return i
-	}
-	return slices.Index(areaOrder, "observed") // unknown areas run with the observed ones
-}
+func groupRank(g Group) int { return slices.Index(catalogue.Groups, g) }
 
 // RegistryErr reports malformed or duplicate registrations.
 func RegistryErr() error {

@@ -29,7 +29,7 @@ func withRegistry(t *testing.T, fn func()) {
 }
 
 func okCheck(id string) Check {
-	return Check{ID: id, Title: "t", Level: Must, Revisions: revision.All(), Area: "base", Source: "spec", Run: func(*T) Verdict { return Pass("") }}
+	return Check{ID: id, Title: "t", Level: Must, Revisions: revision.All(), Group: GroupUtil, Phase: PhaseClean, Source: "spec", Run: func(*T) Verdict { return Pass("") }}
 }
 
 func TestRegisterRejectsDuplicatesAndMalformedChecks(t *testing.T) {
@@ -38,13 +38,16 @@ func TestRegisterRejectsDuplicatesAndMalformedChecks(t *testing.T) {
 		checks  []Check
 		wantErr string
 	}{
-		{"valid", []Check{okCheck("PING-01"), okCheck("TOOLS-CALL-UNKNOWN-01")}, ""},
+		{"valid", []Check{okCheck("PING-01"), okCheck("PING-R5-01")}, ""},
 		{"duplicate ID", []Check{okCheck("PING-01"), okCheck("PING-01")}, "registered twice"},
-		{"not a spec-matrix ID", []Check{okCheck("ping")}, "not a spec-matrix ID"},
+		{"not a catalogue ID", []Check{okCheck("ping")}, "not a catalogue ID"},
 		{"no source", []Check{func() Check { c := okCheck("PING-01"); c.Source = ""; return c }()}, "no spec source"},
 		{"no revisions", []Check{func() Check { c := okCheck("PING-01"); c.Revisions = nil; return c }()}, "applies to no revision"},
 		{"unknown level", []Check{func() Check { c := okCheck("PING-01"); c.Level = "must-ish"; return c }()}, "unknown level"},
 		{"no run", []Check{func() Check { c := okCheck("PING-01"); c.Run = nil; return c }()}, "no Run"},
+		{"no phase", []Check{func() Check { c := okCheck("PING-01"); c.Phase = 0; return c }()}, "no phase"},
+		{"unknown group", []Check{func() Check { c := okCheck("PING-01"); c.Group = "tools"; return c }()}, "not a catalogue group"},
+		{"group not the row's", []Check{func() Check { c := okCheck("PING-01"); c.Group = GroupBase; return c }()}, "its catalogue row is in UTIL"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,7 +73,7 @@ func TestRegisterRejectsDuplicatesAndMalformedChecks(t *testing.T) {
 
 func TestLabelsAndSelection(t *testing.T) {
 	c := okCheck("TOOLS-CALL-UNKNOWN-01")
-	c.Area, c.Level, c.Needs = "errors", Should, NeedsAny
+	c.Group, c.Level, c.Needs = GroupTools, Should, NeedsAny
 	r := revision.MustLookup("2025-06-18")
 	tests := []struct {
 		name                string
@@ -78,7 +81,8 @@ func TestLabelsAndSelection(t *testing.T) {
 		want                bool
 	}{
 		{"no filter", "", "", "", true},
-		{"plain label", "area:errors", "", "", true},
+		{"plain label", "group:TOOLS", "", "", true},
+		{"phase label", "phase:clean", "", "", true},
 		{"label set syntax", "rev: containsAny 2025-06-18", "", "", true},
 		{"other revision", "rev:2024-11-05", "", "", false},
 		{"negated level", "!level:should", "", "", false},

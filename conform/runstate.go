@@ -577,7 +577,7 @@ func (rs *runState) runCheck(col *column, c *Check) {
 	res := reports.CheckResult{
 		ID: c.ID, Title: c.Title, Level: string(c.LevelAt(col.rev)), Status: v.Status,
 		Message: v.Message, Reason: v.Reason, Source: c.Source, Expected: v.Expected,
-		Actual: v.Actual, Area: c.Area, Duration: j.dur,
+		Actual: v.Actual, Group: string(c.Group), Duration: j.dur,
 	}
 	if v.Status == reports.Skip {
 		res.Message = string(v.Reason) + ": " + v.Message
@@ -729,7 +729,7 @@ func (rs *runState) finish(ctx context.Context) *Result {
 				} else if err := context.Cause(ctx); err != nil {
 					why = "not run: " + err.Error()
 				}
-				res = reports.CheckResult{ID: c.ID, Title: c.Title, Level: string(c.LevelAt(col.rev)), Status: reports.Error, Message: why, Source: c.Source, Area: c.Area}
+				res = reports.CheckResult{ID: c.ID, Title: c.Title, Level: string(c.LevelAt(col.rev)), Status: reports.Error, Message: why, Source: c.Source, Group: string(c.Group)}
 				rs.attachRepro(col, Verdict{Status: reports.Error}, &res)
 			}
 			rr.Checks = append(rr.Checks, res)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
 )
 
 // T is what a check receives: the revision under test, its sessions, and the run's
@@ -21,6 +22,16 @@ type T struct {
 	col     *column
 	opened  []*Session
 	barrier bool // Scratch turned the main session's barrier on
+	// misuse says what the check touched that its declared phase does not allow;
+	// Register's wrapper turns it into an error verdict.
+	misuse string
+}
+
+// allow records a misuse unless the check declared phase p.
+func (t *T) allow(p Phase, what string) {
+	if t.Check.Phase != p && t.misuse == "" {
+		t.misuse = fmt.Sprintf("%s %s, which only a check of phase %s may, and declares phase %s", t.Check.ID, what, p, t.Check.Phase)
+	}
 }
 
 // Session is the revision's main session, opened before the checks ran. For
@@ -70,6 +81,7 @@ func (t *T) NewSession() (*Session, error) {
 // no reply is proven unanswered with a barrier (wire.Conn.SetBarrier) instead of
 // waiting out the timeout.
 func (t *T) Scratch() (*Session, error) {
+	t.allow(PhaseOddInput, "sends odd input (T.Scratch)")
 	s := t.col.main
 	if s == nil || s.Conn == nil {
 		return s, fmt.Errorf("no session for %s: %v", t.Rev.Name, t.col.err)
@@ -101,8 +113,11 @@ func (t *T) OpenSession(requested string) (*Session, error) {
 	return s, nil
 }
 
-// Sessions returns every session of this revision so far (main and fresh ones).
+// Sessions returns every session of this revision so far (main and fresh ones), for
+// the transcript-wide checks (PhaseTranscript), which read their transcripts with
+// T.Transcript: only after every probe of the revision do they see all its traffic.
 func (t *T) Sessions() []*Session {
+	t.allow(PhaseTranscript, "reads every session of the revision (T.Sessions)")
 	t.col.mu.Lock()
 	defer t.col.mu.Unlock()
 	var out []*Session
@@ -112,6 +127,18 @@ func (t *T) Sessions() []*Session {
 		}
 	}
 	return out
+}
+
+// Transcript returns every entry of a session's transcript so far, for the
+// transcript-wide checks (PhaseTranscript). A check of another phase reads only the
+// traffic of its own probes (wire.Conn.Received since a mark).
+func (t *T) Transcript(s *Session) []wire.Entry {
+	t.allow(PhaseTranscript, "reads a whole transcript (T.Transcript)")
+	if s == nil || s.Conn == nil {
+		return nil
+	}
+	entries, _ := s.Conn.Transcript()
+	return entries
 }
 
 // Once runs fn once per run for key (across revisions) and returns its value: for

@@ -17,8 +17,8 @@ func TestCLIInformation(t *testing.T) {
 		{[]string{"--help"}, []string{"Usage:", "Exit codes:", "130 interrupted", "-label-filter", "NO_COLOR"}},
 		{[]string{"-h"}, []string{"Usage:"}},
 		{[]string{"--version"}, append([]string{"mcp-conform ", "built from: github.com/mcp-conform/mcp-conform"}, allRevisions...)},
-		{[]string{"--list"}, []string{"LIFE-INIT-01", "area:lifecycle", "needs:any"}},
-		{[]string{"--list", "-v"}, []string{"LIFE-INIT-01", "area:lifecycle", "    spec: ", "MUST"}},
+		{[]string{"--list"}, []string{"LIFE-INIT-01", "LIFE — lifecycle", "group:LIFE", "phase:clean", "needs:any"}},
+		{[]string{"--list", "-v"}, []string{"LIFE-INIT-01", "group:LIFE", "      spec: ", "      file: suites/lifecycle/lifecycle.go", "MUST"}},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -128,7 +128,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 			count:    "2 of ",
 		},
 		{
-			fragment: "status=all&area=base",
+			fragment: "status=all&group=UTIL",
 			shown:    []string{"row-PING-01", "d-2025-06-18-PING-01"},
 			hidden:   []string{"row-TOOLS-CALL-UNKNOWN-01", "row-TOOLS-LIST-01", "d-2025-06-18-TOOLS-CALL-UNKNOWN-01"},
 		},

@@ -27,8 +27,8 @@ var htmlTemplate = template.Must(template.New("report.html").Funcs(template.Func
 // WriteHTML writes r as report.html: one self-contained page (inline CSS and script,
 // no network, no external asset; a Content-Security-Policy forbids any) with the
 // revision × check matrix — the negotiated version in each column head, a colour per
-// verdict — filters by verdict, area and level (also set from the URL fragment,
-// "#status=problems&area=tools&level=must"), and for every cell its details: message,
+// verdict — filters by verdict, catalogue group and level (also set from the URL fragment,
+// "#status=problems&group=TOOLS&level=must"), and for every cell its details: message,
 // expected and actual, the quoted spec text, the repro command and the exchange that
 // decided it. Everything the server sent is escaped by html/template, and cleaned of
 // invalid UTF-8 and control characters.
@@ -55,7 +55,7 @@ type htmlPage struct {
 	Revisions                    []htmlRevision
 	Rows                         []htmlRow
 	Cells                        []htmlCell // every present cell, row by row, for the details
-	Areas, Levels                []string
+	Groups, Levels               []string
 }
 
 type htmlRevision struct {
@@ -65,16 +65,16 @@ type htmlRevision struct {
 }
 
 type htmlRow struct {
-	ID, Title, Area string
-	Levels          string // space-separated levels across revisions (StricterFrom)
-	Cells           []htmlCell
+	ID, Title, Group string
+	Levels           string // space-separated levels across revisions (StricterFrom)
+	Cells            []htmlCell
 }
 
 type htmlCell struct {
 	Present                 bool
 	Anchor                  string
 	Revision, Negotiated    string
-	ID, Title, Level, Area  string
+	ID, Title, Level, Group string
 	Status, Class           string
 	Reason, Message         string
 	Expected, Actual        string
@@ -136,7 +136,7 @@ func newHTMLPage(r *Report) *htmlPage {
 		p.Notes = append(p.Notes, htmlText(n))
 	}
 	rowIndex := map[string]int{}
-	areas, levels := map[string]bool{}, map[string]bool{}
+	groups, levels := map[string]bool{}, map[string]bool{}
 	for ci := range r.Revisions {
 		rev := &r.Revisions[ci]
 		hr := htmlRevision{Name: htmlText(rev.Revision), Negotiated: htmlText(rev.Negotiated), Transport: htmlText(rev.Transport), Counts: tally(rev.Checks)}
@@ -155,18 +155,18 @@ func newHTMLPage(r *Report) *htmlPage {
 			if !ok {
 				i = len(p.Rows)
 				rowIndex[c.ID] = i
-				p.Rows = append(p.Rows, htmlRow{ID: htmlText(c.ID), Title: htmlText(c.Title), Area: htmlText(c.Area), Cells: make([]htmlCell, len(r.Revisions))})
+				p.Rows = append(p.Rows, htmlRow{ID: htmlText(c.ID), Title: htmlText(c.Title), Group: htmlText(c.Group), Cells: make([]htmlCell, len(r.Revisions))})
 			}
 			row := &p.Rows[i]
-			if row.Area == "" {
-				row.Area = htmlText(c.Area)
+			if row.Group == "" {
+				row.Group = htmlText(c.Group)
 			}
 			if lv := htmlText(c.Level); !slices.Contains(strings.Fields(row.Levels), lv) && lv != "" {
 				row.Levels = strings.TrimSpace(row.Levels + " " + lv)
 			}
 			row.Cells[ci] = newHTMLCell(rev, &c)
-			if c.Area != "" {
-				areas[htmlText(c.Area)] = true
+			if c.Group != "" {
+				groups[htmlText(c.Group)] = true
 			}
 			if c.Level != "" {
 				levels[htmlText(c.Level)] = true
@@ -180,7 +180,7 @@ func newHTMLPage(r *Report) *htmlPage {
 			}
 		}
 	}
-	p.Areas = htmlSortedKeys(areas)
+	p.Groups = htmlSortedKeys(groups)
 	for _, lv := range []string{"must", "should", "may", "descriptive", "derived"} {
 		if levels[lv] {
 			p.Levels = append(p.Levels, lv)
@@ -200,7 +200,7 @@ func newHTMLCell(rev *RevisionReport, c *CheckResult) htmlCell {
 	cell := htmlCell{
 		Present: true, Anchor: "d-" + htmlText(rev.Revision) + "-" + htmlText(c.ID),
 		Revision: htmlText(rev.Revision), Negotiated: htmlText(rev.Negotiated),
-		ID: htmlText(c.ID), Title: htmlText(c.Title), Level: htmlText(c.Level), Area: htmlText(c.Area),
+		ID: htmlText(c.ID), Title: htmlText(c.Title), Level: htmlText(c.Level), Group: htmlText(c.Group),
 		Status: htmlText(word), Class: statusClass(st),
 		Message: htmlText(c.Message), Expected: htmlText(c.Expected), Actual: htmlText(c.Actual),
 		// The spec matrix writes a page's revision as {rev}: name the cell's.

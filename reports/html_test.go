@@ -73,7 +73,7 @@ func TestWriteHTML(t *testing.T) {
 		`<a class="st-warn" href="#d-2025-06-18-TOOLS-LIST-01"`,
 		`<a class="st-skip" href="#d-2024-11-05-INIT-01" title="2024-11-05: skip (revision-unsupported)">SKIP</a>`,
 		`<td class="cell absent" data-status="absent"`,
-		`<details class="finding st-fail" id="d-2025-06-18-TOOLS-CALL-UNKNOWN-01" data-status="fail" data-area="" data-level="MUST" open>`,
+		`<details class="finding st-fail" id="d-2025-06-18-TOOLS-CALL-UNKNOWN-01" data-status="fail" data-group="" data-level="MUST" open>`,
 		`<pre class="expected">error -32602</pre>`,
 		`<pre class="actual">a result &lt;ok&gt; &amp; more</pre>`,
 		`<blockquote class="source">tools: &#34;Servers MUST return -32602 for unknown tools&#34;</blockquote>`,
@@ -91,7 +91,7 @@ func TestWriteHTML(t *testing.T) {
 		}
 	}
 	// A pass is listed closed; every present cell has its details.
-	if !strings.Contains(page, `id="d-2025-06-18-INIT-01" data-status="pass" data-area="" data-level="MUST">`) {
+	if !strings.Contains(page, `id="d-2025-06-18-INIT-01" data-status="pass" data-group="" data-level="MUST">`) {
 		t.Errorf("the passing cell's details are missing or open")
 	}
 	if got, want := strings.Count(page, `<details class="finding`), 10; got != want {

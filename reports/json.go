@@ -57,7 +57,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 			}
 			c.Reason = SkipReason(validUTF8(string(c.Reason)))
 			c.Source, c.Expected, c.Actual = validUTF8(c.Source), validUTF8(c.Expected), validUTF8(c.Actual)
-			c.Area, c.Repro = validUTF8(c.Area), validUTF8(c.Repro)
+			c.Group, c.Repro = validUTF8(c.Group), validUTF8(c.Repro)
 			checks[j] = c
 		}
 		rev.Checks = checks

@@ -121,7 +121,7 @@ func TestJSONContract(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The original five keys always; the additions only when they say something.
-		extra := []string{"reason", "source", "expected", "actual", "area", "repro", "exchange"}
+		extra := []string{"reason", "source", "expected", "actual", "group", "repro", "exchange"}
 		for _, c := range rev.Checks {
 			got := sortedKeys(t, c)
 			for _, k := range []string{"id", "level", "message", "status", "title"} {

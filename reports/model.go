@@ -92,10 +92,10 @@ type CheckResult struct {
 	// The fields below spell out what Message says in prose, so a script need not
 	// parse it; each is omitted when empty.
 	Reason   SkipReason    `json:"reason,omitempty"`   // for Skip
-	Source   string        `json:"source,omitempty"`   // the spec-matrix row's source and quote
+	Source   string        `json:"source,omitempty"`   // the catalogue row's source and quote
 	Expected string        `json:"expected,omitempty"` // for Fail/Warn: what the rule wants
 	Actual   string        `json:"actual,omitempty"`   // for Fail/Warn: what came back
-	Area     string        `json:"area,omitempty"`
+	Group    string        `json:"group,omitempty"`    // the catalogue group (BASE, TOOLS, …)
 	Duration time.Duration `json:"-"`
 
 	// Baseline is set on an expected-fail: the verdict the check gave and why the

@@ -83,7 +83,7 @@ func TestInformationCommands(t *testing.T) {
 	}{
 		{[]string{"--help"}, 0, []string{"Usage:", "130 interrupted", "-label-filter"}, true},
 		{[]string{"--version"}, 0, []string{"mcp-conform ", "protocol revisions: 2024-11-05", "built from: "}, true},
-		{[]string{"--list"}, 0, []string{"area:", "needs:"}, true},
+		{[]string{"--list"}, 0, []string{"group:", "phase:", "needs:"}, true},
 		{[]string{"--list", "-v"}, 0, []string{"    spec: "}, true},
 		{[]string{"-v", "-q"}, 2, nil, false},
 		{[]string{"--bogus"}, 2, nil, false},

@@ -22,7 +22,7 @@ var requirementsYAML []byte
 // Requirement is one row of the catalogue.
 type Requirement struct {
 	ID    string `yaml:"id"`
-	Group string `yaml:"group"`
+	Group Group  `yaml:"group"`
 	// Revs is the revision set in short notation (all, R3+, R1–R4, …); Revisions is the
 	// same set as revision names.
 	Revs      string   `yaml:"revs"`
@@ -75,9 +75,6 @@ const (
 
 // Reasons lists every valid Reason.
 var Reasons = []Reason{NotImplemented, ClientRule, NotBlackBox, ModernEra, NoObligation}
-
-// Groups is the order of the groups, as the matrix gives them.
-var Groups = []string{"BASE", "LIFE", "MOD", "STDIO", "SSE", "SHTTP", "H5", "TOOLS", "PAG", "ERR", "CONTENT", "STRUCT", "NOTIF", "UTIL"}
 
 type file struct {
 	Requirements []Requirement `yaml:"requirements"`
@@ -203,7 +200,7 @@ func (r Requirement) NeedsAllow(need string) bool {
 
 // GroupCoverage is how many rows of one group have a check.
 type GroupCoverage struct {
-	Group          string
+	Group          Group
 	Rows, Covered  int
 	UncoveredByWhy map[Reason]int
 }
@@ -215,7 +212,7 @@ func Coverage(ids []string) ([]GroupCoverage, []Requirement, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	byGroup := map[string]*GroupCoverage{}
+	byGroup := map[Group]*GroupCoverage{}
 	var groups []GroupCoverage
 	for _, g := range Groups {
 		byGroup[g] = &GroupCoverage{Group: g, UncoveredByWhy: map[Reason]int{}}

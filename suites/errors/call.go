@@ -23,7 +23,7 @@ var unsuitable = map[string]bool{
 // TOOLS-CALL-01 — {rev}/server/tools.mdx (Calling Tools); schema CallToolResult.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-01", Title: "a listed tool answers tools/call with a successful CallToolResult with a content array",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "errors", Needs: conform.NeedsCalls,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsCalls,
 	Source: `{rev}/server/tools.mdx (Calling Tools): "To invoke a tool, clients send a tools/call request"; schema CallToolResult: "required": ["content"], content {"type":"array"}; isError: "If not set, this is assumed to be false (the call was successful)" (an isError:true result is not a successful call)`,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := noTools(t); v != nil {
@@ -104,7 +104,7 @@ func judgeCall(name string, r reply) conform.Verdict {
 // ERR-EXEC-IN-RESULT-01 — schema CallToolResult.isError (2025-06-18 on).
 var _ = conform.Register(conform.Check{
 	ID: "ERR-EXEC-IN-RESULT-01", Title: "a tool's own failure comes back as an isError:true result, not a JSON-RPC error",
-	Level: conform.Should, Revisions: revision.Span("R3+"), Area: "errors", Needs: conform.NeedsFixture,
+	Level: conform.Should, Revisions: revision.Span("R3+"), Group: conform.GroupErr, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
 	Source: `schema CallToolResult.isError (2025-06-18 on): "Any errors that originate from the tool SHOULD be reported inside the result object, with isError set to true, not as an MCP protocol-level error response. Otherwise, the LLM would not be able to see that an error occurred and self-correct." Exercised by the fixture tool test_error_handling, which always fails (spec-matrix §3.2).`,
 	Run: func(t *conform.T) conform.Verdict {
 		o, v := callErrorFixture(t)

@@ -26,7 +26,7 @@ const echoFixture = "test_echo"
 // TOOLS-CALL-INVALIDARGS-R1-01 — 2024-11-05 … 2025-06-18 server/tools.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-INVALIDARGS-R1-01", Title: "arguments that break the inputSchema get -32602 or an isError:true result",
-	Level: conform.Descriptive, Revisions: revision.Span("R1–R3"), Area: "errors", Needs: conform.NeedsCalls, Scratch: true,
+	Level: conform.Descriptive, Revisions: revision.Span("R1–R3"), Group: conform.GroupTools, Phase: conform.PhaseOddInput, Needs: conform.NeedsCalls,
 	Source: `{rev}/server/tools.mdx (Error Handling), 2024-11-05 … 2025-06-18: "Protocol Errors: Standard JSON-RPC errors for issues like: … Invalid arguments" and "Tool Execution Errors: Reported in tool results with isError: true: … Invalid input data". Both channels are listed: either passes (spec-matrix §2.16.2); a successful result → WARN.`,
 	Run:    argCheck(judgeInvalidArgsEither),
 })
@@ -34,7 +34,7 @@ var _ = conform.Register(conform.Check{
 // TOOLS-CALL-INVALIDARGS-R4-01 — 2025-11-25 and 2026-07-28 server/tools.mdx; changelog SEP-1303.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-INVALIDARGS-R4-01", Title: "input validation failures are isError:true results (-32602 accepted with a note)",
-	Level: conform.Descriptive, Revisions: revision.Span("R4+"), Area: "errors", Needs: conform.NeedsCalls, Scratch: true,
+	Level: conform.Descriptive, Revisions: revision.Span("R4+"), Group: conform.GroupTools, Phase: conform.PhaseOddInput, Needs: conform.NeedsCalls,
 	Source: `{rev}/server/tools.mdx (Error Handling), 2025-11-25 on: "Tool Execution Errors: Reported in tool results with isError: true: … Input validation errors (e.g., date in wrong format, value out of range)"; "Tool Execution Errors contain actionable feedback that language models can use to self-correct". The classification carries no BCP 14 key word for servers (the page's SHOULD binds clients), so the row is descriptive: a successful result warns, never fails, also under --strict. -32602 passes with a note: the 2026-07-28 schema still shows -32602 "Invalid arguments for tool" (spec-matrix §2.16.2).`,
 	Run:    argCheck(judgeInvalidArgsR4),
 })
@@ -42,12 +42,11 @@ var _ = conform.Register(conform.Check{
 // TOOLS-CALL-VALIDATE-01 — {rev}/server/tools.mdx (Security Considerations).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-VALIDATE-01", Title: "tool inputs are validated: arguments that break the inputSchema are rejected",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "errors", Needs: conform.NeedsCalls,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseOddInput, Needs: conform.NeedsCalls,
 	// The three invalid-argument checks share one probe (memoized), in the phase
 	// for odd input (PhaseOddInput), after the clean checks.
-	Scratch: true,
-	Source:  `{rev}/server/tools.mdx (Security Considerations): "Servers MUST: Validate all tool inputs". Invalid input accepted with a successful result → WARN, not FAIL: coercion cannot be told apart from a missing validation (spec-matrix TOOLS-CALL-VALIDATE-01). Either error channel counts as validation (§2.16.2).`,
-	Run:     argCheck(judgeValidate),
+	Source: `{rev}/server/tools.mdx (Security Considerations): "Servers MUST: Validate all tool inputs". Invalid input accepted with a successful result → WARN, not FAIL: coercion cannot be told apart from a missing validation (spec-matrix TOOLS-CALL-VALIDATE-01). Either error channel counts as validation (§2.16.2).`,
+	Run:    argCheck(judgeValidate),
 })
 
 // argCheck runs a judge over the session's shared invalid-argument probes.

@@ -84,7 +84,7 @@ func callsIn(label string, modern bool, entries []wire.Entry) []seenCall {
 // TOOLS-CALL-ISERROR-01 — schema CallToolResult.isError.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-ISERROR-01", Title: "isError, when present in a tools/call result, is a boolean",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `schema CallToolResult.isError: {"type":"boolean"}, "Whether the tool call ended in an error. If not set, this is assumed to be false (the call was successful)." Leaving it out is allowed (MAY); its type is a schema rule (MUST).`,
 	Run: func(t *conform.T) conform.Verdict {
 		return judgeIsErrorType(seenCalls(t.Sessions()))
@@ -116,7 +116,7 @@ func judgeIsErrorType(calls []seenCall) conform.Verdict {
 // ERR-ISERROR-CONTENT-01 — schema CallToolResult; {rev}/server/tools.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "ERR-ISERROR-CONTENT-01", Title: "an isError:true result keeps a content array with a text block describing the failure",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "observed", Needs: conform.NeedsFixture,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupErr, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
 	Source: `schema CallToolResult: "required": ["content"] (a missing or non-array content fails); {rev}/server/tools.mdx (Error Handling): the tool execution error example carries "content": [{"type": "text", "text": "Failed to fetch weather data: API rate limit exceeded"}] (2025-11-25 on: "Invalid departure date: …"), "isError": true (no text block → WARN, derived). Exercised by the fixture tool test_error_handling and by every isError:true result seen in the revision's sessions.`,
 	Run: func(t *conform.T) conform.Verdict {
 		o, v := callErrorFixture(t)
@@ -180,7 +180,7 @@ func hasText(blocks []struct {
 // ERR-ISERROR-STRUCT-01 — 2025-06-18/server/tools.mdx (Output Schema), derived.
 var _ = conform.Register(conform.Check{
 	ID: "ERR-ISERROR-STRUCT-01", Title: "an isError:true result of a tool with an outputSchema is not held to it, and explains the failure in a text block",
-	Level: conform.Derived, Revisions: revision.Span("R3+"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Derived, Revisions: revision.Span("R3+"), Group: conform.GroupErr, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `{rev}/server/tools.mdx (Output Schema): "If an output schema is provided: Servers MUST provide structured results that conform to this schema." Derived: an isError:true result reports a failure and is not a structured result, so the MUST does not cover it (STRUCT-CONFORM-01 must not fail it). Derived in turn: exempt from the schema, such a result carries its explanation in content; one with no text block leaves a client nothing to read (WARN, never FAIL).`,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := noTools(t); v != nil {

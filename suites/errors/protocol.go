@@ -27,7 +27,7 @@ func noTools(t *conform.T) *conform.Verdict {
 // TOOLS-CALL-UNKNOWN-01 — {rev}/server/tools.mdx (Error Handling); design.md §4.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-UNKNOWN-01", Title: "an unknown tool is a JSON-RPC error -32602, not a result",
-	Level: conform.Should, Revisions: revision.Span("all"), Area: "errors", Needs: conform.NeedsAny,
+	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: `{rev}/server/tools.mdx (Error Handling): "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools", with the example {"code": -32602, "message": "Unknown tool: invalid_tool_name"}; schema CallToolResult: "any errors in finding the tool … should be reported as an MCP error response". Verdict policy fixed by design.md §4 (it overrides the matrix row's isError → WARN): -32602 pass, another code warn, an isError:true or successful result fail.`,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := noTools(t); v != nil {
@@ -74,7 +74,7 @@ func judgeUnknownTool(name string, r reply) conform.Verdict {
 // TOOLS-CALL-MALFORMED-01 — 2025-11-25/server/tools.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-MALFORMED-01", Title: "a tools/call that breaks the CallToolRequest schema is answered with -32602",
-	Level: conform.Descriptive, Revisions: revision.Span("all"), Area: "errors", Needs: conform.NeedsAny, Scratch: true,
+	Level: conform.Descriptive, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
 	Source: `2025-11-25/server/tools.mdx (Error Handling): "Protocol Errors: Standard JSON-RPC errors for issues like: … Malformed requests (requests that fail to satisfy CallToolRequest schema)"; schema CallToolRequest: params {name: string, arguments?: object}; JSON-RPC 2.0 §5.1: "-32602 Invalid params". Explicit from 2025-11-25, the same protocol-error class in every revision. No BCP 14 key word: descriptive, so another answer warns and never fails, also under --strict.`,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := noTools(t); v != nil {
@@ -183,7 +183,7 @@ func judgeMalformed(probes []probe, headerOK map[string]bool) conform.Verdict {
 // BASE-INVALID-PARAMS-01 — JSON-RPC 2.0 §5.1.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-INVALID-PARAMS-01", Title: "structurally wrong params for tools/list are answered with -32602",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "errors", Needs: conform.NeedsAny, Scratch: true,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
 	Source: `JSON-RPC 2.0 §5.1: "-32602 Invalid params: Invalid method parameter(s)."; {rev}/basic/index.mdx: messages "MUST follow the JSON-RPC 2.0 specification"; schema PaginatedRequest: params {cursor?: string}. JSON-RPC §4.2 also makes non-structured params ("abc") an invalid Request, so -32600 is accepted for that probe, with a note.`,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := noTools(t); v != nil {

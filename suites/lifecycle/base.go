@@ -17,38 +17,20 @@ import (
 // BASE-RESP-ID-01 — {rev}/basic/index.mdx (Responses).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-RESP-ID-01", Title: "replies carry the request's id: same value, same JSON type",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "base", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
 	Source: `{rev}/basic/index.mdx (Responses): "Responses MUST include the same ID as the request they correspond to." (request ids are strings or integers; 7 and "7" are different ids)`,
 	Run: func(t *conform.T) conform.Verdict {
-		// On the main session: ids are never reused in a session, so the ordinary
-		// integer is a fresh one, and 0 and 2^53-1 are ids the suite's counter
-		// (from 1, upwards) has not reached.
-		s := t.Session()
-		ids := []wire.ID{wire.StringID("c-1"), s.Conn.NextID(), wire.NumberID(0), wire.NumberID(9007199254740991)}
-		// ping has no place in 2026-07-28: there the probe is server/discover, the
-		// request every modern server answers at any time.
-		method := s.Conn.BarrierMethod()
-		var bad []string
-		for _, id := range ids {
-			after := s.Conn.Seq()
-			resp, err := s.Conn.CallID(t.Ctx, id, method, nil)
-			switch {
-			case err == nil && !resp.IDExact:
-				bad = append(bad, fmt.Sprintf("sent id %s (%s), the reply's id is %s (%s)", id, id.TypeName(), resp.Msg.ID, resp.Msg.ID.TypeName()))
-			case errors.Is(err, wire.ErrTimeout):
-				if stray := strayReplies(s, after); stray != "" {
-					bad = append(bad, fmt.Sprintf("sent id %s, no reply carried it; replies seen: %s", id, stray))
-					continue
-				}
-				return t.Silent("a reply to "+method+" with id "+id.String(), err)
-			case err != nil:
-				return t.Silent("a reply to "+method+" with id "+id.String(), err)
-			}
+		// The probe is made once per revision (the runner may run a transcript-wide
+		// check twice: once to make its probes while the session is open, once to
+		// judge), then every reply of the revision's sessions is judged.
+		p := t.Once("BASE-RESP-ID-01:"+t.Rev.Name, func() any { return probeResponseIDs(t) }).(respIDProbe)
+		if p.silent != nil {
+			return *p.silent
 		}
+		bad := p.bad
 		// Every other reply of this revision's sessions must have matched exactly too.
 		for _, sess := range t.Sessions() {
-			entries, _ := sess.Conn.Transcript()
-			for _, e := range entries {
+			for _, e := range t.Transcript(sess) {
 				if e.Dir == wire.Received && e.LooseID {
 					bad = append(bad, fmt.Sprintf("%s #%d: the reply to %s came back with id %s of the wrong JSON type", sess.Label, e.Seq, e.ForMethod, e.Msg.ID))
 				}
@@ -57,9 +39,51 @@ var _ = conform.Register(conform.Check{
 		if len(bad) > 0 {
 			return t.Violation("every reply's id equal to its request's id, with the same JSON type", strings.Join(dedupe(bad), "; "))
 		}
-		return conform.Pass("ids \"c-1\", %s, 0 and 9007199254740991 echoed exactly", ids[1])
+		return conform.Pass("ids \"c-1\", %s, 0 and 9007199254740991 echoed exactly", p.fresh)
 	},
 })
+
+// respIDProbe is what BASE-RESP-ID-01's probe saw: ids that came back altered, or
+// the silence that ended it.
+type respIDProbe struct {
+	fresh  wire.ID // the ordinary integer id the probe used
+	bad    []string
+	silent *conform.Verdict
+}
+
+// probeResponseIDs sends the barrier method with ids of each JSON type on the main
+// session and records every reply whose id is not the request's exactly. Ids are
+// never reused in a session, so the ordinary integer is a fresh one, and 0 and
+// 2^53-1 are ids the suite's counter (from 1, upwards) has not reached.
+func probeResponseIDs(t *conform.T) respIDProbe {
+	s := t.Session()
+	ids := []wire.ID{wire.StringID("c-1"), s.Conn.NextID(), wire.NumberID(0), wire.NumberID(9007199254740991)}
+	// ping has no place in 2026-07-28: there the probe is server/discover, the
+	// request every modern server answers at any time.
+	method := s.Conn.BarrierMethod()
+	p := respIDProbe{fresh: ids[1]}
+	for _, id := range ids {
+		after := s.Conn.Seq()
+		resp, err := s.Conn.CallID(t.Ctx, id, method, nil)
+		switch {
+		case err == nil && !resp.IDExact:
+			p.bad = append(p.bad, fmt.Sprintf("sent id %s (%s), the reply's id is %s (%s)", id, id.TypeName(), resp.Msg.ID, resp.Msg.ID.TypeName()))
+		case errors.Is(err, wire.ErrTimeout):
+			if stray := strayReplies(s, after); stray != "" {
+				p.bad = append(p.bad, fmt.Sprintf("sent id %s, no reply carried it; replies seen: %s", id, stray))
+				continue
+			}
+			v := t.Silent("a reply to "+method+" with id "+id.String(), err)
+			p.silent = &v
+			return p
+		case err != nil:
+			v := t.Silent("a reply to "+method+" with id "+id.String(), err)
+			p.silent = &v
+			return p
+		}
+	}
+	return p
+}
 
 // strayReplies describes responses received after seq that matched no request.
 func strayReplies(s *conform.Session, after int) string {
@@ -87,7 +111,7 @@ func dedupe(in []string) []string {
 // BASE-METHOD-UNKNOWN-01 — JSON-RPC 2.0 §5.1.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-METHOD-UNKNOWN-01", Title: "an unknown method is answered with -32601",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "base", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: `JSON-RPC 2.0 §5.1: "-32601 Method not found: The method does not exist / is not available."; {rev}/basic/index.mdx: messages "MUST follow the JSON-RPC 2.0 specification"`,
 	Run: func(t *conform.T) conform.Verdict {
 		resp, err := t.Session().Call(t.Ctx, "x_conformance/unknown_method", map[string]any{})
@@ -98,7 +122,7 @@ var _ = conform.Register(conform.Check{
 // PING-01 — {rev}/basic/utilities/ping.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "PING-01", Title: "ping is answered promptly with an empty result",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Area: "base", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupUtil, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: `{rev}/basic/utilities/ping.mdx: "The receiver MUST respond promptly with an empty response"`,
 	Run: func(t *conform.T) conform.Verdict {
 		resp, err := t.Session().Call(t.Ctx, "ping", nil)
@@ -124,7 +148,7 @@ var _ = conform.Register(conform.Check{
 // BASE-SCHEMA-01 — {rev}/basic/index.mdx (Schema); schema/<rev>.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-SCHEMA-01", Title: "every message received matches the negotiated revision's schema",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "schema", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `{rev}/basic/index.mdx (Schema): the TypeScript schema (and its JSON twin, schema/<rev>/schema.json) is "the source of truth for all protocol messages and structures". In 2024-11-05 and 2025-03-26 a content block whose type is outside the revision's union is judged at LIFE-VERSION-RESPECT-01's level there, SHOULD (spec-matrix CONTENT-UNKNOWN-TYPE-01): WARN`,
 	Run: func(t *conform.T) conform.Verdict {
 		var problems []string

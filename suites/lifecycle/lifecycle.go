@@ -17,7 +17,7 @@ import (
 // LIFE-INIT-01 — {rev}/basic/lifecycle.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-INIT-01", Title: "initialize is answered with an InitializeResult",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Area: "lifecycle", Needs: conform.NeedsAny, Handshake: true,
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny, Handshake: true,
 	Source: `{rev}/basic/lifecycle.mdx (Initialization): "The initialization phase MUST be the first interaction between client and server" … "The server MUST respond with its own capabilities and information."`,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
@@ -41,7 +41,7 @@ var _ = conform.Register(conform.Check{
 // LIFE-INIT-RESULT-01 — lifecycle.mdx; schema InitializeResult.
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-INIT-RESULT-01", Title: "InitializeResult has protocolVersion, capabilities and serverInfo{name,version}",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Area: "lifecycle", Needs: conform.NeedsAny, Handshake: true,
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny, Handshake: true,
 	Source: `{rev}/basic/lifecycle.mdx; schema InitializeResult: "required": ["capabilities", "protocolVersion", "serverInfo"]; Implementation: "required": ["name", "version"]`,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
@@ -61,7 +61,7 @@ var _ = conform.Register(conform.Check{
 // LIFE-VERSION-ECHO-01 — lifecycle.mdx (Version Negotiation).
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-VERSION-ECHO-01", Title: "a supported version is echoed; another answer names a version the server supports",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Area: "lifecycle", Needs: conform.NeedsAny, Handshake: true,
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny, Handshake: true,
 	Source: `{rev}/basic/lifecycle.mdx (Version Negotiation): "If the server supports the requested protocol version, it MUST respond with the same version. Otherwise, the server MUST respond with another protocol version it supports."`,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
@@ -109,7 +109,7 @@ type fallbackProbe struct {
 // LIFE-VERSION-FALLBACK-01 — lifecycle.mdx (Version Negotiation, Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-VERSION-FALLBACK-01", Title: "an unsupported version is answered with a version the server supports",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Area: "lifecycle", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	// The probe's session opens alongside the main sessions (once per run).
 	PreOpen: []string{bogusVersion},
 	Source:  `{rev}/basic/lifecycle.mdx: "Otherwise, the server MUST respond with another protocol version it supports. This SHOULD be the latest version supported by the server." (the page's Error Handling example answers -32602 "Unsupported protocol version": spec-matrix §2.16.1, WARN)`,
@@ -170,7 +170,7 @@ func probeFallback(t *conform.T) fallbackProbe {
 // LIFE-CAPS-SHAPE-01 — lifecycle.mdx; schema ServerCapabilities.
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-CAPS-SHAPE-01", Title: "each declared capability is an object with boolean flags",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Area: "lifecycle", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: `{rev}/basic/lifecycle.mdx (Capability Negotiation); schema ServerCapabilities: each capability is an object; tools.listChanged, prompts.listChanged, resources.subscribe and resources.listChanged are booleans`,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()

@@ -13,7 +13,7 @@ import (
 // 2026-07-28 column at all (revision-unsupported).
 var _ = conform.Register(conform.Check{
 	ID: "MOD-DISCOVER-01", Title: "server/discover is answered with a DiscoverResult",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "lifecycle", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: `2026-07-28/server/discover.mdx: "server/discover lets a client query a server's supported protocol versions, capabilities, and identity … Servers MUST implement it."; schema DiscoverResult: "required": ["cacheScope", "capabilities", "resultType", "supportedVersions", "ttlMs"]`,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()

@@ -54,7 +54,7 @@ func callDeclaring(t *conform.T, s *conform.Session, name string, caps map[strin
 // MOD-CAP-MISSING-01 — 2026-07-28/basic/index.mdx (_meta); schema MissingRequiredClientCapabilityError.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-CAP-MISSING-01", Title: "a request that needs an undeclared client capability gets -32021 naming it (HTTP 400)",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "lifecycle", Needs: conform.NeedsFixture,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
 	Source: `2026-07-28/basic/index.mdx (_meta): "A server MUST NOT rely on capabilities the client has not declared. If processing a request requires a capability that is not present in io.modelcontextprotocol/clientCapabilities, the server MUST return a MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists the missing capabilities. On HTTP, the response status MUST be 400 Bad Request." Exercised by the fixture tool test_requires_elicitation, called with clientCapabilities {}.`,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := fixtureTool(t, toolRequiresElicitation); v != nil {
@@ -139,25 +139,39 @@ func inputRequiredProblems(rev revision.Revision, r modernReply) []string {
 	return out
 }
 
+// probeElicitation calls the fixture tool test_elicitation without and with form
+// elicitation declared; a verdict when the calls could not be made, nil otherwise.
+// Undeclared first: a server that wrongly remembered the declared call's
+// capabilities (MOD-STATELESS-01) must not be able to hide this one.
+func probeElicitation(t *conform.T) *conform.Verdict {
+	s := t.Session()
+	for _, caps := range []map[string]any{{}, elicitationCaps} {
+		a, err := callDeclaring(t, s, toolElicitation, caps)
+		if err != nil {
+			v := conform.Errorf("%v", err)
+			return &v
+		}
+		if a.err != nil {
+			v := t.Silent("a reply to "+toolElicitation, a.err)
+			return &v
+		}
+	}
+	return nil
+}
+
 // MOD-MRTR-01 — 2026-07-28/basic/patterns/mrtr.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-MRTR-01", Title: "input_required only for tools/call, prompts/get, resources/read, well-formed, asking only for declared kinds of input",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "lifecycle", Needs: conform.NeedsFixture,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
 	Source: `2026-07-28/basic/patterns/mrtr.mdx: an InputRequiredResult is returned only by tools/call, prompts/get and resources/read; schema InputRequiredResult: "At least one of inputRequests or requestState MUST be present."; 2026-07-28/basic/index.mdx (_meta): "A server MUST NOT rely on capabilities the client has not declared." Exercised by the fixture tool test_elicitation with clientCapabilities {} (no elicitation may be asked for) and with form elicitation declared, and judged on every input_required result seen.`,
 	Run: func(t *conform.T) conform.Verdict {
 		fixture := ""
 		if v := fixtureTool(t, toolElicitation); v == nil {
-			s := t.Session()
-			// Undeclared first: a server that wrongly remembered the declared call's
-			// capabilities (MOD-STATELESS-01) must not be able to hide this one.
-			for _, caps := range []map[string]any{{}, elicitationCaps} {
-				a, err := callDeclaring(t, s, toolElicitation, caps)
-				if err != nil {
-					return conform.Errorf("%v", err)
-				}
-				if a.err != nil {
-					return t.Silent("a reply to "+toolElicitation, a.err)
-				}
+			// Made once per revision: a transcript-wide check may run twice (to make
+			// its probes while the session is open, then to judge).
+			probe := t.Once("MOD-MRTR-01:"+t.Rev.Name, func() any { return probeElicitation(t) }).(*conform.Verdict)
+			if probe != nil {
+				return *probe
 			}
 			fixture = toolElicitation + " called without and with elicitation declared; "
 		} else if v.Status != reports.Skip {
@@ -228,7 +242,7 @@ func listedNames(l *toolkit.Listing) (names []string, ok bool) {
 // MOD-STATELESS-01 — 2026-07-28/basic/index.mdx (Statelessness).
 var _ = conform.Register(conform.Check{
 	ID: "MOD-STATELESS-01", Title: "the server does not carry context from earlier requests on the connection",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "lifecycle", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: `2026-07-28/basic/index.mdx (Statelessness): "Servers MUST NOT rely on prior requests over the same connection to establish context (e.g., capabilities, protocol version, client identity)." Probed within the column's one connection: tools/list before and after requests that declare other capabilities must match, and (fixture) test_requires_elicitation called with clientCapabilities {} right after a call that declared elicitation must still be -32021.`,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()

@@ -104,7 +104,7 @@ func serverInfoProblem(result json.RawMessage) string {
 // MOD-DISCOVER-INFO-01 — 2026-07-28/server/discover.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-DISCOVER-INFO-01", Title: "the DiscoverResult names the server in _meta io.modelcontextprotocol/serverInfo",
-	Level: conform.Should, Revisions: revision.Span("R5"), Area: "lifecycle", Needs: conform.NeedsAny,
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: `2026-07-28/server/discover.mdx: "_meta['io.modelcontextprotocol/serverInfo']: Name and version of the server software. Servers SHOULD include this field."`,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
@@ -125,7 +125,7 @@ var _ = conform.Register(conform.Check{
 // MOD-SERVERINFO-01 — 2026-07-28/basic/index.mdx (_meta, per-response fields).
 var _ = conform.Register(conform.Check{
 	ID: "MOD-SERVERINFO-01", Title: "every 2026-07-28 result names the server in _meta io.modelcontextprotocol/serverInfo",
-	Level: conform.Should, Revisions: revision.Span("R5"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `2026-07-28/basic/index.mdx (_meta): "Servers SHOULD include the following io.modelcontextprotocol/* field in every result's _meta, unless specifically configured not to do so" — io.modelcontextprotocol/serverInfo, an Implementation`,
 	Run: func(t *conform.T) conform.Verdict {
 		var bad []string
@@ -155,7 +155,7 @@ var coreResultTypes = []string{"complete", "input_required"}
 // BASE-RESULTTYPE-01 — 2026-07-28/basic/index.mdx (Responses, Result Types).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-RESULTTYPE-01", Title: "every 2026-07-28 result carries resultType: complete, input_required, or an advertised extension's value",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `2026-07-28/basic/index.mdx (Responses): "The result MUST include a resultType field to indicate the type of the result."; "The set of supported ResultType values MUST be created from the set defined in the core protocol and include any additional values of supported extensions that are advertised via capabilities."`,
 	Run: func(t *conform.T) conform.Verdict {
 		_, extensions := t.Session().Capabilities()["extensions"]
@@ -234,7 +234,7 @@ func serverRequests(t *conform.T, onlyStdio bool) (reqs []string, received int, 
 // MOD-NO-SERVER-REQ-01 — 2026-07-28/basic/patterns/index.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-NO-SERVER-REQ-01", Title: "the server sends no JSON-RPC request to the client",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `2026-07-28/basic/patterns/index.mdx: "Servers MUST NOT initiate JSON-RPC requests, and clients do not send JSON-RPC responses."`,
 	Run: func(t *conform.T) conform.Verdict {
 		reqs, n, _ := serverRequests(t, false)
@@ -251,7 +251,7 @@ var _ = conform.Register(conform.Check{
 // STDIO-NO-REQUESTS-R5-01 — 2026-07-28/basic/transports/stdio.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-NO-REQUESTS-R5-01", Title: "the server writes no JSON-RPC request to stdout",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "stdio", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupStdio, Needs: conform.NeedsOpportunistic,
 	Phase:  conform.PhaseTranscript,
 	Source: `2026-07-28/basic/transports/stdio.mdx: "The server MUST NOT write JSON-RPC requests to stdout."`,
 	Run: func(t *conform.T) conform.Verdict {
@@ -332,7 +332,7 @@ func r5Errors(t *conform.T) []seenError {
 // BASE-ERRRANGE-01 — 2026-07-28/basic/index.mdx (Error Codes).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-ERRRANGE-01", Title: "no error code outside the 2026-07-28 allocation: nothing undefined in -32020…-32099, no -32002 or -32042, no legacy -32000…-32019",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `2026-07-28/basic/index.mdx (Error Codes): "Implementations MUST NOT emit any code from this sub-range that is not defined by this specification" (-32020 to -32099); "Implementations of this protocol version MUST NOT emit these codes: -32002 … -32042"; for -32000 to -32019 "new implementations SHOULD NOT use codes from this sub-range at all" (WARN)`,
 	Run: func(t *conform.T) conform.Verdict {
 		errs := r5Errors(t)
@@ -359,7 +359,7 @@ var _ = conform.Register(conform.Check{
 // ERR-R5-CODES-01 — 2026-07-28/basic/index.mdx (Error Codes); schema.
 var _ = conform.Register(conform.Check{
 	ID: "ERR-R5-CODES-01", Title: "-32020, -32021 and -32022 are used only with their meanings: their data, and HTTP 400",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupErr, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `2026-07-28/basic/index.mdx (Error Codes): implementations "MUST use defined codes only with their specified meanings"; schema MissingRequiredClientCapabilityError: data.requiredCapabilities required; UnsupportedProtocolVersionError: data.supported and data.requested required; each "For HTTP, the response status code MUST be 400 Bad Request."`,
 	Run: func(t *conform.T) conform.Verdict {
 		var bad []string

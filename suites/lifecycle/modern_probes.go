@@ -129,7 +129,7 @@ func probeMethod(s *conform.Session) string {
 // MOD-META-REQUIRED-01 — 2026-07-28/basic/index.mdx (_meta, per-request fields).
 var _ = conform.Register(conform.Check{
 	ID: "MOD-META-REQUIRED-01", Title: "a request missing _meta protocolVersion or clientCapabilities is rejected with -32602 (HTTP 400)",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "lifecycle", Needs: conform.NeedsAny, Scratch: true,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
 	Source: `2026-07-28/basic/index.mdx (_meta): "A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request." (io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities are the required fields)`,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.Scratch()
@@ -170,7 +170,7 @@ const unsupportedVersion = "1999-01-01"
 // MOD-VERSION-UNSUPPORTED-01 — 2026-07-28/basic/versioning.mdx; schema UnsupportedProtocolVersionError.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-VERSION-UNSUPPORTED-01", Title: "a request for an unimplemented protocol version gets -32022 naming the supported versions (HTTP 400)",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "lifecycle", Needs: conform.NeedsAny, Scratch: true,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
 	Source: `2026-07-28/basic/versioning.mdx: "If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support"; schema UnsupportedProtocolVersionError: code -32022, data {supported, requested} required; "For HTTP, the response status code MUST be 400 Bad Request."`,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.Scratch()
@@ -211,7 +211,7 @@ var _ = conform.Register(conform.Check{
 // MOD-REMOVED-01 — 2026-07-28/changelog.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-REMOVED-01", Title: "ping, removed in 2026-07-28, is not served to a modern request",
-	Level: conform.Descriptive, Revisions: revision.Span("R5"), Area: "lifecycle", Needs: conform.NeedsAny, Scratch: true,
+	Level: conform.Descriptive, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
 	Source: `2026-07-28/changelog.mdx: "Remove ping, logging/setLevel, and notifications/roots/list_changed." No BCP 14 key word: descriptive. A modern request for a method that does not exist is -32601 (JSON-RPC 2.0 §5.1); a result warns and never fails.`,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.Scratch()
@@ -286,7 +286,7 @@ func validName(n string) bool {
 // MOD-EXT-01 — 2026-07-28/basic/versioning.mdx (Extension Negotiation).
 var _ = conform.Register(conform.Check{
 	ID: "MOD-EXT-01", Title: "capabilities.extensions is keyed by prefixed _meta-style identifiers with object values",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "lifecycle", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: `2026-07-28/basic/versioning.mdx (Extension Negotiation): "Extension identifiers MUST follow the _meta key naming rules, with a mandatory prefix."; extensions is "a map of extension identifiers to per-extension settings objects"`,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
@@ -324,7 +324,7 @@ const legacyInitVersion = "2025-11-25"
 // MOD-LEGACY-INIT-01 (and MOD-DUAL-ERA-01) — 2026-07-28/basic/versioning.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-LEGACY-INIT-01", Title: "a modern-only server answers a legacy initialize with an error naming its supported versions",
-	Level: conform.Should, Revisions: revision.Span("R5"), Area: "era", Needs: conform.NeedsAny, Scratch: true,
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupModern, Needs: conform.NeedsAny,
 	// An initialize may switch the stdio process to legacy semantics (versioning.mdx:
 	// "An initialize request selects legacy semantics, scoped to the stdio process"):
 	// it is sent after every other probe of the column. The "era" area ranks with

@@ -86,7 +86,7 @@ func notStdio() conform.Verdict {
 // STDIO-STDOUT-PURE-01 — {rev}/basic/transports.mdx (stdio).
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-STDOUT-PURE-01", Title: "the server writes nothing but MCP messages to stdout",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "stdio", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupStdio, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
 	Source: `{rev}/basic/transports.mdx (stdio): "The server MUST NOT write anything to its stdout that is not a valid MCP message."`,
 	Run: func(t *conform.T) conform.Verdict {
 		bad, stdio := rejectedStdout(t, func(l stdoutLine) bool { return notJSON(l) && !looksLikeJSON(l.raw) })
@@ -103,7 +103,7 @@ var _ = conform.Register(conform.Check{
 // STDIO-FRAMING-01 — {rev}/basic/transports.mdx (stdio).
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-FRAMING-01", Title: "one JSON-RPC message per newline-terminated stdout line",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "stdio", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupStdio, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
 	Source: `{rev}/basic/transports.mdx (stdio): "Messages are delimited by newlines, and MUST NOT contain embedded newlines."`,
 	Run: func(t *conform.T) conform.Verdict {
 		bad, stdio := rejectedStdout(t, func(l stdoutLine) bool { return notJSON(l) && looksLikeJSON(l.raw) })
@@ -137,7 +137,7 @@ func framingFault(raw []byte) string {
 // BASE-UTF8-01 — {rev}/basic/transports.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-UTF8-01", Title: "messages are UTF-8",
-	Level: conform.Must, Revisions: revision.Span("R2+"), Area: "base", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R2+"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
 	Source: `{rev}/basic/transports.mdx: "JSON-RPC messages MUST be UTF-8 encoded."`,
 	Run: func(t *conform.T) conform.Verdict {
 		var bad []string

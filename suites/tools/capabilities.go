@@ -15,7 +15,7 @@ import (
 // TOOLS-CAP-01 — {rev}/server/tools.mdx (Capabilities).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CAP-01", Title: "a server that answers tools/list declares capabilities.tools (an object)",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: "{rev}/server/tools.mdx (Capabilities): \"Servers that support tools MUST declare the `tools` capability\"",
 	Run:    runToolsCap,
 })
@@ -56,7 +56,7 @@ func runToolsCap(t *conform.T) conform.Verdict {
 // ServerCapabilities.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CAP-LISTCHANGED-01", Title: "capabilities.tools.listChanged, when set, is a boolean",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: "{rev}/server/tools.mdx (Capabilities): \"`listChanged` indicates whether the server will emit notifications when the list of available tools changes\"; schema ServerCapabilities.tools.listChanged: {\"type\": \"boolean\"}",
 	Run: func(t *conform.T) conform.Verdict {
 		raw, ok := t.Session().Capabilities()["tools"]
@@ -90,7 +90,7 @@ var defClientFeatureMethods = map[string]string{
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-CAPS-HONEST-01", Title: "no sampling, elicitation or roots request reaches a client that declared no capabilities",
 	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
-	Revisions: revision.Span("R1–R4"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: "{rev}/basic/lifecycle.mdx (Operation): \"Both parties SHOULD [MUST from 2025-06-18]: … Only use capabilities that were successfully negotiated\"; the suite sends initialize with capabilities: {}",
 	Run:    runCapsHonest,
 })

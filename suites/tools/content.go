@@ -25,7 +25,7 @@ import (
 // CONTENT-TEXT-01 — {rev}/server/tools.mdx (Text Content); schema TextContent.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-TEXT-01", Title: "text blocks are {type:\"text\", text: string}",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "content", Needs: conform.NeedsFixture,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
 	Source: `{rev}/server/tools.mdx (Text Content): {"type": "text", "text": "Tool result text"}; schema TextContent: "required": ["text", "type"], text "type": "string"`,
 	Run: func(t *conform.T) conform.Verdict {
 		return ctJudgeType(t, "text", "TextContent", "test_simple_text", nil)
@@ -35,7 +35,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-IMAGE-01 — {rev}/server/tools.mdx (Image Content); schema ImageContent.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-IMAGE-01", Title: "image blocks carry strict base64 data whose bytes match mimeType",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "content", Needs: conform.NeedsFixture,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
 	Source: `{rev}/server/tools.mdx (Image Content): {"type": "image", "data": "base64-encoded-data", "mimeType": "image/png"}; schema ImageContent: data "The base64-encoded image data." ("format": "byte"), "required": ["data", "mimeType", "type"]`,
 	Run: func(t *conform.T) conform.Verdict {
 		return ctJudgeType(t, "image", "ImageContent", "test_image_content", ctJudgeMedia)
@@ -45,7 +45,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-AUDIO-01 — R2+ tools.mdx (Audio Content); schema AudioContent.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-AUDIO-01", Title: "audio blocks carry strict base64 data whose bytes match mimeType",
-	Level: conform.Must, Revisions: revision.Span("R2+"), Area: "content", Needs: conform.NeedsFixture,
+	Level: conform.Must, Revisions: revision.Span("R2+"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
 	Source: `{rev}/server/tools.mdx (Audio Content): {"type": "audio", "data": "base64-encoded-audio-data", "mimeType": "audio/wav"}; schema AudioContent: data "The base64-encoded audio data." ("format": "byte"), "required": ["data", "mimeType", "type"]`,
 	Run: func(t *conform.T) conform.Verdict {
 		return ctJudgeType(t, "audio", "AudioContent", "test_audio_content", ctJudgeMedia)
@@ -55,7 +55,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-AUDIO-R1-01 — 2024-11-05 schema CallToolResult (no AudioContent).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-AUDIO-R1-01", Title: "no audio block in a 2024-11-05 session (the fixture falls back)",
-	Level: conform.Derived, Revisions: revision.Span("R1"), Area: "content", Needs: conform.NeedsFixture,
+	Level: conform.Derived, Revisions: revision.Span("R1"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
 	Source: `2024-11-05 schema CallToolResult: content items are "anyOf": [TextContent, ImageContent, EmbeddedResource] (AudioContent arrives in 2025-03-26); 2024-11-05/basic/lifecycle.mdx (Operation): "Both parties SHOULD: Respect the negotiated protocol version"`,
 	Run: func(t *conform.T) conform.Verdict {
 		return ctNotInRevision(t, "audio", "test_audio_content", "2025-03-26")
@@ -65,7 +65,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-RESLINK-01 — R3+ tools.mdx (Resource Links); schema ResourceLink.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-RESLINK-01", Title: "resource_link blocks are valid and their uri is a URI with a scheme",
-	Level: conform.Must, Revisions: revision.Span("R3+"), Area: "content", Needs: conform.NeedsFixture,
+	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
 	Source: `{rev}/server/tools.mdx (Resource Links): {"type": "resource_link", "uri": "file:///project/src/main.rs", "name": "main.rs", …}; schema ResourceLink: "required": ["name", "type", "uri"], uri "The URI of this resource." ("format": "uri")`,
 	Run: func(t *conform.T) conform.Verdict {
 		return ctJudgeType(t, "resource_link", "ResourceLink", "test_resource_link", ctJudgeLinkURI)
@@ -75,7 +75,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-RESLINK-R12-01 — 2024-11-05 and 2025-03-26 schemas (no ResourceLink).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-RESLINK-R12-01", Title: "no resource_link block before 2025-06-18 (the fixture falls back)",
-	Level: conform.Derived, Revisions: revision.Span("R1–R2"), Area: "content", Needs: conform.NeedsFixture,
+	Level: conform.Derived, Revisions: revision.Span("R1–R2"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
 	Source: `2024-11-05 and 2025-03-26 schemas: CallToolResult content is TextContent, ImageContent, (AudioContent,) EmbeddedResource — ResourceLink arrives in 2025-06-18; {rev}/basic/lifecycle.mdx (Operation): "Both parties SHOULD: Respect the negotiated protocol version"`,
 	Run: func(t *conform.T) conform.Verdict {
 		return ctNotInRevision(t, "resource_link", "test_resource_link", "2025-06-18")
@@ -85,7 +85,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-EMBED-01 — {rev}/server/tools.mdx (Embedded Resources); schema EmbeddedResource.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-EMBED-01", Title: "embedded resources are valid and a blob is strict base64",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "content", Needs: conform.NeedsFixture,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
 	Source: `{rev}/server/tools.mdx (Embedded Resources): {"type": "resource", "resource": {"uri": …, "mimeType": …, "text": …}}; schema EmbeddedResource: resource is TextResourceContents or BlobResourceContents; blob "A base64-encoded string representing the binary data of the item." ("format": "byte")`,
 	Run: func(t *conform.T) conform.Verdict {
 		return ctJudgeType(t, "resource", "EmbeddedResource", "test_embedded_resource", ctJudgeBlob)
@@ -95,7 +95,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-EMBED-CAP-01 — R3+ tools.mdx (Embedded Resources).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-EMBED-CAP-01", Title: "a server that embeds resources declares the resources capability",
-	Level: conform.Should, Revisions: revision.Span("R3+"), Area: "content", Needs: conform.NeedsFixture,
+	Level: conform.Should, Revisions: revision.Span("R3+"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
 	Source: `{rev}/server/tools.mdx (Embedded Resources): "Servers that use embedded resources SHOULD implement the resources capability"`,
 	Run:    runEmbedCap,
 })
@@ -123,7 +123,7 @@ func runEmbedCap(t *conform.T) conform.Verdict {
 // CONTENT-ANNOT-01 — schema Annotated (2024-11-05) / Annotations (2025-03-26+).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-ANNOT-01", Title: "block annotations: audience ⊆ {user, assistant}, priority a number in [0, 1]",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "content", Needs: conform.NeedsFixture,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
 	Source: `schema Annotated (2024-11-05) / Annotations (2025-03-26+): audience "items": {"$ref": "Role"} (enum "assistant", "user"); priority "type": "number", "minimum": 0, "maximum": 1 (annotations are optional; when present the schema shapes them)`,
 	Run:    runAnnotations,
 })
@@ -169,7 +169,7 @@ func ctValidateAnnotations(rev revision.Revision, raw json.RawMessage) error {
 // CONTENT-ANNOT-LASTMOD-01 — 2025-06-18+ schema Annotations.lastModified.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-ANNOT-LASTMOD-01", Title: "annotations.lastModified is an ISO 8601 (RFC 3339) timestamp",
-	Level: conform.May, Revisions: revision.Span("R3+"), Area: "content", Needs: conform.NeedsFixture,
+	Level: conform.May, Revisions: revision.Span("R3+"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
 	Source: `{rev} schema Annotations.lastModified: "The moment the resource was last modified, as an ISO 8601 formatted string. Should be an ISO 8601 formatted string (e.g., \"2025-01-12T15:00:58Z\")."`,
 	Run:    runLastModified,
 })
@@ -207,7 +207,7 @@ func runLastModified(t *conform.T) conform.Verdict {
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-UNKNOWN-TYPE-01", Title: "every block's type belongs to the negotiated revision's content union",
 	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
-	Revisions: revision.Span("all"), Area: "content", Needs: conform.NeedsOpportunistic,
+	Revisions: revision.Span("all"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `schema CallToolResult.content: 2024-11-05 text|image|resource; 2025-03-26 +audio; 2025-06-18 on ContentBlock (+resource_link); {rev}/basic/lifecycle.mdx (Operation): "Respect the negotiated protocol version" — SHOULD in 2024-11-05 and 2025-03-26, MUST from 2025-06-18; 2026-07-28 (no lifecycle page): schema CallToolResult content: ContentBlock[]`,
 	Run:    runUnknownType,
 })
@@ -252,7 +252,7 @@ func runUnknownType(t *conform.T) conform.Verdict {
 // CONTENT-MIXED-01 — {rev}/server/tools.mdx (Tool Result).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-MIXED-01", Title: "a result may mix several valid block types",
-	Level: conform.May, Revisions: revision.Span("all"), Area: "content", Needs: conform.NeedsFixture,
+	Level: conform.May, Revisions: revision.Span("all"), Group: conform.GroupContent, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
 	Source: `{rev}/server/tools.mdx (Tool Result): content "can contain multiple content items of different types" (2024-11-05: "Tool results can contain multiple content items of different types")`,
 	Run:    runMixed,
 })

@@ -20,7 +20,7 @@ import (
 // TOOLS-LIST-01 — {rev}/server/tools.mdx (Listing Tools); schema ListToolsResult.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-LIST-01", Title: "every tools/list page is a valid ListToolsResult {tools, nextCursor?}",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: "{rev}/server/tools.mdx (Listing Tools): \"To discover available tools, clients send a `tools/list` request\"; schema ListToolsResult: \"required\": [\"tools\"], tools: Tool[], nextCursor: string",
 	Run:    runToolsList,
 })
@@ -75,7 +75,7 @@ func derefCursor(c *string) string {
 // TOOLS-DEF-01 — {rev}/server/tools.mdx (Data Types); schema Tool.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-DEF-01", Title: "every tool has a string name and an object inputSchema; description, if any, is a string",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: "{rev}/server/tools.mdx (Data Types: Tool): \"name: Unique identifier for the tool\" … \"inputSchema: JSON Schema defining expected parameters\"; schema Tool: \"required\": [\"inputSchema\", \"name\"], description: {\"type\": \"string\"}",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
@@ -115,7 +115,7 @@ func defToolProblems(d defTool) []string {
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-UNIQUE-01", Title: "no two listed tools share a name (across all pages)",
 	Level: conform.Descriptive, StricterFrom: &conform.LevelFrom{Revision: "2025-11-25", Level: conform.Should},
-	Revisions: revision.Span("all"), Area: "tools", Needs: conform.NeedsAny,
+	Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: "{rev}/server/tools.mdx: \"Each tool is uniquely identified by a name\"; from 2025-11-25 (Tool Names): \"Tool names SHOULD be unique within a server.\"",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
@@ -152,7 +152,7 @@ var defNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 // TOOLS-NAME-FORMAT-01 — 2025-11-25/server/tools.mdx (Tool Names).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-FORMAT-01", Title: "tool names are 1–128 characters of A–Z a–z 0–9 _ - .",
-	Level: conform.Should, Revisions: revision.Span("R4+"), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Should, Revisions: revision.Span("R4+"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: "2025-11-25/server/tools.mdx (Tool Names): \"Tool names SHOULD be between 1 and 128 characters in length (inclusive).\" … \"The following SHOULD be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits (0-9), underscore (_), hyphen (-), and dot (.)\"",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
@@ -191,7 +191,7 @@ func defNameFault(name string) string {
 // TOOLS-NAME-CASE-01 — 2025-11-25/server/tools.mdx (Tool Names).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-CASE-01", Title: "a tool name with its case flipped does not resolve to the tool",
-	Level: conform.Should, Revisions: revision.Span("R4+"), Area: "tools", Needs: conform.NeedsAny, Scratch: true,
+	Level: conform.Should, Revisions: revision.Span("R4+"), Group: conform.GroupTools, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
 	Source: "2025-11-25/server/tools.mdx (Tool Names): \"Tool names SHOULD be considered case-sensitive.\"; Error Handling: protocol errors cover \"Unknown tools\"",
 	Run:    runNameCase,
 })
@@ -359,7 +359,7 @@ func defCaseUntold(flipped string, got, unknown, real *toolkit.Outcome) conform.
 // TOOLS-TITLE-01 — 2025-06-18+/server/tools.mdx; schema BaseMetadata, Tool.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-TITLE-01", Title: "a tool's title, when present, is a string",
-	Level: conform.Must, Revisions: revision.Span("R3+"), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: "{rev}/server/tools.mdx (Tool): \"title: Optional human-readable name of the tool for display purposes.\"; schema Tool.title: {\"type\": \"string\"} (\"Display name precedence order is: title, annotations.title, then name.\")",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
@@ -383,7 +383,7 @@ var _ = conform.Register(conform.Check{
 // TOOLS-ANNOT-01 — 2025-03-26+/server/tools.mdx; schema ToolAnnotations.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-ANNOT-01", Title: "tool annotations are {title?: string, readOnlyHint?, destructiveHint?, idempotentHint?, openWorldHint?: boolean}",
-	Level: conform.Must, Revisions: revision.Span("R2+"), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R2+"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: "{rev}/server/tools.mdx: \"annotations: Optional properties describing tool behavior\"; schema ToolAnnotations: title string; readOnlyHint, destructiveHint, idempotentHint, openWorldHint boolean",
 	Run: func(t *conform.T) conform.Verdict {
 		return defMemberValid(t, defMember{
@@ -447,7 +447,7 @@ func defBool(raw json.RawMessage) *bool {
 // TOOLS-ANNOT-CONSIST-01 — schema ToolAnnotations docs (derived).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-ANNOT-CONSIST-01", Title: "no tool claims both readOnlyHint: true and destructiveHint: true",
-	Level: conform.Derived, Revisions: revision.Span("R2+"), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Derived, Revisions: revision.Span("R2+"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: "schema ToolAnnotations: readOnlyHint \"If true, the tool does not modify its environment.\"; destructiveHint \"If true, the tool may perform destructive updates to its environment. … (This property is meaningful only when `readOnlyHint == false`)\" — both true contradict each other (derived)",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
@@ -476,7 +476,7 @@ var _ = conform.Register(conform.Check{
 // ToolExecution.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-EXEC-R4-01", Title: "a tool's execution.taskSupport, when present, is forbidden, optional or required",
-	Level: conform.Must, Revisions: revision.Span("R4"), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R4"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: "2025-11-25 schema ToolExecution.taskSupport: {\"enum\": [\"forbidden\", \"optional\", \"required\"]} (\"forbidden\" … \"default when absent\"); basic/utilities/tasks.mdx (Tool-Level Negotiation)",
 	Run: func(t *conform.T) conform.Verdict {
 		return defMemberValid(t, defMember{

@@ -193,7 +193,7 @@ func defScanSessions(sessions []*conform.Session) defScan {
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-VERSION-RESPECT-01", Title: "tool definitions and tool results use only fields and content types of the negotiated revision",
 	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
-	Revisions: revision.Span("R1–R4"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: "{rev}/basic/lifecycle.mdx (Operation): \"Both parties SHOULD [MUST from 2025-06-18]: Respect the negotiated protocol version\"; the negotiated revision's schema defines which Tool and CallToolResult members and content types exist",
 	Run: func(t *conform.T) conform.Verdict {
 		toolkit.List(t) // the memoized walk: every revision's definitions are seen at least once

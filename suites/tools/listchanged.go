@@ -32,7 +32,7 @@ const ctListChangedWait = 2 * time.Second
 // NOTIF-LC-01 — {rev}/server/tools.mdx (List Changed Notification).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LC-01", Title: "a change of the tool list is announced with notifications/tools/list_changed",
-	Level: conform.Should, Revisions: revision.Span("R1–R4"), Area: "notifications", Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange,
+	Level: conform.Should, Revisions: revision.Span("R1–R4"), Group: conform.GroupNotif, Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange,
 	Source: `{rev}/server/tools.mdx (List Changed Notification): "When the list of available tools changes, servers that declared the listChanged capability SHOULD send a notification" {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}`,
 	Run:    runListChangedProbe,
 })
@@ -257,7 +257,7 @@ func (e ctEntry) where() string { return fmt.Sprintf("%s #%d", e.Session.Label, 
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LC-UNDECLARED-01", Title: "list_changed only from a server that declared tools.listChanged",
 	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
-	Revisions: revision.Span("R1–R4"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Revisions: revision.Span("R1–R4"), Group: conform.GroupNotif, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `{rev}/basic/lifecycle.mdx (Operation): "Only use capabilities that were successfully negotiated" — SHOULD in 2024-11-05 and 2025-03-26, MUST from 2025-06-18; {rev}/server/tools.mdx: "listChanged indicates whether the server will emit notifications when the list of available tools changes"`,
 	Run: func(t *conform.T) conform.Verdict {
 		seen := ctListChangedSeen(t)
@@ -277,7 +277,7 @@ var _ = conform.Register(conform.Check{
 // NOTIF-LC-SHAPE-01 — schema ToolListChangedNotification.
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LC-SHAPE-01", Title: "list_changed is a notification (no id) with at most params{_meta}",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupNotif, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `schema ToolListChangedNotification (in 2026-07-28 delivered on a subscriptions/listen stream, its params._meta "io.modelcontextprotocol/subscriptionId": {"$ref": "#/$defs/RequestId"}): "method": {"const": "notifications/tools/list_changed"}, "params": {"properties": {"_meta": …}, "type": "object"} (optional); a notification carries no id (JSON-RPC 2.0 §4.1: "A Notification is a Request object without an "id" member")`,
 	Run:    runListChangedShape,
 })

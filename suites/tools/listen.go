@@ -117,7 +117,7 @@ func lsJudgeAck(t *conform.T, sub *conform.Subscription, msgs []wire.Entry) conf
 // NOTIF-LISTEN-ACK-R5-01 — 2026-07-28/basic/patterns/subscriptions.mdx (Acknowledgment).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-ACK-R5-01", Title: "a subscription starts with notifications/subscriptions/acknowledged tagged with its id",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "notifications", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Acknowledgment): "The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription's ID in _meta under io.modelcontextprotocol/subscriptionId"; "The notifications field in the acknowledgment reflects the subset the server agreed to honor."`,
 	Run: func(t *conform.T) conform.Verdict {
 		sub, v := lsOpen(t, lsTools, 1)
@@ -199,7 +199,7 @@ func lsTagFindings(f *conform.Findings, subs ...*conform.Subscription) {
 // judged too).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-TAG-R5-01", Title: "every message on a listen stream carries _meta subscriptionId",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "notifications", Needs: conform.NeedsAny, Phase: conform.PhaseStateChange,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Needs: conform.NeedsAny, Phase: conform.PhaseStateChange,
 	Source: `2026-07-28/basic/index.mdx: "On notifications delivered via a subscriptions/listen stream, the server MUST include io.modelcontextprotocol/subscriptionId in _meta"; subscriptions.mdx (Graceful Closure): "Like every other message on the stream, the response carries io.modelcontextprotocol/subscriptionId in _meta"`,
 	Run: func(t *conform.T) conform.Verdict {
 		sub, v := lsOpen(t, lsTools, 1)
@@ -231,7 +231,7 @@ var _ = conform.Register(conform.Check{
 // Two subscriptions share the channel at once: each message must name its own.
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-SUBID-R5-01", Title: "stdio: two concurrent subscriptions are told apart by _meta subscriptionId",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "stdio", Needs: conform.NeedsAny, Phase: conform.PhaseStateChange,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupStdio, Needs: conform.NeedsAny, Phase: conform.PhaseStateChange,
 	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Multiple Concurrent Subscriptions): "every notification on the stream carries that ID in io.modelcontextprotocol/subscriptionId so clients can demultiplex them"; basic/index.mdx: "the server MUST include io.modelcontextprotocol/subscriptionId in _meta"; basic/transports/stdio.mdx: "Clients MUST correlate these using the io.modelcontextprotocol/subscriptionId field in _meta"`,
 	Run: func(t *conform.T) conform.Verdict {
 		if t.Session().Kind != "stdio" {
@@ -307,7 +307,7 @@ func lsSplit(t *conform.T, sub *conform.Subscription, after int) (on []wire.Entr
 // NOTIF-LISTEN-LC-R5-01 — 2026-07-28/server/tools.mdx (List Changed Notification).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-LC-R5-01", Title: "a tool list change is announced on the listen stream that asked for toolsListChanged, and only there",
-	Level: conform.Should, Revisions: revision.Span("R5"), Area: "notifications", Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange,
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange,
 	Source: `2026-07-28/server/tools.mdx (List Changed Notification): "When the list of available tools changes, servers that declared the listChanged capability SHOULD send a notification to clients that have opened a subscriptions/listen stream with toolsListChanged: true"; "listChanged indicates whether the server will emit notifications when the list of available tools changes"`,
 	Run: func(t *conform.T) conform.Verdict {
 		declared := toolkit.ListChangedDeclared(t.Session())
@@ -385,7 +385,7 @@ var _ = conform.Register(conform.Check{
 // NOTIF-LISTEN-FILTER-R5-01 — 2026-07-28/basic/patterns/subscriptions.mdx (Opening a Stream).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-FILTER-R5-01", Title: "a subscription gets only the notification types it asked for",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "notifications", Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange,
 	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Opening a Stream): "The server MUST NOT send notification types the client has not explicitly requested."`,
 	Run: func(t *conform.T) conform.Verdict {
 		trig := ctPickTrigger(t)
@@ -476,7 +476,7 @@ func (o lsObserved) onListen(e wire.Entry) bool {
 // NOTIF-LISTEN-SCOPE-R5-01 — 2026-07-28/server/utilities/logging.mdx; basic/transports/streamable-http.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-SCOPE-R5-01", Title: "no notifications/progress or notifications/message on a listen stream",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `2026-07-28/server/utilities/logging.mdx: "notifications/message is request-scoped: the server MUST NOT deliver it on a subscriptions/listen stream"; basic/transports/streamable-http.mdx: "Request-scoped notifications like notifications/progress and notifications/message are not delivered on the listen stream"`,
 	Run:    func(t *conform.T) conform.Verdict { return lsJudgeScope(lsObserve(t)) },
 })
@@ -507,7 +507,7 @@ func lsJudgeScope(obs []lsObserved) conform.Verdict {
 // CANCEL-R5-SERVER-01 — 2026-07-28/basic/patterns/cancellation.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "CANCEL-R5-SERVER-01", Title: "the server sends notifications/cancelled only to tear down a subscription",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `2026-07-28/basic/patterns/cancellation.mdx: "Servers MUST NOT send notifications/cancelled for any other purpose."; "Server-sent cancellation notifications MUST reference a subscriptions/listen request, to terminate that subscription stream"`,
 	Run:    func(t *conform.T) conform.Verdict { return lsJudgeCancel(lsObserve(t)) },
 })

@@ -18,7 +18,7 @@ import (
 // schema ListToolsResult.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-LIST-R5-01", Title: "every complete tools/list page carries resultType, ttlMs (an integer ≥ 0) and cacheScope (public or private)",
-	Level: conform.Must, Revisions: revision.Span("R5"), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: `2026-07-28/server/utilities/caching.mdx (Cacheable Results): "Servers MUST include caching hints on results with resultType: "complete" returned by the following operations" (tools/list among them) … "Servers MUST provide a ttlMs value that is >= 0."; schema ListToolsResult: "required": ["cacheScope", "resultType", "tools", "ttlMs"], cacheScope: "private" | "public"`,
 	Run: func(t *conform.T) conform.Verdict {
 		l := toolkit.List(t)
@@ -73,7 +73,7 @@ func listCursorLabel(p toolkit.Page) string {
 // TOOLS-LIST-ORDER-01 — 2026-07-28/server/tools.mdx (Listing Tools).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-LIST-ORDER-01", Title: "two listings of an unchanged tool set give the tools in the same order",
-	Level: conform.Should, Revisions: revision.Span("R5"), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: `2026-07-28/server/tools.mdx (Listing Tools): "Servers SHOULD return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed)."`,
 	Run: func(t *conform.T) conform.Verdict {
 		// The session's listing (toolkit.List) and a fresh walk: the checks between

@@ -202,7 +202,7 @@ func ctNoProgress(p ctProbeResult, what string) conform.Verdict {
 // PROG-TOKEN-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Behavior Requirements).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-TOKEN-01", Title: "progress names only tokens of the suite's requests still in progress",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `{rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Behavior Requirements): "Progress notifications MUST only reference tokens that: Were provided in an active request; Are associated with an in-progress operation"`,
 	Run:    runProgressToken,
 })
@@ -234,7 +234,7 @@ func runProgressToken(t *conform.T) conform.Verdict {
 // PROG-TOKEN-TYPE-01 — progress.mdx; schema ProgressToken.
 var _ = conform.Register(conform.Check{
 	ID: "PROG-TOKEN-TYPE-01", Title: "progress echoes the token with its JSON type (string or integer)",
-	Level: conform.Derived, Revisions: revision.Span("all"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Derived, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `{rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx): notifications contain "The original progress token"; schema ProgressToken "type": ["string", "integer"] (the token 7 and the token "7" are different values)`,
 	Run: func(t *conform.T) conform.Verdict {
 		probe := ctProgressProbe(t)
@@ -260,7 +260,7 @@ var _ = conform.Register(conform.Check{
 // PROG-MONOTONIC-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Progress Flow).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-MONOTONIC-01", Title: "progress increases with every notification for a token",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `{rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx): "The progress value MUST increase with each notification, even if the total is unknown."`,
 	Run:    runProgressMonotonic,
 })
@@ -305,7 +305,7 @@ func runProgressMonotonic(t *conform.T) conform.Verdict {
 // PROG-AFTER-DONE-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Implementation Notes).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-AFTER-DONE-01", Title: "no progress for a token after its request's reply",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "observed", Needs: conform.NeedsOpportunistic,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `{rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Implementation Notes): "Progress notifications MUST stop after completion"`,
 	Run:    runProgressAfterDone,
 })

@@ -19,7 +19,7 @@ import (
 // TOOLS-INSCHEMA-TYPE-01 — schema Tool.inputSchema.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-INSCHEMA-TYPE-01", Title: "every inputSchema has \"type\": \"object\" at its root",
-	Level: conform.Must, Revisions: revision.Span("all"), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: "schema Tool.inputSchema: {\"type\": \"object\", \"properties\": {\"type\": {\"const\": \"object\", \"type\": \"string\"}}, \"required\": [\"type\"]} (\"A JSON Schema object defining the expected parameters for the tool.\")",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
@@ -118,7 +118,7 @@ func defCompileStrict(raw json.RawMessage) (string, error) {
 // Schema Usage).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-INSCHEMA-VALID-01", Title: "every inputSchema is a valid JSON Schema under its declared dialect (default 2020-12)",
-	Level: conform.Must, Revisions: revision.Span("R4+"), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R4+"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: "2025-11-25/server/tools.mdx (Tool): inputSchema \"Defaults to 2020-12 if no `$schema` field is present\" … \"MUST be a valid JSON Schema object (not `null`)\"; basic/index.mdx (Schema Validation): \"Schemas MUST be valid according to their declared or default dialect\"",
 	Run:    func(t *conform.T) conform.Verdict { return defInputSchemasCompile(t, defCompileStrict) },
 })
@@ -157,7 +157,7 @@ func judgeCompiled(t *conform.T, l *defListing, c *defCompiled, member string, i
 // TOOLS-INSCHEMA-VALID-R1-01 — 2024-11-05 … 2025-06-18 server/tools.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-INSCHEMA-VALID-R1-01", Title: "every inputSchema compiles as JSON Schema (2020-12 or draft-07)",
-	Level: conform.Derived, Revisions: revision.Span("R1–R3"), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Derived, Revisions: revision.Span("R1–R3"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: "{rev}/server/tools.mdx (Tool): \"inputSchema: JSON Schema defining expected parameters\" — these revisions name no dialect, so any JSON Schema that compiles is accepted (derived)",
 	Run:    func(t *conform.T) conform.Verdict { return defInputSchemasCompile(t, revision.CompileAnyDialect) },
 })
@@ -206,7 +206,7 @@ func defOpenNoParams(l *defListing) []string {
 // Tool.outputSchema.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-OUTSCHEMA-01", Title: "every outputSchema is valid under the revision's Tool schema (root type object before 2026-07-28) and compiles",
-	Level: conform.Must, Revisions: revision.Span("R3+"), Area: "tools", Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	Source: "{rev}/server/tools.mdx (Output Schema): \"Tools may also provide an output schema for validation of structured results.\"; schema Tool.outputSchema: {\"type\": \"object\", \"properties\": {\"type\": {\"const\": \"object\"}}, \"required\": [\"type\"]} (2025-11-25: \"Defaults to JSON Schema 2020-12 when no explicit $schema is provided. Currently restricted to type: \\\"object\\\" at the root level.\"); 2026-07-28 (Data Types): \"`outputSchema`: Optional JSON Schema defining expected output structure\" … \"Defaults to 2020-12 if no `$schema` field is present\" (any 2020-12 schema, e.g. an array schema; no root restriction)",
 	Run:    runOutSchema,
 })
