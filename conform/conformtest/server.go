@@ -129,6 +129,19 @@ func Result(req *wire.Message, result string) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID.Raw(), result)
 }
 
+// Reply is a handler that answers every request with result.
+func Reply(result string) Handler {
+	return func(req *wire.Message) []string { return []string{Result(req, result)} }
+}
+
+// ReplyError is a handler that answers every request with a JSON-RPC error.
+func ReplyError(code int) Handler {
+	return func(req *wire.Message) []string { return []string{Error(req, code, "x")} }
+}
+
+// Silent is a handler that never answers.
+func Silent(*wire.Message) []string { return nil }
+
 // Error builds an error response to req.
 func Error(req *wire.Message, code int, message string) string {
 	mb, _ := json.Marshal(message)

@@ -16,9 +16,9 @@ import (
 // inputRequired is an InputRequiredResult: it asks for input, completes nothing.
 const inputRequired = `{"resultType":"input_required","inputRequests":{"n":{"method":"elicitation/create","params":{"mode":"form","message":"name?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s1","content":[],"isError":"no"}`
 
-// modern makes a scripted server answer the era probe (server/discover) and refuse
+// modernServer makes a scripted server answer the era probe (server/discover) and refuse
 // ping, which 2026-07-28 does not have.
-func modern(srv *conformtest.Server) *conformtest.Server {
+func modernServer(srv *conformtest.Server) *conformtest.Server {
 	srv.Handle("server/discover", func(req *wire.Message) []string {
 		return []string{conformtest.Result(req, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"scripted","version":"1"}},"ttlMs":0,"cacheScope":"private"}`)}
 	})
@@ -100,16 +100,16 @@ func TestR5Verdicts(t *testing.T) {
 		opts     []func(*conform.Config)
 		want     reports.Status
 	}{
-		{"call: a content array passes", "TOOLS-CALL-01", modern(server(answer("test_simple_text", complete(okText)), fixtureDefs...)), nil, reports.Pass},
-		{"call: an InputRequiredResult fails", "TOOLS-CALL-01", modern(server(answer("test_simple_text", inputRequired), fixtureDefs...)), nil, reports.Fail},
-		{"exec: an isError result passes", "ERR-EXEC-IN-RESULT-01", modern(server(nil, fixtureDefs...)), nil, reports.Pass},
-		{"exec: a protocol error warns", "ERR-EXEC-IN-RESULT-01", modern(server(answer("test_error_handling", "error:-32603"), fixtureDefs...)), nil, reports.Warn},
-		{"validate: isError passes", "TOOLS-CALL-VALIDATE-01", modern(server(nil, fixtureDefs...)), nil, reports.Pass},
-		{"validate: no validation warns", "TOOLS-CALL-VALIDATE-01", modern(server(noValidation, fixtureDefs...)), nil, reports.Warn},
-		{"invalidargs: isError passes", "TOOLS-CALL-INVALIDARGS-R4-01", modern(server(nil, fixtureDefs...)), nil, reports.Pass},
-		{"invalidargs: -32602 passes with a note", "TOOLS-CALL-INVALIDARGS-R4-01", modern(server(rejectInvalidEcho, fixtureDefs...)), nil, reports.Pass},
-		{"iserror content: a text block passes", "ERR-ISERROR-CONTENT-01", modern(server(nil, fixtureDefs...)), nil, reports.Pass},
-		{"iserror content: none fails", "ERR-ISERROR-CONTENT-01", modern(server(answer("test_error_handling", `{"resultType":"complete","isError":true}`), fixtureDefs...)), nil, reports.Fail},
+		{"call: a content array passes", "TOOLS-CALL-01", modernServer(server(answer("test_simple_text", complete(okText)), fixtureDefs...)), nil, reports.Pass},
+		{"call: an InputRequiredResult fails", "TOOLS-CALL-01", modernServer(server(answer("test_simple_text", inputRequired), fixtureDefs...)), nil, reports.Fail},
+		{"exec: an isError result passes", "ERR-EXEC-IN-RESULT-01", modernServer(server(nil, fixtureDefs...)), nil, reports.Pass},
+		{"exec: a protocol error warns", "ERR-EXEC-IN-RESULT-01", modernServer(server(answer("test_error_handling", "error:-32603"), fixtureDefs...)), nil, reports.Warn},
+		{"validate: isError passes", "TOOLS-CALL-VALIDATE-01", modernServer(server(nil, fixtureDefs...)), nil, reports.Pass},
+		{"validate: no validation warns", "TOOLS-CALL-VALIDATE-01", modernServer(server(noValidation, fixtureDefs...)), nil, reports.Warn},
+		{"invalidargs: isError passes", "TOOLS-CALL-INVALIDARGS-R4-01", modernServer(server(nil, fixtureDefs...)), nil, reports.Pass},
+		{"invalidargs: -32602 passes with a note", "TOOLS-CALL-INVALIDARGS-R4-01", modernServer(server(rejectInvalidEcho, fixtureDefs...)), nil, reports.Pass},
+		{"iserror content: a text block passes", "ERR-ISERROR-CONTENT-01", modernServer(server(nil, fixtureDefs...)), nil, reports.Pass},
+		{"iserror content: none fails", "ERR-ISERROR-CONTENT-01", modernServer(server(answer("test_error_handling", `{"resultType":"complete","isError":true}`), fixtureDefs...)), nil, reports.Fail},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

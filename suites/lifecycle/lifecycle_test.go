@@ -5,22 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
-func reply(result string) conformtest.Handler {
-	return func(req *wire.Message) []string { return []string{conformtest.Result(req, result)} }
-}
-
-func rpcError(code int) conformtest.Handler {
-	return func(req *wire.Message) []string { return []string{conformtest.Error(req, code, "x")} }
-}
-
-func silent(*wire.Message) []string { return nil }
+var (
+	reply    = conformtest.Reply
+	rpcError = conformtest.ReplyError
+	silent   = conformtest.Silent
+)
 
 func initResult(req *wire.Message, version string) []string {
 	return []string{conformtest.Result(req, `{"protocolVersion":"`+version+`","capabilities":{},"serverInfo":{"name":"s","version":"1"}}`)}
@@ -132,35 +126,5 @@ func TestVerdicts(t *testing.T) {
 				t.Errorf("%s: status %s, want %s (%s)", tc.id, v.Status, tc.want, v.Message)
 			}
 		})
-	}
-}
-
-func TestOnlyContentTypeLeaks(t *testing.T) {
-	r1 := revision.MustLookup("2024-11-05")
-	finding := func(result string) conform.SchemaFinding {
-		err := r1.Validate("CallToolResult", json.RawMessage(result))
-		if err == nil {
-			t.Fatalf("%s is valid under 2024-11-05", result)
-		}
-		return conform.SchemaFinding{Err: err, Problem: err.Error()}
-	}
-	audio := finding(`{"content":[{"type":"audio","data":"AAAA","mimeType":"audio/wav"}]}`)
-	video := finding(`{"content":[{"type":"text","text":"x"},{"type":"video","data":"AAAA"}]}`)
-	noText := finding(`{"content":[{"type":"text"}]}`)
-	tests := []struct {
-		name     string
-		findings []conform.SchemaFinding
-		want     bool
-	}{
-		{"an audio block in 2024-11-05 is a leak", []conform.SchemaFinding{audio}, true},
-		{"an unknown type is a leak", []conform.SchemaFinding{video, audio}, true},
-		{"a text block without text is not", []conform.SchemaFinding{audio, noText}, false},
-		{"no findings", nil, false},
-		{"a finding that is no validation error", []conform.SchemaFinding{{Problem: "x"}}, false},
-	}
-	for _, tc := range tests {
-		if got := onlyContentTypeLeaks(tc.findings); got != tc.want {
-			t.Errorf("%s: %v, want %v (%v)", tc.name, got, tc.want, tc.findings)
-		}
 	}
 }

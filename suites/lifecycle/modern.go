@@ -2,9 +2,20 @@ package lifecycle
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // MOD-DISCOVER-01 — 2026-07-28/server/discover.mdx; basic/versioning.mdx.
@@ -37,3 +48,398 @@ var _ = conform.Register(conform.Check{
 		return conform.Pass("DiscoverResult valid under the %s schema, supportedVersions include %s", s.Rev.Name, t.Rev.Name)
 	},
 })
+
+// MOD-DISCOVER-INFO-01 — 2026-07-28/server/discover.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "MOD-DISCOVER-INFO-01", Title: "the DiscoverResult names the server in _meta io.modelcontextprotocol/serverInfo",
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
+	Source: `2026-07-28/server/discover.mdx: "_meta['io.modelcontextprotocol/serverInfo']: Name and version of the server software. Servers SHOULD include this field."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s := t.Session()
+		want := "_meta[\"" + conform.MetaServerInfo + "\"] (name and version) in the DiscoverResult"
+		switch {
+		case s.Init == nil:
+			return t.Silent(want, t.ColumnErr())
+		case s.Init.IsError():
+			return conform.Skip(reports.NotApplicable, "server/discover was answered with error %d, not a DiscoverResult (MOD-DISCOVER-01 judges it)", s.Init.Error.Code)
+		}
+		if p := serverInfoProblem(s.Init.Result); p != "" {
+			return t.Violation(want, p)
+		}
+		return conform.Pass("serverInfo %s", conform.Clip(string(s.ServerInfo()), 120))
+	},
+})
+
+// MOD-SERVERINFO-01 — 2026-07-28/basic/index.mdx (_meta, per-response fields).
+var _ = conform.Register(conform.Check{
+	ID: "MOD-SERVERINFO-01", Title: "every 2026-07-28 result names the server in _meta io.modelcontextprotocol/serverInfo",
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `2026-07-28/basic/index.mdx (_meta): "Servers SHOULD include the following io.modelcontextprotocol/* field in every result's _meta, unless specifically configured not to do so" — io.modelcontextprotocol/serverInfo, an Implementation`,
+	Run: func(t *conform.T) conform.Verdict {
+		var bad []string
+		n := 0
+		for _, r := range modern.Replies(t) {
+			if r.Msg.Kind != wire.KindResult {
+				continue
+			}
+			n++
+			if p := serverInfoProblem(r.Msg.Result); p != "" {
+				bad = append(bad, fmt.Sprintf("%s (%s): %s", r.Where, r.Method, p))
+			}
+		}
+		switch {
+		case n == 0:
+			return conform.Skip(reports.NotExercised, "no result was received in this revision's sessions")
+		case len(bad) > 0:
+			return t.Violation("_meta serverInfo in every result", fmt.Sprintf("%d of %d results without it: %s", len(bad), n, conform.JoinAtMost(bad, 3)))
+		}
+		return conform.Pass("%d results, each with _meta serverInfo", n)
+	},
+})
+
+// MOD-NO-SERVER-REQ-01 — 2026-07-28/basic/patterns/index.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "MOD-NO-SERVER-REQ-01", Title: "the server sends no JSON-RPC request to the client",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `2026-07-28/basic/patterns/index.mdx: "Servers MUST NOT initiate JSON-RPC requests, and clients do not send JSON-RPC responses."`,
+	Run: func(t *conform.T) conform.Verdict {
+		reqs, n, _ := modern.ServerRequests(t, false)
+		switch {
+		case len(reqs) > 0:
+			return t.Violation("no server-to-client request (input is asked for with an InputRequiredResult)", fmt.Sprintf("%d request(s): %s", len(reqs), conform.JoinAtMost(reqs, 3)))
+		case n == 0:
+			return conform.Skip(reports.NotExercised, "no message was received in this revision's sessions")
+		}
+		return conform.Pass("%d messages received, none a request", n)
+	},
+})
+
+// MOD-META-REQUIRED-01 — 2026-07-28/basic/index.mdx (_meta, per-request fields).
+var _ = conform.Register(conform.Check{
+	ID: "MOD-META-REQUIRED-01", Title: "a request missing _meta protocolVersion or clientCapabilities is rejected with -32602 (HTTP 400)",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: `2026-07-28/basic/index.mdx (_meta): "A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request." (io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities are the required fields)`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, err := t.Scratch()
+		if err != nil {
+			return conform.Errorf("%v", err)
+		}
+		method := probeMethod(s)
+		var bad, good []string
+		// Each field left out in turn; the other stays, so that a dual-era server
+		// still takes the request for a modern one (either field marks it).
+		for _, key := range []string{conform.MetaProtocolVersion, conform.MetaClientCapabilities} {
+			meta := s.Conn.Meta()
+			delete(meta, key)
+			a, err := callWithMeta(t, s, method, nil, meta)
+			if err != nil {
+				return conform.Errorf("%v", err)
+			}
+			want := fmt.Sprintf("-32602 for %s without _meta[%q]", method, key)
+			if a.err != nil {
+				return t.Silent(want, a.err)
+			}
+			if p := a.rejected(s.Kind, wire.CodeInvalidParams); p != "" {
+				bad = append(bad, fmt.Sprintf("without %s: %s", key, p))
+				continue
+			}
+			good = append(good, "without "+key)
+		}
+		if len(bad) > 0 {
+			return t.Violation("JSON-RPC error -32602 (HTTP 400) for a request missing a required _meta field", strings.Join(bad, "; "))
+		}
+		return conform.Pass("%s %s: -32602 each time", method, strings.Join(good, ", "))
+	},
+})
+
+// MOD-VERSION-UNSUPPORTED-01 — 2026-07-28/basic/versioning.mdx; schema UnsupportedProtocolVersionError.
+var _ = conform.Register(conform.Check{
+	ID: "MOD-VERSION-UNSUPPORTED-01", Title: "a request for an unimplemented protocol version gets -32022 naming the supported versions (HTTP 400)",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: `2026-07-28/basic/versioning.mdx: "If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support"; schema UnsupportedProtocolVersionError: code -32022, data {supported, requested} required; "For HTTP, the response status code MUST be 400 Bad Request."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, err := t.Scratch()
+		if err != nil {
+			return conform.Errorf("%v", err)
+		}
+		method := probeMethod(s)
+		meta := s.Conn.Meta()
+		meta[conform.MetaProtocolVersion] = unsupportedVersion
+		// Over Streamable HTTP the MCP-Protocol-Version header is derived from the
+		// body, so header and _meta agree on the unsupported version.
+		a, err := callWithMeta(t, s, method, nil, meta)
+		if err != nil {
+			return conform.Errorf("%v", err)
+		}
+		want := fmt.Sprintf("UnsupportedProtocolVersionError (-32022, data.supported, data.requested %q) for %s asking for %s", unsupportedVersion, method, unsupportedVersion)
+		if a.err != nil {
+			return t.Silent(want, a.err)
+		}
+		if p := a.rejected(s.Kind, conform.CodeUnsupportedVersion); p != "" {
+			return t.Violation(want, p)
+		}
+		if err := s.Rev.Validate("UnsupportedProtocolVersionError", json.RawMessage(a.resp.Msg.Raw)); err != nil {
+			return t.Violation(want+", valid under the "+s.Rev.Name+" schema", err.Error())
+		}
+		var d struct {
+			Supported []string `json:"supported"`
+			Requested string   `json:"requested"`
+		}
+		_ = json.Unmarshal(a.resp.Error.Data, &d)
+		if d.Requested != unsupportedVersion {
+			return t.Violation(want, fmt.Sprintf("data.requested is %q", conform.Clip(d.Requested, 40)))
+		}
+		return conform.Pass("-32022, supported %v, requested %q", d.Supported, d.Requested)
+	},
+})
+
+// MOD-REMOVED-01 — 2026-07-28/changelog.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "MOD-REMOVED-01", Title: "ping, removed in 2026-07-28, is not served to a modern request",
+	Level: conform.Descriptive, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: `2026-07-28/changelog.mdx: "Remove ping, logging/setLevel, and notifications/roots/list_changed." No BCP 14 key word: descriptive. A modern request for a method that does not exist is -32601 (JSON-RPC 2.0 §5.1); a result warns and never fails.`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, err := t.Scratch()
+		if err != nil {
+			return conform.Errorf("%v", err)
+		}
+		a, err := callWithMeta(t, s, "ping", nil, s.Conn.Meta())
+		if err != nil {
+			return conform.Errorf("%v", err)
+		}
+		want := "-32601 for ping with 2026-07-28 _meta (ping was removed)"
+		switch {
+		case a.err != nil:
+			return t.Silent(want, a.err)
+		case !a.resp.IsError():
+			return t.Violation(want, "a result "+conform.Clip(string(a.resp.Result), 120)+": the server serves ping in 2026-07-28")
+		case a.resp.Error.Code != wire.CodeMethodNotFound:
+			return conform.Note("ping is not served: error %d %q (-32601 is the usual answer)", a.resp.Error.Code, conform.Clip(a.resp.Error.Message, 80))
+		}
+		return conform.Pass("%s", "ping: -32601 "+a.describe())
+	},
+})
+
+// MOD-EXT-01 — 2026-07-28/basic/versioning.mdx (Extension Negotiation).
+var _ = conform.Register(conform.Check{
+	ID: "MOD-EXT-01", Title: "capabilities.extensions is keyed by prefixed _meta-style identifiers with object values",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
+	Source: `2026-07-28/basic/versioning.mdx (Extension Negotiation): "Extension identifiers MUST follow the _meta key naming rules, with a mandatory prefix."; extensions is "a map of extension identifiers to per-extension settings objects"`,
+	Run: func(t *conform.T) conform.Verdict {
+		s := t.Session()
+		if s.Init == nil || s.Init.IsError() {
+			return conform.Skip(reports.NotApplicable, "no DiscoverResult to read capabilities from (MOD-DISCOVER-01 judges server/discover)")
+		}
+		raw, ok := s.Capabilities()["extensions"]
+		if !ok {
+			return conform.Skip(reports.NotApplicable, "the server advertises no capabilities.extensions")
+		}
+		var ext map[string]json.RawMessage
+		if json.Unmarshal(raw, &ext) != nil || ext == nil {
+			return t.Violation("capabilities.extensions an object", conform.Clip(string(raw), 80))
+		}
+		var bad []string
+		keys := slices.Sorted(maps.Keys(ext))
+		for _, k := range keys {
+			if p := extensionIDProblem(k); p != "" {
+				bad = append(bad, fmt.Sprintf("%q: %s", k, p))
+			}
+			if v := strings.TrimSpace(string(ext[k])); v == "" || v[0] != '{' {
+				bad = append(bad, fmt.Sprintf("%q: the value %s is not an object", k, conform.Clip(v, 40)))
+			}
+		}
+		if len(bad) > 0 {
+			return t.Violation("prefixed extension identifiers with settings objects", conform.JoinAtMost(bad, 3))
+		}
+		return conform.Pass("extensions %s", strings.Join(keys, ", "))
+	},
+})
+
+// MOD-LEGACY-INIT-01 (and MOD-DUAL-ERA-01) — 2026-07-28/basic/versioning.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "MOD-LEGACY-INIT-01", Title: "a modern-only server answers a legacy initialize with an error naming its supported versions",
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupModern, Needs: conform.NeedsAny,
+	// An initialize may switch the stdio process to legacy semantics (versioning.mdx:
+	// "An initialize request selects legacy semantics, scoped to the stdio process"):
+	// it is sent after every other probe of the column. The "era" area ranks with
+	// the observed ones, after every other area's odd-input checks.
+	Phase:  conform.PhaseOddInput,
+	Source: `2026-07-28/basic/versioning.mdx: "A server that supports only modern versions SHOULD name the protocol versions it supports in any error it returns to an initialize request, on any transport"; "A dual-era server MAY serve both eras concurrently on the same endpoint or process." (MOD-DUAL-ERA-01: a successful initialize is that MAY, not-applicable here)`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, err := t.Scratch()
+		if err != nil {
+			return conform.Errorf("%v", err)
+		}
+		params := map[string]any{
+			"protocolVersion": legacyInitVersion,
+			"capabilities":    map[string]any{},
+			"clientInfo":      map[string]any{"name": "mcp-conform", "version": "legacy-probe"},
+		}
+		// A legacy client sends none of the 2026-07-28 request headers: over
+		// Streamable HTTP they are removed, so that only the body speaks.
+		ctx := transport.WithHeaders(t.Ctx, http.Header{
+			transport.HeaderProtocolVersion: {}, transport.HeaderMethod: {}, transport.HeaderName: {},
+		})
+		a, err := callWithMetaIn(ctx, s, "initialize", params, nil)
+		if err != nil {
+			return conform.Errorf("%v", err)
+		}
+		want := "an error naming the supported 2026-07-28 versions for a legacy initialize"
+		if a.err != nil {
+			var se *transport.HTTPStatusError
+			if errors.As(a.err, &se) {
+				// An HTTP error status without a JSON-RPC body: the body is the message.
+				return judgeLegacyInitError(t, want, fmt.Sprintf("HTTP %d", se.Status), string(se.Body), supportedVersions(s))
+			}
+			return t.Silent(want, a.err)
+		}
+		if !a.resp.IsError() {
+			var r struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			_ = json.Unmarshal(a.resp.Result, &r)
+			return conform.Skip(reports.NotApplicable, "the server also serves the legacy era (MOD-DUAL-ERA-01, MAY): initialize on the 2026-07-28 connection succeeded with protocolVersion %q", conform.Clip(r.ProtocolVersion, 40))
+		}
+		if v := legacyListed(supportedVersions(s)); v != "" {
+			// The SHOULD binds a server "that supports only modern versions"; a
+			// dual-era one selects the era by how the client opened the
+			// connection (versioning.mdx), and this one was opened modern.
+			return conform.Skip(reports.NotApplicable, "the server is dual-era (server/discover lists %s), and refused initialize on a connection opened with 2026-07-28 (error %d %q): the row binds modern-only servers", v, a.resp.Error.Code, conform.Clip(a.resp.Error.Message, 80))
+		}
+		text := a.resp.Error.Message + " " + string(a.resp.Error.Data)
+		return judgeLegacyInitError(t, want, fmt.Sprintf("error %d", a.resp.Error.Code), text, supportedVersions(s))
+	},
+})
+
+// MOD-CAP-MISSING-01 — 2026-07-28/basic/index.mdx (_meta); schema MissingRequiredClientCapabilityError.
+var _ = conform.Register(conform.Check{
+	ID: "MOD-CAP-MISSING-01", Title: "a request that needs an undeclared client capability gets -32021 naming it (HTTP 400)",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
+	Source: `2026-07-28/basic/index.mdx (_meta): "A server MUST NOT rely on capabilities the client has not declared. If processing a request requires a capability that is not present in io.modelcontextprotocol/clientCapabilities, the server MUST return a MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists the missing capabilities. On HTTP, the response status MUST be 400 Bad Request." Exercised by the fixture tool test_requires_elicitation, called with clientCapabilities {}.`,
+	Run: func(t *conform.T) conform.Verdict {
+		if v := fixtureTool(t, toolRequiresElicitation); v != nil {
+			return *v
+		}
+		s := t.Session()
+		a, err := callDeclaring(t, s, toolRequiresElicitation, map[string]any{})
+		if err != nil {
+			return conform.Errorf("%v", err)
+		}
+		want := "-32021 with data.requiredCapabilities naming elicitation, for " + toolRequiresElicitation + " called with clientCapabilities {}"
+		if a.err != nil {
+			return t.Silent(want, a.err)
+		}
+		if p := a.rejected(s.Kind, conform.CodeMissingCapability); p != "" {
+			return t.Violation(want, p)
+		}
+		if err := s.Rev.Validate("MissingRequiredClientCapabilityError", json.RawMessage(a.resp.Msg.Raw)); err != nil {
+			return t.Violation(want+", valid under the "+s.Rev.Name+" schema", err.Error())
+		}
+		var d struct {
+			Required map[string]json.RawMessage `json:"requiredCapabilities"`
+		}
+		_ = json.Unmarshal(a.resp.Error.Data, &d)
+		if _, ok := d.Required["elicitation"]; !ok {
+			return t.Violation(want, "data.requiredCapabilities is "+conform.Clip(string(a.resp.Error.Data), 80))
+		}
+		return conform.Pass("-32021, data %s", conform.Clip(string(a.resp.Error.Data), 120))
+	},
+})
+
+// MOD-STATELESS-01 — 2026-07-28/basic/index.mdx (Statelessness).
+var _ = conform.Register(conform.Check{
+	ID: "MOD-STATELESS-01", Title: "the server does not carry context from earlier requests on the connection",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
+	Source: `2026-07-28/basic/index.mdx (Statelessness): "Servers MUST NOT rely on prior requests over the same connection to establish context (e.g., capabilities, protocol version, client identity)." Probed within the column's one connection: tools/list before and after requests that declare other capabilities must match, and (fixture) test_requires_elicitation called with clientCapabilities {} right after a call that declared elicitation must still be -32021.`,
+	Run: func(t *conform.T) conform.Verdict {
+		s := t.Session()
+		if _, ok := s.Capabilities()["tools"]; !ok {
+			return conform.Skip(reports.NotApplicable, "the server declares no tools capability: tools/list, the request compared, is not served")
+		}
+		// Before: the session's listing (toolkit.List), taken before any request of
+		// this check declared other capabilities.
+		before, ok := listedNames(toolkit.List(t))
+		if !ok {
+			return conform.Skip(reports.NotExercised, "tools/list did not complete (TOOLS-LIST rows judge it)")
+		}
+		var bad []string
+		fixture := ""
+		if v := fixtureTool(t, toolRequiresElicitation); v == nil {
+			// Undeclared, declared, undeclared again: only a server that refuses the
+			// first (MOD-CAP-MISSING-01 judges that) can show whether the declared
+			// call's capabilities outlived it.
+			var refused []bool
+			for _, caps := range []map[string]any{{}, elicitationCaps, {}} {
+				a, err := callDeclaring(t, s, toolRequiresElicitation, caps)
+				if err != nil {
+					return conform.Errorf("%v", err)
+				}
+				if a.err != nil {
+					return t.Silent("a reply to "+toolRequiresElicitation, a.err)
+				}
+				refused = append(refused, a.resp.IsError())
+			}
+			switch {
+			case !refused[0] && refusedEarlier(t, toolRequiresElicitation):
+				bad = append(bad, toolRequiresElicitation+" with clientCapabilities {} succeeded, though the same request was refused earlier in this session, before other requests declared elicitation: the server used an earlier request's capabilities")
+			case !refused[0]:
+				fixture = "; " + toolRequiresElicitation + " is not refused without elicitation, so it cannot show remembered capabilities"
+			case !refused[2]:
+				bad = append(bad, toolRequiresElicitation+" with clientCapabilities {} was refused, then succeeded right after a call that declared elicitation: the server used the earlier request's capabilities")
+			default:
+				fixture = "; " + toolRequiresElicitation + " without elicitation still refused after a call that declared it"
+			}
+		}
+		// Requests that carry other context: rich capabilities and a client identity.
+		meta := s.Conn.Meta()
+		meta[conform.MetaClientCapabilities] = map[string]any{"elicitation": map[string]any{"form": map[string]any{}}, "sampling": map[string]any{}, "roots": map[string]any{}}
+		meta["io.modelcontextprotocol/clientInfo"] = map[string]any{"name": "mcp-conform-stateless-probe", "version": "1"}
+		for _, m := range []string{"server/discover", "tools/list"} {
+			if a, err := callWithMeta(t, s, m, nil, meta); err != nil {
+				return conform.Errorf("%v", err)
+			} else if a.err != nil {
+				return t.Silent("a reply to "+m, a.err)
+			}
+		}
+		after, ok := toolNames(t, s)
+		if !ok {
+			return conform.Skip(reports.NotExercised, "the second tools/list did not complete")
+		}
+		if !slices.Equal(before, after) {
+			bad = append(bad, fmt.Sprintf("tools/list with the same _meta changed after requests that declared other capabilities: before %s, after %s", conform.Clip(strings.Join(before, ","), 120), conform.Clip(strings.Join(after, ","), 120)))
+		}
+		if len(bad) > 0 {
+			return t.Violation("every request served from its own _meta alone", strings.Join(bad, "; "))
+		}
+		where := "within the column's one stdio process"
+		if s.Kind != "stdio" {
+			where = "over HTTP, where each POST is a request of its own and no connection is shared by design"
+		}
+		return conform.Pass("tools/list unchanged (%d tools) after requests with other capabilities and a client identity, %s%s", len(before), where, fixture)
+	},
+})
+
+// serverInfoProblem says what is wrong with a result's _meta serverInfo ("" when it
+// is an Implementation: an object with string name and version).
+func serverInfoProblem(result json.RawMessage) string {
+	obj := modern.ResultObject(result)
+	if obj == nil {
+		return "the result is not an object"
+	}
+	var meta map[string]json.RawMessage
+	if raw, ok := obj["_meta"]; !ok || json.Unmarshal(raw, &meta) != nil || meta == nil {
+		return "no _meta object"
+	}
+	raw, ok := meta[conform.MetaServerInfo]
+	if !ok {
+		return "no _meta[\"" + conform.MetaServerInfo + "\"]"
+	}
+	var impl struct {
+		Name    *string `json:"name"`
+		Version *string `json:"version"`
+	}
+	if json.Unmarshal(raw, &impl) != nil || impl.Name == nil || impl.Version == nil {
+		return "_meta[\"" + conform.MetaServerInfo + "\"] is " + conform.Clip(string(raw), 60) + ", not an Implementation with name and version"
+	}
+	return ""
+}

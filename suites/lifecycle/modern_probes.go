@@ -6,16 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/http"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
 )
 
 // The 2026-07-28 rules probed with requests of the suite's own making: per-request
@@ -60,30 +57,10 @@ func callWithMetaIn(ctx context.Context, s *conform.Session, method string, para
 	if r, ok := conform.RPCErrorReply(err, method); ok {
 		a.resp, a.err = r, nil
 		if meta != nil { // a legacy request's answer is not held to the modern rules
-			recordHTTPError(s, seenError{where: fmt.Sprintf("%s HTTP %d (%s)", s.Label, a.status, method), code: r.Error.Code, data: r.Error.Data, status: a.status})
+			modern.RecordHTTPError(s, modern.SeenError{Where: fmt.Sprintf("%s HTTP %d (%s)", s.Label, a.status, method), Code: r.Error.Code, Data: r.Error.Data, Status: a.status})
 		}
 	}
 	return a, nil
-}
-
-// httpErrors keeps, per session, the JSON-RPC errors the probes received with an
-// HTTP error status: they are no messages of the transcript, and the observed
-// error-code checks judge them too.
-var httpErrors = struct {
-	sync.Mutex
-	bySession map[*conform.Session][]seenError
-}{bySession: map[*conform.Session][]seenError{}}
-
-func recordHTTPError(s *conform.Session, e seenError) {
-	httpErrors.Lock()
-	defer httpErrors.Unlock()
-	httpErrors.bySession[s] = append(httpErrors.bySession[s], e)
-}
-
-func recordedHTTPErrors(s *conform.Session) []seenError {
-	httpErrors.Lock()
-	defer httpErrors.Unlock()
-	return slices.Clone(httpErrors.bySession[s])
 }
 
 // describe says what the probe got, for a verdict.
@@ -126,114 +103,8 @@ func probeMethod(s *conform.Session) string {
 	return "server/discover"
 }
 
-// MOD-META-REQUIRED-01 — 2026-07-28/basic/index.mdx (_meta, per-request fields).
-var _ = conform.Register(conform.Check{
-	ID: "MOD-META-REQUIRED-01", Title: "a request missing _meta protocolVersion or clientCapabilities is rejected with -32602 (HTTP 400)",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `2026-07-28/basic/index.mdx (_meta): "A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request." (io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities are the required fields)`,
-	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.Scratch()
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
-		method := probeMethod(s)
-		var bad, good []string
-		// Each field left out in turn; the other stays, so that a dual-era server
-		// still takes the request for a modern one (either field marks it).
-		for _, key := range []string{conform.MetaProtocolVersion, conform.MetaClientCapabilities} {
-			meta := s.Conn.Meta()
-			delete(meta, key)
-			a, err := callWithMeta(t, s, method, nil, meta)
-			if err != nil {
-				return conform.Errorf("%v", err)
-			}
-			want := fmt.Sprintf("-32602 for %s without _meta[%q]", method, key)
-			if a.err != nil {
-				return t.Silent(want, a.err)
-			}
-			if p := a.rejected(s.Kind, wire.CodeInvalidParams); p != "" {
-				bad = append(bad, fmt.Sprintf("without %s: %s", key, p))
-				continue
-			}
-			good = append(good, "without "+key)
-		}
-		if len(bad) > 0 {
-			return t.Violation("JSON-RPC error -32602 (HTTP 400) for a request missing a required _meta field", strings.Join(bad, "; "))
-		}
-		return conform.Pass("%s %s: -32602 each time", method, strings.Join(good, ", "))
-	},
-})
-
 // unsupportedVersion is a protocol version no server implements.
 const unsupportedVersion = "1999-01-01"
-
-// MOD-VERSION-UNSUPPORTED-01 — 2026-07-28/basic/versioning.mdx; schema UnsupportedProtocolVersionError.
-var _ = conform.Register(conform.Check{
-	ID: "MOD-VERSION-UNSUPPORTED-01", Title: "a request for an unimplemented protocol version gets -32022 naming the supported versions (HTTP 400)",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `2026-07-28/basic/versioning.mdx: "If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support"; schema UnsupportedProtocolVersionError: code -32022, data {supported, requested} required; "For HTTP, the response status code MUST be 400 Bad Request."`,
-	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.Scratch()
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
-		method := probeMethod(s)
-		meta := s.Conn.Meta()
-		meta[conform.MetaProtocolVersion] = unsupportedVersion
-		// Over Streamable HTTP the MCP-Protocol-Version header is derived from the
-		// body, so header and _meta agree on the unsupported version.
-		a, err := callWithMeta(t, s, method, nil, meta)
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
-		want := fmt.Sprintf("UnsupportedProtocolVersionError (-32022, data.supported, data.requested %q) for %s asking for %s", unsupportedVersion, method, unsupportedVersion)
-		if a.err != nil {
-			return t.Silent(want, a.err)
-		}
-		if p := a.rejected(s.Kind, conform.CodeUnsupportedVersion); p != "" {
-			return t.Violation(want, p)
-		}
-		if err := s.Rev.Validate("UnsupportedProtocolVersionError", json.RawMessage(a.resp.Msg.Raw)); err != nil {
-			return t.Violation(want+", valid under the "+s.Rev.Name+" schema", err.Error())
-		}
-		var d struct {
-			Supported []string `json:"supported"`
-			Requested string   `json:"requested"`
-		}
-		_ = json.Unmarshal(a.resp.Error.Data, &d)
-		if d.Requested != unsupportedVersion {
-			return t.Violation(want, fmt.Sprintf("data.requested is %q", conform.Clip(d.Requested, 40)))
-		}
-		return conform.Pass("-32022, supported %v, requested %q", d.Supported, d.Requested)
-	},
-})
-
-// MOD-REMOVED-01 — 2026-07-28/changelog.mdx.
-var _ = conform.Register(conform.Check{
-	ID: "MOD-REMOVED-01", Title: "ping, removed in 2026-07-28, is not served to a modern request",
-	Level: conform.Descriptive, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `2026-07-28/changelog.mdx: "Remove ping, logging/setLevel, and notifications/roots/list_changed." No BCP 14 key word: descriptive. A modern request for a method that does not exist is -32601 (JSON-RPC 2.0 §5.1); a result warns and never fails.`,
-	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.Scratch()
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
-		a, err := callWithMeta(t, s, "ping", nil, s.Conn.Meta())
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
-		want := "-32601 for ping with 2026-07-28 _meta (ping was removed)"
-		switch {
-		case a.err != nil:
-			return t.Silent(want, a.err)
-		case !a.resp.IsError():
-			return t.Violation(want, "a result "+conform.Clip(string(a.resp.Result), 120)+": the server serves ping in 2026-07-28")
-		case a.resp.Error.Code != wire.CodeMethodNotFound:
-			return conform.Note("ping is not served: error %d %q (-32601 is the usual answer)", a.resp.Error.Code, conform.Clip(a.resp.Error.Message, 80))
-		}
-		return conform.Pass("%s", "ping: -32601 "+a.describe())
-	},
-})
 
 // extensionIDProblem checks an extension identifier against the _meta key naming
 // rules with a mandatory prefix (2026-07-28/basic/index.mdx, _meta): labels
@@ -283,99 +154,8 @@ func validName(n string) bool {
 	return true
 }
 
-// MOD-EXT-01 — 2026-07-28/basic/versioning.mdx (Extension Negotiation).
-var _ = conform.Register(conform.Check{
-	ID: "MOD-EXT-01", Title: "capabilities.extensions is keyed by prefixed _meta-style identifiers with object values",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `2026-07-28/basic/versioning.mdx (Extension Negotiation): "Extension identifiers MUST follow the _meta key naming rules, with a mandatory prefix."; extensions is "a map of extension identifiers to per-extension settings objects"`,
-	Run: func(t *conform.T) conform.Verdict {
-		s := t.Session()
-		if s.Init == nil || s.Init.IsError() {
-			return conform.Skip(reports.NotApplicable, "no DiscoverResult to read capabilities from (MOD-DISCOVER-01 judges server/discover)")
-		}
-		raw, ok := s.Capabilities()["extensions"]
-		if !ok {
-			return conform.Skip(reports.NotApplicable, "the server advertises no capabilities.extensions")
-		}
-		var ext map[string]json.RawMessage
-		if json.Unmarshal(raw, &ext) != nil || ext == nil {
-			return t.Violation("capabilities.extensions an object", conform.Clip(string(raw), 80))
-		}
-		var bad []string
-		keys := slices.Sorted(maps.Keys(ext))
-		for _, k := range keys {
-			if p := extensionIDProblem(k); p != "" {
-				bad = append(bad, fmt.Sprintf("%q: %s", k, p))
-			}
-			if v := strings.TrimSpace(string(ext[k])); v == "" || v[0] != '{' {
-				bad = append(bad, fmt.Sprintf("%q: the value %s is not an object", k, conform.Clip(v, 40)))
-			}
-		}
-		if len(bad) > 0 {
-			return t.Violation("prefixed extension identifiers with settings objects", conform.JoinAtMost(bad, 3))
-		}
-		return conform.Pass("extensions %s", strings.Join(keys, ", "))
-	},
-})
-
 // legacyInitVersion is the legacy version MOD-LEGACY-INIT-01's initialize asks for.
 const legacyInitVersion = "2025-11-25"
-
-// MOD-LEGACY-INIT-01 (and MOD-DUAL-ERA-01) — 2026-07-28/basic/versioning.mdx.
-var _ = conform.Register(conform.Check{
-	ID: "MOD-LEGACY-INIT-01", Title: "a modern-only server answers a legacy initialize with an error naming its supported versions",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupModern, Needs: conform.NeedsAny,
-	// An initialize may switch the stdio process to legacy semantics (versioning.mdx:
-	// "An initialize request selects legacy semantics, scoped to the stdio process"):
-	// it is sent after every other probe of the column. The "era" area ranks with
-	// the observed ones, after every other area's odd-input checks.
-	Phase:  conform.PhaseOddInput,
-	Source: `2026-07-28/basic/versioning.mdx: "A server that supports only modern versions SHOULD name the protocol versions it supports in any error it returns to an initialize request, on any transport"; "A dual-era server MAY serve both eras concurrently on the same endpoint or process." (MOD-DUAL-ERA-01: a successful initialize is that MAY, not-applicable here)`,
-	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.Scratch()
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
-		params := map[string]any{
-			"protocolVersion": legacyInitVersion,
-			"capabilities":    map[string]any{},
-			"clientInfo":      map[string]any{"name": "mcp-conform", "version": "legacy-probe"},
-		}
-		// A legacy client sends none of the 2026-07-28 request headers: over
-		// Streamable HTTP they are removed, so that only the body speaks.
-		ctx := transport.WithHeaders(t.Ctx, http.Header{
-			transport.HeaderProtocolVersion: {}, transport.HeaderMethod: {}, transport.HeaderName: {},
-		})
-		a, err := callWithMetaIn(ctx, s, "initialize", params, nil)
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
-		want := "an error naming the supported 2026-07-28 versions for a legacy initialize"
-		if a.err != nil {
-			var se *transport.HTTPStatusError
-			if errors.As(a.err, &se) {
-				// An HTTP error status without a JSON-RPC body: the body is the message.
-				return judgeLegacyInitError(t, want, fmt.Sprintf("HTTP %d", se.Status), string(se.Body), supportedVersions(s))
-			}
-			return t.Silent(want, a.err)
-		}
-		if !a.resp.IsError() {
-			var r struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			}
-			_ = json.Unmarshal(a.resp.Result, &r)
-			return conform.Skip(reports.NotApplicable, "the server also serves the legacy era (MOD-DUAL-ERA-01, MAY): initialize on the 2026-07-28 connection succeeded with protocolVersion %q", conform.Clip(r.ProtocolVersion, 40))
-		}
-		if v := legacyListed(supportedVersions(s)); v != "" {
-			// The SHOULD binds a server "that supports only modern versions"; a
-			// dual-era one selects the era by how the client opened the
-			// connection (versioning.mdx), and this one was opened modern.
-			return conform.Skip(reports.NotApplicable, "the server is dual-era (server/discover lists %s), and refused initialize on a connection opened with 2026-07-28 (error %d %q): the row binds modern-only servers", v, a.resp.Error.Code, conform.Clip(a.resp.Error.Message, 80))
-		}
-		text := a.resp.Error.Message + " " + string(a.resp.Error.Data)
-		return judgeLegacyInitError(t, want, fmt.Sprintf("error %d", a.resp.Error.Code), text, supportedVersions(s))
-	},
-})
 
 // legacyListed returns the first legacy revision among versions ("" when none).
 func legacyListed(versions []string) string {

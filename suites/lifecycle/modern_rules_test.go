@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
 )
 
 // r5Script is a scripted 2026-07-28 server: correct by default, each field breaks
@@ -248,28 +249,6 @@ func TestExtensionIDProblem(t *testing.T) {
 	}
 }
 
-// The observed checks hold only well-formed modern requests to the modern rules: a
-// request sent without _meta protocolVersion (MOD-LEGACY-INIT-01's legacy
-// initialize) or without clientCapabilities (a MOD-META-REQUIRED-01 probe) is not one.
-func TestCarriesVersion(t *testing.T) {
-	for _, tc := range []struct {
-		params string
-		want   bool
-	}{
-		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`, true},
-		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, false},
-		{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`, false},
-		{`{"protocolVersion":"2025-11-25","capabilities":{}}`, false},
-		{`{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}`, false},
-		{``, false},
-		{`[1]`, false},
-	} {
-		if got := carriesVersion(json.RawMessage(tc.params), "2026-07-28"); got != tc.want {
-			t.Errorf("carriesVersion(%s) = %v, want %v", tc.params, got, tc.want)
-		}
-	}
-}
-
 // The HTTP half of the rejection rule: the right code with a status other than 400
 // is still wrong on HTTP, and right on stdio.
 func TestProbeAnswerRejected(t *testing.T) {
@@ -311,7 +290,7 @@ func TestInputRequiredProblems(t *testing.T) {
 		{"not an MRTR method", "tools/list", ask, declared, 1},
 		{"neither requests nor state", "tools/call", `{"resultType":"input_required"}`, declared, 1},
 	} {
-		r := modernReply{where: "s #1", method: tc.method, params: tc.params, msg: &wire.Message{Kind: wire.KindResult, Result: json.RawMessage(tc.result)}}
+		r := modern.Reply{Where: "s #1", Method: tc.method, Params: tc.params, Msg: &wire.Message{Kind: wire.KindResult, Result: json.RawMessage(tc.result)}}
 		if got := inputRequiredProblems(rev, r); len(got) != tc.want {
 			t.Errorf("%s: %d problems %v, want %d", tc.name, len(got), got, tc.want)
 		}

@@ -1,15 +1,18 @@
-package lifecycle
+package transport
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
 )
 
 // The stdio rules are judged from what the transport rejected on stdout, in every
@@ -56,12 +59,13 @@ func rejectedStdout(t *conform.T, keep func(stdoutLine) bool) (lines []stdoutLin
 	return lines, stdio
 }
 
-// looksLikeJSON reports whether a line starts as a JSON object or array: a line
-// that does but is not exactly one JSON value breaks the framing; a line that does
-// not is not a message at all (a banner, a log line).
+// looksLikeJSON reports whether a line is JSON that breaks the framing: a complete
+// JSON value followed by more, or a value cut short by the newline. Any other line
+// is not a message at all, whatever its first character: "[INFO] started" is a log
+// line (STDIO-STDOUT-PURE-01), not a message cut by a newline (STDIO-FRAMING-01).
 func looksLikeJSON(raw []byte) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
+	_, ok := framingFault(raw)
+	return ok
 }
 
 func notUTF8(l stdoutLine) bool { return strings.Contains(l.err, "not valid UTF-8") }
@@ -113,7 +117,8 @@ var _ = conform.Register(conform.Check{
 		case len(bad) > 0:
 			var kinds []string
 			for _, l := range bad {
-				kinds = append(kinds, framingFault(l.raw)+" — "+l.String())
+				fault, _ := framingFault(l.raw)
+				kinds = append(kinds, fault+" — "+l.String())
 			}
 			if len(kinds) > 3 {
 				kinds = append(kinds[:3], fmt.Sprintf("and %d more", len(bad)-3))
@@ -124,40 +129,36 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
-// framingFault says how a JSON-looking line breaks the framing.
-func framingFault(raw []byte) string {
+// framingFault says how a JSON line breaks the framing; ok is false for a line that
+// is not JSON at all.
+func framingFault(raw []byte) (fault string, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	var first json.RawMessage
-	if err := dec.Decode(&first); err != nil {
-		return "a message cut by a newline (or malformed JSON)"
+	switch err := dec.Decode(&first); {
+	case err == nil:
+		return "more than one JSON value on one line", true
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "a message cut by a newline", true
 	}
-	return "more than one JSON value on one line"
+	return "", false
 }
 
-// BASE-UTF8-01 — {rev}/basic/transports.mdx.
+// STDIO-NO-REQUESTS-R5-01 — 2026-07-28/basic/transports/stdio.mdx.
 var _ = conform.Register(conform.Check{
-	ID: "BASE-UTF8-01", Title: "messages are UTF-8",
-	Level: conform.Must, Revisions: revision.Span("R2+"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	Source: `{rev}/basic/transports.mdx: "JSON-RPC messages MUST be UTF-8 encoded."`,
+	ID: "STDIO-NO-REQUESTS-R5-01", Title: "the server writes no JSON-RPC request to stdout",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupStdio, Needs: conform.NeedsOpportunistic,
+	Phase:  conform.PhaseTranscript,
+	Source: `2026-07-28/basic/transports/stdio.mdx: "The server MUST NOT write JSON-RPC requests to stdout."`,
 	Run: func(t *conform.T) conform.Verdict {
-		var bad []string
-		for _, s := range t.Sessions() {
-			if s == nil || s.Conn == nil {
-				continue
-			}
-			entries, _ := s.Conn.Transcript()
-			for _, e := range entries {
-				if e.Dir == wire.Received && strings.Contains(e.Err, "not valid UTF-8") {
-					bad = append(bad, fmt.Sprintf("%s #%d (%s): %s", s.Label, e.Seq, e.Source, e.Err))
-				}
-			}
+		reqs, n, stdio := modern.ServerRequests(t, true)
+		switch {
+		case !stdio:
+			return notStdio()
+		case len(reqs) > 0:
+			return t.Violation("no JSON-RPC request on stdout", fmt.Sprintf("%d request(s): %s", len(reqs), conform.JoinAtMost(reqs, 3)))
+		case n == 0:
+			return conform.Skip(reports.NotExercised, "no message was read from stdout in this revision's sessions")
 		}
-		if len(bad) > 0 {
-			if len(bad) > 3 {
-				bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
-			}
-			return t.Violation("every message valid UTF-8", strings.Join(bad, "; "))
-		}
-		return conform.Pass("every message received in this revision's sessions was valid UTF-8")
+		return conform.Pass("%d messages read from stdout, none a request", n)
 	},
 })

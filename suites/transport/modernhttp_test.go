@@ -1,4 +1,4 @@
-package lifecycle
+package transport
 
 import (
 	"context"
@@ -233,7 +233,7 @@ func TestServesLegacy(t *testing.T) {
 
 // Over stdio the H5 rules do not apply: every H5 check skips as not applicable.
 func TestH5NotApplicableOnStdio(t *testing.T) {
-	srv := conformtest.NewServer().Handle("server/discover", reply(`{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"none"}`))
+	srv := conformtest.NewServer().Handle("server/discover", conformtest.Reply(`{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"none"}`))
 	n := 0
 	for _, c := range conform.Checks() {
 		if !strings.HasPrefix(c.ID, "H5-") {

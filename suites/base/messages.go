@@ -1,0 +1,229 @@
+package base
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
+)
+
+// BASE-UTF8-01 — {rev}/basic/transports.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "BASE-UTF8-01", Title: "messages are UTF-8",
+	Level: conform.Must, Revisions: revision.Span("R2+"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
+	Source: `{rev}/basic/transports.mdx: "JSON-RPC messages MUST be UTF-8 encoded."`,
+	Run: func(t *conform.T) conform.Verdict {
+		var bad []string
+		for _, s := range t.Sessions() {
+			if s == nil || s.Conn == nil {
+				continue
+			}
+			entries, _ := s.Conn.Transcript()
+			for _, e := range entries {
+				if e.Dir == wire.Received && strings.Contains(e.Err, "not valid UTF-8") {
+					bad = append(bad, fmt.Sprintf("%s #%d (%s): %s", s.Label, e.Seq, e.Source, e.Err))
+				}
+			}
+		}
+		if len(bad) > 0 {
+			if len(bad) > 3 {
+				bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
+			}
+			return t.Violation("every message valid UTF-8", strings.Join(bad, "; "))
+		}
+		return conform.Pass("every message received in this revision's sessions was valid UTF-8")
+	},
+})
+
+// BASE-RESP-ID-01 — {rev}/basic/index.mdx (Responses).
+var _ = conform.Register(conform.Check{
+	ID: "BASE-RESP-ID-01", Title: "replies carry the request's id: same value, same JSON type",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
+	Source: `{rev}/basic/index.mdx (Responses): "Responses MUST include the same ID as the request they correspond to." (request ids are strings or integers; 7 and "7" are different ids)`,
+	Run: func(t *conform.T) conform.Verdict {
+		// The probe is made once per revision (the runner may run a transcript-wide
+		// check twice: once to make its probes while the session is open, once to
+		// judge), then every reply of the revision's sessions is judged.
+		p := t.Once("BASE-RESP-ID-01:"+t.Rev.Name, func() any { return probeResponseIDs(t) }).(respIDProbe)
+		if p.silent != nil {
+			return *p.silent
+		}
+		bad := p.bad
+		// Every other reply of this revision's sessions must have matched exactly too.
+		for _, sess := range t.Sessions() {
+			for _, e := range t.Transcript(sess) {
+				if e.Dir == wire.Received && e.LooseID {
+					bad = append(bad, fmt.Sprintf("%s #%d: the reply to %s came back with id %s of the wrong JSON type", sess.Label, e.Seq, e.ForMethod, e.Msg.ID))
+				}
+			}
+		}
+		if len(bad) > 0 {
+			return t.Violation("every reply's id equal to its request's id, with the same JSON type", strings.Join(dedupe(bad), "; "))
+		}
+		return conform.Pass("ids \"c-1\", %s, 0 and 9007199254740991 echoed exactly", p.fresh)
+	},
+})
+
+// respIDProbe is what BASE-RESP-ID-01's probe saw: ids that came back altered, or
+// the silence that ended it.
+type respIDProbe struct {
+	fresh  wire.ID // the ordinary integer id the probe used
+	bad    []string
+	silent *conform.Verdict
+}
+
+// probeResponseIDs sends the barrier method with ids of each JSON type on the main
+// session and records every reply whose id is not the request's exactly. Ids are
+// never reused in a session, so the ordinary integer is a fresh one, and 0 and
+// 2^53-1 are ids the suite's counter (from 1, upwards) has not reached.
+func probeResponseIDs(t *conform.T) respIDProbe {
+	s := t.Session()
+	ids := []wire.ID{wire.StringID("c-1"), s.Conn.NextID(), wire.NumberID(0), wire.NumberID(9007199254740991)}
+	// ping has no place in 2026-07-28: there the probe is server/discover, the
+	// request every modern server answers at any time.
+	method := s.Conn.BarrierMethod()
+	p := respIDProbe{fresh: ids[1]}
+	for _, id := range ids {
+		after := s.Conn.Seq()
+		resp, err := s.Conn.CallID(t.Ctx, id, method, nil)
+		switch {
+		case err == nil && !resp.IDExact:
+			p.bad = append(p.bad, fmt.Sprintf("sent id %s (%s), the reply's id is %s (%s)", id, id.TypeName(), resp.Msg.ID, resp.Msg.ID.TypeName()))
+		case errors.Is(err, wire.ErrTimeout):
+			if stray := strayReplies(s, after); stray != "" {
+				p.bad = append(p.bad, fmt.Sprintf("sent id %s, no reply carried it; replies seen: %s", id, stray))
+				continue
+			}
+			v := t.Silent("a reply to "+method+" with id "+id.String(), err)
+			p.silent = &v
+			return p
+		case err != nil:
+			v := t.Silent("a reply to "+method+" with id "+id.String(), err)
+			p.silent = &v
+			return p
+		}
+	}
+	return p
+}
+
+// strayReplies describes responses received after seq that matched no request.
+func strayReplies(s *conform.Session, after int) string {
+	var out []string
+	for _, e := range s.Conn.Received(after) {
+		if e.Msg != nil && e.Msg.IsResponse() && e.ForMethod == "" {
+			out = append(out, "id "+e.Msg.ID.String())
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// BASE-METHOD-UNKNOWN-01 — JSON-RPC 2.0 §5.1.
+var _ = conform.Register(conform.Check{
+	ID: "BASE-METHOD-UNKNOWN-01", Title: "an unknown method is answered with -32601",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
+	Source: `JSON-RPC 2.0 §5.1: "-32601 Method not found: The method does not exist / is not available."; {rev}/basic/index.mdx: messages "MUST follow the JSON-RPC 2.0 specification"`,
+	Run: func(t *conform.T) conform.Verdict {
+		resp, err := t.Session().Call(t.Ctx, "x_conformance/unknown_method", map[string]any{})
+		return t.ExpectRPCError(resp, err, wire.CodeMethodNotFound, "the method x_conformance/unknown_method")
+	},
+})
+
+// coreResultTypes are the resultType values 2026-07-28 defines.
+var coreResultTypes = []string{"complete", "input_required"}
+
+// BASE-RESULTTYPE-01 — 2026-07-28/basic/index.mdx (Responses, Result Types).
+var _ = conform.Register(conform.Check{
+	ID: "BASE-RESULTTYPE-01", Title: "every 2026-07-28 result carries resultType: complete, input_required, or an advertised extension's value",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `2026-07-28/basic/index.mdx (Responses): "The result MUST include a resultType field to indicate the type of the result."; "The set of supported ResultType values MUST be created from the set defined in the core protocol and include any additional values of supported extensions that are advertised via capabilities."`,
+	Run: func(t *conform.T) conform.Verdict {
+		_, extensions := t.Session().Capabilities()["extensions"]
+		var bad []string
+		n, ext := 0, 0
+		for _, r := range modern.Replies(t) {
+			if r.Msg.Kind != wire.KindResult {
+				continue
+			}
+			n++
+			obj := modern.ResultObject(r.Msg.Result)
+			raw, ok := obj["resultType"]
+			var rt string
+			switch {
+			case obj == nil:
+				bad = append(bad, fmt.Sprintf("%s (%s): the result is not an object", r.Where, r.Method))
+			case !ok:
+				bad = append(bad, fmt.Sprintf("%s (%s): no resultType", r.Where, r.Method))
+			case json.Unmarshal(raw, &rt) != nil:
+				bad = append(bad, fmt.Sprintf("%s (%s): resultType %s is not a string", r.Where, r.Method, conform.Clip(string(raw), 40)))
+			case contains(coreResultTypes, rt):
+			case extensions:
+				ext++ // a value an advertised extension may define
+			default:
+				bad = append(bad, fmt.Sprintf("%s (%s): resultType %q is not a core value and the server advertises no extension", r.Where, r.Method, rt))
+			}
+		}
+		switch {
+		case n == 0:
+			return conform.Skip(reports.NotExercised, "no result was received in this revision's sessions")
+		case len(bad) > 0:
+			return t.Violation(`resultType "complete", "input_required" or an advertised extension's value in every result`, fmt.Sprintf("%d of %d results: %s", len(bad), n, conform.JoinAtMost(bad, 3)))
+		case ext > 0:
+			return conform.Pass("%d results with a resultType; %d with a non-core value, the server advertises capabilities.extensions", n, ext)
+		}
+		return conform.Pass("%d results, each with resultType complete or input_required", n)
+	},
+})
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// BASE-ERRRANGE-01 — 2026-07-28/basic/index.mdx (Error Codes).
+var _ = conform.Register(conform.Check{
+	ID: "BASE-ERRRANGE-01", Title: "no error code outside the 2026-07-28 allocation: nothing undefined in -32020…-32099, no -32002 or -32042, no legacy -32000…-32019",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `2026-07-28/basic/index.mdx (Error Codes): "Implementations MUST NOT emit any code from this sub-range that is not defined by this specification" (-32020 to -32099); "Implementations of this protocol version MUST NOT emit these codes: -32002 … -32042"; for -32000 to -32019 "new implementations SHOULD NOT use codes from this sub-range at all" (WARN)`,
+	Run: func(t *conform.T) conform.Verdict {
+		errs := modern.Errors(t)
+		var bad, legacy []string
+		for _, e := range errs {
+			if rule, p := modern.CodeProblem(e.Code, e.Data); rule == "range" {
+				bad = append(bad, e.Where+": "+p)
+			} else if e.Code <= -32000 && e.Code >= -32019 {
+				legacy = append(legacy, fmt.Sprintf("%s: %d", e.Where, e.Code))
+			}
+		}
+		switch {
+		case len(bad) > 0:
+			return t.Violation("only error codes 2026-07-28 allocates", conform.JoinAtMost(bad, 3))
+		case len(legacy) > 0:
+			return conform.Warn("no code of the legacy sub-range -32000…-32019 (SHOULD NOT for new implementations)", conform.JoinAtMost(legacy, 3))
+		case len(errs) == 0:
+			return conform.Skip(reports.NotExercised, "no JSON-RPC error message was received in this revision's sessions")
+		}
+		return conform.Pass("%d error replies, every code allowed in 2026-07-28", len(errs))
+	},
+})

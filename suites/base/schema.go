@@ -1,0 +1,64 @@
+package base
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// BASE-SCHEMA-01 — {rev}/basic/index.mdx (Schema); schema/<rev>.
+var _ = conform.Register(conform.Check{
+	ID: "BASE-SCHEMA-01", Title: "every message received matches the negotiated revision's schema",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/index.mdx (Schema): the TypeScript schema (and its JSON twin, schema/<rev>/schema.json) is "the source of truth for all protocol messages and structures". In 2024-11-05 and 2025-03-26 a content block whose type is outside the revision's union is judged at LIFE-VERSION-RESPECT-01's level there, SHOULD (spec-matrix CONTENT-UNKNOWN-TYPE-01): WARN`,
+	Run: func(t *conform.T) conform.Verdict {
+		var problems []string
+		var findings []conform.SchemaFinding
+		total := 0
+		for _, s := range t.Sessions() {
+			fs, n := s.SchemaFindings()
+			total += n
+			findings = append(findings, fs...)
+			for _, f := range fs {
+				problems = append(problems, fmt.Sprintf("%s #%d %s", f.Session, f.Seq, f.Problem))
+			}
+		}
+		if len(problems) > 0 && t.Rev.Before("2025-06-18") && onlyContentTypeLeaks(findings) {
+			return conform.Warn("every message valid under the "+t.Rev.Name+" schema (content types outside its union: SHOULD in this revision)", conform.JoinAtMost(problems, 5))
+		}
+		if len(problems) > 0 {
+			return t.Violation("every message valid under the "+t.Rev.Name+" schema", conform.JoinAtMost(problems, 5))
+		}
+		if total == 0 {
+			return conform.Skip(reports.NotExercised, "no message with a schema definition was received")
+		}
+		return conform.Pass("%d messages valid under the %s schema", total, t.Rev.Name)
+	},
+})
+
+// contentTypePointer matches the type member of a content block of a tool result.
+var contentTypePointer = regexp.MustCompile(`^/content/\d+/type$`)
+
+// onlyContentTypeLeaks reports whether every finding is a content block whose type the
+// revision's union lacks (an audio block in 2024-11-05, a resource_link before
+// 2025-06-18, an unknown type): revision leakage, whose level in 2024-11-05 and
+// 2025-03-26 is SHOULD.
+func onlyContentTypeLeaks(findings []conform.SchemaFinding) bool {
+	for _, f := range findings {
+		var ve *revision.ValidationError
+		if !errors.As(f.Err, &ve) || len(ve.Problems) == 0 {
+			return false
+		}
+		for _, p := range ve.Problems {
+			if !contentTypePointer.MatchString(p.Pointer) || !strings.Contains(p.Message, "is not one of") {
+				return false
+			}
+		}
+	}
+	return len(findings) > 0
+}
