@@ -11,6 +11,8 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // BASE-UTF8-01 — {rev}/basic/transports.mdx.
@@ -227,3 +229,52 @@ var _ = conform.Register(conform.Check{
 		return conform.Pass("%d error replies, every code allowed in 2026-07-28", len(errs))
 	},
 })
+
+// BASE-INVALID-PARAMS-01 — JSON-RPC 2.0 §5.1.
+var _ = conform.Register(conform.Check{
+	ID: "BASE-INVALID-PARAMS-01", Title: "structurally wrong params for tools/list are answered with -32602",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: `JSON-RPC 2.0 §5.1: "-32602 Invalid params: Invalid method parameter(s)."; {rev}/basic/index.mdx: messages "MUST follow the JSON-RPC 2.0 specification"; schema PaginatedRequest: params {cursor?: string}. JSON-RPC §4.2 also makes non-structured params ("abc") an invalid Request, so -32600 is accepted for that probe, with a note.`,
+	Run: func(t *conform.T) conform.Verdict {
+		if v := toolkit.SkipUndeclared(t); v != nil {
+			return *v
+		}
+		s, err := t.Scratch()
+		if err != nil {
+			return conform.Errorf("no fresh session for the invalid-params probes: %v", err)
+		}
+		id := s.Conn.NextID()
+		raw := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/list","params":"abc"}`, id.Raw())
+		resp, err := s.Conn.CallRaw(t.Ctx, id, "tools/list", []byte(raw))
+		probes := []toolcall.Probe{{Label: `tools/list with params "abc"`, R: toolcall.Classify(resp, err)}}
+		resp, err = s.Call(t.Ctx, "tools/list", map[string]any{"cursor": 5})
+		probes = append(probes, toolcall.Probe{Label: `tools/list with params {"cursor":5}`, R: toolcall.Classify(resp, err)})
+		return judgeInvalidParams(probes)
+	},
+})
+
+// judgeInvalidParams wants -32602 for each probe; the first (params "abc", not a
+// structured value) may also get -32600.
+func judgeInvalidParams(probes []toolcall.Probe) conform.Verdict {
+	var problems, notes []string
+	for i, p := range probes {
+		switch {
+		case p.R.Kind == toolcall.KindNone:
+			return conform.Silence("JSON-RPC error -32602 for "+p.Label, p.R.Err)
+		case p.R.Kind == toolcall.KindRPCError && p.R.Code == wire.CodeInvalidParams:
+		case i == 0 && p.R.Kind == toolcall.KindRPCError && p.R.Code == wire.CodeInvalidRequest:
+			notes = append(notes, p.Label+" got -32600, which JSON-RPC §4.2 allows (params must be a structured value)")
+		case p.R.Kind == toolcall.KindResult:
+			problems = append(problems, p.Label+": a result "+conform.Clip(string(p.R.Raw), 160)+" (the params were not checked)")
+		default:
+			problems = append(problems, p.Label+": "+p.R.Desc)
+		}
+	}
+	if len(problems) > 0 {
+		return conform.Violation("JSON-RPC error -32602 for structurally wrong params", strings.Join(problems, "; "))
+	}
+	if len(notes) > 0 {
+		return conform.Note("%s", strings.Join(notes, "; ")+"; the others got -32602")
+	}
+	return conform.Pass("%s", "-32602 for params \"abc\" and {\"cursor\":5}")
+}

@@ -1,12 +1,16 @@
 package errorhandling
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // ERR-R5-CODES-01 — 2026-07-28/basic/index.mdx (Error Codes); schema.
@@ -41,3 +45,183 @@ var _ = conform.Register(conform.Check{
 		return conform.Pass("%d errors -32020…-32022, each with its data", n)
 	},
 })
+
+// ERR-EXEC-IN-RESULT-01 — schema CallToolResult.isError (2025-06-18 on).
+var _ = conform.Register(conform.Check{
+	ID: "ERR-EXEC-IN-RESULT-01", Title: "a tool's own failure comes back as an isError:true result, not a JSON-RPC error",
+	Level: conform.Should, Revisions: revision.Span("R3+"), Group: conform.GroupErr, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
+	Source: `schema CallToolResult.isError (2025-06-18 on): "Any errors that originate from the tool SHOULD be reported inside the result object, with isError set to true, not as an MCP protocol-level error response. Otherwise, the LLM would not be able to see that an error occurred and self-correct." Exercised by the fixture tool test_error_handling, which always fails (spec-matrix §3.2).`,
+	Run: func(t *conform.T) conform.Verdict {
+		o, v := callErrorFixture(t)
+		if v != nil {
+			return *v
+		}
+		return judgeExecInResult(toolcall.Classify(o.Resp, o.Err).InEra(t.Session().Modern()))
+	},
+})
+
+// callErrorFixture calls test_error_handling once per session (memoized), or says
+// why it cannot.
+func callErrorFixture(t *conform.T) (*toolkit.Outcome, *conform.Verdict) {
+	if v := toolkit.SkipUndeclared(t); v != nil {
+		sv := conform.Skip(v.Reason, "%s", v.Message)
+		return nil, &sv
+	}
+	l := toolkit.List(t)
+	tl := l.Find(toolkit.ErrorFixture)
+	if tl == nil {
+		v := conform.Skip(reports.NeedsFixture, "%s", "the fixture tool test_error_handling (spec-matrix §3.2) is not listed")
+		return nil, &v
+	}
+	p := toolkit.Allowed(t, *tl)
+	if !p.Allowed {
+		v := conform.Skip(reports.CallsNotAllowed, "%s", p.Why)
+		return nil, &v
+	}
+	return toolkit.CallTool(t, toolkit.CallableTool{Tool: *tl, Permission: p}), nil
+}
+
+// judgeExecInResult wants test_error_handling's failure inside an isError:true result.
+func judgeExecInResult(r toolcall.Reply) conform.Verdict {
+	want := "an isError:true result from test_error_handling, which always fails (the failure reported inside the result)"
+	switch {
+	case r.Kind == toolcall.KindNone:
+		return conform.Silence(want, r.Err)
+	case r.Kind == toolcall.KindResult && r.IsError:
+		return conform.Pass("%s", "test_error_handling answered "+conform.Clip(r.Desc, 160))
+	case r.InputRequired:
+		return conform.Violation(want, r.Desc+": the failure is not reported, the server asks for input instead")
+	case r.Kind == toolcall.KindResult:
+		return conform.Violation(want, "a result without isError:true: "+conform.Clip(string(r.Raw), 160))
+	}
+	return conform.Violation(want, r.Desc+": a tool failure sent as a protocol error, which the model never sees")
+}
+
+// ERR-ISERROR-CONTENT-01 — schema CallToolResult; {rev}/server/tools.mdx (Error Handling).
+var _ = conform.Register(conform.Check{
+	ID: "ERR-ISERROR-CONTENT-01", Title: "an isError:true result keeps a content array with a text block describing the failure",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupErr, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
+	Source: `schema CallToolResult: "required": ["content"] (a missing or non-array content fails); {rev}/server/tools.mdx (Error Handling): the tool execution error example carries "content": [{"type": "text", "text": "Failed to fetch weather data: API rate limit exceeded"}] (2025-11-25 on: "Invalid departure date: …"), "isError": true (no text block → WARN, derived). Exercised by the fixture tool test_error_handling and by every isError:true result seen in the revision's sessions.`,
+	Run: func(t *conform.T) conform.Verdict {
+		o, v := callErrorFixture(t)
+		fixture := ""
+		switch {
+		case o != nil:
+			fixture = "test_error_handling answered " + o.Describe()
+		case v != nil:
+			fixture = v.Actual
+		}
+		return judgeIsErrorContent(toolcall.SeenCalls(t), o != nil, fixture)
+	},
+})
+
+// judgeIsErrorContent checks the content of every isError:true result seen;
+// called says whether the fixture was called, fixture what became of it.
+func judgeIsErrorContent(calls []toolcall.SeenCall, called bool, fixture string) conform.Verdict {
+	var problems, textless, seen []string
+	for _, c := range calls {
+		if !c.IsError() {
+			continue
+		}
+		seen = append(seen, c.Label())
+		raw, ok := c.Result["content"]
+		var blocks []struct {
+			Type string `json:"type"`
+		}
+		switch {
+		case !ok:
+			problems = append(problems, c.Label()+": no content member")
+		case json.Unmarshal(raw, &blocks) != nil || string(raw) == "null":
+			problems = append(problems, fmt.Sprintf("%s: content is %s, not an array", c.Label(), conform.Clip(string(raw), 60)))
+		case !hasText(blocks):
+			textless = append(textless, fmt.Sprintf("%s: %d content blocks, none of type text", c.Label(), len(blocks)))
+		}
+	}
+	switch {
+	case len(seen) == 0 && !called:
+		return conform.Skip(reports.NeedsFixture, "%s", "no isError:true result was seen; "+fixture)
+	case len(seen) == 0:
+		return conform.Skip(reports.NotExercised, "%s", "no isError:true result was seen: "+fixture)
+	case len(problems) > 0:
+		return conform.Violation("a content array in every isError:true result", strings.Join(problems, "; "))
+	case len(textless) > 0:
+		return conform.Warn("a text block describing the failure in every isError:true result (derived from the spec's example)", strings.Join(textless, "; "))
+	}
+	return conform.Pass("%s", fmt.Sprintf("%d isError:true results, each with a content array holding a text block: %s", len(seen), conform.Clip(strings.Join(seen, ", "), 240)))
+}
+
+func hasText(blocks []struct {
+	Type string `json:"type"`
+}) bool {
+	for _, b := range blocks {
+		if b.Type == "text" {
+			return true
+		}
+	}
+	return false
+}
+
+// ERR-ISERROR-STRUCT-01 — 2025-06-18/server/tools.mdx (Output Schema), derived.
+var _ = conform.Register(conform.Check{
+	ID: "ERR-ISERROR-STRUCT-01", Title: "an isError:true result of a tool with an outputSchema is not held to it, and explains the failure in a text block",
+	Level: conform.Derived, Revisions: revision.Span("R3+"), Group: conform.GroupErr, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/server/tools.mdx (Output Schema): "If an output schema is provided: Servers MUST provide structured results that conform to this schema." Derived: an isError:true result reports a failure and is not a structured result, so the MUST does not cover it (STRUCT-CONFORM-01 must not fail it). Derived in turn: exempt from the schema, such a result carries its explanation in content; one with no text block leaves a client nothing to read (WARN, never FAIL).`,
+	Run: func(t *conform.T) conform.Verdict {
+		if v := toolkit.SkipUndeclared(t); v != nil {
+			return *v
+		}
+		schemas := map[string]json.RawMessage{}
+		for _, tl := range toolkit.List(t).Tools {
+			if tl.Has("outputSchema") && tl.Name != "" {
+				schemas[tl.Name] = tl.Fields["outputSchema"]
+			}
+		}
+		dialect := revision.Draft07
+		if t.Rev.Has(revision.DefaultDialect2020) {
+			dialect = revision.Draft2020
+		}
+		return judgeIsErrorStruct(toolcall.SeenCalls(t), schemas, dialect)
+	},
+})
+
+// judgeIsErrorStruct notes how isError:true results of tools with an outputSchema
+// relate to the schema; it never fails.
+func judgeIsErrorStruct(calls []toolcall.SeenCall, schemas map[string]json.RawMessage, dialect string) conform.Verdict {
+	var seen, textless []string
+	for _, c := range calls {
+		schema, ok := schemas[c.Name]
+		if !ok || !c.IsError() {
+			continue
+		}
+		seen = append(seen, c.Label()+": "+structState(c, schema, dialect))
+		var blocks []struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(c.Result["content"], &blocks) != nil || !hasText(blocks) {
+			textless = append(textless, c.Label())
+		}
+	}
+	if len(seen) == 0 {
+		return conform.Skip(reports.NotExercised, "%s", "no isError:true result of a tool with an outputSchema was seen in this revision's sessions")
+	}
+	if len(textless) > 0 {
+		return conform.Warn("the failure explained in a text block of every isError:true result (such a result is exempt from the outputSchema)", "no text block in "+strings.Join(textless, "; "))
+	}
+	return conform.Note("%s", fmt.Sprintf("%d isError:true results of tools with an outputSchema, not held to it (the MUST covers structured results only): %s", len(seen), strings.Join(seen, "; ")))
+}
+
+// structState says how a result's structuredContent relates to the outputSchema.
+func structState(c toolcall.SeenCall, schema json.RawMessage, dialect string) string {
+	sc, ok := c.Result["structuredContent"]
+	if !ok {
+		return "no structuredContent"
+	}
+	ts, err := revision.CompileToolSchema(schema, dialect)
+	if err != nil {
+		return fmt.Sprintf("structuredContent present; the outputSchema does not compile (%v)", err)
+	}
+	if err := ts.Validate(sc); err != nil {
+		return fmt.Sprintf("structuredContent does not conform (%v), which is allowed", err)
+	}
+	return "structuredContent conforms"
+}

@@ -1,7 +1,8 @@
-// Package lifecycle holds the checks of the session lifecycle and the JSON-RPC base
-// rules (spec-matrix §2.1, §2.2, §2.14 ping): initialize and its result, version
-// negotiation, capability shapes, response ids, unknown methods, ping, and the schema
-// validation of every message received (BASE-SCHEMA-01).
+// Package lifecycle holds the checks of the LIFE group (lifecycle.go: initialize and
+// its result, version negotiation, capability shapes and honesty, a revision's
+// fields) and of the MOD group, 2026-07-28's stateless era (modern.go:
+// server/discover, per-request _meta, removed methods, extensions; mrtr.go: multi
+// round-trip requests). leakage.go and modern_probes.go hold what they share.
 package lifecycle
 
 import (
@@ -11,7 +12,9 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // LIFE-INIT-01 — {rev}/basic/lifecycle.mdx.
@@ -197,5 +200,70 @@ var _ = conform.Register(conform.Check{
 			return conform.Note("capabilities %s valid; keys the spec does not define (allowed by the schema): %s", strings.Join(names, ", "), strings.Join(unknown, ", "))
 		}
 		return conform.Pass("capabilities valid: %s", strings.Join(names, ", "))
+	},
+})
+
+// defClientFeatureMethods are the server→client requests that need a client
+// capability the suite never declares (it sends capabilities: {}).
+var defClientFeatureMethods = map[string]string{
+	"sampling/createMessage": "sampling",
+	"elicitation/create":     "elicitation",
+	"roots/list":             "roots",
+}
+
+// LIFE-CAPS-HONEST-01 — {rev}/basic/lifecycle.mdx (Operation).
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-CAPS-HONEST-01", Title: "no sampling, elicitation or roots request reaches a client that declared no capabilities",
+	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
+	Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: "{rev}/basic/lifecycle.mdx (Operation): \"Both parties SHOULD [MUST from 2025-06-18]: … Only use capabilities that were successfully negotiated\"; the suite sends initialize with capabilities: {}",
+	Run:    runCapsHonest,
+})
+
+func runCapsHonest(t *conform.T) conform.Verdict {
+	var found []string
+	received, sessions := 0, 0
+	for _, s := range t.Sessions() {
+		sessions++
+		entries, _ := s.Conn.Transcript()
+		for _, e := range entries {
+			if e.Dir != wire.Received {
+				continue
+			}
+			received++
+			if e.Msg == nil || e.Msg.Kind != wire.KindRequest {
+				continue
+			}
+			if capName, ok := defClientFeatureMethods[e.Msg.Method]; ok {
+				found = append(found, fmt.Sprintf("%s #%d: %s (needs the client's %s capability)", s.Label, e.Seq, e.Msg.Method, capName))
+			}
+		}
+	}
+	if len(found) > 0 {
+		return t.Violation("no sampling/createMessage, elicitation/create or roots/list request: the client declared capabilities {}", conform.JoinAtMost(found, 5))
+	}
+	return conform.Note("none seen in %d messages received in %d session(s); this proves absence only in the traffic seen", received, sessions)
+}
+
+// LIFE-VERSION-RESPECT-01 — {rev}/basic/lifecycle.mdx (Operation).
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-VERSION-RESPECT-01", Title: "tool definitions and tool results use only fields and content types of the negotiated revision",
+	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
+	Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: "{rev}/basic/lifecycle.mdx (Operation): \"Both parties SHOULD [MUST from 2025-06-18]: Respect the negotiated protocol version\"; the negotiated revision's schema defines which Tool and CallToolResult members and content types exist",
+	Run: func(t *conform.T) conform.Verdict {
+		toolkit.List(t) // the memoized walk: every revision's definitions are seen at least once
+		sc := defScanSessions(t.Sessions())
+		switch {
+		case len(sc.leaks) > 0:
+			return t.Violation("only members and content types the negotiated revision defines", conform.JoinAtMost(sc.leaks, 5))
+		case sc.lists+sc.calls == 0:
+			return conform.Skip(reports.NotExercised, "no tools/list or tools/call result was received in this revision's sessions")
+		}
+		msg := fmt.Sprintf("%d tools/list and %d tools/call result(s) in %d session(s) use only their negotiated revision's vocabulary; this proves absence only in the traffic seen", sc.lists, sc.calls, sc.sessions)
+		if len(sc.unknown) > 0 {
+			return conform.Note("%s; not judged (version unknown to the suite): %s", msg, conform.JoinAtMost(sc.unknown, 3))
+		}
+		return conform.Pass("%s", msg)
 	},
 })

@@ -25,8 +25,8 @@ var _ = conform.Register(conform.Check{
 func runToolsCap(t *conform.T) conform.Verdict {
 	s := t.Session()
 	if raw, ok := s.Capabilities()["tools"]; ok {
-		if defKind(raw) != "object" {
-			return t.Violation("capabilities.tools as an object", "capabilities.tools is "+defKind(raw)+": "+conform.Clip(string(raw), 80))
+		if toolkit.JSONKind(raw) != "object" {
+			return t.Violation("capabilities.tools as an object", "capabilities.tools is "+toolkit.JSONKind(raw)+": "+conform.Clip(string(raw), 80))
 		}
 		return conform.Pass("capabilities.tools declared: %s", conform.Clip(string(raw), 80))
 	}
@@ -63,59 +63,17 @@ var _ = conform.Register(conform.Check{
 		if !ok {
 			return conform.Skip(reports.NotApplicable, "the server declares no tools capability")
 		}
-		obj := defObject(raw)
+		obj := toolkit.Object(raw)
 		if obj == nil {
-			return conform.Skip(reports.NotApplicable, "capabilities.tools is not an object (%s): judged by TOOLS-CAP-01 and LIFE-CAPS-SHAPE-01", defKind(raw))
+			return conform.Skip(reports.NotApplicable, "capabilities.tools is not an object (%s): judged by TOOLS-CAP-01 and LIFE-CAPS-SHAPE-01", toolkit.JSONKind(raw))
 		}
 		lc, ok := obj["listChanged"]
 		if !ok {
 			return conform.Skip(reports.NotExercised, "capabilities.tools has no listChanged flag (optional; absent means no list_changed notifications are promised)")
 		}
-		if defKind(lc) != "boolean" {
-			return t.Violation("capabilities.tools.listChanged as a boolean", fmt.Sprintf("a %s: %s", defKind(lc), conform.Clip(string(lc), 60)))
+		if toolkit.JSONKind(lc) != "boolean" {
+			return t.Violation("capabilities.tools.listChanged as a boolean", fmt.Sprintf("a %s: %s", toolkit.JSONKind(lc), conform.Clip(string(lc), 60)))
 		}
 		return conform.Pass("capabilities.tools.listChanged is %s", lc)
 	},
 })
-
-// defClientFeatureMethods are the server→client requests that need a client
-// capability the suite never declares (it sends capabilities: {}).
-var defClientFeatureMethods = map[string]string{
-	"sampling/createMessage": "sampling",
-	"elicitation/create":     "elicitation",
-	"roots/list":             "roots",
-}
-
-// LIFE-CAPS-HONEST-01 — {rev}/basic/lifecycle.mdx (Operation).
-var _ = conform.Register(conform.Check{
-	ID: "LIFE-CAPS-HONEST-01", Title: "no sampling, elicitation or roots request reaches a client that declared no capabilities",
-	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
-	Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: "{rev}/basic/lifecycle.mdx (Operation): \"Both parties SHOULD [MUST from 2025-06-18]: … Only use capabilities that were successfully negotiated\"; the suite sends initialize with capabilities: {}",
-	Run:    runCapsHonest,
-})
-
-func runCapsHonest(t *conform.T) conform.Verdict {
-	var found []string
-	received, sessions := 0, 0
-	for _, s := range t.Sessions() {
-		sessions++
-		entries, _ := s.Conn.Transcript()
-		for _, e := range entries {
-			if e.Dir != wire.Received {
-				continue
-			}
-			received++
-			if e.Msg == nil || e.Msg.Kind != wire.KindRequest {
-				continue
-			}
-			if capName, ok := defClientFeatureMethods[e.Msg.Method]; ok {
-				found = append(found, fmt.Sprintf("%s #%d: %s (needs the client's %s capability)", s.Label, e.Seq, e.Msg.Method, capName))
-			}
-		}
-	}
-	if len(found) > 0 {
-		return t.Violation("no sampling/createMessage, elicitation/create or roots/list request: the client declared capabilities {}", conform.JoinAtMost(found, 5))
-	}
-	return conform.Note("none seen in %d messages received in %d session(s); this proves absence only in the traffic seen", received, sessions)
-}

@@ -117,7 +117,7 @@ func runEmbedCap(t *conform.T) conform.Verdict {
 		f.Fail(fmt.Sprintf("%s is an embedded resource, but the session's capabilities have no resources member", b.at("")))
 	}
 	return f.Verdict("the resources capability declared by a server whose tools embed resources", "",
-		fmt.Sprintf("%d embedded resource block%s, and the resources capability is declared", f.Judged, ctPlural(f.Judged)))
+		fmt.Sprintf("%d embedded resource block%s, and the resources capability is declared", f.Judged, toolkit.Plural(f.Judged)))
 }
 
 // CONTENT-ANNOT-01 — schema Annotated (2024-11-05) / Annotations (2025-03-26+).
@@ -138,14 +138,14 @@ func runAnnotations(t *conform.T) conform.Verdict {
 		}
 		f.Judged++
 		if err := ctValidateAnnotations(b.Rev(), raw); err != nil {
-			f.Fail(ctProblems(err, b.at("/annotations")))
+			f.Fail(toolkit.Problems(err, b.at("/annotations")))
 		}
 	}
 	if f.Judged == 0 {
 		return ctUnexercised(t, l, "test_annotated_content", "content block with annotations")
 	}
 	return f.Verdict("annotations valid under the "+t.Rev.Name+" schema", "",
-		fmt.Sprintf("%d annotated block%s valid under the %s schema", f.Judged, ctPlural(f.Judged), t.Rev.Name))
+		fmt.Sprintf("%d annotated block%s valid under the %s schema", f.Judged, toolkit.Plural(f.Judged), t.Rev.Name))
 }
 
 // ctValidateAnnotations validates a block's annotations: against Annotations where
@@ -246,7 +246,7 @@ func runUnknownType(t *conform.T) conform.Verdict {
 		}
 	}
 	return f.Verdict(fmt.Sprintf("block types of the %s union (%s)", t.Rev.Name, strings.Join(union, ", ")), "",
-		fmt.Sprintf("%d block%s, all of types in the %s union", f.Judged, ctPlural(f.Judged), t.Rev.Name))
+		fmt.Sprintf("%d block%s, all of types in the %s union", f.Judged, toolkit.Plural(f.Judged), t.Rev.Name))
 }
 
 // CONTENT-MIXED-01 — {rev}/server/tools.mdx (Tool Result).
@@ -260,7 +260,7 @@ var _ = conform.Register(conform.Check{
 func runMixed(t *conform.T) conform.Verdict {
 	const fixture = "test_multiple_content_types"
 	l := ctExercise(t)
-	o := ctCall(t, l, fixture)
+	o := toolkit.CallIfAllowed(t, l, fixture)
 	switch {
 	case o == nil:
 		return conform.Skip(reports.NeedsFixture, "list the fixture tool %s (spec-matrix §3.2: text, image and resource in one result)", fixture)
@@ -270,7 +270,7 @@ func runMixed(t *conform.T) conform.Verdict {
 	types := map[string]bool{}
 	var f conform.Findings
 	for i, raw := range o.Content {
-		typ := ctTypes([]json.RawMessage{raw})[0]
+		typ := toolkit.ContentTypes([]json.RawMessage{raw})[0]
 		types[typ] = true
 		def, ok := ctDefinitions[typ]
 		if !ok || !o.Session.Rev.HasDefinition(def) || !slices.Contains(ctUnion(o.Session.Rev), typ) {
@@ -278,7 +278,7 @@ func runMixed(t *conform.T) conform.Verdict {
 			continue
 		}
 		if err := o.Session.Rev.Validate(def, raw); err != nil {
-			f.Fail(ctProblems(err, fmt.Sprintf("/content/%d", i)))
+			f.Fail(toolkit.Problems(err, fmt.Sprintf("/content/%d", i)))
 		}
 	}
 	names := make([]string, 0, len(types))
@@ -290,7 +290,7 @@ func runMixed(t *conform.T) conform.Verdict {
 		return conform.Violation(fixture+": blocks of several types, each valid", conform.JoinAtMost(f.Fails(), 5))
 	}
 	if len(names) < 2 {
-		return conform.Note("%s returned %d block%s of one type (%s): mixing types is optional", fixture, len(o.Content), ctPlural(len(o.Content)), strings.Join(names, ", "))
+		return conform.Note("%s returned %d block%s of one type (%s): mixing types is optional", fixture, len(o.Content), toolkit.Plural(len(o.Content)), strings.Join(names, ", "))
 	}
 	return conform.Pass("%s returned %d valid blocks of %d types: %s", fixture, len(o.Content), len(names), strings.Join(names, ", "))
 }
@@ -314,7 +314,7 @@ func ctJudgeType(t *conform.T, typ, def, fixture string, extra func(ctBlock, *co
 	for _, b := range blocks {
 		f.Judged++
 		if err := b.Rev().Validate(def, b.Raw); err != nil {
-			f.Fail(ctProblems(err, b.at("")))
+			f.Fail(toolkit.Problems(err, b.at("")))
 			continue
 		}
 		if extra != nil {
@@ -323,7 +323,7 @@ func ctJudgeType(t *conform.T, typ, def, fixture string, extra func(ctBlock, *co
 	}
 	return f.Verdict(fmt.Sprintf("%s blocks valid under the %s schema (%s)", typ, t.Rev.Name, def),
 		fmt.Sprintf("%s blocks whose bytes are what mimeType declares", typ),
-		fmt.Sprintf("%d %s block%s valid (%s)", f.Judged, typ, ctPlural(f.Judged), ctSummary(blocks)))
+		fmt.Sprintf("%d %s block%s valid (%s)", f.Judged, typ, toolkit.Plural(f.Judged), ctSummary(blocks)))
 }
 
 // ctSummary names the tools whose blocks were judged.
@@ -424,9 +424,9 @@ func ctNotInRevision(t *conform.T, typ, fixture, since string) conform.Verdict {
 			where = append(where, b.at(""))
 		}
 		return t.Violation(fmt.Sprintf("no %s block in a %s session (%s arrives in %s)", typ, t.Rev.Name, typ, since),
-			fmt.Sprintf("%d %s block%s: %s", len(blocks), typ, ctPlural(len(blocks)), conform.JoinAtMost(where, 5)))
+			fmt.Sprintf("%d %s block%s: %s", len(blocks), typ, toolkit.Plural(len(blocks)), conform.JoinAtMost(where, 5)))
 	}
-	o := ctCall(t, l, fixture)
+	o := toolkit.CallIfAllowed(t, l, fixture)
 	if o == nil {
 		return conform.Skip(reports.NeedsFixture, "no %s block seen, but nothing asked for one: list the fixture tool %s (spec-matrix §3.2), which must fall back in %s", typ, fixture, t.Rev.Name)
 	}
@@ -443,5 +443,5 @@ func ctFallback(t *conform.T, o *toolkit.Outcome, typ string) conform.Verdict {
 	case o.Result == nil:
 		return conform.Skip(reports.NotExercised, "%s gave no result object to judge: %s", o.Name, o.Describe())
 	}
-	return conform.Pass("%s fell back to %s", o.Name, ctOutcome(o))
+	return conform.Pass("%s fell back to %s", o.Name, toolkit.DescribeOutcome(o))
 }

@@ -17,14 +17,6 @@ import (
 // Listing and definition checks (spec-matrix §2.8): the ListToolsResult of every
 // page, each Tool's required members, names, title, annotations and execution.
 
-// TOOLS-LIST-01 — {rev}/server/tools.mdx (Listing Tools); schema ListToolsResult.
-var _ = conform.Register(conform.Check{
-	ID: "TOOLS-LIST-01", Title: "every tools/list page is a valid ListToolsResult {tools, nextCursor?}",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "{rev}/server/tools.mdx (Listing Tools): \"To discover available tools, clients send a `tools/list` request\"; schema ListToolsResult: \"required\": [\"tools\"], tools: Tool[], nextCursor: string",
-	Run:    runToolsList,
-})
-
 func runToolsList(t *conform.T) conform.Verdict {
 	s := t.Session()
 	l := toolkit.List(t)
@@ -96,17 +88,17 @@ var _ = conform.Register(conform.Check{
 // defToolProblems lists what breaks the Tool's required members.
 func defToolProblems(d defTool) []string {
 	if d.Fields == nil {
-		return []string{fmt.Sprintf("%s is a %s, not an object", d.Pointer(""), defKind(d.Raw))}
+		return []string{fmt.Sprintf("%s is a %s, not an object", d.Pointer(""), toolkit.JSONKind(d.Raw))}
 	}
 	var out []string
-	if k := defKind(d.Fields["name"]); k != "string" {
+	if k := toolkit.JSONKind(d.Fields["name"]); k != "string" {
 		out = append(out, fmt.Sprintf("%s: name is %s", d.Pointer("/name"), k))
 	}
-	if k := defKind(d.Fields["inputSchema"]); k != "object" {
+	if k := toolkit.JSONKind(d.Fields["inputSchema"]); k != "object" {
 		out = append(out, fmt.Sprintf("%s: inputSchema is %s", d, k))
 	}
-	if raw, ok := d.Fields["description"]; ok && defKind(raw) != "string" {
-		out = append(out, fmt.Sprintf("%s: description is %s", d, defKind(raw)))
+	if raw, ok := d.Fields["description"]; ok && toolkit.JSONKind(raw) != "string" {
+		out = append(out, fmt.Sprintf("%s: description is %s", d, toolkit.JSONKind(raw)))
 	}
 	return out
 }
@@ -161,7 +153,7 @@ var _ = conform.Register(conform.Check{
 		}
 		var f conform.Findings
 		for _, d := range l.Tools {
-			if d.Name == "" && defKind(d.Fields["name"]) != "string" {
+			if d.Name == "" && toolkit.JSONKind(d.Fields["name"]) != "string" {
 				continue // no string name: TOOLS-DEF-01
 			}
 			if !defNamePattern.MatchString(d.Name) {
@@ -372,7 +364,7 @@ var _ = conform.Register(conform.Check{
 		}
 		var f conform.Findings
 		for _, d := range titled {
-			if k := defKind(d.Fields["title"]); k != "string" {
+			if k := toolkit.JSONKind(d.Fields["title"]); k != "string" {
 				f.Fail(fmt.Sprintf("%s: title is %s", d, k))
 			}
 		}
@@ -429,7 +421,7 @@ type defHints struct {
 }
 
 func defDecodeHints(raw json.RawMessage) defHints {
-	obj := defObject(raw)
+	obj := toolkit.Object(raw)
 	var h defHints
 	h.ReadOnly = defBool(obj["readOnlyHint"])
 	h.Destructive = defBool(obj["destructiveHint"])
@@ -438,7 +430,7 @@ func defDecodeHints(raw json.RawMessage) defHints {
 
 func defBool(raw json.RawMessage) *bool {
 	var b bool
-	if defKind(raw) != "boolean" || json.Unmarshal(raw, &b) != nil {
+	if toolkit.JSONKind(raw) != "boolean" || json.Unmarshal(raw, &b) != nil {
 		return nil
 	}
 	return &b

@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/sniff"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // Icon checks (spec-matrix §2.8 TOOLS-ICONS-*): the shape of Tool.icons, the schemes
@@ -43,14 +44,14 @@ func defToolName(d defTool) string {
 func defIcons(l *defListing) []defIcon {
 	var out []defIcon
 	for _, d := range l.with("icons") {
-		items, ok := defArray(d.Fields["icons"])
+		items, ok := toolkit.Array(d.Fields["icons"])
 		if !ok {
 			continue
 		}
 		for i, raw := range items {
 			ic := defIcon{tool: d, index: i, raw: raw}
-			if obj := defObject(raw); obj != nil {
-				ic.src, _ = defString(obj["src"])
+			if obj := toolkit.Object(raw); obj != nil {
+				ic.src, _ = toolkit.String(obj["src"])
 			}
 			out = append(out, ic)
 		}
@@ -75,8 +76,8 @@ var _ = conform.Register(conform.Check{
 		var f conform.Findings
 		n := 0
 		for _, d := range withIcons {
-			if _, ok := defArray(d.Fields["icons"]); !ok {
-				f.Fail(fmt.Sprintf("%s: icons is %s, not an array", d.Pointer("/icons"), defKind(d.Fields["icons"])))
+			if _, ok := toolkit.Array(d.Fields["icons"]); !ok {
+				f.Fail(fmt.Sprintf("%s: icons is %s, not an array", d.Pointer("/icons"), toolkit.JSONKind(d.Fields["icons"])))
 			}
 		}
 		for _, ic := range defIcons(l) {
@@ -221,7 +222,7 @@ func defDataIcon(ic defIcon) (problem, note string) {
 		return "the data: URI holds no bytes", ""
 	}
 	declared := sniff.NormalizeMIME(uriType)
-	if mt, ok := defString(defObject(ic.raw)["mimeType"]); ok && mt != "" {
+	if mt, ok := toolkit.String(toolkit.Object(ic.raw)["mimeType"]); ok && mt != "" {
 		if uriType != "" && sniff.NormalizeMIME(mt) != declared {
 			return fmt.Sprintf("mimeType %q differs from the data: URI's type %q", mt, uriType), ""
 		}

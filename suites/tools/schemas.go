@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // Tool schema checks (spec-matrix §2.8 TOOLS-INSCHEMA-*, TOOLS-OUTSCHEMA-01): the root
@@ -29,12 +30,12 @@ var _ = conform.Register(conform.Check{
 		var bad []string
 		n := 0
 		for _, d := range l.Tools {
-			schema := defObject(d.Fields["inputSchema"])
+			schema := toolkit.Object(d.Fields["inputSchema"])
 			if schema == nil {
 				continue // missing or not an object: TOOLS-DEF-01
 			}
 			n++
-			if typ, ok := defString(schema["type"]); !ok || typ != "object" {
+			if typ, ok := toolkit.String(schema["type"]); !ok || typ != "object" {
 				bad = append(bad, fmt.Sprintf("%s: type is %s", d.Pointer("/inputSchema/type"), defDescribe(schema["type"])))
 			}
 		}
@@ -166,10 +167,10 @@ var _ = conform.Register(conform.Check{
 // (nothing that could admit or describe a property).
 func defNoParams(schema map[string]json.RawMessage) bool {
 	for _, k := range []string{"properties", "patternProperties", "required", "dependentSchemas", "dependentRequired", "dependencies"} {
-		if obj := defObject(schema[k]); len(obj) > 0 {
+		if obj := toolkit.Object(schema[k]); len(obj) > 0 {
 			return false
 		}
-		if arr, ok := defArray(schema[k]); ok && len(arr) > 0 {
+		if arr, ok := toolkit.Array(schema[k]); ok && len(arr) > 0 {
 			return false
 		}
 	}
@@ -178,7 +179,7 @@ func defNoParams(schema map[string]json.RawMessage) bool {
 			return false
 		}
 	}
-	return defKind(schema["additionalProperties"]) != "object" && defKind(schema["unevaluatedProperties"]) != "object"
+	return toolkit.JSONKind(schema["additionalProperties"]) != "object" && toolkit.JSONKind(schema["unevaluatedProperties"]) != "object"
 }
 
 // defOpenNoParams names the parameterless tools whose inputSchema accepts any object.
@@ -191,7 +192,7 @@ func defNoParams(schema map[string]json.RawMessage) bool {
 func defOpenNoParams(l *defListing) []string {
 	var open []string
 	for _, d := range l.Tools {
-		schema := defObject(d.Fields["inputSchema"])
+		schema := toolkit.Object(d.Fields["inputSchema"])
 		if schema == nil || !defNoParams(schema) {
 			continue
 		}

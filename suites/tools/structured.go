@@ -37,7 +37,7 @@ var _ = conform.Register(conform.Check{
 				continue
 			}
 			f.Judged++
-			if k := defKind(raw); k != "object" {
+			if k := toolkit.JSONKind(raw); k != "object" {
 				f.Fail(fmt.Sprintf("%s /structuredContent is %s: %s", r.where(), ctArticle(k), conform.Clip(string(raw), 80)))
 			}
 		}
@@ -45,7 +45,7 @@ var _ = conform.Register(conform.Check{
 			return ctUnexercised(t, l, ctStructFixture, "structuredContent")
 		}
 		return f.Verdict("structuredContent as a JSON object", "",
-			fmt.Sprintf("%d structuredContent value%s, all objects", f.Judged, ctPlural(f.Judged)))
+			fmt.Sprintf("%d structuredContent value%s, all objects", f.Judged, toolkit.Plural(f.Judged)))
 	},
 })
 
@@ -65,11 +65,11 @@ func runStructTypeR5(t *conform.T) conform.Verdict {
 	var kinds []string
 	for _, r := range ctResults(t) {
 		raw, ok := r.Structured()
-		if !ok || defKind(raw) == "object" {
+		if !ok || toolkit.JSONKind(raw) == "object" {
 			continue
 		}
 		f.Judged++
-		kinds = append(kinds, fmt.Sprintf("%s: %s", r.where(), ctArticle(defKind(raw))))
+		kinds = append(kinds, fmt.Sprintf("%s: %s", r.where(), ctArticle(toolkit.JSONKind(raw))))
 		schema, declared := schemas[r.Tool]
 		if !declared || r.IsError {
 			continue // any value is allowed without a schema; isError:true is exempt (ERR-ISERROR-STRUCT-01)
@@ -80,14 +80,14 @@ func runStructTypeR5(t *conform.T) conform.Verdict {
 			continue
 		}
 		if err := ts.Validate(raw); err != nil {
-			f.Fail(ctProblems(err, r.where()+" /structuredContent"))
+			f.Fail(toolkit.Problems(err, r.where()+" /structuredContent"))
 		}
 	}
 	if f.Judged == 0 {
 		return ctUnexercised(t, l, ctStructArrayFixture, "structuredContent other than an object")
 	}
 	return f.Verdict("structuredContent of any JSON type that conforms to the tool's outputSchema", "",
-		fmt.Sprintf("%d structuredContent value%s other than an object, each fitting its outputSchema where one is declared (%s)", f.Judged, ctPlural(f.Judged), conform.JoinAtMost(kinds, 4)))
+		fmt.Sprintf("%d structuredContent value%s other than an object, each fitting its outputSchema where one is declared (%s)", f.Judged, toolkit.Plural(f.Judged), conform.JoinAtMost(kinds, 4)))
 }
 
 // STRUCT-CONFORM-01 — R3+ tools.mdx (Output Schema).
@@ -151,20 +151,20 @@ func runStructConform(t *conform.T) conform.Verdict {
 			continue
 		}
 		if err := ts.Validate(json.RawMessage(sc)); err != nil {
-			f.Fail(ctProblems(err, r.where()+" /structuredContent"))
+			f.Fail(toolkit.Problems(err, r.where()+" /structuredContent"))
 		}
 	}
 	if f.Judged == 0 {
 		return ctConformUnjudged(t, l, len(schemas), exempt, uncompiled, broken)
 	}
 	if exempt > 0 {
-		f.Note(fmt.Sprintf("%d isError:true result%s exempt (ERR-ISERROR-STRUCT-01)", exempt, ctPlural(exempt)))
+		f.Note(fmt.Sprintf("%d isError:true result%s exempt (ERR-ISERROR-STRUCT-01)", exempt, toolkit.Plural(exempt)))
 	}
 	for name, err := range broken {
 		f.Note(fmt.Sprintf("%s not judged: its outputSchema does not compile (%v; see STRUCT-OUTSCHEMA-VALID-01)", name, err))
 	}
 	return f.Verdict("structuredContent valid against the tool's outputSchema in every successful result", "",
-		fmt.Sprintf("%d successful result%s, each with structuredContent valid against the outputSchema", f.Judged, ctPlural(f.Judged)))
+		fmt.Sprintf("%d successful result%s, each with structuredContent valid against the outputSchema", f.Judged, toolkit.Plural(f.Judged)))
 }
 
 // ctCompiled compiles a tool's outputSchema once per check.
@@ -196,7 +196,7 @@ func ctConformUnjudged(t *conform.T, l *toolkit.Listing, schemas, exempt, uncomp
 	case exempt > 0:
 		return conform.Skip(reports.NotExercised, "only isError:true results of tools with an outputSchema were seen (%d), which the rule exempts (ERR-ISERROR-STRUCT-01)", exempt)
 	case schemas > 0 && l.Find(ctStructFixture) == nil:
-		return conform.Skip(reports.NotExercised, "%d listed tool%s declare an outputSchema but none was called: allow one with --call NAME[=JSON], or list the fixture tool %s", schemas, ctPlural(schemas), ctStructFixture)
+		return conform.Skip(reports.NotExercised, "%d listed tool%s declare an outputSchema but none was called: allow one with --call NAME[=JSON], or list the fixture tool %s", schemas, toolkit.Plural(schemas), ctStructFixture)
 	}
 	return ctUnexercised(t, l, ctStructFixture, "successful result of a tool with an outputSchema")
 }
@@ -223,7 +223,7 @@ var _ = conform.Register(conform.Check{
 			return ctUnexercised(t, l, ctStructFixture, "structuredContent")
 		}
 		return f.Verdict("a text block holding the serialized JSON of structuredContent", "",
-			fmt.Sprintf("%d result%s with structuredContent, each mirroring it in a text block", f.Judged, ctPlural(f.Judged)))
+			fmt.Sprintf("%d result%s with structuredContent, each mirroring it in a text block", f.Judged, toolkit.Plural(f.Judged)))
 	},
 })
 
@@ -250,9 +250,9 @@ func ctMirror(r *ctResult, structured json.RawMessage) string {
 		}
 	}
 	if texts == 0 {
-		return fmt.Sprintf("no text block (content types [%s])", strings.Join(ctTypes(r.Content), ", "))
+		return fmt.Sprintf("no text block (content types [%s])", strings.Join(toolkit.ContentTypes(r.Content), ", "))
 	}
-	return fmt.Sprintf("none of the %d text block%s parses to JSON equal to structuredContent %s", texts, ctPlural(texts), conform.Clip(string(structured), 80))
+	return fmt.Sprintf("none of the %d text block%s parses to JSON equal to structuredContent %s", texts, toolkit.Plural(texts), conform.Clip(string(structured), 80))
 }
 
 // STRUCT-OUTSCHEMA-ROOT-01 — 2025-06-18/2025-11-25 schema Tool.outputSchema.
@@ -274,11 +274,11 @@ var _ = conform.Register(conform.Check{
 			f.Judged++
 			var s map[string]json.RawMessage
 			if json.Unmarshal(raw, &s) != nil || s == nil {
-				f.Fail(fmt.Sprintf("%s: outputSchema is %s", toolkit.Quote(tl.Name), ctArticle(defKind(raw))))
+				f.Fail(fmt.Sprintf("%s: outputSchema is %s", toolkit.Quote(tl.Name), ctArticle(toolkit.JSONKind(raw))))
 				continue
 			}
 			if typ, ok := s["type"]; !ok || string(typ) != `"object"` {
-				f.Fail(fmt.Sprintf("%s: outputSchema/type is %s", toolkit.Quote(tl.Name), ctOr(string(typ), "absent")))
+				f.Fail(fmt.Sprintf("%s: outputSchema/type is %s", toolkit.Quote(tl.Name), toolkit.Or(string(typ), "absent")))
 			}
 		}
 		if f.Judged == 0 {
@@ -395,7 +395,7 @@ func runStructR12(t *conform.T) conform.Verdict {
 			return conform.Skip(reports.NotExercised, "no tools/list result and no tools/call result to look at")
 		}
 	}
-	return conform.Pass("no outputSchema among %d listed tools, no structuredContent in %d tools/call result%s", len(l.Tools), len(results), ctPlural(len(results)))
+	return conform.Pass("no outputSchema among %d listed tools, no structuredContent in %d tools/call result%s", len(l.Tools), len(results), toolkit.Plural(len(results)))
 }
 
 // ctArticle puts an article before a JSON type name.
@@ -407,12 +407,4 @@ func ctArticle(kind string) string {
 		return "an " + kind
 	}
 	return "a " + kind
-}
-
-// ctOr returns s, or def when s is empty.
-func ctOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

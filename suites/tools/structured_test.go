@@ -19,7 +19,7 @@ func ctStructServer(outputSchema, result string) func() *conformtest.Server {
 		if outputSchema != "" {
 			def += `,"outputSchema":` + outputSchema
 		}
-		return ctServe(map[string]ctTool{ctStructFixture: {def: def + "}", reply: ctReply(result)}})
+		return ctServe(map[string]ctTool{ctStructFixture: {Def: def + "}", Reply: ctReply(result)}})
 	}
 }
 
@@ -33,53 +33,53 @@ func TestStructuredVerdicts(t *testing.T) {
 	goodResult := ctStructResult(good, `{"conditions": "Partly cloudy", "temperature": 22.50}`)
 	cases := []ctCase{
 		// STRUCT-TYPE-01
-		{name: "object passes", id: "STRUCT-TYPE-01", rev: "2025-06-18", srv: ctStructServer(ctWeatherSchema, goodResult), want: reports.Pass},
-		{name: "array fails", id: "STRUCT-TYPE-01", rev: "2025-11-25", srv: ctStructServer("", ctStructResult(`[1,2]`, `[1,2]`)), want: reports.Fail, contains: "an array"},
-		{name: "no structuredContent needs the fixture", id: "STRUCT-TYPE-01", rev: "2025-11-25", srv: noTools, want: reports.Skip, reason: reports.NeedsFixture},
+		{Name: "object passes", ID: "STRUCT-TYPE-01", Rev: "2025-06-18", Srv: ctStructServer(ctWeatherSchema, goodResult), Want: reports.Pass},
+		{Name: "array fails", ID: "STRUCT-TYPE-01", Rev: "2025-11-25", Srv: ctStructServer("", ctStructResult(`[1,2]`, `[1,2]`)), Want: reports.Fail, Contains: "an array"},
+		{Name: "no structuredContent needs the fixture", ID: "STRUCT-TYPE-01", Rev: "2025-11-25", Srv: noTools, Want: reports.Skip, Reason: reports.NeedsFixture},
 
 		// STRUCT-CONFORM-01
-		{name: "valid structuredContent passes", id: "STRUCT-CONFORM-01", rev: "2025-06-18", srv: ctStructServer(ctWeatherSchema, goodResult), want: reports.Pass},
-		{name: "missing structuredContent fails", id: "STRUCT-CONFORM-01", rev: "2025-11-25", srv: ctStructServer(ctWeatherSchema, ctContent(ctText)), want: reports.Fail, contains: "without structuredContent"},
-		{name: "invalid structuredContent fails with its pointer", id: "STRUCT-CONFORM-01", rev: "2025-11-25", srv: ctStructServer(ctWeatherSchema, ctStructResult(`{"temperature":"hot","conditions":"x"}`, "")), want: reports.Fail, contains: "/structuredContent/temperature"},
-		{name: "isError is exempt", id: "STRUCT-CONFORM-01", rev: "2025-06-18", srv: ctStructServer(ctWeatherSchema, `{"content":[{"type":"text","text":"failed"}],"isError":true}`), want: reports.Skip, reason: reports.NotExercised, contains: "ERR-ISERROR-STRUCT-01"},
-		{name: "a draft-07 declared schema is honoured", id: "STRUCT-CONFORM-01", rev: "2025-11-25", srv: ctStructServer(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}`, ctStructResult(`{"a":1}`, `{"a":1}`)), want: reports.Pass},
-		{name: "an uncompilable schema is not exercised", id: "STRUCT-CONFORM-01", rev: "2025-06-18", srv: ctStructServer(`{"type":"objekt"}`, goodResult), want: reports.Skip, reason: reports.NotExercised, contains: "STRUCT-OUTSCHEMA-VALID-01"},
-		{name: "no tool with outputSchema needs the fixture", id: "STRUCT-CONFORM-01", rev: "2025-06-18", srv: noTools, want: reports.Skip, reason: reports.NeedsFixture},
+		{Name: "valid structuredContent passes", ID: "STRUCT-CONFORM-01", Rev: "2025-06-18", Srv: ctStructServer(ctWeatherSchema, goodResult), Want: reports.Pass},
+		{Name: "missing structuredContent fails", ID: "STRUCT-CONFORM-01", Rev: "2025-11-25", Srv: ctStructServer(ctWeatherSchema, ctContent(ctText)), Want: reports.Fail, Contains: "without structuredContent"},
+		{Name: "invalid structuredContent fails with its pointer", ID: "STRUCT-CONFORM-01", Rev: "2025-11-25", Srv: ctStructServer(ctWeatherSchema, ctStructResult(`{"temperature":"hot","conditions":"x"}`, "")), Want: reports.Fail, Contains: "/structuredContent/temperature"},
+		{Name: "isError is exempt", ID: "STRUCT-CONFORM-01", Rev: "2025-06-18", Srv: ctStructServer(ctWeatherSchema, `{"content":[{"type":"text","text":"failed"}],"isError":true}`), Want: reports.Skip, Reason: reports.NotExercised, Contains: "ERR-ISERROR-STRUCT-01"},
+		{Name: "a draft-07 declared schema is honoured", ID: "STRUCT-CONFORM-01", Rev: "2025-11-25", Srv: ctStructServer(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}`, ctStructResult(`{"a":1}`, `{"a":1}`)), Want: reports.Pass},
+		{Name: "an uncompilable schema is not exercised", ID: "STRUCT-CONFORM-01", Rev: "2025-06-18", Srv: ctStructServer(`{"type":"objekt"}`, goodResult), Want: reports.Skip, Reason: reports.NotExercised, Contains: "STRUCT-OUTSCHEMA-VALID-01"},
+		{Name: "no tool with outputSchema needs the fixture", ID: "STRUCT-CONFORM-01", Rev: "2025-06-18", Srv: noTools, Want: reports.Skip, Reason: reports.NeedsFixture},
 
 		// STRUCT-TEXT-MIRROR-01
-		{name: "equal JSON text passes", id: "STRUCT-TEXT-MIRROR-01", rev: "2025-06-18", srv: ctStructServer(ctWeatherSchema, goodResult), want: reports.Pass},
-		{name: "different text warns", id: "STRUCT-TEXT-MIRROR-01", rev: "2025-06-18", srv: ctStructServer(ctWeatherSchema, ctStructResult(good, "It is 22.5 degrees")), want: reports.Warn},
-		{name: "no text block warns", id: "STRUCT-TEXT-MIRROR-01", rev: "2025-11-25", srv: ctStructServer(ctWeatherSchema, `{"content":[],"structuredContent":`+good+`}`), want: reports.Warn, contains: "no text block"},
-		{name: "no structuredContent needs the fixture", id: "STRUCT-TEXT-MIRROR-01", rev: "2025-11-25", srv: noTools, want: reports.Skip, reason: reports.NeedsFixture},
+		{Name: "equal JSON text passes", ID: "STRUCT-TEXT-MIRROR-01", Rev: "2025-06-18", Srv: ctStructServer(ctWeatherSchema, goodResult), Want: reports.Pass},
+		{Name: "different text warns", ID: "STRUCT-TEXT-MIRROR-01", Rev: "2025-06-18", Srv: ctStructServer(ctWeatherSchema, ctStructResult(good, "It is 22.5 degrees")), Want: reports.Warn},
+		{Name: "no text block warns", ID: "STRUCT-TEXT-MIRROR-01", Rev: "2025-11-25", Srv: ctStructServer(ctWeatherSchema, `{"content":[],"structuredContent":`+good+`}`), Want: reports.Warn, Contains: "no text block"},
+		{Name: "no structuredContent needs the fixture", ID: "STRUCT-TEXT-MIRROR-01", Rev: "2025-11-25", Srv: noTools, Want: reports.Skip, Reason: reports.NeedsFixture},
 
 		// STRUCT-OUTSCHEMA-ROOT-01
-		{name: "object root passes", id: "STRUCT-OUTSCHEMA-ROOT-01", rev: "2025-06-18", srv: ctStructServer(ctWeatherSchema, goodResult), want: reports.Pass},
-		{name: "array root fails", id: "STRUCT-OUTSCHEMA-ROOT-01", rev: "2025-11-25", srv: ctStructServer(`{"type":"array"}`, goodResult), want: reports.Fail, contains: `"array"`},
-		{name: "no type fails", id: "STRUCT-OUTSCHEMA-ROOT-01", rev: "2025-11-25", srv: ctStructServer(`{"properties":{}}`, goodResult), want: reports.Fail, contains: "absent"},
-		{name: "no outputSchema is not applicable", id: "STRUCT-OUTSCHEMA-ROOT-01", rev: "2025-06-18", srv: ctStructServer("", goodResult), want: reports.Skip, reason: reports.NotApplicable},
+		{Name: "object root passes", ID: "STRUCT-OUTSCHEMA-ROOT-01", Rev: "2025-06-18", Srv: ctStructServer(ctWeatherSchema, goodResult), Want: reports.Pass},
+		{Name: "array root fails", ID: "STRUCT-OUTSCHEMA-ROOT-01", Rev: "2025-11-25", Srv: ctStructServer(`{"type":"array"}`, goodResult), Want: reports.Fail, Contains: `"array"`},
+		{Name: "no type fails", ID: "STRUCT-OUTSCHEMA-ROOT-01", Rev: "2025-11-25", Srv: ctStructServer(`{"properties":{}}`, goodResult), Want: reports.Fail, Contains: "absent"},
+		{Name: "no outputSchema is not applicable", ID: "STRUCT-OUTSCHEMA-ROOT-01", Rev: "2025-06-18", Srv: ctStructServer("", goodResult), Want: reports.Skip, Reason: reports.NotApplicable},
 
 		// STRUCT-OUTSCHEMA-VALID-01
-		{name: "valid schema passes", id: "STRUCT-OUTSCHEMA-VALID-01", rev: "2025-11-25", srv: ctStructServer(ctWeatherSchema, goodResult), want: reports.Pass, contains: "2020-12"},
-		{name: "broken schema fails", id: "STRUCT-OUTSCHEMA-VALID-01", rev: "2025-11-25", srv: ctStructServer(`{"type":"objekt"}`, goodResult), want: reports.Fail},
+		{Name: "valid schema passes", ID: "STRUCT-OUTSCHEMA-VALID-01", Rev: "2025-11-25", Srv: ctStructServer(ctWeatherSchema, goodResult), Want: reports.Pass, Contains: "2020-12"},
+		{Name: "broken schema fails", ID: "STRUCT-OUTSCHEMA-VALID-01", Rev: "2025-11-25", Srv: ctStructServer(`{"type":"objekt"}`, goodResult), Want: reports.Fail},
 		// What the suite cannot verify offline is not the server's fault: never a warning
 		// (as for TOOLS-INSCHEMA-VALID-01).
-		{name: "a remote ref alone is not exercised", id: "STRUCT-OUTSCHEMA-VALID-01", rev: "2025-11-25", srv: ctStructServer(`{"type":"object","properties":{"a":{"$ref":"https://example.com/a.json"}}}`, goodResult), want: reports.Skip, reason: reports.NotExercised},
-		{name: "an unknown dialect alone is not exercised", id: "STRUCT-OUTSCHEMA-VALID-01", rev: "2025-11-25", srv: ctStructServer(`{"$schema":"https://example.com/my-dialect","type":"object"}`, goodResult), want: reports.Skip, reason: reports.NotExercised},
-		{name: "no outputSchema is not applicable", id: "STRUCT-OUTSCHEMA-VALID-01", rev: "2025-11-25", srv: noTools, want: reports.Skip, reason: reports.NotApplicable},
+		{Name: "a remote ref alone is not exercised", ID: "STRUCT-OUTSCHEMA-VALID-01", Rev: "2025-11-25", Srv: ctStructServer(`{"type":"object","properties":{"a":{"$ref":"https://example.com/a.json"}}}`, goodResult), Want: reports.Skip, Reason: reports.NotExercised},
+		{Name: "an unknown dialect alone is not exercised", ID: "STRUCT-OUTSCHEMA-VALID-01", Rev: "2025-11-25", Srv: ctStructServer(`{"$schema":"https://example.com/my-dialect","type":"object"}`, goodResult), Want: reports.Skip, Reason: reports.NotExercised},
+		{Name: "no outputSchema is not applicable", ID: "STRUCT-OUTSCHEMA-VALID-01", Rev: "2025-11-25", Srv: noTools, Want: reports.Skip, Reason: reports.NotApplicable},
 
 		// STRUCT-NOSCHEMA-01
-		{name: "structuredContent without schema is a note", id: "STRUCT-NOSCHEMA-01", rev: "2025-06-18", srv: ctStructServer("", goodResult), want: reports.Pass, contains: "note:"},
-		{name: "none seen is not exercised", id: "STRUCT-NOSCHEMA-01", rev: "2025-06-18", srv: ctStructServer(ctWeatherSchema, goodResult), want: reports.Skip, reason: reports.NotExercised},
-		{name: "structuredContent without schema or mirror warns", id: "STRUCT-NOSCHEMA-01", rev: "2025-06-18", srv: ctStructServer("", ctStructResult(good, "sunny")), want: reports.Warn, contains: "text block"},
+		{Name: "structuredContent without schema is a note", ID: "STRUCT-NOSCHEMA-01", Rev: "2025-06-18", Srv: ctStructServer("", goodResult), Want: reports.Pass, Contains: "note:"},
+		{Name: "none seen is not exercised", ID: "STRUCT-NOSCHEMA-01", Rev: "2025-06-18", Srv: ctStructServer(ctWeatherSchema, goodResult), Want: reports.Skip, Reason: reports.NotExercised},
+		{Name: "structuredContent without schema or mirror warns", ID: "STRUCT-NOSCHEMA-01", Rev: "2025-06-18", Srv: ctStructServer("", ctStructResult(good, "sunny")), Want: reports.Warn, Contains: "text block"},
 
 		// STRUCT-R12-01
-		{name: "plain text passes", id: "STRUCT-R12-01", rev: "2025-03-26", srv: ctStructServer("", ctContent(ctText)), want: reports.Pass},
-		{name: "outputSchema in 2025-03-26 warns", id: "STRUCT-R12-01", rev: "2025-03-26", srv: ctStructServer(ctWeatherSchema, goodResult), want: reports.Warn, contains: "outputSchema"},
-		{name: "no listing and no call is not exercised", id: "STRUCT-R12-01", rev: "2024-11-05", srv: func() *conformtest.Server {
+		{Name: "plain text passes", ID: "STRUCT-R12-01", Rev: "2025-03-26", Srv: ctStructServer("", ctContent(ctText)), Want: reports.Pass},
+		{Name: "outputSchema in 2025-03-26 warns", ID: "STRUCT-R12-01", Rev: "2025-03-26", Srv: ctStructServer(ctWeatherSchema, goodResult), Want: reports.Warn, Contains: "outputSchema"},
+		{Name: "no listing and no call is not exercised", ID: "STRUCT-R12-01", Rev: "2024-11-05", Srv: func() *conformtest.Server {
 			s := conformtest.NewServer()
 			s.Handle("tools/list", func(req *wire.Message) []string { return []string{conformtest.Error(req, -32601, "no tools")} })
 			return s
-		}, want: reports.Skip, reason: reports.NotExercised},
+		}, Want: reports.Skip, Reason: reports.NotExercised},
 	}
 	ctRun(t, cases)
 }

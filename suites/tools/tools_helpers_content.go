@@ -2,10 +2,8 @@ package tools
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
@@ -18,10 +16,6 @@ import (
 // (content.go, structured.go, listchanged.go, progress.go). Unexported names start
 // with "ct" so that they cannot clash with the other files of the package.
 
-// ctTriggerFixture is the fixture tool that changes the tool list; content probes
-// never call it (it changes the session's state).
-const ctTriggerFixture = "test_trigger_tool_change"
-
 // ctContentFixtures are the fixture-contract tools whose results carry the content
 // blocks the content and structured-output checks judge (spec-matrix §3.2). They are
 // side-effect-free and called once per session through toolkit.CallTool.
@@ -29,30 +23,6 @@ var ctContentFixtures = []string{
 	"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
 	"test_multiple_content_types", "test_resource_link", "test_annotated_content", "test_structured_output",
 	"test_structured_no_schema", "test_structured_error", ctStructArrayFixture,
-}
-
-// ctSessions returns the revision's sessions that negotiated the revision under test:
-// a session that settled on another version is judged by that version's rules, in its
-// own column.
-func ctSessions(t *conform.T) []*conform.Session {
-	var out []*conform.Session
-	for _, s := range t.Sessions() {
-		if s.Negotiated == t.Rev.Name && s.InitErr == nil {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// ctSettle sends the barrier request (ping; server/discover in 2026-07-28, which has
-// no ping) on the main session and waits for its reply: on stdio that proves every
-// message the server sent before it has been read, so a transcript-wide check also
-// sees what arrived just now. A failed barrier is ignored (PING-01 judges ping).
-// A barrier still standing (nothing sent or received since) is not sent again.
-func ctSettle(t *conform.T) {
-	if s := t.Session(); s != nil && s.Conn != nil && s.Conn.Err() == nil {
-		_ = s.Barrier(t.Ctx)
-	}
 }
 
 // ctInputRequired reports whether a result of a 2026-07-28 session is an
@@ -93,7 +63,7 @@ func (r *ctResult) Structured() (json.RawMessage, bool) {
 // ctResults returns every tools/call result received in the revision's sessions.
 func ctResults(t *conform.T) []*ctResult {
 	var out []*ctResult
-	for _, s := range ctSessions(t) {
+	for _, s := range toolkit.RevisionSessions(t) {
 		out = append(out, ctSessionResults(s)...)
 	}
 	return out
@@ -192,7 +162,7 @@ func ctOfType(blocks []ctBlock, typ string) []ctBlock {
 // or a tool the operator allowed with --call (never the list-changing trigger).
 func ctContentTool(t *conform.T, name string) bool {
 	opts := t.Options()
-	if name == ctTriggerFixture || (opts.TriggerTool != nil && opts.TriggerTool.Name == name) {
+	if name == toolkit.TriggerFixture || (opts.TriggerTool != nil && opts.TriggerTool.Name == name) {
 		return false
 	}
 	if slices.Contains(ctContentFixtures, name) {
@@ -214,84 +184,12 @@ func ctExercise(t *conform.T) *toolkit.Listing {
 	return l
 }
 
-// ctCall returns the memoized call of a listed tool the suite may call on the main
-// session, or nil when the server does not list it (or it may not be called).
-func ctCall(t *conform.T, l *toolkit.Listing, name string) *toolkit.Outcome {
-	tl := l.Find(name)
-	if tl == nil {
-		return nil
-	}
-	p := toolkit.Allowed(t, *tl)
-	if !p.Allowed {
-		return nil
-	}
-	return toolkit.CallTool(t, toolkit.CallableTool{Tool: *tl, Permission: p})
-}
-
 // ctUnexercised is the skip of a check whose subject never appeared: not-exercised
 // when the fixture tool that would produce it was called and did not, needs-fixture
 // when the server does not list it.
 func ctUnexercised(t *conform.T, l *toolkit.Listing, fixture, what string) conform.Verdict {
-	if o := ctCall(t, l, fixture); o != nil {
-		return conform.Skip(reports.NotExercised, "no %s in any tools/call result of this revision's sessions; the fixture tool %s returned %s", what, fixture, ctOutcome(o))
+	if o := toolkit.CallIfAllowed(t, l, fixture); o != nil {
+		return conform.Skip(reports.NotExercised, "no %s in any tools/call result of this revision's sessions; the fixture tool %s returned %s", what, fixture, toolkit.DescribeOutcome(o))
 	}
 	return conform.Skip(reports.NeedsFixture, "no %s in any tools/call result of this revision's sessions: list the fixture tool %s (spec-matrix §3.2), or allow a tool that produces one with --call NAME[=JSON]", what, fixture)
-}
-
-// ctOutcome describes a call's outcome, with the block types of a result.
-func ctOutcome(o *toolkit.Outcome) string {
-	if o.Result == nil {
-		return o.Describe()
-	}
-	types := ctTypes(o.Content)
-	kind := "a result"
-	if o.IsError {
-		kind = "an isError:true result"
-	}
-	if len(types) == 0 {
-		return kind + " with no content block"
-	}
-	return fmt.Sprintf("%s with content types [%s]", kind, strings.Join(types, ", "))
-}
-
-// ctTypes lists the type members of raw blocks, in order ("?" for a block without a
-// string type).
-func ctTypes(content []json.RawMessage) []string {
-	var out []string
-	for _, raw := range content {
-		var b struct {
-			Type *string `json:"type"`
-		}
-		if json.Unmarshal(raw, &b) != nil || b.Type == nil {
-			out = append(out, "?")
-			continue
-		}
-		out = append(out, *b.Type)
-	}
-	return out
-}
-
-// ctProblems renders a validation error with every problem's pointer prefixed by
-// where the validated value sits (e.g. "2025-06-18#1 #9 tool /content/0").
-func ctProblems(err error, where string) string {
-	var ve *revision.ValidationError
-	if !errors.As(err, &ve) {
-		return strings.TrimSpace(where) + ": " + err.Error()
-	}
-	parts := make([]string, 0, len(ve.Problems))
-	for _, p := range ve.Problems {
-		parts = append(parts, strings.TrimSpace(where+p.Pointer)+": "+p.Message)
-	}
-	if ve.Omitted > 0 {
-		parts = append(parts, fmt.Sprintf("… and %d more", ve.Omitted))
-	}
-	return strings.Join(parts, "; ")
-}
-
-// ctPlural is "" for 1 and "s" otherwise.
-func ctPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -1,12 +1,9 @@
 package tools
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -78,66 +75,4 @@ func (l *defListing) with(member string) []defTool {
 // defNone is the skip of a check none of whose subjects occurred.
 func defNone(l *defListing, what, unlock string) conform.Verdict {
 	return conform.Skip(reports.NotExercised, "none of the %d listed tools %s%s; %s", len(l.Tools), what, l.partial(), unlock)
-}
-
-// defKind names the JSON type of raw JSON ("absent" when empty); the content and
-// structured checks use it too.
-func defKind(raw json.RawMessage) string {
-	s := bytes.TrimSpace(raw) // no copy: a tools/list page may be megabytes
-	switch {
-	case len(s) == 0:
-		return "absent"
-	case string(s) == "null":
-		return "null"
-	case string(s) == "true" || string(s) == "false":
-		return "boolean"
-	case s[0] == '"':
-		return "string"
-	case s[0] == '{':
-		return "object"
-	case s[0] == '[':
-		return "array"
-	default:
-		return "number"
-	}
-}
-
-// defObject decodes a JSON object's members (nil when raw is not an object). raw is
-// always a received message or a part of one, whose bytes wire.Decode proved valid
-// JSON, so they are not validated again: the members are slices of raw (rawjson),
-// and judging a page of 100 tools reads it once, not once per level.
-func defObject(raw json.RawMessage) map[string]json.RawMessage {
-	if defKind(raw) != "object" {
-		return nil
-	}
-	m, err := rawjson.ObjectOfValid(raw)
-	if err != nil {
-		return nil
-	}
-	return m
-}
-
-// defArray decodes a JSON array's items (nil, false when raw is not an array), as
-// slices of raw; raw is valid JSON as in defObject.
-func defArray(raw json.RawMessage) ([]json.RawMessage, bool) {
-	if defKind(raw) != "array" {
-		return nil, false
-	}
-	a, err := rawjson.ArrayOfValid(raw)
-	if err != nil {
-		return nil, false
-	}
-	return a, true
-}
-
-// defString decodes a JSON string (false when raw is not a string).
-func defString(raw json.RawMessage) (string, bool) {
-	if defKind(raw) != "string" {
-		return "", false
-	}
-	s, err := rawjson.StringOfValid(raw)
-	if err != nil {
-		return "", false
-	}
-	return s, true
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
+	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // The stdio rules are judged from what the transport rejected on stdout, in every
@@ -160,5 +162,55 @@ var _ = conform.Register(conform.Check{
 			return conform.Skip(reports.NotExercised, "no message was read from stdout in this revision's sessions")
 		}
 		return conform.Pass("%d messages read from stdout, none a request", n)
+	},
+})
+
+// STDIO-SUBID-R5-01 — 2026-07-28/basic/transports/stdio.mdx; subscriptions.mdx.
+// Two subscriptions share the channel at once: each message must name its own.
+var _ = conform.Register(conform.Check{
+	ID: "STDIO-SUBID-R5-01", Title: "stdio: two concurrent subscriptions are told apart by _meta subscriptionId",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupStdio, Needs: conform.NeedsAny, Phase: conform.PhaseStateChange,
+	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Multiple Concurrent Subscriptions): "every notification on the stream carries that ID in io.modelcontextprotocol/subscriptionId so clients can demultiplex them"; basic/index.mdx: "the server MUST include io.modelcontextprotocol/subscriptionId in _meta"; basic/transports/stdio.mdx: "Clients MUST correlate these using the io.modelcontextprotocol/subscriptionId field in _meta"`,
+	Run: func(t *conform.T) conform.Verdict {
+		if t.Session().Kind != "stdio" {
+			return conform.Skip(reports.NotApplicable, "the channel is %s, not stdio: each subscription has a stream of its own", t.Session().Kind)
+		}
+		a, v := subscribe.Open(t, subscribe.Tools, 1)
+		if v != nil {
+			return *v
+		}
+		defer subscribe.Cancel(t, a)
+		b, v := subscribe.Open(t, subscribe.Tools, 2)
+		if v != nil {
+			return *v
+		}
+		defer subscribe.Cancel(t, b)
+		changed := ""
+		if trig := subscribe.PickTrigger(t); trig != nil && toolkit.ListChangedDeclared(t.Session()) {
+			if fv := subscribe.Change(t, trig); fv != nil {
+				return *fv
+			}
+			if err := b.Sync(t.Ctx, 2); err != nil {
+				return conform.Errorf("%v", err)
+			}
+			changed = " (after a tool list change with " + trig.What + ")"
+		}
+		var f conform.Findings
+		// An untagged subscription notification is owned by both; judging it
+		// under a alone reports it once.
+		subscribe.TagFindings(&f, a)
+		for _, e := range b.Messages() {
+			f.Judged++
+			if e.Msg == nil {
+				continue
+			}
+			if _, ok := conform.SubscriptionTag(e.Msg); ok {
+				if p := subscribe.TagProblem(b, e.Msg); p != "" {
+					f.Fail(fmt.Sprintf("subscription %s: %s %s", b.ID, subscribe.What(e), p))
+				}
+			}
+		}
+		return f.Verdict(fmt.Sprintf("every message of subscriptions %s and %s tagged with its own id", a.ID, b.ID), "",
+			fmt.Sprintf("%d messages of the two subscriptions %s and %s on the one channel%s, each tagged with its own id", f.Judged, a.ID, b.ID, changed))
 	},
 })

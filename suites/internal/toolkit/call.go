@@ -14,6 +14,10 @@ import (
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
+// ErrorFixture is the fixture-contract tool that always fails: its result is a tool
+// execution error (isError: true).
+const ErrorFixture = "test_error_handling"
+
 // FixtureTools are the tool names of the fixture contract (spec-matrix §3.2, the
 // official TypeScript suite's names plus the matrix's additions). They promise to be
 // side-effect-free, so the suite calls them whenever a server lists them.

@@ -1,4 +1,4 @@
-package errorhandling
+package tools
 
 import (
 	"bytes"
@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -23,34 +23,8 @@ const echoFixture = "test_echo"
 // and tools allowed with --call), sent on a fresh session since a fragile server may
 // not survive them.
 
-// TOOLS-CALL-INVALIDARGS-R1-01 — 2024-11-05 … 2025-06-18 server/tools.mdx.
-var _ = conform.Register(conform.Check{
-	ID: "TOOLS-CALL-INVALIDARGS-R1-01", Title: "arguments that break the inputSchema get -32602 or an isError:true result",
-	Level: conform.Descriptive, Revisions: revision.Span("R1–R3"), Group: conform.GroupTools, Phase: conform.PhaseOddInput, Needs: conform.NeedsCalls,
-	Source: `{rev}/server/tools.mdx (Error Handling), 2024-11-05 … 2025-06-18: "Protocol Errors: Standard JSON-RPC errors for issues like: … Invalid arguments" and "Tool Execution Errors: Reported in tool results with isError: true: … Invalid input data". Both channels are listed: either passes (spec-matrix §2.16.2); a successful result → WARN.`,
-	Run:    argCheck(judgeInvalidArgsEither),
-})
-
-// TOOLS-CALL-INVALIDARGS-R4-01 — 2025-11-25 and 2026-07-28 server/tools.mdx; changelog SEP-1303.
-var _ = conform.Register(conform.Check{
-	ID: "TOOLS-CALL-INVALIDARGS-R4-01", Title: "input validation failures are isError:true results (-32602 accepted with a note)",
-	Level: conform.Descriptive, Revisions: revision.Span("R4+"), Group: conform.GroupTools, Phase: conform.PhaseOddInput, Needs: conform.NeedsCalls,
-	Source: `{rev}/server/tools.mdx (Error Handling), 2025-11-25 on: "Tool Execution Errors: Reported in tool results with isError: true: … Input validation errors (e.g., date in wrong format, value out of range)"; "Tool Execution Errors contain actionable feedback that language models can use to self-correct". The classification carries no BCP 14 key word for servers (the page's SHOULD binds clients), so the row is descriptive: a successful result warns, never fails, also under --strict. -32602 passes with a note: the 2026-07-28 schema still shows -32602 "Invalid arguments for tool" (spec-matrix §2.16.2).`,
-	Run:    argCheck(judgeInvalidArgsR4),
-})
-
-// TOOLS-CALL-VALIDATE-01 — {rev}/server/tools.mdx (Security Considerations).
-var _ = conform.Register(conform.Check{
-	ID: "TOOLS-CALL-VALIDATE-01", Title: "tool inputs are validated: arguments that break the inputSchema are rejected",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseOddInput, Needs: conform.NeedsCalls,
-	// The three invalid-argument checks share one probe (memoized), in the phase
-	// for odd input (PhaseOddInput), after the clean checks.
-	Source: `{rev}/server/tools.mdx (Security Considerations): "Servers MUST: Validate all tool inputs". Invalid input accepted with a successful result → WARN, not FAIL: coercion cannot be told apart from a missing validation (spec-matrix TOOLS-CALL-VALIDATE-01). Either error channel counts as validation (§2.16.2).`,
-	Run:    argCheck(judgeValidate),
-})
-
 // argCheck runs a judge over the session's shared invalid-argument probes.
-func argCheck(judge func([]probe) conform.Verdict) func(*conform.T) conform.Verdict {
+func argCheck(judge func([]toolcall.Probe) conform.Verdict) func(*conform.T) conform.Verdict {
 	return func(t *conform.T) conform.Verdict {
 		probes, v := argProbesFor(t).tellable()
 		if v != nil {
@@ -62,10 +36,10 @@ func argCheck(judge func([]probe) conform.Verdict) func(*conform.T) conform.Verd
 
 // argProbes are the invalid-argument calls of one session, or why there are none.
 type argProbes struct {
-	probes []probe
+	probes []toolcall.Probe
 	tools  []string // the tool each probe called
 	// controls are the replies to a call of each tool with valid arguments.
-	controls map[string]reply
+	controls map[string]toolcall.Reply
 	skip     *conform.Verdict
 }
 
@@ -86,23 +60,23 @@ type argCall struct {
 // rejects invalid arguments too, and proves nothing (issue 9 item 5). Accepted
 // invalid input and silence are kept whatever the control call got. With nothing
 // left, the verdict is skip: not-exercised, with the reason.
-func (ps argProbes) tellable() ([]probe, *conform.Verdict) {
+func (ps argProbes) tellable() ([]toolcall.Probe, *conform.Verdict) {
 	if ps.skip != nil {
 		return nil, ps.skip
 	}
-	var out []probe
+	var out []toolcall.Probe
 	var untold []string
 	for i, p := range ps.probes {
 		control, ok := ps.controls[ps.tools[i]]
-		if p.r.kind == rNone || p.r.success() || (ok && control.success()) {
+		if p.R.Kind == toolcall.KindNone || p.R.Success() || (ok && control.Success()) {
 			out = append(out, p)
 			continue
 		}
 		what := "no valid arguments are known for it"
 		if ok {
-			what = "with valid arguments it got " + control.desc
+			what = "with valid arguments it got " + control.Desc
 		}
-		untold = append(untold, fmt.Sprintf("%s (%s)", p.label, what))
+		untold = append(untold, fmt.Sprintf("%s (%s)", p.Label, what))
 	}
 	if len(out) == 0 {
 		v := conform.Skip(reports.NotExercised, "the rejections cannot be told from a tool that fails every call: %s", conform.JoinAtMost(untold, 3))
@@ -113,7 +87,7 @@ func (ps argProbes) tellable() ([]probe, *conform.Verdict) {
 
 // argProbesFor runs the probes once per session (memoized) on the session for odd input.
 func argProbesFor(t *conform.T) argProbes {
-	if v := noTools(t); v != nil {
+	if v := toolkit.SkipUndeclared(t); v != nil {
 		sv := conform.Skip(v.Reason, "%s", v.Message)
 		return argProbes{skip: &sv}
 	}
@@ -134,7 +108,7 @@ func runArgProbes(t *conform.T) argProbes {
 	// The main session, without the silence barrier of T.Scratch: a server that
 	// wrongly accepts the arguments runs the tool, which may take its time.
 	s := t.Session()
-	out := argProbes{controls: map[string]reply{}}
+	out := argProbes{controls: map[string]toolcall.Reply{}}
 	for _, c := range calls {
 		if _, done := out.controls[c.tool]; !done && c.valid != nil {
 			var o *toolkit.Outcome
@@ -143,10 +117,10 @@ func runArgProbes(t *conform.T) argProbes {
 			} else {
 				o = toolkit.Call(t, s, c.tool, c.valid)
 			}
-			out.controls[c.tool] = classify(o.Resp, o.Err).inEra(s.Modern())
+			out.controls[c.tool] = toolcall.Classify(o.Resp, o.Err).InEra(s.Modern())
 		}
 		o := toolkit.Call(t, s, c.tool, c.args)
-		out.probes = append(out.probes, probe{label: fmt.Sprintf("%s %s", c.tool, c.label), r: classify(o.Resp, o.Err).inEra(s.Modern())})
+		out.probes = append(out.probes, toolcall.Probe{Label: fmt.Sprintf("%s %s", c.tool, c.label), R: toolcall.Classify(o.Resp, o.Err).InEra(s.Modern())})
 		out.tools = append(out.tools, c.tool)
 	}
 	return out
@@ -323,10 +297,10 @@ func encode(v any) json.RawMessage {
 }
 
 // firstSilent returns the verdict for the first probe that got no reply.
-func firstSilent(probes []probe, want string) *conform.Verdict {
+func firstSilent(probes []toolcall.Probe, want string) *conform.Verdict {
 	for _, p := range probes {
-		if p.r.kind == rNone {
-			v := conform.Silence(want+" for "+p.label, p.r.err)
+		if p.R.Kind == toolcall.KindNone {
+			v := conform.Silence(want+" for "+p.Label, p.R.Err)
 			return &v
 		}
 	}
@@ -335,7 +309,7 @@ func firstSilent(probes []probe, want string) *conform.Verdict {
 
 // judgeInvalidArgsEither (2024-11-05 … 2025-06-18): -32602 or isError:true pass;
 // a successful result or another error warns.
-func judgeInvalidArgsEither(probes []probe) conform.Verdict {
+func judgeInvalidArgsEither(probes []toolcall.Probe) conform.Verdict {
 	const want = "JSON-RPC error -32602 or an isError:true result"
 	if v := firstSilent(probes, want); v != nil {
 		return *v
@@ -343,12 +317,12 @@ func judgeInvalidArgsEither(probes []probe) conform.Verdict {
 	var problems, seen []string
 	for _, p := range probes {
 		switch {
-		case p.r.kind == rRPCError && p.r.code == wire.CodeInvalidParams, p.r.kind == rResult && p.r.isError:
-			seen = append(seen, p.label+": "+p.r.channel())
-		case p.r.success():
-			problems = append(problems, p.label+": "+p.r.successText())
+		case p.R.Kind == toolcall.KindRPCError && p.R.Code == wire.CodeInvalidParams, p.R.Kind == toolcall.KindResult && p.R.IsError:
+			seen = append(seen, p.Label+": "+p.R.Channel())
+		case p.R.Success():
+			problems = append(problems, p.Label+": "+p.R.SuccessText())
 		default:
-			problems = append(problems, p.label+": "+p.r.desc)
+			problems = append(problems, p.Label+": "+p.R.Desc)
 		}
 	}
 	if len(problems) > 0 {
@@ -359,7 +333,7 @@ func judgeInvalidArgsEither(probes []probe) conform.Verdict {
 
 // judgeInvalidArgsR4 (2025-11-25): isError:true passes, -32602 passes with a note,
 // anything else is a violation of the descriptive row (a warning).
-func judgeInvalidArgsR4(probes []probe) conform.Verdict {
+func judgeInvalidArgsR4(probes []toolcall.Probe) conform.Verdict {
 	const want = "an isError:true result (a tool execution error) for arguments that break the inputSchema"
 	if v := firstSilent(probes, want); v != nil {
 		return *v
@@ -368,15 +342,15 @@ func judgeInvalidArgsR4(probes []probe) conform.Verdict {
 	protocol := false
 	for _, p := range probes {
 		switch {
-		case p.r.kind == rResult && p.r.isError:
-			seen = append(seen, p.label+": "+p.r.channel())
-		case p.r.kind == rRPCError && p.r.code == wire.CodeInvalidParams:
+		case p.R.Kind == toolcall.KindResult && p.R.IsError:
+			seen = append(seen, p.Label+": "+p.R.Channel())
+		case p.R.Kind == toolcall.KindRPCError && p.R.Code == wire.CodeInvalidParams:
 			protocol = true
-			seen = append(seen, p.label+": "+p.r.channel())
-		case p.r.success():
-			problems = append(problems, p.label+": "+p.r.successText())
+			seen = append(seen, p.Label+": "+p.R.Channel())
+		case p.R.Success():
+			problems = append(problems, p.Label+": "+p.R.SuccessText())
 		default:
-			problems = append(problems, p.label+": "+p.r.desc)
+			problems = append(problems, p.Label+": "+p.R.Desc)
 		}
 	}
 	switch {
@@ -389,7 +363,7 @@ func judgeInvalidArgsR4(probes []probe) conform.Verdict {
 }
 
 // judgeValidate: any rejection shows validation; a successful result warns.
-func judgeValidate(probes []probe) conform.Verdict {
+func judgeValidate(probes []toolcall.Probe) conform.Verdict {
 	const want = "invalid input rejected (an error reply or an isError:true result)"
 	if v := firstSilent(probes, want); v != nil {
 		return *v
@@ -397,15 +371,15 @@ func judgeValidate(probes []probe) conform.Verdict {
 	var accepted, seen []string
 	for _, p := range probes {
 		switch {
-		case p.r.success():
-			accepted = append(accepted, p.label+": "+p.r.successText())
+		case p.R.Success():
+			accepted = append(accepted, p.Label+": "+p.R.SuccessText())
 			continue
-		case p.r.inputRequired:
+		case p.R.InputRequired:
 			// Asking for input goes on with the call: the arguments were not rejected.
-			accepted = append(accepted, p.label+": "+p.r.desc)
+			accepted = append(accepted, p.Label+": "+p.R.Desc)
 			continue
 		}
-		seen = append(seen, p.label+": "+p.r.channel())
+		seen = append(seen, p.Label+": "+p.R.Channel())
 	}
 	if len(accepted) > 0 {
 		return conform.Warn(want, strings.Join(accepted, "; ")+" (a warning, not a failure: coercion cannot be told apart from a missing validation)")

@@ -1,4 +1,4 @@
-package tools
+package lifecycle
 
 import (
 	"encoding/json"
@@ -8,7 +8,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -80,7 +79,7 @@ func defToolLeaks(rev revision.Revision, result json.RawMessage) []defLeak {
 	if len(lacks) == 0 {
 		return nil
 	}
-	tools, _ := defArray(defObject(result)["tools"])
+	tools, _ := toolkit.Array(toolkit.Object(result)["tools"])
 	var out []defLeak
 	for i, raw := range tools {
 		leaks := false
@@ -91,7 +90,7 @@ func defToolLeaks(rev revision.Revision, result json.RawMessage) []defLeak {
 		if !leaks {
 			continue
 		}
-		if obj := defObject(raw); obj != nil {
+		if obj := toolkit.Object(raw); obj != nil {
 			out = append(out, defRuleLeaks(rev, obj, fmt.Sprintf("/tools/%d", i), defToolRules)...)
 		}
 	}
@@ -100,14 +99,14 @@ func defToolLeaks(rev revision.Revision, result json.RawMessage) []defLeak {
 
 // defCallLeaks finds, in a tools/call result, what the revision lacks.
 func defCallLeaks(rev revision.Revision, result json.RawMessage) []defLeak {
-	obj := defObject(result)
+	obj := toolkit.Object(result)
 	if obj == nil {
 		return nil
 	}
 	out := defRuleLeaks(rev, obj, "", defResultRules)
-	blocks, _ := defArray(obj["content"])
+	blocks, _ := toolkit.Array(obj["content"])
 	for i, raw := range blocks {
-		out = append(out, defBlockLeaks(rev, defObject(raw), fmt.Sprintf("/content/%d", i))...)
+		out = append(out, defBlockLeaks(rev, toolkit.Object(raw), fmt.Sprintf("/content/%d", i))...)
 	}
 	return out
 }
@@ -119,14 +118,14 @@ func defBlockLeaks(rev revision.Revision, b map[string]json.RawMessage, at strin
 		return nil
 	}
 	var out []defLeak
-	if typ, ok := defString(b["type"]); ok {
+	if typ, ok := toolkit.String(b["type"]); ok {
 		if f, added := defBlockTypes[typ]; added && !rev.Has(f) {
 			out = append(out, defLeak{pointer: at + "/type", what: fmt.Sprintf("%q content", typ), feature: f})
 		}
 	}
 	out = append(out, defRuleLeaks(rev, b, at, defBlockRules)...)
 	out = append(out, defLastModified(rev, b, at)...)
-	if res := defObject(b["resource"]); res != nil {
+	if res := toolkit.Object(b["resource"]); res != nil {
 		out = append(out, defRuleLeaks(rev, res, at+"/resource", []defMemberRule{{"_meta", revision.Meta}})...)
 		out = append(out, defLastModified(rev, res, at+"/resource")...)
 	}
@@ -138,7 +137,7 @@ func defLastModified(rev revision.Revision, obj map[string]json.RawMessage, at s
 	if rev.Has(revision.LastModified) {
 		return nil
 	}
-	if _, ok := defObject(obj["annotations"])["lastModified"]; ok {
+	if _, ok := toolkit.Object(obj["annotations"])["lastModified"]; ok {
 		return []defLeak{{pointer: at + "/annotations/lastModified", what: "annotations.lastModified", feature: revision.LastModified}}
 	}
 	return nil
@@ -188,26 +187,3 @@ func defScanSessions(sessions []*conform.Session) defScan {
 	}
 	return sc
 }
-
-// LIFE-VERSION-RESPECT-01 — {rev}/basic/lifecycle.mdx (Operation).
-var _ = conform.Register(conform.Check{
-	ID: "LIFE-VERSION-RESPECT-01", Title: "tool definitions and tool results use only fields and content types of the negotiated revision",
-	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
-	Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: "{rev}/basic/lifecycle.mdx (Operation): \"Both parties SHOULD [MUST from 2025-06-18]: Respect the negotiated protocol version\"; the negotiated revision's schema defines which Tool and CallToolResult members and content types exist",
-	Run: func(t *conform.T) conform.Verdict {
-		toolkit.List(t) // the memoized walk: every revision's definitions are seen at least once
-		sc := defScanSessions(t.Sessions())
-		switch {
-		case len(sc.leaks) > 0:
-			return t.Violation("only members and content types the negotiated revision defines", conform.JoinAtMost(sc.leaks, 5))
-		case sc.lists+sc.calls == 0:
-			return conform.Skip(reports.NotExercised, "no tools/list or tools/call result was received in this revision's sessions")
-		}
-		msg := fmt.Sprintf("%d tools/list and %d tools/call result(s) in %d session(s) use only their negotiated revision's vocabulary; this proves absence only in the traffic seen", sc.lists, sc.calls, sc.sessions)
-		if len(sc.unknown) > 0 {
-			return conform.Note("%s; not judged (version unknown to the suite): %s", msg, conform.JoinAtMost(sc.unknown, 3))
-		}
-		return conform.Pass("%s", msg)
-	},
-})

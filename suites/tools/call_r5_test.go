@@ -1,4 +1,4 @@
-package errorhandling
+package tools
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
 )
 
 // The 2026-07-28 cases of the tools/call checks of this package.
@@ -16,22 +17,13 @@ import (
 // inputRequired is an InputRequiredResult: it asks for input, completes nothing.
 const inputRequired = `{"resultType":"input_required","inputRequests":{"n":{"method":"elicitation/create","params":{"mode":"form","message":"name?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"s1","content":[],"isError":"no"}`
 
-// modernServer makes a scripted server answer the era probe (server/discover) and refuse
-// ping, which 2026-07-28 does not have.
-func modernServer(srv *conformtest.Server) *conformtest.Server {
-	srv.Handle("server/discover", func(req *wire.Message) []string {
-		return []string{conformtest.Result(req, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"scripted","version":"1"}},"ttlMs":0,"cacheScope":"private"}`)}
-	})
-	srv.Handle("ping", func(req *wire.Message) []string {
-		return []string{conformtest.Error(req, wire.CodeMethodNotFound, "no ping in 2026-07-28")}
-	})
-	return srv
-}
+// modernServer makes srv a 2026-07-28 server (conformtest.Modern).
+var modernServer = conformtest.Modern
 
 func TestInEra(t *testing.T) {
 	tests := []struct {
 		name   string
-		r      reply
+		r      toolcall.Reply
 		modern bool
 		want   bool
 	}{
@@ -43,29 +35,28 @@ func TestInEra(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := tc.r.inEra(tc.modern)
-			if r.inputRequired != tc.want {
-				t.Fatalf("inputRequired %v, want %v", r.inputRequired, tc.want)
+			r := tc.r.InEra(tc.modern)
+			if r.InputRequired != tc.want {
+				t.Fatalf("inputRequired %v, want %v", r.InputRequired, tc.want)
 			}
-			if r.inputRequired && (r.success() || !strings.Contains(r.desc, "InputRequiredResult")) {
-				t.Errorf("an InputRequiredResult counts as a success or is not named: %q", r.desc)
+			if r.InputRequired && (r.Success() || !strings.Contains(r.Desc, "InputRequiredResult")) {
+				t.Errorf("an InputRequiredResult counts as a success or is not named: %q", r.Desc)
 			}
 		})
 	}
 }
 
 func TestR5Judges(t *testing.T) {
-	ir := result(inputRequired).inEra(true)
+	ir := result(inputRequired).InEra(true)
 	tests := []struct {
 		name string
 		got  conform.Verdict
 		want conform.Outcome
 	}{
 		{"TOOLS-CALL-01: an InputRequiredResult is no CallToolResult", judgeCall("test_simple_text", ir), conform.OutcomeViolation},
-		{"TOOLS-CALL-01: the same result in a legacy session has a content array", judgeCall("test_simple_text", result(`{"resultType":"input_required","content":[]}`).inEra(false)), conform.OutcomePass},
-		{"ERR-EXEC-IN-RESULT-01: asking for input reports no failure", judgeExecInResult(ir), conform.OutcomeViolation},
-		{"TOOLS-CALL-VALIDATE-01: asking for input rejects nothing", judgeValidate([]probe{{label: "test_echo {}", r: ir}}), conform.OutcomeWarn},
-		{"TOOLS-CALL-INVALIDARGS-R4-01: asking for input is no isError result", judgeInvalidArgsR4([]probe{{label: "test_echo {}", r: ir}}), conform.OutcomeViolation},
+		{"TOOLS-CALL-01: the same result in a legacy session has a content array", judgeCall("test_simple_text", result(`{"resultType":"input_required","content":[]}`).InEra(false)), conform.OutcomePass},
+		{"TOOLS-CALL-VALIDATE-01: asking for input rejects nothing", judgeValidate([]toolcall.Probe{{Label: "test_echo {}", R: ir}}), conform.OutcomeWarn},
+		{"TOOLS-CALL-INVALIDARGS-R4-01: asking for input is no isError result", judgeInvalidArgsR4([]toolcall.Probe{{Label: "test_echo {}", R: ir}}), conform.OutcomeViolation},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,10 +74,10 @@ func TestCallsInLeavesOutInputRequired(t *testing.T) {
 		{Seq: 3, Dir: wire.Sent, Msg: decodeMsg(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a"}}`)},
 		{Seq: 4, Dir: wire.Received, ForMethod: "tools/call", Msg: decodeMsg(t, `{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[],"isError":false}}`)},
 	}
-	if got := callsIn("s", true, entries); len(got) != 1 || got[0].where != "s #4" {
+	if got := toolcall.CallsIn("s", true, entries); len(got) != 1 || got[0].Where != "s #4" {
 		t.Errorf("modern: got %+v, want only the complete result #4", got)
 	}
-	if got := callsIn("s", false, entries); len(got) != 2 {
+	if got := toolcall.CallsIn("s", false, entries); len(got) != 2 {
 		t.Errorf("legacy: got %d calls, want 2 (resultType means nothing there)", len(got))
 	}
 }

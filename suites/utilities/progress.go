@@ -1,4 +1,4 @@
-package tools
+package utilities
 
 import (
 	"encoding/json"
@@ -44,7 +44,7 @@ type ctTokenRequest struct {
 
 // ctProgress is one progress notification received.
 type ctProgress struct {
-	ctEntry
+	toolkit.SessionEntry
 	TokenRaw json.RawMessage
 	Token    wire.ID // zero when the token is absent or not a string or number
 	Progress *float64
@@ -62,7 +62,7 @@ type ctProgressTraffic struct {
 // ctCollectProgress reads the revision's transcripts.
 func ctCollectProgress(t *conform.T) *ctProgressTraffic {
 	pt := &ctProgressTraffic{}
-	for _, s := range ctSessions(t) {
+	for _, s := range toolkit.RevisionSessions(t) {
 		entries, _ := s.Conn.Transcript()
 		byID, byLoose := map[string]*ctTokenRequest{}, map[string]*ctTokenRequest{}
 		var reqs []*ctTokenRequest
@@ -114,7 +114,7 @@ func ctTokenOf(s *conform.Session, e *wire.Entry) *ctTokenRequest {
 // ctProgressOf decodes a progress notification and pairs it with the latest request
 // sent before it that carried its token (exactly, or in another JSON type).
 func ctProgressOf(s *conform.Session, e wire.Entry, reqs []*ctTokenRequest) *ctProgress {
-	p := &ctProgress{ctEntry: ctEntry{Session: s, Entry: e}}
+	p := &ctProgress{SessionEntry: toolkit.SessionEntry{Session: s, Entry: e}}
 	var params struct {
 		Token    json.RawMessage `json:"progressToken"`
 		Progress json.RawMessage `json:"progress"`
@@ -122,7 +122,7 @@ func ctProgressOf(s *conform.Session, e wire.Entry, reqs []*ctTokenRequest) *ctP
 	_ = json.Unmarshal(e.Msg.Params, &params)
 	p.TokenRaw = params.Token
 	var f float64
-	if defKind(params.Progress) == "number" && json.Unmarshal(params.Progress, &f) == nil {
+	if toolkit.JSONKind(params.Progress) == "number" && json.Unmarshal(params.Progress, &f) == nil {
 		p.Progress = &f
 	}
 	tok, err := wire.ParseID(params.Token)
@@ -162,7 +162,7 @@ func (p *ctProgress) afterDone() string {
 	if !p.Session.Modern() && p.Source != r.Resp.Source && late < ctCrossStreamSlack {
 		return ""
 	}
-	return fmt.Sprintf("%s (token %s) arrived after the reply to %s (#%d, %s later)", p.where(), p.TokenRaw, r.Method, r.Resp.Seq, late.Round(time.Millisecond))
+	return fmt.Sprintf("%s (token %s) arrived after the reply to %s (#%d, %s later)", p.Where(), p.TokenRaw, r.Method, r.Resp.Seq, late.Round(time.Millisecond))
 }
 
 // ctProbeResult is what the progress probe did.
@@ -179,11 +179,11 @@ type ctProbeResult struct {
 func ctProgressProbe(t *conform.T) ctProbeResult {
 	s := t.Session()
 	return t.Once("ct.progress-probe:"+s.Label, func() any {
-		o := ctCall(t, toolkit.List(t), ctProgressFixture)
+		o := toolkit.CallIfAllowed(t, toolkit.List(t), ctProgressFixture)
 		if o == nil {
 			return ctProbeResult{}
 		}
-		res := ctProbeResult{called: true, outcome: ctOutcome(o)}
+		res := ctProbeResult{called: true, outcome: toolkit.DescribeOutcome(o)}
 		if _, err := s.Call(t.Ctx, s.Conn.BarrierMethod(), nil); err != nil {
 			res.barrier = conform.Describe(nil, err)
 		}
@@ -218,17 +218,17 @@ func runProgressToken(t *conform.T) conform.Verdict {
 		f.Judged++
 		switch {
 		case p.Token.IsZero():
-			f.Fail(fmt.Sprintf("%s has progressToken %s, not a string or integer token", p.where(), ctOr(string(p.TokenRaw), "(absent)")))
+			f.Fail(fmt.Sprintf("%s has progressToken %s, not a string or integer token", p.Where(), toolkit.Or(string(p.TokenRaw), "(absent)")))
 		case p.request() == nil:
-			f.Fail(fmt.Sprintf("%s names token %s, which no request of the session carried", p.where(), p.TokenRaw))
+			f.Fail(fmt.Sprintf("%s names token %s, which no request of the session carried", p.Where(), p.TokenRaw))
 		case p.afterDone() != "":
 			f.Fail(p.afterDone() + ": the request was no longer active")
 		case p.Req == nil:
-			f.Note(fmt.Sprintf("%s echoes token %s as a %s; it was sent as a %s (PROG-TOKEN-TYPE-01)", p.where(), p.TokenRaw, p.Token.TypeName(), p.Loose.Token.TypeName()))
+			f.Note(fmt.Sprintf("%s echoes token %s as a %s; it was sent as a %s (PROG-TOKEN-TYPE-01)", p.Where(), p.TokenRaw, p.Token.TypeName(), p.Loose.Token.TypeName()))
 		}
 	}
 	return f.Verdict("progress only for tokens of requests still in progress", "",
-		fmt.Sprintf("%d progress notification%s, each for an active request's token", f.Judged, ctPlural(f.Judged)))
+		fmt.Sprintf("%d progress notification%s, each for an active request's token", f.Judged, toolkit.Plural(f.Judged)))
 }
 
 // PROG-TOKEN-TYPE-01 — progress.mdx; schema ProgressToken.
@@ -246,14 +246,14 @@ var _ = conform.Register(conform.Check{
 				f.Judged++
 			case p.Loose != nil:
 				f.Judged++
-				f.Fail(fmt.Sprintf("%s echoes token %s as a %s; it was sent as a %s (%s)", p.where(), p.TokenRaw, p.Token.TypeName(), p.Loose.Token.TypeName(), p.Loose.Token))
+				f.Fail(fmt.Sprintf("%s echoes token %s as a %s; it was sent as a %s (%s)", p.Where(), p.TokenRaw, p.Token.TypeName(), p.Loose.Token.TypeName(), p.Loose.Token))
 			}
 		}
 		if f.Judged == 0 {
 			return ctNoProgress(probe, "progress notification naming a token the suite sent")
 		}
 		return f.Verdict("the token echoed with the JSON type it was sent with", "",
-			fmt.Sprintf("%d progress notification%s echo their token exactly", f.Judged, ctPlural(f.Judged)))
+			fmt.Sprintf("%d progress notification%s echo their token exactly", f.Judged, toolkit.Plural(f.Judged)))
 	},
 })
 
@@ -286,7 +286,7 @@ func runProgressMonotonic(t *conform.T) conform.Verdict {
 		}
 		s.count++
 		if s.last != nil && *p.Progress <= *s.last.Progress {
-			f.Fail(fmt.Sprintf("token %s: progress %v at %s after %v at #%d", r.Token, *p.Progress, p.where(), *s.last.Progress, s.last.Seq))
+			f.Fail(fmt.Sprintf("token %s: progress %v at %s after %v at #%d", r.Token, *p.Progress, p.Where(), *s.last.Progress, s.last.Seq))
 		}
 		s.last = p
 	}
@@ -299,7 +299,7 @@ func runProgressMonotonic(t *conform.T) conform.Verdict {
 		return ctNoProgress(probe, "pair of progress notifications for one token")
 	}
 	return f.Verdict("progress strictly increasing for each token", "",
-		fmt.Sprintf("progress strictly increased for each of %d token%s with several notifications", f.Judged, ctPlural(f.Judged)))
+		fmt.Sprintf("progress strictly increased for each of %d token%s with several notifications", f.Judged, toolkit.Plural(f.Judged)))
 }
 
 // PROG-AFTER-DONE-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Implementation Notes).
@@ -337,5 +337,5 @@ func runProgressAfterDone(t *conform.T) conform.Verdict {
 		return ctNoProgress(probe, "progress notification for a request that completed")
 	}
 	return f.Verdict("no progress for a token once its request was answered", "",
-		fmt.Sprintf("%d completed request%s with progress; none after the reply (bounded by a barrier request)", f.Judged, ctPlural(f.Judged)))
+		fmt.Sprintf("%d completed request%s with progress; none after the reply (bounded by a barrier request)", f.Judged, toolkit.Plural(f.Judged)))
 }

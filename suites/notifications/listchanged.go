@@ -1,12 +1,10 @@
-package tools
+package notifications
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -37,35 +36,13 @@ var _ = conform.Register(conform.Check{
 	Run:    runListChangedProbe,
 })
 
-// ctTrigger is one way to change the server's tool list.
-type ctTrigger struct {
-	what string // for messages: "the fixture tool …", "--trigger-tool …", "--trigger-cmd …"
-	tool string // the tool to call ("" for a command)
-	cmd  string // the shell command ("" for a tool)
-}
-
-// ctPickTrigger chooses the trigger: the fixture tool when the server lists it, else
-// --trigger-tool, else --trigger-cmd; nil when there is none.
-func ctPickTrigger(t *conform.T) *ctTrigger {
-	opts := t.Options()
-	switch {
-	case toolkit.List(t).Find(ctTriggerFixture) != nil:
-		return &ctTrigger{what: "the fixture tool " + ctTriggerFixture, tool: ctTriggerFixture}
-	case opts.TriggerTool != nil:
-		return &ctTrigger{what: "--trigger-tool " + opts.TriggerTool.Name, tool: opts.TriggerTool.Name}
-	case opts.TriggerCmd != "":
-		return &ctTrigger{what: fmt.Sprintf("--trigger-cmd %q", opts.TriggerCmd), cmd: opts.TriggerCmd}
-	}
-	return nil
-}
-
 func runListChangedProbe(t *conform.T) conform.Verdict {
 	if !toolkit.ListChangedDeclared(t.Session()) {
 		return provokeUndeclared(t)
 	}
-	trig := ctPickTrigger(t)
+	trig := subscribe.PickTrigger(t)
 	if trig == nil {
-		return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (spec-matrix §3.2), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", ctTriggerFixture)
+		return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (spec-matrix §3.2), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
 	}
 	// The main session: this check runs after every check that needs the list as the
 	// server started with it (PhaseStateChange).
@@ -75,7 +52,7 @@ func runListChangedProbe(t *conform.T) conform.Verdict {
 		return conform.Errorf("no tools/list before the change, so none can be seen: %s", v.Message)
 	}
 	seq := s.Conn.Seq()
-	if v := trig.fire(t, s, before); v != nil {
+	if v := trig.Fire(t, s, before); v != nil {
 		return *v
 	}
 	wait := max(ctListChangedWait, t.Timeout())
@@ -83,7 +60,7 @@ func runListChangedProbe(t *conform.T) conform.Verdict {
 	e, werr := s.Conn.WaitFor(ctx, seq, func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == ctListChanged })
 	cancel()
 	if werr != nil && !errors.Is(werr, wire.ErrTimeout) {
-		return conform.Errorf("waiting for %s after %s: %v", ctListChanged, trig.what, werr)
+		return conform.Errorf("waiting for %s after %s: %v", ctListChanged, trig.What, werr)
 	}
 	after := toolkit.Walk(t, s)
 	if v := toolkit.ListVerdict(t, after); v != nil {
@@ -104,19 +81,19 @@ func provokeUndeclared(t *conform.T) conform.Verdict {
 	if _, ok := t.Session().Capabilities()["tools"]; !ok {
 		return conform.Skip(reports.NotApplicable, "%s (it declares no tools capability)", why)
 	}
-	trig := ctPickTrigger(t)
+	trig := subscribe.PickTrigger(t)
 	if trig == nil {
 		return conform.Skip(reports.NotApplicable, "%s; nothing can change the tool list, so NOTIF-LC-UNDECLARED-01 judges only notifications sent unprovoked", why)
 	}
 	s, err := t.NewSession()
 	if err != nil {
-		return conform.Errorf("no fresh session to change the tool list with %s: %v", trig.what, err)
+		return conform.Errorf("no fresh session to change the tool list with %s: %v", trig.What, err)
 	}
 	before := toolkit.Walk(t, s)
 	if v := toolkit.ListVerdict(t, before); v != nil {
 		return conform.Errorf("no tools/list before the change: %s", v.Message)
 	}
-	if v := trig.fire(t, s, before); v != nil && v.Status == reports.Error {
+	if v := trig.Fire(t, s, before); v != nil && v.Status == reports.Error {
 		return *v
 	}
 	// The second walk is the barrier: on stdio a notification sent with the change
@@ -124,69 +101,25 @@ func provokeUndeclared(t *conform.T) conform.Verdict {
 	after := toolkit.Walk(t, s)
 	added, removed := ctNameDiff(before, after)
 	return conform.Skip(reports.NotApplicable, "%s; the tool list was changed anyway with %s (%s) so that NOTIF-LC-UNDECLARED-01 judges any notification the change provoked",
-		why, trig.what, ctDiffText(added, removed, len(before.Tools)))
-}
-
-// fire changes the tool list in session s; it returns the verdict of a trigger that
-// failed (nil when it worked).
-func (tr *ctTrigger) fire(t *conform.T, s *conform.Session, l *toolkit.Listing) *conform.Verdict {
-	if tr.cmd != "" {
-		return ctRunTriggerCmd(t, tr.cmd)
-	}
-	tl := toolkit.Tool{Name: tr.tool}
-	if found := l.Find(tr.tool); found != nil {
-		tl = *found
-	}
-	p := toolkit.Allowed(t, tl)
-	if !p.Allowed {
-		v := conform.Errorf("%s may not be called: %s", tr.what, p.Why)
-		return &v
-	}
-	o := toolkit.Call(t, s, tr.tool, p.Args)
-	switch {
-	case o.Err != nil || o.Resp.IsError() || o.Result == nil:
-		v := conform.Errorf("%s failed, so the tool list was not changed: %s", tr.what, o.Describe())
-		return &v
-	case o.IsError:
-		v := conform.Warn("a successful call of "+tr.what+" that changes the tool list", o.Describe())
-		return &v
-	}
-	return nil
-}
-
-// ctRunTriggerCmd runs --trigger-cmd with sh -c, bounded, in the launched server's
-// working directory when one was given.
-func ctRunTriggerCmd(t *conform.T, command string) *conform.Verdict {
-	ctx, cancel := context.WithTimeout(t.Ctx, max(10*time.Second, 2*t.Timeout()))
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Dir = t.Options().Dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = time.Second
-	if err := cmd.Run(); err != nil {
-		v := conform.Errorf("--trigger-cmd %q failed (%v), so the tool list was not changed; its output: %s", command, err, ctOr(conform.Clip(strings.TrimSpace(out.String()), 400), "(none)"))
-		return &v
-	}
-	return nil
+		why, trig.What, ctDiffText(added, removed, len(before.Tools)))
 }
 
 // ctJudgeListChange judges the probe: a notification, and a tools/list that differs.
-func ctJudgeListChange(t *conform.T, trig *ctTrigger, notified bool, e wire.Entry, wait time.Duration, before, after *toolkit.Listing) conform.Verdict {
+func ctJudgeListChange(t *conform.T, trig *subscribe.Trigger, notified bool, e wire.Entry, wait time.Duration, before, after *toolkit.Listing) conform.Verdict {
 	added, removed := ctNameDiff(before, after)
 	changed := len(added)+len(removed) > 0
 	change := fmt.Sprintf("tools/list before and after: %s", ctDiffText(added, removed, len(before.Tools)))
 	switch {
 	case notified && changed:
-		return conform.Pass("%s arrived (on %s, entry #%d) after %s; %s", ctListChanged, ctOr(e.Source, "the connection"), e.Seq, trig.what, change)
+		return conform.Pass("%s arrived (on %s, entry #%d) after %s; %s", ctListChanged, toolkit.Or(e.Source, "the connection"), e.Seq, trig.What, change)
 	case notified:
 		return t.Violation("a tools/list showing the change that "+ctListChanged+" announced",
-			fmt.Sprintf("the notification arrived after %s, but %s", trig.what, change))
+			fmt.Sprintf("the notification arrived after %s, but %s", trig.What, change))
 	case changed:
 		return t.Violation(fmt.Sprintf("%s within %s of a change of the tool list", ctListChanged, wait),
-			fmt.Sprintf("no notification after %s, though %s", trig.what, change))
+			fmt.Sprintf("no notification after %s, though %s", trig.What, change))
 	}
-	return conform.Skip(reports.NotExercised, "%s did not change the tool list (%s) and no %s came within %s: nothing to announce", trig.what, change, ctListChanged, wait)
+	return conform.Skip(reports.NotExercised, "%s did not change the tool list (%s) and no %s came within %s: nothing to announce", trig.What, change, ctListChanged, wait)
 }
 
 // ctNameDiff returns the tool names only after lists (added) and only before lists
@@ -218,7 +151,7 @@ func ctNameDiff(before, after *toolkit.Listing) (added, removed []string) {
 // ctDiffText describes a change of the tool list.
 func ctDiffText(added, removed []string, n int) string {
 	if len(added)+len(removed) == 0 {
-		return fmt.Sprintf("the same %d tool%s", n, ctPlural(n))
+		return fmt.Sprintf("the same %d tool%s", n, toolkit.Plural(n))
 	}
 	var parts []string
 	if len(added) > 0 {
@@ -231,27 +164,18 @@ func ctDiffText(added, removed []string, n int) string {
 }
 
 // ctListChangedSeen returns every list_changed received in the revision's sessions.
-func ctListChangedSeen(t *conform.T) []ctEntry {
-	ctSettle(t)
-	var out []ctEntry
-	for _, s := range ctSessions(t) {
+func ctListChangedSeen(t *conform.T) []toolkit.SessionEntry {
+	toolkit.Settle(t)
+	var out []toolkit.SessionEntry
+	for _, s := range toolkit.RevisionSessions(t) {
 		for _, e := range s.Conn.Received(0) {
 			if e.Msg != nil && e.Msg.Method == ctListChanged {
-				out = append(out, ctEntry{Session: s, Entry: e})
+				out = append(out, toolkit.SessionEntry{Session: s, Entry: e})
 			}
 		}
 	}
 	return out
 }
-
-// ctEntry is a transcript entry with its session.
-type ctEntry struct {
-	Session *conform.Session
-	wire.Entry
-}
-
-// where names the entry for messages.
-func (e ctEntry) where() string { return fmt.Sprintf("%s #%d", e.Session.Label, e.Seq) }
 
 // NOTIF-LC-UNDECLARED-01 — {rev}/basic/lifecycle.mdx (Operation).
 var _ = conform.Register(conform.Check{
@@ -267,10 +191,10 @@ var _ = conform.Register(conform.Check{
 		var f conform.Findings
 		for _, e := range seen {
 			if !toolkit.ListChangedDeclared(e.Session) {
-				f.Fail(fmt.Sprintf("%s in a session whose capabilities.tools is %s", e.where(), ctOr(string(e.Session.Capabilities()["tools"]), "absent")))
+				f.Fail(fmt.Sprintf("%s in a session whose capabilities.tools is %s", e.Where(), toolkit.Or(string(e.Session.Capabilities()["tools"]), "absent")))
 			}
 		}
-		return f.Verdict(ctListChanged+" only after declaring tools.listChanged: true", "", fmt.Sprintf("%d %s notification%s, all in sessions that declared tools.listChanged", len(seen), ctListChanged, ctPlural(len(seen))))
+		return f.Verdict(ctListChanged+" only after declaring tools.listChanged: true", "", fmt.Sprintf("%d %s notification%s, all in sessions that declared tools.listChanged", len(seen), ctListChanged, toolkit.Plural(len(seen))))
 	},
 })
 
@@ -291,12 +215,12 @@ func runListChangedShape(t *conform.T) conform.Verdict {
 	for _, e := range seen {
 		f.Judged++
 		if e.Msg.Members["id"] {
-			f.Fail(fmt.Sprintf("%s carries id %s: a request, not a notification", e.where(), e.Msg.ID))
+			f.Fail(fmt.Sprintf("%s carries id %s: a request, not a notification", e.Where(), e.Msg.ID))
 			continue
 		}
 		if def, ok := e.Session.Rev.NotificationDefinition(ctListChanged); ok {
 			if err := e.Session.Rev.Validate(def, json.RawMessage(e.Msg.Raw)); err != nil {
-				f.Fail(ctProblems(err, e.where()+" "))
+				f.Fail(toolkit.Problems(err, e.Where()+" "))
 				continue
 			}
 		}
@@ -310,10 +234,10 @@ func runListChangedShape(t *conform.T) conform.Verdict {
 			}
 			if len(extra) > 0 {
 				sort.Strings(extra)
-				f.Note(fmt.Sprintf("%s has params members besides _meta (%s), which the schema tolerates", e.where(), strings.Join(extra, ", ")))
+				f.Note(fmt.Sprintf("%s has params members besides _meta (%s), which the schema tolerates", e.Where(), strings.Join(extra, ", ")))
 			}
 		}
 	}
 	return f.Verdict(ctListChanged+" as a notification valid under the "+t.Rev.Name+" schema", "",
-		fmt.Sprintf("%d %s notification%s valid", f.Judged, ctListChanged, ctPlural(f.Judged)))
+		fmt.Sprintf("%d %s notification%s valid", f.Judged, ctListChanged, toolkit.Plural(f.Judged)))
 }

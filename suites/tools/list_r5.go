@@ -6,28 +6,12 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // Listing checks of 2026-07-28 only (spec-matrix §2.8 R5 rows): the caching members
 // of every tools/list page, and a deterministic order.
-
-// TOOLS-LIST-R5-01 — 2026-07-28/server/utilities/caching.mdx (Cacheable Results);
-// schema ListToolsResult.
-var _ = conform.Register(conform.Check{
-	ID: "TOOLS-LIST-R5-01", Title: "every complete tools/list page carries resultType, ttlMs (an integer ≥ 0) and cacheScope (public or private)",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `2026-07-28/server/utilities/caching.mdx (Cacheable Results): "Servers MUST include caching hints on results with resultType: "complete" returned by the following operations" (tools/list among them) … "Servers MUST provide a ttlMs value that is >= 0."; schema ListToolsResult: "required": ["cacheScope", "resultType", "tools", "ttlMs"], cacheScope: "private" | "public"`,
-	Run: func(t *conform.T) conform.Verdict {
-		l := toolkit.List(t)
-		if v := toolkit.ListVerdict(t, l); v != nil {
-			return *v
-		}
-		return judgeListCacheHints(t, l.Pages)
-	},
-})
 
 // judgeListCacheHints judges the caching members of every page that came back.
 func judgeListCacheHints(t *conform.T, pages []toolkit.Page) conform.Verdict {
@@ -69,24 +53,6 @@ func listCursorLabel(p toolkit.Page) string {
 	}
 	return fmt.Sprintf("cursor %q", conform.Clip(*p.Cursor, 60))
 }
-
-// TOOLS-LIST-ORDER-01 — 2026-07-28/server/tools.mdx (Listing Tools).
-var _ = conform.Register(conform.Check{
-	ID: "TOOLS-LIST-ORDER-01", Title: "two listings of an unchanged tool set give the tools in the same order",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `2026-07-28/server/tools.mdx (Listing Tools): "Servers SHOULD return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed)."`,
-	Run: func(t *conform.T) conform.Verdict {
-		// The session's listing (toolkit.List) and a fresh walk: the checks between
-		// them change no tool set in this phase, and judgeListOrder skips if the set
-		// changed all the same. At 10,000 tools a walk is about 100 requests.
-		a := toolkit.List(t)
-		if v := toolkit.ListVerdict(t, a); v != nil {
-			return *v
-		}
-		b := toolkit.Walk(t, t.Session())
-		return judgeListOrder(a, b)
-	},
-})
 
 // judgeListOrder compares the tool order of two listings of the same set.
 func judgeListOrder(a, b *toolkit.Listing) conform.Verdict {

@@ -1,0 +1,16 @@
+package toolkit
+
+import (
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// SkipUndeclared is the skip of a check whose probe needs the tools capability (nil
+// when the main session declared it).
+func SkipUndeclared(t *conform.T) *conform.Verdict {
+	if Declared(t.Session()) {
+		return nil
+	}
+	v := conform.Skip(reports.NotApplicable, "the server did not declare the tools capability")
+	return &v
+}

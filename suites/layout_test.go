@@ -1,0 +1,155 @@
+package suites_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/catalogue"
+	_ "github.com/mcp-conform/mcp-conform/suites"
+)
+
+// registration is one conform.Check literal found in the source of suites/.
+type registration struct {
+	id, group, phase, file string
+}
+
+// registrations parses every non-test Go file under suites/ (the package's
+// directory) and returns the conform.Check literals with their ID, Group and Phase
+// as written.
+func registrations(t *testing.T) []registration {
+	t.Helper()
+	var out []registration
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.CompositeLit)
+			if !ok {
+				return true
+			}
+			sel, ok := lit.Type.(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "Check" {
+				return true
+			}
+			r := registration{file: filepath.ToSlash(filepath.Join("suites", path))}
+			for _, e := range lit.Elts {
+				kv, ok := e.(*ast.KeyValueExpr)
+				if !ok {
+					continue
+				}
+				switch key := kv.Key.(*ast.Ident).Name; {
+				case key == "ID":
+					if bl, ok := kv.Value.(*ast.BasicLit); ok {
+						r.id, _ = strconv.Unquote(bl.Value)
+					}
+				case key == "Group" || key == "Phase":
+					if s, ok := kv.Value.(*ast.SelectorExpr); ok {
+						if key == "Group" {
+							r.group = s.Sel.Name
+						} else {
+							r.phase = s.Sel.Name
+						}
+					}
+				}
+			}
+			out = append(out, r)
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// One key from requirement to file: a check's ID names its catalogue row, the row
+// its group, and catalogue.HomeOf the package and file that register it. Every
+// registered check stands in that file, declares that group and a phase by name,
+// and is registered exactly once in the source.
+func TestEveryCheckStandsInItsHome(t *testing.T) {
+	regs := registrations(t)
+	byID := map[string][]registration{}
+	for _, r := range regs {
+		byID[r.id] = append(byID[r.id], r)
+	}
+	checks := conform.Checks()
+	if len(checks) == 0 {
+		t.Fatal("no check is registered")
+	}
+	for _, c := range checks {
+		found := byID[c.ID]
+		if len(found) != 1 {
+			t.Errorf("%s: %d conform.Check literals with this ID under suites/, want 1", c.ID, len(found))
+			continue
+		}
+		r := found[0]
+		row, ok := catalogue.Lookup(c.ID)
+		if !ok {
+			t.Errorf("%s (%s): not a catalogue row", c.ID, r.file)
+			continue
+		}
+		home, ok := catalogue.HomeOf(c.ID)
+		switch {
+		case !ok:
+			t.Errorf("%s: no home in catalogue.Homes", c.ID)
+		case home.Path() != r.file:
+			t.Errorf("%s is registered in %s; its home is %s (catalogue.Homes)", c.ID, r.file, home.Path())
+		case home.Group != row.Group || c.Group != row.Group:
+			t.Errorf("%s: row group %s, home group %s, declared group %s", c.ID, row.Group, home.Group, c.Group)
+		}
+		if r.group == "" || r.phase == "" {
+			t.Errorf("%s (%s): Group and Phase must be written as conform constants in the literal", c.ID, r.file)
+		}
+	}
+	if len(regs) != len(checks) {
+		t.Errorf("%d conform.Check literals under suites/, %d registered checks", len(regs), len(checks))
+	}
+}
+
+// Every catalogue row has a home whose group is the row's, so a check yet to be
+// written has a file waiting for it; every home's package is imported by suites.
+func TestEveryRowHasAHome(t *testing.T) {
+	rows, err := catalogue.Requirements()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		home, ok := catalogue.HomeOf(r.ID)
+		switch {
+		case !ok:
+			t.Errorf("%s: no entry of catalogue.Homes is a prefix of it", r.ID)
+		case home.Group != r.Group:
+			t.Errorf("%s: group %s, but its home %s is for %s", r.ID, r.Group, home.Path(), home.Group)
+		}
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "suites.go", nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var imported []string
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		imported = append(imported, strings.TrimPrefix(p, "github.com/mcp-conform/mcp-conform/"))
+	}
+	for _, dir := range catalogue.Packages() {
+		if !slices.Contains(imported, dir) {
+			t.Errorf("suites.go does not import %s, the home of a group", dir)
+		}
+	}
+}

@@ -1,0 +1,279 @@
+package notifications
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// Subscriptions of 2026-07-28 (spec-matrix §2.13 NOTIF-LISTEN-*, §2.4 STDIO-SUBID):
+// a list change reaches the client only on a subscriptions/listen stream it opened.
+// Every check opens its own subscription on the column's session, cancels it when
+// done, and judges absence only after a barrier (conform.Subscription.Sync).
+
+// lsJudgeAck judges the first message of a subscription.
+func lsJudgeAck(t *conform.T, sub *conform.Subscription, msgs []wire.Entry) conform.Verdict {
+	want := fmt.Sprintf("%s as the subscription's first message, tagged with _meta %s %s", conform.MethodAcknowledged, conform.MetaSubscriptionID, sub.ID)
+	if len(msgs) == 0 {
+		return t.Violation(want, fmt.Sprintf("no message of subscription %s had arrived when the %s sent after it was answered", sub.ID, t.Session().Conn.BarrierMethod()))
+	}
+	first := msgs[0]
+	if first.Msg == nil || first.Msg.Method != conform.MethodAcknowledged || first.Msg.IsResponse() {
+		return t.Violation(want, "the first message is "+subscribe.What(first))
+	}
+	if p := subscribe.TagProblem(sub, first.Msg); p != "" {
+		return t.Violation(want, "the acknowledgement "+p)
+	}
+	var params struct {
+		Notifications map[string]json.RawMessage `json:"notifications"`
+	}
+	if err := json.Unmarshal(first.Msg.Params, &params); err != nil || params.Notifications == nil {
+		return t.Violation("an acknowledgement whose notifications object lists the honoured subset of the filter", "params.notifications is absent or not an object")
+	}
+	var extra []string
+	for k := range params.Notifications {
+		if _, asked := sub.Filter[k]; !asked {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) > 0 {
+		sort.Strings(extra)
+		return t.Violation("an acknowledged filter that is a subset of the one requested", "it also names "+strings.Join(extra, ", "))
+	}
+	return conform.Pass("%s arrived first (entry #%d), tagged with subscription id %s, honouring %s", conform.MethodAcknowledged, first.Seq, sub.ID, conform.Clip(string(first.Msg.Params), 200))
+}
+
+// NOTIF-LISTEN-ACK-R5-01 — 2026-07-28/basic/patterns/subscriptions.mdx (Acknowledgment).
+var _ = conform.Register(conform.Check{
+	ID: "NOTIF-LISTEN-ACK-R5-01", Title: "a subscription starts with notifications/subscriptions/acknowledged tagged with its id",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
+	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Acknowledgment): "The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription's ID in _meta under io.modelcontextprotocol/subscriptionId"; "The notifications field in the acknowledgment reflects the subset the server agreed to honor."`,
+	Run: func(t *conform.T) conform.Verdict {
+		sub, v := subscribe.Open(t, subscribe.Tools, 1)
+		if v != nil {
+			return *v
+		}
+		defer subscribe.Cancel(t, sub)
+		return lsJudgeAck(t, sub, sub.Messages())
+	},
+})
+
+// NOTIF-LISTEN-TAG-R5-01 — 2026-07-28/basic/index.mdx; basic/patterns/subscriptions.mdx.
+// It judges the acknowledgement, and the notifications a tool list change brings
+// when something can change the list (the final response comes only when the server
+// ends a subscription itself, which the suite cannot provoke; one that arrives is
+// judged too).
+var _ = conform.Register(conform.Check{
+	ID: "NOTIF-LISTEN-TAG-R5-01", Title: "every message on a listen stream carries _meta subscriptionId",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Needs: conform.NeedsAny, Phase: conform.PhaseStateChange,
+	Source: `2026-07-28/basic/index.mdx: "On notifications delivered via a subscriptions/listen stream, the server MUST include io.modelcontextprotocol/subscriptionId in _meta"; subscriptions.mdx (Graceful Closure): "Like every other message on the stream, the response carries io.modelcontextprotocol/subscriptionId in _meta"`,
+	Run: func(t *conform.T) conform.Verdict {
+		sub, v := subscribe.Open(t, subscribe.Tools, 1)
+		if v != nil {
+			return *v
+		}
+		defer subscribe.Cancel(t, sub)
+		changed := ""
+		if trig := subscribe.PickTrigger(t); trig != nil && toolkit.ListChangedDeclared(t.Session()) {
+			if fv := subscribe.Change(t, trig); fv != nil {
+				return *fv
+			}
+			if err := sub.Sync(t.Ctx, 1); err != nil {
+				return conform.Errorf("%v", err)
+			}
+			changed = " (after a tool list change with " + trig.What + ")"
+		}
+		var f conform.Findings
+		subscribe.TagFindings(&f, sub)
+		if f.Judged == 0 {
+			return conform.Skip(reports.NotExercised, "subscription %s delivered no message%s", sub.ID, changed)
+		}
+		return f.Verdict("every message of the subscription tagged with _meta "+conform.MetaSubscriptionID+" "+sub.ID.String(), "",
+			fmt.Sprintf("%d message%s of subscription %s%s, all tagged with its id", f.Judged, toolkit.Plural(f.Judged), sub.ID, changed))
+	},
+})
+
+// lsSplit sorts the list_changed notifications received after seq into those the
+// subscription delivered and the others, described. On stdio a notification is the
+// subscription's only when it is tagged with its id: the shared channel has nothing
+// else to tell it by (an untagged one is also NOTIF-LISTEN-TAG-R5-01's finding); over
+// HTTP it is the subscription's when its stream carried it.
+func lsSplit(t *conform.T, sub *conform.Subscription, after int) (on []wire.Entry, outside []string) {
+	mine := map[int]bool{}
+	for _, e := range sub.Messages() {
+		mine[e.Seq] = true
+	}
+	stdio := t.Session().Kind == "stdio"
+	for _, e := range t.Session().Conn.Received(after) {
+		if e.Msg == nil || e.Msg.Method != ctListChanged {
+			continue
+		}
+		switch {
+		case mine[e.Seq] && (!stdio || subscribe.TagProblem(sub, e.Msg) == ""):
+			on = append(on, e)
+		case stdio:
+			outside = append(outside, fmt.Sprintf("#%d (%s)", e.Seq, toolkit.Or(subscribe.TagProblem(sub, e.Msg), "tagged")))
+		default:
+			outside = append(outside, fmt.Sprintf("#%d on %s", e.Seq, toolkit.Or(e.Source, "the connection")))
+		}
+	}
+	return on, outside
+}
+
+// NOTIF-LISTEN-LC-R5-01 — 2026-07-28/server/tools.mdx (List Changed Notification).
+var _ = conform.Register(conform.Check{
+	ID: "NOTIF-LISTEN-LC-R5-01", Title: "a tool list change is announced on the listen stream that asked for toolsListChanged, and only there",
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange,
+	Source: `2026-07-28/server/tools.mdx (List Changed Notification): "When the list of available tools changes, servers that declared the listChanged capability SHOULD send a notification to clients that have opened a subscriptions/listen stream with toolsListChanged: true"; "listChanged indicates whether the server will emit notifications when the list of available tools changes"`,
+	Run: func(t *conform.T) conform.Verdict {
+		declared := toolkit.ListChangedDeclared(t.Session())
+		const undeclared = "capabilities.tools.listChanged is not true: the server does not offer list_changed notifications"
+		if _, ok := t.Session().Capabilities()["tools"]; !ok && !declared {
+			// TOOLS-CAP-01's business; the suite calls no tool of an undeclared capability.
+			return conform.Skip(reports.NotApplicable, "%s (it declares no tools capability)", undeclared)
+		}
+		trig := subscribe.PickTrigger(t)
+		switch {
+		case trig == nil && !declared:
+			return conform.Skip(reports.NotApplicable, "%s, and nothing can change the tool list to see that none comes", undeclared)
+		case trig == nil:
+			return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (spec-matrix §3.2), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
+		}
+		sub, v := subscribe.Open(t, subscribe.Tools, 1)
+		if v != nil {
+			return *v
+		}
+		defer subscribe.Cancel(t, sub)
+		seq := t.Session().Conn.Seq()
+		before, after, fv := subscribe.FireListed(t, trig)
+		if fv != nil {
+			return *fv
+		}
+		if err := sub.Sync(t.Ctx, 1); err != nil {
+			return conform.Errorf("%v", err)
+		}
+		if declared {
+			// The announcement is owed; a server may send it a moment later.
+			sub.Await(t.Ctx, seq, func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == ctListChanged })
+		}
+		got, out := lsSplit(t, sub, seq)
+		retried := ""
+		if declared && len(got) == 0 && len(out) == 0 {
+			// A change made right after the acknowledgement may race the server's
+			// own registration of the subscription (the spec orders the
+			// acknowledgement first, not the registration): one more change tells
+			// a late start from a server that never announces.
+			if fv := subscribe.Change(t, trig); fv == nil && sub.Sync(t.Ctx, 1) == nil {
+				sub.Await(t.Ctx, seq, func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == ctListChanged })
+				if got, out = lsSplit(t, sub, seq); len(got) > 0 {
+					retried = "; the first change was not announced, the second was"
+				}
+			}
+		}
+		if len(out) > 0 {
+			return t.Violation(ctListChanged+" only on the listen stream that asked for it",
+				fmt.Sprintf("%s arrived outside subscription %s: %s", ctListChanged, sub.ID, strings.Join(out, ", ")))
+		}
+		added, removed := ctNameDiff(before, after)
+		change := fmt.Sprintf("tools/list before and after: %s", ctDiffText(added, removed, len(before.Tools)))
+		if !declared {
+			// The row's "only if listChanged is declared": the change is made all
+			// the same, so that an announcement the server did not offer is seen.
+			if len(got) > 0 {
+				return t.Violation("no "+ctListChanged+" from a server whose capabilities.tools.listChanged is not true",
+					fmt.Sprintf("it arrived on subscription %s (entry #%d) after %s", sub.ID, got[0].Seq, trig.What))
+			}
+			return conform.Skip(reports.NotApplicable, "%s; none came on subscription %s after %s (%s)", undeclared, sub.ID, trig.What, change)
+		}
+		switch {
+		case len(got) > 0 && len(added)+len(removed) > 0:
+			return conform.Pass("%s arrived on subscription %s (entry #%d) after %s; %s%s", ctListChanged, sub.ID, got[0].Seq, trig.What, change, retried)
+		case len(got) > 0:
+			return t.Violation("a tools/list showing the change that "+ctListChanged+" announced", fmt.Sprintf("the notification arrived after %s, but %s", trig.What, change))
+		case len(added)+len(removed) > 0:
+			return t.Violation(fmt.Sprintf("%s on subscription %s after a change of the tool list", ctListChanged, sub.ID),
+				fmt.Sprintf("none by the time the %s after %s was answered, though %s", t.Session().Conn.BarrierMethod(), trig.What, change))
+		}
+		return conform.Skip(reports.NotExercised, "%s did not change the tool list (%s) and no %s came: nothing to announce", trig.What, change, ctListChanged)
+	},
+})
+
+// NOTIF-LISTEN-FILTER-R5-01 — 2026-07-28/basic/patterns/subscriptions.mdx (Opening a Stream).
+var _ = conform.Register(conform.Check{
+	ID: "NOTIF-LISTEN-FILTER-R5-01", Title: "a subscription gets only the notification types it asked for",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange,
+	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Opening a Stream): "The server MUST NOT send notification types the client has not explicitly requested."`,
+	Run: func(t *conform.T) conform.Verdict {
+		trig := subscribe.PickTrigger(t)
+		if trig == nil {
+			return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (spec-matrix §3.2), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
+		}
+		sub, v := subscribe.Open(t, map[string]any{"promptsListChanged": true}, 1)
+		if v != nil {
+			return *v
+		}
+		defer subscribe.Cancel(t, sub)
+		before, after, fv := subscribe.FireListed(t, trig)
+		if fv != nil {
+			return *fv
+		}
+		if err := sub.Sync(t.Ctx, 1); err != nil {
+			return conform.Errorf("%v", err)
+		}
+		var f conform.Findings
+		for _, e := range sub.Messages() {
+			if e.Msg == nil || e.Msg.IsResponse() || e.Msg.Method == conform.MethodAcknowledged {
+				continue
+			}
+			f.Judged++
+			if e.Msg.Method != "notifications/prompts/list_changed" {
+				f.Fail(fmt.Sprintf("%s on a subscription that asked for promptsListChanged only", subscribe.What(e)))
+			}
+		}
+		added, removed := ctNameDiff(before, after)
+		if len(f.Fails()) == 0 && len(added)+len(removed) == 0 {
+			return conform.Skip(reports.NotExercised, "%s did not change the tool list, so nothing was there to hold back", trig.What)
+		}
+		return f.Verdict("only the notification types the filter requested (promptsListChanged)", "",
+			fmt.Sprintf("nothing but what was asked for on subscription %s {promptsListChanged: true} after %s changed the tool list (%s)", sub.ID, trig.What, ctDiffText(added, removed, len(before.Tools))))
+	},
+})
+
+// NOTIF-LISTEN-SCOPE-R5-01 — 2026-07-28/server/utilities/logging.mdx; basic/transports/streamable-http.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "NOTIF-LISTEN-SCOPE-R5-01", Title: "no notifications/progress or notifications/message on a listen stream",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `2026-07-28/server/utilities/logging.mdx: "notifications/message is request-scoped: the server MUST NOT deliver it on a subscriptions/listen stream"; basic/transports/streamable-http.mdx: "Request-scoped notifications like notifications/progress and notifications/message are not delivered on the listen stream"`,
+	Run:    func(t *conform.T) conform.Verdict { return lsJudgeScope(subscribe.Observe(t)) },
+})
+
+// lsJudgeScope judges the messages of every listen stream observed.
+func lsJudgeScope(obs []subscribe.Observed) conform.Verdict {
+	var f conform.Findings
+	subs := 0
+	for _, o := range obs {
+		subs += len(o.Listens)
+		for _, e := range o.Entries {
+			if !o.OnListen(e) {
+				continue
+			}
+			f.Judged++
+			if m := e.Msg; m != nil && (m.Method == "notifications/progress" || m.Method == "notifications/message") {
+				f.Fail(fmt.Sprintf("%s #%d %s on a listen stream", o.Label, e.Seq, m.Method))
+			}
+		}
+	}
+	if subs == 0 || f.Judged == 0 {
+		return conform.Skip(reports.NotExercised, "no message of a subscriptions/listen stream was received in this revision's sessions")
+	}
+	return f.Verdict("no request-scoped notification (progress, message) on a listen stream", "",
+		fmt.Sprintf("%d message%s on %d listen stream%s, none of them progress or message", f.Judged, toolkit.Plural(f.Judged), subs, toolkit.Plural(subs)))
+}

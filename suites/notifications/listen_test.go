@@ -1,0 +1,249 @@
+package notifications
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+
+	"github.com/mcp-conform/mcp-conform/conform/conformtest"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// lsServer is a scripted 2026-07-28 server with subscriptions and a trigger tool.
+// The zero value behaves correctly; each flag breaks one rule.
+type lsServer struct {
+	lsFlags
+	mu     sync.Mutex
+	on     bool
+	listen []lsListen
+}
+
+// lsFlags are the rules an lsServer breaks.
+type lsFlags struct {
+	noAck      bool   // no acknowledgement
+	ackTag     string // the ack's _meta subscriptionId raw JSON ("" = the id, "-" = none)
+	ackExtra   bool   // the ack honours a type not asked for
+	lcUntagged bool   // list_changed without a tag
+	lcWrongTag bool   // list_changed tagged with another id
+	silent     bool   // no list_changed at all
+	unfiltered bool   // list_changed to every subscription
+	onCall     bool   // also an untagged list_changed on the call's stream
+	refuse     bool   // subscriptions/listen is answered with an error
+	caps       string // capabilities ("" = tools{listChanged:true})
+	// debounced announces a change 50 ms after it, and a new subscription gets at once
+	// the announcement of a change made before it (as go-sdk does, by 10 ms): a
+	// correct server that the check must wait for.
+	debounced bool
+}
+
+type lsListen struct {
+	id    wire.ID
+	tools bool
+}
+
+func (l *lsServer) server() *conformtest.Server {
+	srv := conformtest.NewServer()
+	caps := l.caps
+	if caps == "" {
+		caps = `{"tools":{"listChanged":true}}`
+	}
+	srv.Handle("server/discover", func(req *wire.Message) []string {
+		return []string{conformtest.Result(req, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":`+caps+`,"ttlMs":0,"cacheScope":"public"}`)}
+	})
+	srv.Handle("tools/list", func(req *wire.Message) []string {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		tools := fmt.Sprintf(`{"name":%q,"inputSchema":{"type":"object"}}`, toolkit.TriggerFixture)
+		if l.on {
+			tools += `,{"name":"test_dynamic_tool","inputSchema":{"type":"object"}}`
+		}
+		return []string{conformtest.Result(req, `{"resultType":"complete","tools":[`+tools+`]}`)}
+	})
+	srv.Handle("subscriptions/listen", func(req *wire.Message) []string {
+		if l.refuse {
+			return []string{conformtest.Error(req, wire.CodeMethodNotFound, "no subscriptions")}
+		}
+		var p struct {
+			Notifications map[string]bool `json:"notifications"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		l.mu.Lock()
+		l.listen = append(l.listen, lsListen{id: req.ID, tools: p.Notifications["toolsListChanged"]})
+		l.mu.Unlock()
+		if l.noAck {
+			return nil
+		}
+		honoured := map[string]bool{}
+		if p.Notifications["toolsListChanged"] {
+			honoured["toolsListChanged"] = true
+		}
+		if l.ackExtra {
+			honoured["resourcesListChanged"] = true
+		}
+		hb, _ := json.Marshal(honoured)
+		tagged := `{"_meta":{"io.modelcontextprotocol/subscriptionId":` + string(req.ID.Raw()) + `}}`
+		meta := `,"_meta":{"io.modelcontextprotocol/subscriptionId":` + string(req.ID.Raw()) + `}`
+		switch l.ackTag {
+		case "":
+		case "-":
+			meta = ""
+		default:
+			meta = `,"_meta":{"io.modelcontextprotocol/subscriptionId":` + l.ackTag + `}`
+		}
+		ack := conformtest.Notification("notifications/subscriptions/acknowledged", `{"notifications":`+string(hb)+meta+`}`)
+		if l.debounced && p.Notifications["toolsListChanged"] {
+			return []string{ack, conformtest.Notification(ctListChanged, tagged)}
+		}
+		return []string{ack}
+	})
+	srv.Handle("tools/call", func(req *wire.Message) []string {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.on = !l.on
+		var out []string
+		for _, s := range l.listen {
+			if l.silent || !(s.tools || l.unfiltered) {
+				continue
+			}
+			tag := string(s.id.Raw())
+			switch {
+			case l.lcUntagged:
+				out = append(out, conformtest.Notification(ctListChanged, ""))
+				continue
+			case l.lcWrongTag:
+				tag = `"other"`
+			}
+			lc := conformtest.Notification(ctListChanged, `{"_meta":{"io.modelcontextprotocol/subscriptionId":`+tag+`}}`)
+			if l.debounced {
+				lc = conformtest.Later(50*time.Millisecond, lc)
+			}
+			out = append(out, lc)
+		}
+		if l.onCall {
+			out = append(out, conformtest.Notification(ctListChanged, `{}`))
+		}
+		return append(out, conformtest.Result(req, `{"resultType":"complete","content":[]}`))
+	})
+	return srv
+}
+
+func TestListenVerdicts(t *testing.T) {
+	const r5 = "2026-07-28"
+	srv := func(f lsFlags) func() *conformtest.Server {
+		return func() *conformtest.Server { return (&lsServer{lsFlags: f}).server() }
+	}
+	noTrigger := func() *conformtest.Server {
+		s := (&lsServer{}).server()
+		s.Handle("tools/list", func(req *wire.Message) []string {
+			return []string{conformtest.Result(req, `{"resultType":"complete","tools":[]}`)}
+		})
+		return s
+	}
+	// withLC makes server/discover bring a list_changed with these params first.
+	withLC := func(params string) func() *conformtest.Server {
+		return func() *conformtest.Server {
+			s := (&lsServer{}).server()
+			s.Handle("server/discover", func(req *wire.Message) []string {
+				return []string{conformtest.Notification(ctListChanged, params),
+					conformtest.Result(req, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":true}},"ttlMs":0,"cacheScope":"public"}`)}
+			})
+			return s
+		}
+	}
+	cases := []conformtest.Case{
+		// NOTIF-LC-SHAPE-01 in 2026-07-28: the tag is part of the shape.
+		{Name: "tagged list_changed is valid", ID: "NOTIF-LC-SHAPE-01", Rev: r5, Srv: withLC(`{"_meta":{"io.modelcontextprotocol/subscriptionId":4}}`), Want: reports.Pass},
+		{Name: "a tag that is no id fails", ID: "NOTIF-LC-SHAPE-01", Rev: r5, Srv: withLC(`{"_meta":{"io.modelcontextprotocol/subscriptionId":true}}`), Want: reports.Fail},
+
+		// NOTIF-LISTEN-ACK-R5-01
+		{Name: "tagged ack first passes", ID: "NOTIF-LISTEN-ACK-R5-01", Rev: r5, Srv: srv(lsFlags{}), Want: reports.Pass},
+		{Name: "no ack fails", ID: "NOTIF-LISTEN-ACK-R5-01", Rev: r5, Srv: srv(lsFlags{noAck: true}), Want: reports.Fail, Contains: "no message of subscription"},
+		{Name: "untagged ack fails", ID: "NOTIF-LISTEN-ACK-R5-01", Rev: r5, Srv: srv(lsFlags{ackTag: "-"}), Want: reports.Fail, Contains: "carries no _meta"},
+		{Name: "ack tagged with another id fails", ID: "NOTIF-LISTEN-ACK-R5-01", Rev: r5, Srv: srv(lsFlags{ackTag: `"x"`}), Want: reports.Fail, Contains: "not the listen request's id"},
+		{Name: "ack honouring more than asked fails", ID: "NOTIF-LISTEN-ACK-R5-01", Rev: r5, Srv: srv(lsFlags{ackExtra: true}), Want: reports.Fail, Contains: "resourcesListChanged"},
+		{Name: "refused listen is not applicable", ID: "NOTIF-LISTEN-ACK-R5-01", Rev: r5, Srv: srv(lsFlags{refuse: true}), Want: reports.Skip, Reason: reports.NotApplicable},
+
+		// NOTIF-LISTEN-TAG-R5-01
+		{Name: "tagged ack and list_changed pass", ID: "NOTIF-LISTEN-TAG-R5-01", Rev: r5, Srv: srv(lsFlags{}), Want: reports.Pass, Contains: "2 messages"},
+		{Name: "untagged list_changed fails", ID: "NOTIF-LISTEN-TAG-R5-01", Rev: r5, Srv: srv(lsFlags{lcUntagged: true}), Want: reports.Fail, Contains: "list_changed carries no _meta"},
+		{Name: "untagged ack fails", ID: "NOTIF-LISTEN-TAG-R5-01", Rev: r5, Srv: srv(lsFlags{ackTag: "-"}), Want: reports.Fail},
+		{Name: "no message is not exercised", ID: "NOTIF-LISTEN-TAG-R5-01", Rev: r5, Srv: srv(lsFlags{noAck: true, silent: true}), Want: reports.Skip, Reason: reports.NotExercised},
+
+		// STDIO-SUBID-R5-01
+		{Name: "two subscriptions each tagged pass", ID: "STDIO-SUBID-R5-01", Rev: r5, Srv: srv(lsFlags{}), Want: reports.Pass, Contains: "4 messages"},
+		{Name: "wrong tag fails", ID: "STDIO-SUBID-R5-01", Rev: r5, Srv: srv(lsFlags{lcWrongTag: true}), Want: reports.Fail, Contains: `"other"`},
+		{Name: "untagged fails", ID: "STDIO-SUBID-R5-01", Rev: r5, Srv: srv(lsFlags{ackTag: "-"}), Want: reports.Fail},
+
+		// NOTIF-LISTEN-LC-R5-01
+		{Name: "announced on the stream passes", ID: "NOTIF-LISTEN-LC-R5-01", Rev: r5, Srv: srv(lsFlags{}), Want: reports.Pass, Contains: "added test_dynamic_tool"},
+		{Name: "silent change warns", ID: "NOTIF-LISTEN-LC-R5-01", Rev: r5, Srv: srv(lsFlags{silent: true}), Want: reports.Warn, Contains: "none by the time"},
+		// An earlier change's announcement, on the new subscription before this change,
+		// is not this change's: the check waits for the one that comes later.
+		{Name: "debounced announcement passes", ID: "NOTIF-LISTEN-LC-R5-01", Rev: r5, Srv: srv(lsFlags{debounced: true}), Want: reports.Pass, Contains: "added test_dynamic_tool"},
+		{Name: "a list_changed on the call's stream warns", ID: "NOTIF-LISTEN-LC-R5-01", Rev: r5, Srv: srv(lsFlags{onCall: true, silent: true}), Want: reports.Warn},
+		{Name: "undeclared listChanged announced warns", ID: "NOTIF-LISTEN-LC-R5-01", Rev: r5, Srv: srv(lsFlags{caps: `{"tools":{}}`}), Want: reports.Warn, Contains: "is not true"},
+		{Name: "undeclared listChanged and silent is not applicable", ID: "NOTIF-LISTEN-LC-R5-01", Rev: r5, Srv: srv(lsFlags{caps: `{"tools":{}}`, silent: true}), Want: reports.Skip, Reason: reports.NotApplicable, Contains: "none came"},
+		{Name: "no tools capability is not applicable", ID: "NOTIF-LISTEN-LC-R5-01", Rev: r5, Srv: srv(lsFlags{caps: `{}`}), Want: reports.Skip, Reason: reports.NotApplicable, Contains: "no tools capability"},
+		{Name: "no trigger needs the fixture", ID: "NOTIF-LISTEN-LC-R5-01", Rev: r5, Srv: noTrigger, Want: reports.Skip, Reason: reports.NeedsFixture},
+
+		// NOTIF-LISTEN-FILTER-R5-01
+		{Name: "nothing unrequested passes", ID: "NOTIF-LISTEN-FILTER-R5-01", Rev: r5, Srv: srv(lsFlags{}), Want: reports.Pass},
+		{Name: "unrequested list_changed fails", ID: "NOTIF-LISTEN-FILTER-R5-01", Rev: r5, Srv: srv(lsFlags{unfiltered: true}), Want: reports.Fail, Contains: "promptsListChanged only"},
+		{Name: "no trigger needs the fixture", ID: "NOTIF-LISTEN-FILTER-R5-01", Rev: r5, Srv: noTrigger, Want: reports.Skip, Reason: reports.NeedsFixture},
+	}
+	conformtest.RunCases(t, cases)
+}
+
+// lsObs builds an observed session (subscribe.ObservedOf).
+func lsObs(t *testing.T, listens []wire.ID, msgs ...string) subscribe.Observed {
+	t.Helper()
+	o, err := subscribe.ObservedOf(listens, msgs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func TestListenObservedVerdicts(t *testing.T) {
+	sub := []wire.ID{wire.NumberID(7)}
+	tag := func(method, extra string) string {
+		return conformtest.Notification(method, `{`+extra+`"_meta":{"io.modelcontextprotocol/subscriptionId":7}}`)
+	}
+	ack := tag(conformtestAck, `"notifications":{},`)
+	cases := []struct {
+		name  string
+		judge func([]subscribe.Observed) conform.Verdict
+		obs   func(t *testing.T) []subscribe.Observed
+		want  conform.Outcome
+	}{
+		{"scope: ack only passes", lsJudgeScope, func(t *testing.T) []subscribe.Observed { return []subscribe.Observed{lsObs(t, sub, ack)} }, conform.OutcomePass},
+		{"scope: tagged message fails (stdio)", lsJudgeScope, func(t *testing.T) []subscribe.Observed {
+			return []subscribe.Observed{lsObs(t, sub, ack, tag("notifications/message", `"level":"info","data":"x",`))}
+		}, conform.OutcomeViolation},
+		{"scope: progress on the listen POST stream fails (HTTP)", lsJudgeScope, func(t *testing.T) []subscribe.Observed {
+			return []subscribe.Observed{lsObs(t, sub, "7|"+ack, "7|"+conformtest.Notification("notifications/progress", `{"progressToken":1,"progress":1}`))}
+		}, conform.OutcomeViolation},
+		{"scope: progress on a call's stream passes", lsJudgeScope, func(t *testing.T) []subscribe.Observed {
+			return []subscribe.Observed{lsObs(t, sub, "7|"+ack, "8|"+conformtest.Notification("notifications/progress", `{"progressToken":1,"progress":1}`))}
+		}, conform.OutcomePass},
+		{"scope: no listen is not exercised", lsJudgeScope, func(t *testing.T) []subscribe.Observed { return []subscribe.Observed{lsObs(t, nil)} }, conform.OutcomeSkip},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v := tc.judge(tc.obs(t))
+			if got := v.Outcome(); got != tc.want {
+				t.Fatalf("outcome %s, want %s (%s)", got, tc.want, v.Message)
+			}
+		})
+	}
+}
+
+// conformtestAck is the acknowledgement's method.
+const conformtestAck = conform.MethodAcknowledged

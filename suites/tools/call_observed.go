@@ -1,0 +1,32 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
+)
+
+// judgeIsErrorType checks the type of every isError seen.
+func judgeIsErrorType(calls []toolcall.SeenCall) conform.Verdict {
+	if len(calls) == 0 {
+		return conform.Skip(reports.NotExercised, "%s", "no tools/call result was seen in this revision's sessions (a tool the suite may call — a fixture-contract tool or --call NAME — exercises this)")
+	}
+	var problems []string
+	present := 0
+	for _, c := range calls {
+		if c.IsErrorRaw == nil {
+			continue
+		}
+		present++
+		if v := strings.TrimSpace(string(c.IsErrorRaw)); v != "true" && v != "false" {
+			problems = append(problems, fmt.Sprintf("%s: isError is %s", c.Label(), conform.Clip(string(c.IsErrorRaw), 40)))
+		}
+	}
+	if len(problems) > 0 {
+		return conform.Violation("isError absent or a boolean in every tools/call result", strings.Join(problems, "; "))
+	}
+	return conform.Pass("%s", fmt.Sprintf("%d tools/call results: isError a boolean in %d, absent in the rest", len(calls), present))
+}
