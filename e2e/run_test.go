@@ -120,17 +120,29 @@ func TestLaunchedHTTP(t *testing.T) {
 	assertAllPass(t, rep, "http")
 }
 
-// TestList checks that --list names every registered check with its revisions, and
-// that a full run has each listed check in exactly the revisions listed for it.
+// TestList checks that --list names every registered check with its revisions under
+// the heading of its catalogue group, and that a full run has each listed check in
+// exactly the revisions listed for it.
 func TestList(t *testing.T) {
 	t.Parallel()
 	r := runCLI(t, "--list")
 	wantCode(t, r, 0)
 	listed := map[string][]string{} // ID → revisions
+	group := ""
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		if line == "" {
+			continue
+		}
+		if !strings.HasPrefix(line, "  ") { // a group heading: "TOOLS — … (suites/tools)"
+			group, _, _ = strings.Cut(line, " ")
+			continue
+		}
 		f := strings.Fields(line)
 		if len(f) < 2 {
-			t.Fatalf("--list line %q: want \"ID REVISIONS LEVEL TITLE\"", line)
+			t.Fatalf("--list line %q: want \"ID REVISIONS LEVEL LABELS TITLE\"", line)
+		}
+		if !strings.Contains(line, " group:"+group+" ") {
+			t.Errorf("--list %s stands under the heading %s but is labelled otherwise: %q", f[0], group, line)
 		}
 		revs := strings.Split(f[1], ",")
 		for _, rev := range revs {

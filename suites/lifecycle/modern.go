@@ -321,7 +321,8 @@ var _ = conform.Register(conform.Check{
 			return *v
 		}
 		s := t.Session()
-		a, err := callDeclaring(t, s, toolRequiresElicitation, map[string]any{})
+		u := firstUndeclaredCall(t)
+		a, err := u.a, u.err
 		if err != nil {
 			return conform.Errorf("%v", err)
 		}
@@ -368,6 +369,7 @@ var _ = conform.Register(conform.Check{
 			// Undeclared, declared, undeclared again: only a server that refuses the
 			// first (MOD-CAP-MISSING-01 judges that) can show whether the declared
 			// call's capabilities outlived it.
+			earlier := firstUndeclaredCall(t) // before any request declares elicitation
 			var refused []bool
 			for _, caps := range []map[string]any{{}, elicitationCaps, {}} {
 				a, err := callDeclaring(t, s, toolRequiresElicitation, caps)
@@ -380,7 +382,7 @@ var _ = conform.Register(conform.Check{
 				refused = append(refused, a.resp.IsError())
 			}
 			switch {
-			case !refused[0] && refusedEarlier(t, toolRequiresElicitation):
+			case !refused[0] && earlier.refusedWithout():
 				bad = append(bad, toolRequiresElicitation+" with clientCapabilities {} succeeded, though the same request was refused earlier in this session, before other requests declared elicitation: the server used an earlier request's capabilities")
 			case !refused[0]:
 				fixture = "; " + toolRequiresElicitation + " is not refused without elicitation, so it cannot show remembered capabilities"

@@ -7,7 +7,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
-	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
@@ -166,22 +165,25 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
-// refusedEarlier reports whether a call of the tool that declared no elicitation
-// capability was refused with -32021 earlier in the revision's sessions.
-func refusedEarlier(t *conform.T, tool string) bool {
-	for _, r := range modern.Replies(t) {
-		var p struct {
-			Name string `json:"name"`
-		}
-		_ = json.Unmarshal(r.Params, &p)
-		if _, declared := declaredCaps(r.Params)["elicitation"]; r.Method != "tools/call" || p.Name != tool || declared {
-			continue
-		}
-		if r.Msg.Kind == wire.KindError && r.Msg.Error != nil && r.Msg.Error.Code == conform.CodeMissingCapability {
-			return true
-		}
-	}
-	return false
+// undeclaredCall is the session's first call of test_requires_elicitation with
+// clientCapabilities {}: made once per revision and shared, so that
+// MOD-CAP-MISSING-01 judges its answer and MOD-STATELESS-01 knows whether it was
+// refused before any request declared elicitation, whichever of them runs first.
+type undeclaredCall struct {
+	a   probeAnswer
+	err error
+}
+
+func firstUndeclaredCall(t *conform.T) undeclaredCall {
+	return t.Once("MOD:undeclared:"+toolRequiresElicitation+":"+t.Rev.Name, func() any {
+		a, err := callDeclaring(t, t.Session(), toolRequiresElicitation, map[string]any{})
+		return undeclaredCall{a: a, err: err}
+	}).(undeclaredCall)
+}
+
+// refusedWithout reports whether the first undeclared call was refused with -32021.
+func (u undeclaredCall) refusedWithout() bool {
+	return u.err == nil && u.a.err == nil && u.a.resp != nil && u.a.resp.IsError() && u.a.resp.Error.Code == conform.CodeMissingCapability
 }
 
 // toolNames lists a complete tools/list walk's names, sorted; ok is false when the

@@ -308,15 +308,24 @@ var _ = conform.Register(conform.Check{
 		if !r.processed() {
 			bad = append(bad, "server/discover with a stale Mcp-Session-Id → "+r.describe())
 		}
-		// Every reply of the session so far: a session id on any is minted or echoed.
-		for i, x := range hs.Exchanges() {
-			if sid := x.Header.Get("Mcp-Session-Id"); sid != "" {
-				bad = append(bad, fmt.Sprintf("HTTP exchange #%d (%s, HTTP %d) carries Mcp-Session-Id %q", i+1, x.Method, x.Status, conform.Clip(sid, 60)))
-				break
+		// The replies to modern requests only: the column's opening server/discover
+		// and the probe. Other checks send this connection legacy requests on
+		// purpose (MOD-LEGACY-INIT-01's initialize), and a dual-era server rightly
+		// answers those with a session; which of them ran before this check must not
+		// decide its verdict.
+		replies := map[string]*transport.Exchange{"the probe's reply": r.x}
+		if xs := hs.Exchanges(); len(xs) > 0 {
+			replies["the reply to the column's opening server/discover"] = &xs[0]
+		}
+		for _, what := range []string{"the reply to the column's opening server/discover", "the probe's reply"} {
+			if x := replies[what]; x != nil {
+				if sid := x.Header.Get("Mcp-Session-Id"); sid != "" {
+					bad = append(bad, fmt.Sprintf("%s (HTTP %d) carries Mcp-Session-Id %q", what, x.Status, conform.Clip(sid, 60)))
+				}
 			}
 		}
 		if len(bad) == 0 {
-			return conform.Pass("a stale Mcp-Session-Id was ignored, and no reply of the session carried one")
+			return conform.Pass("a stale Mcp-Session-Id was ignored, and neither the column's opening reply nor the probe's carried a session id")
 		}
 		return modernOnlyRule(t, "requests served without regard to Mcp-Session-Id, and no session id minted or echoed", strings.Join(bad, "; "))
 	},
