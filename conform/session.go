@@ -60,14 +60,7 @@ func (s *Session) Capabilities() map[string]json.RawMessage {
 
 // ServerInfo returns the raw serverInfo object, or nil: initialize's serverInfo, or
 // in 2026-07-28 the DiscoverResult's _meta["io.modelcontextprotocol/serverInfo"].
-func (s *Session) ServerInfo() json.RawMessage {
-	if s.Rev.Era == revision.Modern {
-		var meta map[string]json.RawMessage
-		_ = json.Unmarshal(s.InitResult["_meta"], &meta)
-		return meta[MetaServerInfo]
-	}
-	return s.InitResult["serverInfo"]
-}
+func (s *Session) ServerInfo() json.RawMessage { return driverOf(s.Rev).serverInfo(s) }
 
 // Modern reports whether the session speaks the stateless era (2026-07-28).
 func (s *Session) Modern() bool { return s.Rev.Era == revision.Modern }
@@ -164,36 +157,6 @@ func mayFallBack(err error) bool {
 	var se *transport.HTTPStatusError
 	_, isRPC := refused(err)
 	return !isRPC || errors.As(err, &se)
-}
-
-// eraDriver opens sessions in one era's style; every revision names its era, and a
-// revision whose era has no driver is a configuration error at start-up
-// (checkDrivers), never a crash.
-//
-// The session budget is the runner's, not the driver's: the runner asks a driver for
-// one session per selected revision (the main session, shared by every check of the
-// revision in phase order, Check.RunPhase), plus one per negotiation probe a check
-// declares (Check.PreOpen), plus what a check asks for with T.NewSession (the README
-// lists those exceptions). On stdio each open is a process, so a driver must dial the
-// target exactly once per open and never on its own.
-//
-// The legacy driver (2024-11-05 … 2025-11-25) dials, sends initialize, then
-// notifications/initialized, and opens the optional GET stream over HTTP.
-//
-// The modern driver (2026-07-28, modern.go) dials once (on stdio, the one process of
-// the column; over HTTP, a transport without session state), asks server/discover
-// (the era probe), and returns a Session whose Negotiated is what server/discover
-// said, whose InitResult holds the DiscoverResult (so Capabilities and ServerInfo read
-// the same for checks of both eras), and whose Conn stamps every request with the
-// per-request _meta (and, over HTTP, the standard request headers). Settle works for
-// both: its barrier request is the Conn's (ping, or server/discover).
-type eraDriver interface {
-	open(ctx context.Context, tgt target, requested string, rev revision.Revision, opts sessionOptions) (*Session, error)
-}
-
-var drivers = map[revision.Era]eraDriver{
-	revision.Legacy: legacyDriver{},
-	revision.Modern: modernDriver{},
 }
 
 type sessionOptions struct {

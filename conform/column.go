@@ -1,0 +1,234 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// columnState is how far a revision's session got.
+type columnState int
+
+const (
+	colOpen        columnState = iota // initialized, the server echoed the revision
+	colUnsupported                    // the server answered another version, or rejected this one with -32602
+	colRefused                        // initialize got another JSON-RPC error
+	colBroken                         // the transport failed: no reply, crash, unreachable
+)
+
+// column is one revision's slice of the run.
+type column struct {
+	rev   revision.Revision
+	main  *Session
+	state columnState
+	err   error
+
+	mu       sync.Mutex
+	sessions []*Session
+	results  map[string]reports.CheckResult
+	futures  map[string]chan judged // set by startWorkers before Ginkgo runs
+	// lostAt is the check during which the main session ended ("" while it runs):
+	// the checks after it that need a live session are not run.
+	lostAt  string
+	lostErr error
+	// settled is set once the transcript-wide checks may judge: every session of the
+	// column has been brought to a provable end of traffic (settle).
+	settled   bool
+	announced bool
+	// why, when set, says why the column is revision-unsupported (era detection).
+	why string
+}
+
+// preOpen is a session opened ahead of the check that will use it.
+type preOpen struct {
+	done    chan struct{}
+	s       *Session
+	err     error
+	claimed bool
+}
+
+// openColumns opens every revision's main session concurrently, and alongside them
+// the negotiation probes' sessions that selected checks declared (Check.PreOpen).
+// No other session is opened ahead of time: the session budget of a run is one per
+// revision plus one per PreOpen version (over stdio, that many processes), and a
+// check that needs a session of its own opens it when it asks (T.NewSession).
+func (rs *runState) openColumns(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, col := range rs.columns {
+		list := rs.checksFor(col.rev)
+		if len(list) == 0 {
+			continue
+		}
+		for _, c := range list {
+			for _, v := range c.PreOpen {
+				rs.preOpenSession(ctx, col, v)
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := rs.openSession(ctx, col, col.rev.Name)
+			col.main, col.err = s, err
+			col.state = openState(col.rev, s, err)
+		}()
+	}
+	wg.Wait()
+	rs.reconcileEras()
+}
+
+// openState classifies how a column's main session opened.
+func openState(rev revision.Revision, s *Session, err error) columnState {
+	switch {
+	case err == nil && s.Negotiated == rev.Name:
+		return colOpen
+	case err == nil:
+		return colUnsupported
+	case driverOf(rev).notThisEra(err):
+		return colUnsupported
+	}
+	rpc, isRPC := refused(err)
+	switch {
+	case isRPC && rpc.Code == wire.CodeInvalidParams:
+		// The lifecycle page's own example rejects an unsupported version with
+		// -32602 (LIFE-VERSION-FALLBACK-01).
+		return colUnsupported
+	case isRPC || (s != nil && s.Init != nil):
+		// The server answered, but not with a usable InitializeResult.
+		return colRefused
+	}
+	return colBroken
+}
+
+// reconcileEras lets each era's driver adjust the columns once all have opened (era
+// detection: a modern-only server's legacy columns are revision-unsupported).
+func (rs *runState) reconcileEras() {
+	seen := map[revision.Era]bool{}
+	for _, col := range rs.columns {
+		if !seen[col.rev.Era] {
+			seen[col.rev.Era] = true
+			driverOf(col.rev).reconcile(rs.columns)
+		}
+	}
+}
+
+// preOpenSession starts opening a session asking for version, once per run, in the
+// background; the first check of col's revision that asks for it claims it.
+func (rs *runState) preOpenSession(ctx context.Context, col *column, version string) {
+	rs.preMu.Lock()
+	defer rs.preMu.Unlock()
+	if _, ok := rs.preOpened[version]; ok {
+		return
+	}
+	p := &preOpen{done: make(chan struct{})}
+	rs.preOpened[version] = p
+	go func() {
+		defer close(p.done)
+		p.s, p.err = rs.dialSession(ctx, version, col.rev)
+	}()
+}
+
+// claimPreOpened returns the pre-opened session for version (waiting for it to
+// open), counted in col's sessions; ok is false when none was pre-opened or it was
+// already claimed.
+func (rs *runState) claimPreOpened(ctx context.Context, col *column, version string) (*Session, error, bool) {
+	rs.preMu.Lock()
+	p, found := rs.preOpened[version]
+	if !found || p.claimed {
+		rs.preMu.Unlock()
+		return nil, nil, false
+	}
+	p.claimed = true
+	rs.preMu.Unlock()
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return nil, nil, false // the opener finishes alone; shutdown closes it
+	}
+	if p.s != nil {
+		col.mu.Lock()
+		col.sessions = append(col.sessions, p.s)
+		col.mu.Unlock()
+	}
+	return p.s, p.err, true
+}
+
+// openSession opens a session for a column (counted in its sessions, so that
+// transcript-wide checks see its traffic).
+func (rs *runState) openSession(ctx context.Context, col *column, requested string) (*Session, error) {
+	s, err := rs.dialSession(ctx, requested, col.rev)
+	col.mu.Lock()
+	col.sessions = append(col.sessions, s)
+	col.mu.Unlock()
+	return s, err
+}
+
+// dialSession opens a session through the revision's era driver, retrying once if
+// the target fell back to another transport.
+func (rs *runState) dialSession(ctx context.Context, requested string, rev revision.Revision) (*Session, error) {
+	drv := driverOf(rev)
+	for attempt := 0; ; attempt++ {
+		rs.memoMu.Lock()
+		rs.sessionSeq++
+		label := fmt.Sprintf("%s-%02d", rev.Name, rs.sessionSeq)
+		rs.memoMu.Unlock()
+		rs.dials.Add(1)
+		s, err := drv.open(ctx, rs.tgt, requested, rev, sessionOptions{timeout: rs.cfg.Timeout, initTimeout: rs.cfg.StartTimeout, label: label, version: rs.cfg.ToolVersion, budget: rs.transcriptBudget})
+		if err != nil && attempt == 0 && s.Conn != nil {
+			if mayFallBack(err) && rs.tgt.fallback(ctx, err) {
+				s.Close(ctx)
+				continue
+			}
+		}
+		return s, err
+	}
+}
+
+// checkDrivers is the start-up check that every selected revision's era has a
+// driver: a revision without one is a configuration error, never a crash.
+func checkDrivers(revs []revision.Revision) error {
+	for _, r := range revs {
+		if drivers[r.Era] == nil {
+			return configErr("revision %s belongs to the %s era, which this build has no session driver for", r.Name, r.Era)
+		}
+	}
+	return nil
+}
+
+func (rs *runState) allBroken() bool {
+	for _, col := range rs.columns {
+		if driverOf(col.rev).reached(col) {
+			return false
+		}
+	}
+	return true
+}
+
+// unreachable records that no check could run: every selected check is an error and
+// the exit code is 4.
+func (rs *runState) unreachable(err error) {
+	rs.exitOverride = ExitUnreachable
+	rs.report.Notes = append(rs.report.Notes, "the target could not be reached: "+err.Error())
+	for _, col := range rs.columns {
+		if col.err == nil {
+			col.err = err
+		}
+		col.state = colBroken
+	}
+}
+
+func (rs *runState) unsupportedWhy(col *column) string {
+	if col.why != "" {
+		return col.why
+	}
+	if col.err != nil && driverOf(col.rev).notThisEra(col.err) {
+		return fmt.Sprintf("the server does not speak the %s era of %s (era detection): %v", col.rev.Era, col.rev.Name, col.err)
+	}
+	if col.main != nil && col.main.Negotiated != "" {
+		return fmt.Sprintf("asked for %s, the server answered %s", col.rev.Name, col.main.Negotiated)
+	}
+	return fmt.Sprintf("the server rejected %s: %v", col.rev.Name, col.err)
+}

@@ -1,0 +1,202 @@
+package conform
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/conform/baseline"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+func (rs *runState) closeSessions(ctx context.Context) {
+	var wg sync.WaitGroup
+	rs.preMu.Lock()
+	for _, p := range rs.preOpened {
+		if p.claimed {
+			continue
+		}
+		p.claimed = true
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-p.done:
+			case <-ctx.Done():
+				return
+			}
+			if p.s != nil {
+				rs.columns[0].mu.Lock() // kept for the transcripts
+				rs.columns[0].sessions = append(rs.columns[0].sessions, p.s)
+				rs.columns[0].mu.Unlock()
+				p.s.Close(ctx)
+			}
+		}()
+	}
+	rs.preMu.Unlock()
+	wg.Wait()
+	for _, col := range rs.columns {
+		col.mu.Lock()
+		sessions := append([]*Session(nil), col.sessions...)
+		col.mu.Unlock()
+		for _, s := range sessions {
+			wg.Add(1)
+			go func() { defer wg.Done(); s.Close(ctx) }()
+		}
+	}
+	wg.Wait()
+}
+
+// finish assembles the report: every selected check of every column has a verdict,
+// and a selected check that never ran is an error.
+func (rs *runState) finish(ctx context.Context) *Result {
+	rep := rs.report
+	for _, col := range rs.columns {
+		rr := reports.RevisionReport{Revision: col.rev.Name, Era: string(col.rev.Era), Transport: rs.kindOf(col), Checks: []reports.CheckResult{}}
+		if col.main != nil {
+			rr.Negotiated = col.main.Negotiated
+			rr.ServerInfo = col.main.ServerInfo()
+		}
+		rr.Unsupported = col.state == colUnsupported
+		planned := rs.checksFor(col.rev)
+		for _, c := range planned {
+			col.mu.Lock()
+			res, ok := col.results[c.ID]
+			col.mu.Unlock()
+			if !ok {
+				why := "the run ended before this check ran"
+				if col.state == colBroken && col.err != nil {
+					why = "no session: " + col.err.Error()
+				} else if err := context.Cause(ctx); err != nil {
+					why = "not run: " + err.Error()
+				}
+				res = reports.CheckResult{ID: c.ID, Title: c.Title, Level: string(c.LevelAt(col.rev)), Status: reports.Error, Message: why, Source: c.Source, Group: string(c.Group)}
+				rs.attachRepro(col, Verdict{Status: reports.Error}, &res)
+			}
+			rr.Checks = append(rr.Checks, res)
+		}
+		if len(planned) > 0 || rs.planned == 0 {
+			rep.Revisions = append(rep.Revisions, rr)
+		}
+	}
+	if ht, ok := rs.tgt.(interface{ detectionNote() string }); ok && ht.detectionNote() != "" {
+		rep.Notes = append(rep.Notes, ht.detectionNote())
+	}
+	rep.Summarize()
+	if b := rs.cfg.Baseline; b != nil {
+		rep.Baseline = b.Judge(rep, catalog{})
+		for _, st := range rep.Baseline.Stale {
+			rep.Notes = append(rep.Notes, baseline.StaleMessage(b.Path, st))
+		}
+	}
+	rep.DurationMs = time.Since(rs.started).Milliseconds()
+	rep.ExitCode = rs.exitCode()
+	for k, v := range rs.tgt.attachments() {
+		rs.attachments[k] = v
+	}
+	// Every check has been judged: what they memoized (a listing of 10,000 tools per
+	// revision) is let go before the transcripts are rendered, so the two never
+	// weigh on memory together.
+	rs.memoMu.Lock()
+	rs.memo = map[string]*memoEntry{}
+	rs.memoMu.Unlock()
+	rs.addTranscripts()
+	return &Result{Report: rep, Attachments: rs.attachments}
+}
+
+func (rs *runState) exitCode() int {
+	if rs.exitOverride != 0 {
+		return rs.exitOverride
+	}
+	s := rs.report.Summary
+	// Every fail and error gates, but a quarantined one.
+	gating := s.Fail + s.Error
+	for _, rev := range rs.report.Revisions {
+		for i := range rev.Checks {
+			if c := &rev.Checks[i]; c.Quarantine != nil && (c.Status == reports.Fail || c.Status == reports.Error) {
+				gating--
+			}
+		}
+	}
+	switch {
+	case gating > 0 || (rs.report.Baseline != nil && len(rs.report.Baseline.Stale) > 0):
+		return ExitFailed
+	case s.Total == 0 || s.Skip == s.Total:
+		return ExitIncomplete
+	default:
+		return ExitOK
+	}
+}
+
+// addTranscripts writes every session's transcript as JSON lines: direction, time,
+// source and the raw bytes as they crossed the wire.
+func (rs *runState) addTranscripts() {
+	for _, col := range rs.columns {
+		col.mu.Lock()
+		sessions := append([]*Session(nil), col.sessions...)
+		col.mu.Unlock()
+		for _, s := range sessions {
+			if s == nil || s.Conn == nil {
+				continue
+			}
+			entries, dropped := s.Conn.Transcript()
+			// Sized once: grown by doubling, a buffer of megabytes is copied and
+			// cleared several times and may end up twice its size.
+			size := 64
+			for _, e := range entries {
+				size += len(e.Raw) + len(e.Err) + len(e.Source) + len(e.ForMethod) + 160
+			}
+			var b bytes.Buffer
+			b.Grow(size)
+			for _, e := range entries {
+				// Written by hand, not with json.Marshal: a raw message is copied as it
+				// is (json.Valid checked it) instead of being compacted again.
+				fmt.Fprintf(&b, `{"seq":%d,"dir":%s,"at":%q,"source":%s`, e.Seq, jsonString(string(e.Dir)), e.At.UTC().Format(time.RFC3339Nano), jsonString(e.Source))
+				// A decoded entry's bytes are valid JSON (wire.Decode checked them).
+				if e.Msg != nil || json.Valid(e.Raw) {
+					b.WriteString(`,"message":`)
+					if bytes.ContainsAny(e.Raw, "\r\n") {
+						_ = json.Compact(&b, e.Raw) // one message, one line
+					} else {
+						b.Write(bytes.TrimSpace(e.Raw))
+					}
+				} else {
+					b.WriteString(`,"raw":` + jsonString(string(e.Raw)))
+				}
+				if e.Err != "" {
+					b.WriteString(`,"problem":` + jsonString(e.Err))
+				}
+				if e.ForMethod != "" {
+					b.WriteString(`,"forMethod":` + jsonString(e.ForMethod))
+				}
+				b.WriteString("}\n")
+			}
+			if dropped > 0 {
+				fmt.Fprintf(&b, "{\"dropped\":%d}\n", dropped)
+			}
+			rs.attachments["transcripts/"+s.Label+".jsonl"] = b.Bytes()
+		}
+	}
+}
+
+// jsonString encodes s as a JSON string (invalid UTF-8 replaced, as json.Marshal does).
+func jsonString(s string) string {
+	enc, _ := json.Marshal(s)
+	return string(enc)
+}
+
+// catalog answers the baseline's questions from the check registry.
+type catalog struct{}
+
+func (catalog) AppliesTo(id, rev string) (exists, applies bool) {
+	c := Lookup(id)
+	if c == nil {
+		return false, false
+	}
+	r, ok := revision.Lookup(rev)
+	return true, ok && c.AppliesTo(r)
+}

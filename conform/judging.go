@@ -1,0 +1,136 @@
+package conform
+
+import (
+	"context"
+	"runtime/debug"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// judge computes one check's raw verdict in one column.
+func (rs *runState) judge(col *column, c *Check) Verdict {
+	switch {
+	case rs.ctx.Err() != nil:
+		return Errorf("not run: %v", context.Cause(rs.ctx))
+	case col.state == colBroken:
+		return Errorf("no session for %s: %v", col.rev.Name, col.err)
+	case col.state == colRefused && !c.Handshake:
+		return Errorf("no session for %s: %v", col.rev.Name, col.err)
+	case col.state == colUnsupported && (!c.Handshake || col.why != ""):
+		// A handshake check judges initialize even in an unsupported column, but not
+		// on a modern-only server: it owes initialize no result (MOD-LEGACY-INIT-01
+		// judges the answer it gave, in the 2026-07-28 column).
+		return Skip(reports.RevisionUnsupported, "%s", rs.unsupportedWhy(col))
+	default:
+		return rs.invoke(col, c)
+	}
+}
+
+// runCheck is the body of one Ginkgo spec: it takes the check's verdict (judged by the
+// column's worker, or here when the worker did not plan it), records it and mirrors it
+// in Ginkgo's state.
+func (rs *runState) runCheck(col *column, c *Check) {
+	rs.announce(col)
+	var j judged
+	if fut, ok := col.futures[c.ID]; ok {
+		select {
+		case j = <-fut:
+		case <-rs.ctx.Done():
+			// The worker's current check is bounded by the same context; give it a
+			// moment to report before calling it lost.
+			select {
+			case j = <-fut:
+			case <-time.After(rs.cfg.Timeout):
+				j = judged{v: Errorf("not run: %v", context.Cause(rs.ctx))}
+			}
+		}
+	} else {
+		start := time.Now()
+		j = judged{v: rs.judge(col, c)}
+		j.dur = time.Since(start)
+	}
+	v := j.v
+	v = v.final(rs.cfg.Strict)
+	res := reports.CheckResult{
+		ID: c.ID, Title: c.Title, Level: string(c.LevelAt(col.rev)), Status: v.Status,
+		Message: v.Message, Reason: v.Reason, Source: c.Source, Expected: v.Expected,
+		Actual: v.Actual, Group: string(c.Group), Duration: j.dur,
+	}
+	if v.Status == reports.Skip {
+		res.Message = string(v.Reason) + ": " + v.Message
+	}
+	rs.attachRepro(col, v, &res)
+	rs.cfg.Baseline.Apply(col.rev.Name, &res)
+	col.mu.Lock()
+	col.results[c.ID] = res
+	col.mu.Unlock()
+	rs.console.CheckDone(col.rev.Name, res)
+	if !rs.mirror {
+		return
+	}
+	switch res.Status {
+	case reports.Fail:
+		ginkgo.Fail(res.Message)
+	case reports.Error:
+		ginkgo.Fail("error: " + res.Message)
+	case reports.Skip:
+		ginkgo.Skip(res.Message)
+	}
+}
+
+func (rs *runState) announce(col *column) {
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	if col.announced {
+		return
+	}
+	col.announced = true
+	neg := ""
+	if col.main != nil {
+		neg = col.main.Negotiated
+	}
+	rs.console.RevisionStart(col.rev.Name, neg, rs.kindOf(col))
+}
+
+func (rs *runState) kindOf(col *column) string {
+	if col.main != nil && col.main.Kind != "" {
+		return col.main.Kind
+	}
+	return ""
+}
+
+// invoke runs the check with panic recovery and a hard bound, so one broken check
+// cannot stall the run.
+func (rs *runState) invoke(col *column, c *Check) (v Verdict) {
+	bound := 30 * rs.cfg.Timeout
+	ctx, cancel := context.WithTimeout(rs.ctx, bound)
+	defer cancel()
+	t := &T{Ctx: ctx, Rev: col.rev, Check: c, run: rs, col: col}
+	mark := markTranscripts(col)
+	done := make(chan Verdict, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- Errorf("the check panicked: %v\n%s", r, debug.Stack())
+			}
+		}()
+		done <- c.Run(t)
+	}()
+	select {
+	case v = <-done:
+	case <-ctx.Done():
+		select {
+		case v = <-done:
+		case <-time.After(rs.cfg.Timeout):
+			v = Errorf("the check did not finish within %s: %v", bound, context.Cause(ctx))
+		}
+	}
+	t.cleanup()
+	if v.Status != reports.Pass && v.Status != reports.Skip {
+		v.exchange = mark.slice(col, t)
+	}
+	return v
+}

@@ -1,0 +1,135 @@
+package conform
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// judged is a verdict computed ahead of its Ginkgo spec, with its duration.
+type judged struct {
+	v   Verdict
+	dur time.Duration
+}
+
+// startWorkers judges every column's selected checks in run order, ahead of Ginkgo,
+// whose It bodies then only await their check's verdict. On an isolated target (a
+// server per session: stdio) the revisions overlap freely, a goroutine each. On a
+// shared server (HTTP) they overlap where they cannot disturb each other: every
+// revision finishes a phase before any starts the next (so no revision's clean checks
+// see another's list change or odd input), the phases that need a clean session or
+// send odd input run concurrently, and the state changes (a list change is global,
+// spec-matrix §3.2) and the transcript-wide checks (whose probes' notifications may
+// reach every session) run one revision at a time.
+func (rs *runState) startWorkers() {
+	gates := newPhaseGates(len(rs.columns), rs.tgt.isolated())
+	for _, col := range rs.columns {
+		col.futures = map[string]chan judged{}
+		list := rs.checksFor(col.rev)
+		for _, c := range list {
+			col.futures[c.ID] = make(chan judged, 1)
+		}
+		go func() {
+			var held Phase // the serialised phase this worker holds, if any
+			at := PhaseClean
+			for _, c := range list {
+				for at < c.RunPhase() {
+					if held != 0 {
+						gates.serial.Unlock()
+						held = 0
+					}
+					gates.finish(at)
+					at++
+				}
+				if gates.shared && !concurrentPhase(at) && held == 0 {
+					gates.serial.Lock()
+					held = at
+				}
+				start := time.Now()
+				v := rs.judgeInOrder(col, c, list)
+				col.futures[c.ID] <- judged{v: v, dur: time.Since(start)}
+			}
+			if held != 0 {
+				gates.serial.Unlock()
+			}
+			for ; at <= PhaseTranscript; at++ {
+				gates.finish(at)
+			}
+		}()
+	}
+}
+
+// concurrentPhase reports whether revisions sharing one server may run the phase at
+// the same time.
+func concurrentPhase(p Phase) bool { return p == PhaseClean || p == PhaseOddInput }
+
+// phaseGates hold every revision at the end of each phase until all have finished it
+// (on a shared server; on isolated ones they pass at once).
+type phaseGates struct {
+	shared bool
+	serial sync.Mutex
+	done   map[Phase]*sync.WaitGroup
+}
+
+func newPhaseGates(n int, isolated bool) *phaseGates {
+	g := &phaseGates{shared: !isolated, done: map[Phase]*sync.WaitGroup{}}
+	for p := PhaseClean; p <= PhaseTranscript; p++ {
+		wg := &sync.WaitGroup{}
+		wg.Add(n)
+		g.done[p] = wg
+	}
+	return g
+}
+
+// finish marks one worker's end of phase p and, on a shared server, waits for every
+// other worker to end it too.
+func (g *phaseGates) finish(p Phase) {
+	wg := g.done[p]
+	wg.Done()
+	if g.shared {
+		wg.Wait()
+	}
+}
+
+// judgeInOrder judges a check in its column's run order: once the main session has
+// ended (a server that died on a probe), the checks after it that need a live
+// session are not run, and the report says where the session was lost; before the
+// first transcript-wide check, the column's traffic is settled (settle).
+func (rs *runState) judgeInOrder(col *column, c *Check, list []*Check) Verdict {
+	if c.RunPhase() == PhaseTranscript && rs.judgeable(col) {
+		rs.settleFor(col, list)
+	}
+	col.mu.Lock()
+	lostAt, lostErr := col.lostAt, col.lostErr
+	col.mu.Unlock()
+	if lostAt != "" && c.RunPhase() != PhaseTranscript {
+		return Errorf("not run: the server's session ended during %s (%v)", lostAt, lostErr)
+	}
+	v := rs.judge(col, c)
+	rs.noteLoss(col, c)
+	return v
+}
+
+// judgeable reports whether checks run on the column's main session at all.
+func (rs *runState) judgeable(col *column) bool {
+	return rs.ctx.Err() == nil && col.state == colOpen && col.main != nil && col.main.Conn != nil
+}
+
+// noteLoss records, once, that the column's main session ended during check c.
+func (rs *runState) noteLoss(col *column, c *Check) {
+	if col.main == nil || col.main.Conn == nil || col.state != colOpen {
+		return
+	}
+	err := col.main.Conn.Err()
+	if err == nil {
+		return
+	}
+	col.mu.Lock()
+	if col.lostAt != "" || col.settled {
+		col.mu.Unlock()
+		return
+	}
+	col.lostAt, col.lostErr = c.ID, err
+	col.mu.Unlock()
+	rs.note(fmt.Sprintf("%s: the server's session ended during %s (%v); the checks after it that need a live session were not run (error), the transcript-wide checks judged the traffic up to the end", col.rev.Name, c.ID, err))
+}
