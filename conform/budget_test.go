@@ -144,9 +144,9 @@ func TestSessionBudgetAndLoss(t *testing.T) {
 		for _, c := range rs.checksFor(rev) {
 			got[c.ID] = (<-col.futures[c.ID]).v
 		}
-		// On an ordered channel the transcript check runs once, after the barrier
-		// (over Streamable HTTP it would also run once before the session closes).
-		wantOrder := []string{"AD-CLEAN-01", "AC-STATE-01", "AA-ODD-01", "ZZ-TRANSCRIPT-01"}
+		// The transcript check runs twice on every transport: once to make its
+		// probes, then, after the settle, to judge.
+		wantOrder := []string{"AD-CLEAN-01", "AC-STATE-01", "AA-ODD-01", "ZZ-TRANSCRIPT-01", "ZZ-TRANSCRIPT-01"}
 		if strings.Join(order, " ") != strings.Join(wantOrder, " ") {
 			t.Errorf("run order %v, want %v", order, wantOrder)
 		}

@@ -65,3 +65,46 @@ func TestPhaseGuards(t *testing.T) {
 		})
 	}
 }
+
+// The transcript-phase checks judge complete transcripts whatever their order: every
+// one runs first to make its probes, and only then do they judge. Here the check that
+// reads comes first in the run order and still sees the probe of the one after it.
+func TestTranscriptChecksSeeEveryProbe(t *testing.T) {
+	rev := revision.MustLookup("2025-06-18")
+	withRegistry(t, func() {
+		reader := Register(Check{ID: "AA-READS-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
+			Group: GroupBase, Phase: PhaseTranscript, Source: "test", Run: func(t *T) Verdict {
+				for _, s := range t.Sessions() {
+					for _, e := range t.Transcript(s) {
+						if e.Msg != nil && e.Msg.Method == "x/probe" {
+							return Pass("saw the probe")
+						}
+					}
+				}
+				return Fail("the probe in the transcript", "no probe")
+			}})
+		prober := Register(Check{ID: "ZZ-PROBES-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
+			Group: GroupBase, Phase: PhaseTranscript, Source: "test", Run: func(t *T) Verdict {
+				err, _ := t.Once("probe", func() any {
+					_, err := t.Session().Call(t.Ctx, "x/probe", nil)
+					return err
+				}).(error)
+				if err != nil {
+					return Errorf("%v", err)
+				}
+				return Pass("probed")
+			}})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv := &pipeServer{}
+		vs, err := JudgeAll(ctx, Config{Timeout: time.Second, KillGrace: 10 * time.Millisecond}, []*Check{reader, prober}, rev, srv.dial)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vs {
+			if v.Status != reports.Pass {
+				t.Errorf("check %d: %s (%s), want pass", i, v.Status, v.Message)
+			}
+		}
+	})
+}
