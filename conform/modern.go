@@ -39,7 +39,7 @@ func ModernMeta(version string) map[string]any {
 // session, so it is one transport (on stdio, the column's one process) whose every
 // request carries the version and capabilities in _meta (and, over Streamable HTTP,
 // the standard request headers derived from the body). Opening it is the era probe of
-// spec-matrix §3.4: server/discover first; a DiscoverResult, or the modern error
+// era detection (2026-07-28 basic/versioning.mdx): server/discover first; a DiscoverResult, or the modern error
 // -32022, means a modern server; any other error, or silence, means a legacy one, and
 // the column is revision-unsupported (never a failure).
 type modernDriver struct{}

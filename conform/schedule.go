@@ -19,7 +19,7 @@ type judged struct {
 // revision finishes a phase before any starts the next (so no revision's clean checks
 // see another's list change or odd input), the phases that need a clean session or
 // send odd input run concurrently, and the state changes (a list change is global,
-// spec-matrix §3.2) and the transcript-wide checks (whose probes' notifications may
+// the fixture contract, fixtures/doc.go) and the transcript-wide checks (whose probes' notifications may
 // reach every session) run one revision at a time.
 func (rs *runState) startWorkers() {
 	gates := newPhaseGates(len(rs.columns), rs.tgt.isolated())

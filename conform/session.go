@@ -303,7 +303,7 @@ func schemaTarget(rev revision.Revision, e wire.Entry) (string, any) {
 	case wire.KindError:
 		if m.ID.IsZero() || m.ID.IsNull() {
 			// An unreadable request id may be answered with null (JSON-RPC) or no id
-			// (from 2025-11-25); spec-matrix §2.16.3 accepts both.
+			// (from 2025-11-25); BASE-SCHEMA-01 accepts both.
 			return "", nil
 		}
 		return rev.ErrorDefinition(), json.RawMessage(m.Raw)

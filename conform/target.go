@@ -27,7 +27,7 @@ type target interface {
 	attachments() map[string][]byte
 	// isolated reports whether every session gets a server of its own (stdio: a
 	// process per session). Only then may revisions run concurrently: on a shared
-	// server one revision's state change (a list change is global, spec-matrix §3.2)
+	// server one revision's state change (a list change is global: the fixture contract, fixtures/doc.go)
 	// would show in another's listings.
 	isolated() bool
 }
@@ -133,8 +133,9 @@ func (t *httpTarget) dial(ctx context.Context) (transport.Transport, error) {
 	return tr, nil
 }
 
-// fallback follows spec-matrix §3.4: initialize over Streamable HTTP answered with
-// 400, 404 or 405 → GET the URL and look for an HTTP+SSE endpoint event.
+// fallback is transport detection (basic/transports.mdx, Backwards Compatibility):
+// initialize over Streamable HTTP answered with 400, 404 or 405 → GET the URL and
+// look for an HTTP+SSE endpoint event.
 func (t *httpTarget) fallback(ctx context.Context, err error) bool {
 	var se *transport.HTTPStatusError
 	if !errors.As(err, &se) || (se.Status != http.StatusBadRequest && se.Status != http.StatusNotFound && se.Status != http.StatusMethodNotAllowed) {

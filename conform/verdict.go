@@ -52,7 +52,7 @@ func Warn(expected, actual string) Verdict {
 }
 
 // Fail is an explicit failure, for outcomes the verdict policy fails whatever the
-// row's level (design.md §4's fixed decisions). Prefer Violation.
+// row's level (the README's Verdicts section). Prefer Violation.
 func Fail(expected, actual string) Verdict {
 	return Verdict{Status: reports.Fail, Expected: expected, Actual: actual, Message: summarize(expected, actual)}
 }
@@ -93,7 +93,7 @@ func Silence(expected string, err error) Verdict {
 
 // Resolve settles a Violation or Silence by the check's level and context; any other
 // verdict is returned as it is. Register wraps every check's Run with it, so the
-// verdict policy of design.md §4 is applied here and nowhere else.
+// verdict policy (the README's Verdicts section) is applied here and nowhere else.
 func (t *T) Resolve(v Verdict) Verdict {
 	switch v.pending {
 	case violation:

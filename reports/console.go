@@ -745,7 +745,7 @@ func consoleState(rev *RevisionReport) string {
 	n := oneLine(termText(rev.Negotiated))
 	switch {
 	case n == "" && rev.Unsupported:
-		// Era detection found the server speaks the other era (spec-matrix §3.4).
+		// Era detection found the server speaks the other era (2026-07-28 basic/versioning.mdx).
 		return "unsupported"
 	case n == "":
 		return "no session"

@@ -52,7 +52,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 			if c.Status == Skip {
 				c.Reason = skipReason(&rev, &c)
 				if c.Reason == "" {
-					c.Reason = NotApplicable // a skip always says why (design.md §4)
+					c.Reason = NotApplicable // a skip always says why
 				}
 			}
 			c.Reason = SkipReason(validUTF8(string(c.Reason)))
@@ -90,7 +90,7 @@ func jsonServerInfo(raw json.RawMessage) json.RawMessage {
 
 // ReadJSON reads a report.json written by WriteJSON. Only the JSON contract is
 // restored; of the fields outside it, Unsupported is inferred for a column whose
-// server answered another version and whose checks all skip (design.md §4), and
+// server answered another version and whose checks all skip (revision-unsupported), and
 // those skips get the revision-unsupported reason. serverInfo is compacted, and nil
 // when null or absent.
 func ReadJSON(rd io.Reader) (*Report, error) {

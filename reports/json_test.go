@@ -215,7 +215,7 @@ func TestReadJSONErrors(t *testing.T) {
 
 func TestReadJSONKeepsSupportedMismatch(t *testing.T) {
 	// A column that answered another version but has verdicts other than skip is not
-	// marked unsupported: the flag is inferred only where design.md §4 holds.
+	// marked unsupported: the flag is inferred only for a column whose checks all skip as revision-unsupported.
 	in := `{"revisions":[{"revision":"2025-11-25","negotiated":"2025-06-18","serverInfo":null,"checks":[{"id":"A","status":"pass"}]}]}`
 	r, err := ReadJSON(strings.NewReader(in))
 	if err != nil {

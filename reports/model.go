@@ -29,7 +29,7 @@ const ExpectedFail Status = "expected-fail"
 // SkipReason says why a check was skipped. A skip always carries one.
 type SkipReason string
 
-// The skip reasons of design.md §4.
+// The skip reasons (the README's Verdicts section).
 const (
 	NotApplicable       SkipReason = "not-applicable"
 	RevisionUnsupported SkipReason = "revision-unsupported"

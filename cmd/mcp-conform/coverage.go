@@ -9,7 +9,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/catalogue"
 )
 
-// printCoverage writes how many requirements of the catalogue (spec-matrix §2) each
+// printCoverage writes how many requirements of the catalogue (internal/catalogue/requirements.yaml) each
 // group's checks cover, then every requirement without a check and why.
 func printCoverage(w io.Writer) error {
 	if err := conform.RegistryErr(); err != nil {

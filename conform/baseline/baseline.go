@@ -67,7 +67,7 @@ func Load(path string) (*File, error) {
 	return Parse(path, data)
 }
 
-// idPattern is the shape of an mcp-conform check ID (spec-matrix IDs).
+// idPattern is the shape of an mcp-conform check ID (catalogue row IDs).
 var idPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$`)
 
 type fileDoc struct {
