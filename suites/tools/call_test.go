@@ -20,7 +20,6 @@ import (
 
 var (
 	errTimeout = toolcalltest.ErrTimeout
-	errClosed  = toolcalltest.ErrClosed
 	rpcErr     = toolcalltest.RPCError
 	result     = toolcalltest.Result
 	none       = toolcalltest.None
