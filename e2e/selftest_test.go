@@ -137,12 +137,12 @@ func stAssertCatalogue(t *testing.T, faults []fixtures.Fault, base *stRun) {
 		if len(f.Targets) == 0 {
 			t.Errorf("fault %s targets no check", f.Name)
 		}
-		for _, id := range append(slices.Clone(f.Targets), f.Masks...) {
+		for _, id := range append(append(slices.Clone(f.Targets), f.Masks...), f.Exercises...) {
 			if !slices.Contains(base.ids, id) {
 				t.Errorf("fault %s names check %s, which the suite does not run", f.Name, id)
 			}
-			if slices.Contains(f.Targets, id) && slices.Contains(f.Masks, id) {
-				t.Errorf("fault %s lists %s both as a target and as masked", f.Name, id)
+			if n := stCount(id, f.Targets) + stCount(id, f.Masks) + stCount(id, f.Exercises); n > 1 {
+				t.Errorf("fault %s lists %s more than once among its targets, masked and exercised checks", f.Name, id)
 			}
 		}
 		for _, rev := range f.Revisions {
@@ -151,6 +151,17 @@ func stAssertCatalogue(t *testing.T, faults []fixtures.Fault, base *stRun) {
 			}
 		}
 	}
+}
+
+// stCount counts id in ids.
+func stCount(id string, ids []string) int {
+	n := 0
+	for _, x := range ids {
+		if x == id {
+			n++
+		}
+	}
+	return n
 }
 
 // stFlips says whether a verdict turned into a finding: fail, or warn, from another
@@ -197,6 +208,8 @@ func stJudgeFault(t *testing.T, f fixtures.Fault, base, run *stRun) []string {
 			continue
 		case slices.Contains(f.Masks, k.id) && got.Status == reports.Skip:
 			continue
+		case slices.Contains(f.Exercises, k.id) && was.Status == reports.Skip && got.Status == reports.Pass:
+			continue
 		}
 		role := "not a target"
 		switch {
@@ -204,6 +217,8 @@ func stJudgeFault(t *testing.T, f fixtures.Fault, base, run *stRun) []string {
 			role = "a target, but it did not turn to fail or warn"
 		case slices.Contains(f.Masks, k.id):
 			role = "masked, so it may only turn to skip"
+		case slices.Contains(f.Exercises, k.id):
+			role = "exercised, so it may only turn from skip to pass"
 		}
 		unexpected = append(unexpected, fmt.Sprintf("%s: %s → %s (%s): %s", k, was.Status, got.Status, role, got.Message))
 	}

@@ -278,3 +278,176 @@ func judgeInvalidParams(probes []toolcall.Probe) conform.Verdict {
 	}
 	return conform.Pass("%s", "-32602 for params \"abc\" and {\"cursor\":5}")
 }
+
+// received calls fn for every message of the revision's sessions that the server
+// sent and that decoded as a JSON object (a frame that did not is the framing and
+// UTF-8 rows' evidence).
+func received(t *conform.T, fn func(s *conform.Session, e wire.Entry)) {
+	for _, s := range t.Sessions() {
+		for _, e := range t.Transcript(s) {
+			if e.Dir == wire.Received && e.Msg != nil {
+				fn(s, e)
+			}
+		}
+	}
+}
+
+// where names an entry for messages.
+func where(s *conform.Session, e wire.Entry) string { return fmt.Sprintf("%s #%d", s.Label, e.Seq) }
+
+// BASE-JSONRPC-VERSION-01 — {rev}/basic/index.mdx (Messages).
+var _ = conform.Register(conform.Check{
+	ID: "BASE-JSONRPC-VERSION-01", Title: `every message the server sends is JSON-RPC 2.0: "jsonrpc": "2.0"`,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/index.mdx (Messages; 2024-11-05: basic/messages.mdx): "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification."; JSON-RPC 2.0 §4, §5: jsonrpc "MUST be exactly "2.0""`,
+	Run: func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		received(t, func(s *conform.Session, e wire.Entry) {
+			f.Judged++
+			if e.Msg.JSONRPC != "2.0" {
+				got := "no jsonrpc member"
+				if e.Msg.Members["jsonrpc"] {
+					got = fmt.Sprintf("jsonrpc %q", e.Msg.JSONRPC)
+				}
+				f.Fail(fmt.Sprintf("%s: %s", where(s, e), got))
+			}
+		})
+		return f.Verdict(`"jsonrpc": "2.0" on every message`, "",
+			fmt.Sprintf("%d messages, each with \"jsonrpc\": \"2.0\"", f.Judged))
+	},
+})
+
+// BASE-RESP-EXCL-01 — {rev}/basic/index.mdx (Responses).
+var _ = conform.Register(conform.Check{
+	ID: "BASE-RESP-EXCL-01", Title: "every response carries exactly one of result and error",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/index.mdx (Responses; 2024-11-05: basic/messages.mdx): "Either a result or an error MUST be set. A response MUST NOT set both."`,
+	Run: func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		received(t, func(s *conform.Session, e wire.Entry) {
+			m := e.Msg
+			if m.Members["method"] {
+				return // a request or a notification, not a response
+			}
+			f.Judged++
+			switch {
+			case m.Members["result"] && m.Members["error"]:
+				f.Fail(where(s, e) + ": both result and error")
+			case !m.Members["result"] && !m.Members["error"] && m.Members["id"]:
+				f.Fail(where(s, e) + ": a response with neither result nor error")
+			}
+		})
+		if f.Judged == 0 {
+			return conform.Skip(reports.NotExercised, "no response was received")
+		}
+		return f.Verdict("exactly one of result and error in each response", "",
+			fmt.Sprintf("%d responses, each with exactly one of result and error", f.Judged))
+	},
+})
+
+// BASE-ERR-SHAPE-01 — {rev}/basic/index.mdx (Error responses); schema.
+var _ = conform.Register(conform.Check{
+	ID: "BASE-ERR-SHAPE-01", Title: "every error has an integer code and a string message",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/index.mdx (Responses; 2024-11-05: basic/messages.mdx): "errors MUST include an error code and message at minimum. Error codes MUST be integers."`,
+	Run: func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		received(t, func(s *conform.Session, e wire.Entry) {
+			if !e.Msg.Members["error"] || e.Msg.Members["method"] {
+				return
+			}
+			f.Judged++
+			if p := errorShapeProblem(e.Msg.Raw); p != "" {
+				f.Fail(where(s, e) + ": " + p)
+			}
+		})
+		if f.Judged == 0 {
+			return conform.Skip(reports.NotExercised, "no error response was received")
+		}
+		return f.Verdict("an integer code and a string message in every error", "",
+			fmt.Sprintf("%d errors, each with an integer code and a string message", f.Judged))
+	},
+})
+
+// errorShapeProblem says what is wrong with a response's error member ("" when it
+// has an integer code and a string message).
+func errorShapeProblem(raw json.RawMessage) string {
+	var env struct {
+		Error map[string]json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(raw, &env) != nil || env.Error == nil {
+		return "the error member is not an object"
+	}
+	var problems []string
+	code, ok := env.Error["code"]
+	switch {
+	case !ok:
+		problems = append(problems, "no code")
+	case toolkit.JSONKind(code) != "number" || strings.ContainsAny(string(code), ".eE"):
+		problems = append(problems, "code "+conform.Clip(string(code), 40)+" is not an integer")
+	}
+	msg, ok := env.Error["message"]
+	switch {
+	case !ok:
+		problems = append(problems, "no message")
+	case toolkit.JSONKind(msg) != "string":
+		problems = append(problems, "message "+conform.Clip(string(msg), 40)+" is not a string")
+	}
+	return strings.Join(problems, ", ")
+}
+
+// BASE-NOTIF-NOID-01 — {rev}/basic/index.mdx (Notifications).
+var _ = conform.Register(conform.Check{
+	ID: "BASE-NOTIF-NOID-01", Title: "the server's notifications carry no id",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/index.mdx (Notifications; 2024-11-05: basic/messages.mdx): "Notifications MUST NOT include an ID."`,
+	Run: func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		received(t, func(s *conform.Session, e wire.Entry) {
+			if !strings.HasPrefix(e.Msg.Method, "notifications/") {
+				return
+			}
+			f.Judged++
+			if e.Msg.Members["id"] {
+				f.Fail(fmt.Sprintf("%s: %s with id %s", where(s, e), e.Msg.Method, conform.Clip(string(e.Msg.ID.Raw()), 40)))
+			}
+		})
+		if f.Judged == 0 {
+			return conform.Skip(reports.NotExercised, "the server sent no notification")
+		}
+		return f.Verdict("no id on a notification", "", fmt.Sprintf("%d notifications, none with an id", f.Judged))
+	},
+})
+
+// BASE-SRVREQ-ID-01 — {rev}/basic/index.mdx (Requests).
+var _ = conform.Register(conform.Check{
+	ID: "BASE-SRVREQ-ID-01", Title: "the server's own requests carry a string or integer id, never null, never reused in the session",
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/index.mdx (Requests; 2024-11-05: basic/messages.mdx): "Requests MUST include a string or integer ID. Unlike base JSON-RPC, the ID MUST NOT be null. The request ID MUST NOT have been previously used by the requestor within the same session."`,
+	Run: func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		seen := map[*conform.Session]map[string]bool{}
+		received(t, func(s *conform.Session, e wire.Entry) {
+			m := e.Msg
+			if !m.Members["method"] || !m.Members["id"] || strings.HasPrefix(m.Method, "notifications/") {
+				return // not a request (a notification with an id is BASE-NOTIF-NOID-01's)
+			}
+			f.Judged++
+			switch {
+			case m.ID.IsNull():
+				f.Fail(fmt.Sprintf("%s: %s with id null", where(s, e), m.Method))
+			case seen[s][m.ID.Key()]:
+				f.Fail(fmt.Sprintf("%s: %s reuses id %s", where(s, e), m.Method, m.ID))
+			}
+			if seen[s] == nil {
+				seen[s] = map[string]bool{}
+			}
+			seen[s][m.ID.Key()] = true
+		})
+		if f.Judged == 0 {
+			return conform.Skip(reports.NotExercised, "the server sent no request")
+		}
+		return f.Verdict("a string or integer id, unique in its session, on every server request", "",
+			fmt.Sprintf("%d server requests, each with a fresh string or integer id", f.Judged))
+	},
+})

@@ -1,9 +1,13 @@
 package base
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/conform/conformtest"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall/toolcalltest"
 )
@@ -31,4 +35,42 @@ func TestJudgeInvalidParams(t *testing.T) {
 			}
 		})
 	}
+}
+
+// envelopeServer answers ping (the barrier before the transcript checks) with {},
+// preceded by extra: the messages under test.
+func envelopeServer(extra ...string) func() *conformtest.Server {
+	return func() *conformtest.Server {
+		srv := conformtest.NewServer()
+		srv.Handle("ping", func(req *wire.Message) []string {
+			return append(append([]string(nil), extra...), conformtest.Result(req, `{}`))
+		})
+		return srv
+	}
+}
+
+// The envelope rules, judged on whatever the server sent: each case sends one
+// message that breaks (or keeps) a rule, next to the ordinary replies.
+func TestEnvelopeVerdicts(t *testing.T) {
+	note := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`
+	conformtest.RunCases(t, []conformtest.Case{
+		{Name: "2.0 everywhere passes", ID: "BASE-JSONRPC-VERSION-01", Rev: "2025-06-18", Srv: envelopeServer(note), Want: reports.Pass},
+		{Name: "jsonrpc 1.0 fails", ID: "BASE-JSONRPC-VERSION-01", Rev: "2025-06-18", Srv: envelopeServer(strings.Replace(note, `"2.0"`, `"1.0"`, 1)), Want: reports.Fail, Contains: `jsonrpc "1.0"`},
+		{Name: "no jsonrpc fails", ID: "BASE-JSONRPC-VERSION-01", Rev: "2024-11-05", Srv: envelopeServer(`{"method":"notifications/message","params":{}}`), Want: reports.Fail, Contains: "no jsonrpc member"},
+		{Name: "a notification without id passes", ID: "BASE-NOTIF-NOID-01", Rev: "2025-11-25", Srv: envelopeServer(note), Want: reports.Pass},
+		{Name: "no notification is not exercised", ID: "BASE-NOTIF-NOID-01", Rev: "2025-11-25", Srv: envelopeServer(), Want: reports.Skip, Reason: reports.NotExercised},
+		{Name: "a notification with an id fails", ID: "BASE-NOTIF-NOID-01", Rev: "2025-11-25", Srv: envelopeServer(`{"jsonrpc":"2.0","id":9,"method":"notifications/progress","params":{"progressToken":1,"progress":1}}`), Want: reports.Fail, Contains: "with id 9"},
+		{Name: "a server request with a fresh id passes", ID: "BASE-SRVREQ-ID-01", Rev: "2025-06-18", Srv: envelopeServer(`{"jsonrpc":"2.0","id":"s-1","method":"ping"}`), Want: reports.Pass},
+		{Name: "no server request is not exercised", ID: "BASE-SRVREQ-ID-01", Rev: "2025-06-18", Srv: envelopeServer(), Want: reports.Skip, Reason: reports.NotExercised},
+		{Name: "a null id fails", ID: "BASE-SRVREQ-ID-01", Rev: "2025-06-18", Srv: envelopeServer(`{"jsonrpc":"2.0","id":null,"method":"ping"}`), Want: reports.Fail, Contains: "id null"},
+		{Name: "a reused id fails", ID: "BASE-SRVREQ-ID-01", Rev: "2024-11-05", Srv: envelopeServer(`{"jsonrpc":"2.0","id":"s-1","method":"ping"}`, `{"jsonrpc":"2.0","id":"s-1","method":"ping"}`), Want: reports.Fail, Contains: "reuses id"},
+		{Name: "results and errors apart pass", ID: "BASE-RESP-EXCL-01", Rev: "2025-03-26", Srv: envelopeServer(), Want: reports.Pass},
+		{Name: "both members fail", ID: "BASE-RESP-EXCL-01", Rev: "2025-03-26", Srv: envelopeServer(`{"jsonrpc":"2.0","id":4242,"result":{},"error":{"code":-32603,"message":"x"}}`), Want: reports.Fail, Contains: "both result and error"},
+		{Name: "neither member fails", ID: "BASE-RESP-EXCL-01", Rev: "2025-03-26", Srv: envelopeServer(`{"jsonrpc":"2.0","id":4242}`), Want: reports.Fail, Contains: "neither"},
+		{Name: "a well-formed error passes", ID: "BASE-ERR-SHAPE-01", Rev: "2025-06-18", Srv: envelopeServer(`{"jsonrpc":"2.0","id":4242,"error":{"code":-32601,"message":"x","data":{}}}`), Want: reports.Pass},
+		{Name: "no error is not exercised", ID: "BASE-ERR-SHAPE-01", Rev: "2025-06-18", Srv: envelopeServer(), Want: reports.Skip, Reason: reports.NotExercised},
+		{Name: "a string code fails", ID: "BASE-ERR-SHAPE-01", Rev: "2025-06-18", Srv: envelopeServer(`{"jsonrpc":"2.0","id":4242,"error":{"code":"-32601","message":"x"}}`), Want: reports.Fail, Contains: "is not an integer"},
+		{Name: "a fractional code fails", ID: "BASE-ERR-SHAPE-01", Rev: "2025-06-18", Srv: envelopeServer(`{"jsonrpc":"2.0","id":4242,"error":{"code":-32601.5,"message":"x"}}`), Want: reports.Fail, Contains: "is not an integer"},
+		{Name: "no message fails", ID: "BASE-ERR-SHAPE-01", Rev: "2025-11-25", Srv: envelopeServer(`{"jsonrpc":"2.0","id":4242,"error":{"code":-32601}}`), Want: reports.Fail, Contains: "no message"},
+	})
 }
