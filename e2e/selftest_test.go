@@ -89,7 +89,7 @@ func stRunSuite(t *testing.T, transport string, faults ...string) *stRun {
 	return run
 }
 
-// stSkipReasons are the reasons a skip may give (design.md §4).
+// stSkipReasons are the reasons a skip may give (the verdict policy (README, Verdicts)).
 var stSkipReasons = []reports.SkipReason{
 	reports.NotApplicable, reports.RevisionUnsupported, reports.NeedsFixture,
 	reports.CallsNotAllowed, reports.NotExercised,
@@ -285,7 +285,7 @@ func stSortedKeys(m map[stKey]reports.CheckResult) []stKey {
 }
 
 // TestSelfTest runs the suite against the clean reference server and against each of
-// its faults (spec-matrix §3.2's fault-injection flags): every fault flips its target
+// its faults (fixtures/faults.go): every fault flips its target
 // checks and nothing else, and every check of the suite is flipped by some fault.
 func TestSelfTest(t *testing.T) {
 	// One clean run per transport a fault needs: stdio for most, and one Streamable

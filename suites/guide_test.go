@@ -1,11 +1,14 @@
 package suites_test
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcp-conform/mcp-conform/conform"
 )
 
 // The contributor's guide lists, for each kind of change, the files it touches. Every
@@ -30,5 +33,41 @@ func TestGuidePathsExist(t *testing.T) {
 		if !strings.Contains(string(guide), h) {
 			t.Errorf("CONTRIBUTING.md has no section %q", h)
 		}
+	}
+}
+
+// Comments, sources and messages cite the catalogue row or the spec page, never a
+// file a clone of the repository does not have (the planning notes the catalogue was
+// written from).
+func TestNoCitationOutsideTheRepo(t *testing.T) {
+	outside := regexp.MustCompile(`spec-matrix|design\.md`)
+	for _, c := range conform.Checks() {
+		if outside.MatchString(c.Source) {
+			t.Errorf("%s: its Source cites a file outside the repository: %s", c.ID, c.Source)
+		}
+	}
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "bin") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "guide_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if outside.MatchString(line) {
+				t.Errorf("%s:%d cites a file outside the repository: %s", path, i+1, strings.TrimSpace(line))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

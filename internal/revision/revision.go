@@ -57,7 +57,7 @@ const (
 // Revision is one protocol revision.
 type Revision struct {
 	Name    string // the protocolVersion string, e.g. "2025-06-18"
-	Label   string // the spec-matrix label, e.g. "R3"
+	Label   string // the catalogue's short label, e.g. "R3"
 	Era     Era
 	Dialect string // the dialect of the revision's own schema
 	// DefsKeyword is "definitions" (draft-07) or "$defs" (2020-12).
@@ -173,7 +173,7 @@ func (r Revision) Before(name string) bool { return !r.AtLeast(name) }
 // Index is the revision's position, oldest first.
 func (r Revision) Index() int { return r.index }
 
-// Span returns the revisions a range expression names, in the spec-matrix's own
+// Span returns the revisions a range expression names, in the catalogue's own
 // notation (its Revs column): "all"; one label ("R5"); a label and every later
 // revision ("R3+"); or a closed range ("R1–R4", an en dash or a hyphen). Checks and
 // the catalogue write which revisions they cover this one way, so extending a check to

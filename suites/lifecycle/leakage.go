@@ -11,7 +11,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-// Revision leakage (spec-matrix §2.2 LIFE-VERSION-RESPECT-01): tool definitions and
+// Revision leakage (LIFE-VERSION-RESPECT-01): tool definitions and
 // tools/call results must use only what the negotiated revision has. Which member
 // needs which revision is read from the registry (revision.Has), never from names.
 

@@ -29,7 +29,7 @@ var _ = conform.Register(conform.Check{
 		case s.Init == nil:
 			return t.Silent(want, t.ColumnErr())
 		case s.Init.IsError() && s.Init.Error.Code == -32602:
-			return conform.Skip(reports.RevisionUnsupported, "the server rejected %s with -32602 %q (spec-matrix §2.16.1: judged by LIFE-VERSION-FALLBACK-01)", t.Rev.Name, s.Init.Error.Message)
+			return conform.Skip(reports.RevisionUnsupported, "the server rejected %s with -32602 %q (judged by LIFE-VERSION-FALLBACK-01)", t.Rev.Name, s.Init.Error.Message)
 		case s.Init.IsError():
 			return t.Violation(want, conform.Describe(s.Init, nil))
 		case s.InitErr != nil:
@@ -115,14 +115,14 @@ var _ = conform.Register(conform.Check{
 	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	// The probe's session opens alongside the main sessions (once per run).
 	PreOpen: []string{bogusVersion},
-	Source:  `{rev}/basic/lifecycle.mdx: "Otherwise, the server MUST respond with another protocol version it supports. This SHOULD be the latest version supported by the server." (the page's Error Handling example answers -32602 "Unsupported protocol version": spec-matrix §2.16.1, WARN)`,
+	Source:  `{rev}/basic/lifecycle.mdx: "Otherwise, the server MUST respond with another protocol version it supports. This SHOULD be the latest version supported by the server." (the page's Error Handling example answers -32602 "Unsupported protocol version": LIFE-VERSION-FALLBACK-01, WARN)`,
 	Run: func(t *conform.T) conform.Verdict {
 		p := t.Once("fallback-probe", func() any { return probeFallback(t) }).(fallbackProbe)
 		switch {
 		case p.silence != nil:
 			return t.Silent("an answer to initialize{protocolVersion: "+bogusVersion+"}", p.silence)
 		case p.rpcErr != "":
-			return conform.Warn("a version the server supports (the MUST)", "a JSON-RPC error: "+p.rpcErr+" (the lifecycle page's own example does this: spec-matrix §2.16.1)")
+			return conform.Warn("a version the server supports (the MUST)", "a JSON-RPC error: "+p.rpcErr+" (the lifecycle page's own example does this)")
 		case p.answer == bogusVersion:
 			return t.Violation("another protocol version the server supports", "the server echoed the unknown version "+bogusVersion)
 		case p.suppErr != nil:

@@ -93,7 +93,7 @@ func (a probeAnswer) rejected(kind string, code int) string {
 	return ""
 }
 
-// probeMethod is the request the _meta probes send: tools/list, as spec-matrix names
+// probeMethod is the request the _meta probes send: tools/list, as the catalogue row names
 // it, when the server declares tools; otherwise server/discover, which every modern
 // server implements.
 func probeMethod(s *conform.Session) string {

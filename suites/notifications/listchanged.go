@@ -17,7 +17,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-// Tool list change notifications (spec-matrix §2.13). NOTIF-LC-01 provokes a change
+// Tool list change notifications (the NOTIF-LC rows). NOTIF-LC-01 provokes a change
 // in a fresh session and expects the notification; the other two judge every
 // list_changed seen in the revision's sessions.
 
@@ -42,7 +42,7 @@ func runListChangedProbe(t *conform.T) conform.Verdict {
 	}
 	trig := subscribe.PickTrigger(t)
 	if trig == nil {
-		return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (spec-matrix §3.2), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
+		return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, fixtures/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
 	}
 	// The main session: this check runs after every check that needs the list as the
 	// server started with it (PhaseStateChange).

@@ -14,7 +14,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-// Subscriptions of 2026-07-28 (spec-matrix §2.13 NOTIF-LISTEN-*, §2.4 STDIO-SUBID):
+// Subscriptions of 2026-07-28 (NOTIF-LISTEN-*, STDIO-SUBID-R5-01):
 // a list change reaches the client only on a subscriptions/listen stream it opened.
 // Every check opens its own subscription on the column's session, cancels it when
 // done, and judges absence only after a barrier (conform.Subscription.Sync).
@@ -145,7 +145,7 @@ var _ = conform.Register(conform.Check{
 		case trig == nil && !declared:
 			return conform.Skip(reports.NotApplicable, "%s, and nothing can change the tool list to see that none comes", undeclared)
 		case trig == nil:
-			return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (spec-matrix §3.2), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
+			return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, fixtures/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
 		}
 		sub, v := subscribe.Open(t, subscribe.Tools, 1)
 		if v != nil {
@@ -214,7 +214,7 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		trig := subscribe.PickTrigger(t)
 		if trig == nil {
-			return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (spec-matrix §3.2), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
+			return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, fixtures/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
 		}
 		sub, v := subscribe.Open(t, map[string]any{"promptsListChanged": true}, 1)
 		if v != nil {

@@ -39,7 +39,7 @@ func paged(t *conform.T) (view, *conform.Verdict) {
 var _ = conform.Register(conform.Check{
 	ID: "PAG-NEXTCURSOR-01", Title: "nextCursor is a string while more tools exist, and left out at the end",
 	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupPag, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `{rev}/server/utilities/pagination.mdx (Response Format): the response includes "An optional nextCursor field if more results exist"; schema PaginatedResult.nextCursor is {"type":"string"}: "If present, there may be more results available." A cursor that comes back after it was followed loops the client forever. An empty-string nextCursor is read by the policy of spec-matrix §2.16.5 (package doc) and judged by PAG-EMPTY-CURSOR-R5-01.`,
+	Source: `{rev}/server/utilities/pagination.mdx (Response Format): the response includes "An optional nextCursor field if more results exist"; schema PaginatedResult.nextCursor is {"type":"string"}: "If present, there may be more results available." A cursor that comes back after it was followed loops the client forever. An empty-string nextCursor is read by the policy of PAG-EMPTY-CURSOR-R5-01 (package doc) and judged by PAG-EMPTY-CURSOR-R5-01.`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
 		if stop != nil {
@@ -269,7 +269,7 @@ func judgeNoDup(v view, changed bool) conform.Verdict {
 var _ = conform.Register(conform.Check{
 	ID: "PAG-INVALID-01", Title: "an invalid cursor is answered with -32602",
 	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupPag, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `{rev}/server/utilities/pagination.mdx (Error Handling): "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."; (Implementation Guidelines): "Servers SHOULD: … Handle invalid cursors gracefully" (a crash or no reply is not graceful: FAIL, spec-matrix PAG-INVALID-01)`,
+	Source: `{rev}/server/utilities/pagination.mdx (Error Handling): "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."; (Implementation Guidelines): "Servers SHOULD: … Handle invalid cursors gracefully" (a crash or no reply is not graceful: FAIL, PAG-INVALID-01)`,
 	Run: func(t *conform.T) conform.Verdict {
 		if !toolkit.Declared(t.Session()) {
 			return conform.Skip(reports.NotApplicable, "the server did not declare the tools capability, so tools/list is not paged")
@@ -331,13 +331,13 @@ func judgeInvalidCursor(first, probe toolkit.Page, alive error) conform.Verdict 
 	return conform.Violation(want, conform.Describe(probe.Resp, nil))
 }
 
-// PAG-EMPTY-CURSOR-R5-01 — 2026-07-28/server/utilities/pagination.mdx; spec-matrix
-// §2.16.5. Both halves: in 2026-07-28 the walk follows "" as a real cursor and the
+// PAG-EMPTY-CURSOR-R5-01 — 2026-07-28/server/utilities/pagination.mdx; the
+// catalogue row's note. Both halves: in 2026-07-28 the walk follows "" as a real cursor and the
 // server must honour it; before, a "" nextCursor is a warning.
 var _ = conform.Register(conform.Check{
 	ID: "PAG-EMPTY-CURSOR-R5-01", Title: "an empty-string nextCursor continues the list (2026-07-28); before, no \"\" whose meaning is left open",
 	Level: conform.Derived, Revisions: revision.Span("all"), Group: conform.GroupPag, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `2026-07-28/server/utilities/pagination.mdx: an empty string "is a valid cursor and thus MUST NOT be treated as the end of results"; 2024-11-05 … 2025-11-25 say nothing about "", and SDKs disagree on whether it ends the list. Both halves of the row (spec-matrix §2.16.5): in 2026-07-28 the walk follows "" like any cursor, and a server that issues "" but answers it as the end of the list (an error, or the first page again) breaks the clients the rule binds; before 2026-07-28 a "" nextCursor → WARN, the walk follows "" once and stops only if "" comes back twice (package doc).`,
+	Source: `2026-07-28/server/utilities/pagination.mdx: an empty string "is a valid cursor and thus MUST NOT be treated as the end of results"; 2024-11-05 … 2025-11-25 say nothing about "", and SDKs disagree on whether it ends the list. Both halves of the row (PAG-EMPTY-CURSOR-R5-01): in 2026-07-28 the walk follows "" like any cursor, and a server that issues "" but answers it as the end of the list (an error, or the first page again) breaks the clients the rule binds; before 2026-07-28 a "" nextCursor → WARN, the walk follows "" once and stops only if "" comes back twice (package doc).`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
 		if stop != nil {

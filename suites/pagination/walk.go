@@ -10,8 +10,8 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-// emptyFollow says what following an empty-string nextCursor gave (spec-matrix
-// §2.16.5). toolkit.Walk follows "" once, like any new cursor, and stops when a
+// emptyFollow says what following an empty-string nextCursor gave
+// (PAG-EMPTY-CURSOR-R5-01). toolkit.Walk follows "" once, like any new cursor, and stops when a
 // cursor it already followed comes back; this package reads that walk with the
 // policy below (see the package documentation).
 type emptyFollow int
@@ -87,7 +87,7 @@ func (v view) describeEmpty() string {
 	case emptyRestart:
 		return fmt.Sprintf("page %d carried nextCursor \"\"; following it gave the first page again, so \"\" was read as the end of the list", v.emptyAt+1)
 	case emptyTwice:
-		return fmt.Sprintf("page %d carried nextCursor \"\", and \"\" came back again after it was followed, so the walk stopped there (spec-matrix §2.16.5)", v.emptyAt+1)
+		return fmt.Sprintf("page %d carried nextCursor \"\", and \"\" came back again after it was followed, so the walk stopped there (PAG-EMPTY-CURSOR-R5-01)", v.emptyAt+1)
 	case emptyContinued:
 		if len(v.follow.Tools) == 0 {
 			return fmt.Sprintf("page %d carried nextCursor \"\"; following it gave an empty page", v.emptyAt+1)

@@ -35,7 +35,7 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-INVALIDARGS-R1-01", Title: "arguments that break the inputSchema get -32602 or an isError:true result",
 	Level: conform.Descriptive, Revisions: revision.Span("R1–R3"), Group: conform.GroupTools, Phase: conform.PhaseOddInput, Needs: conform.NeedsCalls,
-	Source: `{rev}/server/tools.mdx (Error Handling), 2024-11-05 … 2025-06-18: "Protocol Errors: Standard JSON-RPC errors for issues like: … Invalid arguments" and "Tool Execution Errors: Reported in tool results with isError: true: … Invalid input data". Both channels are listed: either passes (spec-matrix §2.16.2); a successful result → WARN.`,
+	Source: `{rev}/server/tools.mdx (Error Handling), 2024-11-05 … 2025-06-18: "Protocol Errors: Standard JSON-RPC errors for issues like: … Invalid arguments" and "Tool Execution Errors: Reported in tool results with isError: true: … Invalid input data". Both channels are listed: either passes (catalogue row TOOLS-CALL-INVALIDARGS-R4-01); a successful result → WARN.`,
 	Run:    argCheck(judgeInvalidArgsEither),
 })
 
@@ -43,7 +43,7 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-INVALIDARGS-R4-01", Title: "input validation failures are isError:true results (-32602 accepted with a note)",
 	Level: conform.Descriptive, Revisions: revision.Span("R4+"), Group: conform.GroupTools, Phase: conform.PhaseOddInput, Needs: conform.NeedsCalls,
-	Source: `{rev}/server/tools.mdx (Error Handling), 2025-11-25 on: "Tool Execution Errors: Reported in tool results with isError: true: … Input validation errors (e.g., date in wrong format, value out of range)"; "Tool Execution Errors contain actionable feedback that language models can use to self-correct". The classification carries no BCP 14 key word for servers (the page's SHOULD binds clients), so the row is descriptive: a successful result warns, never fails, also under --strict. -32602 passes with a note: the 2026-07-28 schema still shows -32602 "Invalid arguments for tool" (spec-matrix §2.16.2).`,
+	Source: `{rev}/server/tools.mdx (Error Handling), 2025-11-25 on: "Tool Execution Errors: Reported in tool results with isError: true: … Input validation errors (e.g., date in wrong format, value out of range)"; "Tool Execution Errors contain actionable feedback that language models can use to self-correct". The classification carries no BCP 14 key word for servers (the page's SHOULD binds clients), so the row is descriptive: a successful result warns, never fails, also under --strict. -32602 passes with a note: the 2026-07-28 schema still shows -32602 "Invalid arguments for tool" (catalogue row TOOLS-CALL-INVALIDARGS-R4-01).`,
 	Run:    argCheck(judgeInvalidArgsR4),
 })
 
@@ -53,7 +53,7 @@ var _ = conform.Register(conform.Check{
 	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseOddInput, Needs: conform.NeedsCalls,
 	// The three invalid-argument checks share one probe (memoized), in the phase
 	// for odd input (PhaseOddInput), after the clean checks.
-	Source: `{rev}/server/tools.mdx (Security Considerations): "Servers MUST: Validate all tool inputs". Invalid input accepted with a successful result → WARN, not FAIL: coercion cannot be told apart from a missing validation (spec-matrix TOOLS-CALL-VALIDATE-01). Either error channel counts as validation (§2.16.2).`,
+	Source: `{rev}/server/tools.mdx (Security Considerations): "Servers MUST: Validate all tool inputs". Invalid input accepted with a successful result → WARN, not FAIL: coercion cannot be told apart from a missing validation (TOOLS-CALL-VALIDATE-01). Either error channel counts as validation (§2.16.2).`,
 	Run:    argCheck(judgeValidate),
 })
 
@@ -67,11 +67,11 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
-// TOOLS-CALL-UNKNOWN-01 — {rev}/server/tools.mdx (Error Handling); design.md §4.
+// TOOLS-CALL-UNKNOWN-01 — {rev}/server/tools.mdx (Error Handling); the verdict policy (README, Verdicts).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-UNKNOWN-01", Title: "an unknown tool is a JSON-RPC error -32602, not a result",
 	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `{rev}/server/tools.mdx (Error Handling): "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools", with the example {"code": -32602, "message": "Unknown tool: invalid_tool_name"}; schema CallToolResult: "any errors in finding the tool … should be reported as an MCP error response". Verdict policy fixed by design.md §4 (it overrides the matrix row's isError → WARN): -32602 pass, another code warn, an isError:true or successful result fail.`,
+	Source: `{rev}/server/tools.mdx (Error Handling): "Protocol Errors: Standard JSON-RPC errors for issues like: Unknown tools", with the example {"code": -32602, "message": "Unknown tool: invalid_tool_name"}; schema CallToolResult: "any errors in finding the tool … should be reported as an MCP error response". Verdict policy fixed by the verdict policy (README, Verdicts; it overrides the catalogue row's isError → WARN): -32602 pass, another code warn, an isError:true or successful result fail.`,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := toolkit.SkipUndeclared(t); v != nil {
 			return *v

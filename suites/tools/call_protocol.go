@@ -25,7 +25,7 @@ func unusedName(l *toolkit.Listing) string {
 	}
 }
 
-// judgeUnknownTool applies design.md §4's fixed policy to the reply to a call of an
+// judgeUnknownTool applies the verdict policy's fixed decision (README, Verdicts) to the reply to a call of an
 // unknown tool.
 func judgeUnknownTool(name string, r toolcall.Reply) conform.Verdict {
 	want := fmt.Sprintf("JSON-RPC error -32602 for tools/call{name: %q}, a tool that does not exist", name)

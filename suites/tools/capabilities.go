@@ -10,7 +10,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-// Capability checks (spec-matrix §2.8 TOOLS-CAP-*, §2.2 LIFE-CAPS-HONEST-01).
+// Capability checks (TOOLS-CAP-*, LIFE-CAPS-HONEST-01).
 
 // TOOLS-CAP-01 — {rev}/server/tools.mdx (Capabilities).
 var _ = conform.Register(conform.Check{

@@ -17,7 +17,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-// Content blocks of tool results (spec-matrix §2.11). Every check judges every block
+// Content blocks of tool results (the CONTENT rows). Every check judges every block
 // of every tools/call result seen in the revision's sessions, after calling the
 // content fixtures the server lists (and the tools allowed with --call) once on the
 // main session. A check whose block type never appeared is skipped, never passed.
@@ -228,7 +228,7 @@ func runUnknownType(t *conform.T) conform.Verdict {
 	ctExercise(t)
 	blocks := ctBlocks(t)
 	if len(blocks) == 0 {
-		return conform.Skip(reports.NotExercised, "no content block in any tools/call result of this revision's sessions: list the content fixture tools (spec-matrix §3.2) or allow a tool with --call NAME[=JSON]")
+		return conform.Skip(reports.NotExercised, "no content block in any tools/call result of this revision's sessions: list the content fixture tools (the fixture contract, fixtures/doc.go) or allow a tool with --call NAME[=JSON]")
 	}
 	union := ctUnion(t.Rev)
 	var f conform.Findings
@@ -263,7 +263,7 @@ func runMixed(t *conform.T) conform.Verdict {
 	o := toolkit.CallIfAllowed(t, l, fixture)
 	switch {
 	case o == nil:
-		return conform.Skip(reports.NeedsFixture, "list the fixture tool %s (spec-matrix §3.2: text, image and resource in one result)", fixture)
+		return conform.Skip(reports.NeedsFixture, "list the fixture tool %s (the fixture contract: text, image and resource in one result)", fixture)
 	case !o.Succeeded():
 		return conform.Skip(reports.NotExercised, "%s gave no successful result to judge: %s", fixture, o.Describe())
 	}
@@ -428,7 +428,7 @@ func ctNotInRevision(t *conform.T, typ, fixture, since string) conform.Verdict {
 	}
 	o := toolkit.CallIfAllowed(t, l, fixture)
 	if o == nil {
-		return conform.Skip(reports.NeedsFixture, "no %s block seen, but nothing asked for one: list the fixture tool %s (spec-matrix §3.2), which must fall back in %s", typ, fixture, t.Rev.Name)
+		return conform.Skip(reports.NeedsFixture, "no %s block seen, but nothing asked for one: list the fixture tool %s (the fixture contract, fixtures/doc.go), which must fall back in %s", typ, fixture, t.Rev.Name)
 	}
 	return ctFallback(t, o, typ)
 }

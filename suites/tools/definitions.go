@@ -14,7 +14,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-// Listing and definition checks (spec-matrix §2.8): the ListToolsResult of every
+// Listing and definition checks (the TOOLS rows): the ListToolsResult of every
 // page, each Tool's required members, names, title, annotations and execution.
 
 func runToolsList(t *conform.T) conform.Verdict {
@@ -202,7 +202,7 @@ func defSwapCase(s string) string {
 }
 
 // defCaseTarget picks the tool whose name the probe flips. The flipped name must
-// not be another listed name (it would execute that tool: spec-matrix §3.1), so only
+// not be another listed name (it would execute that tool: the calling policy, README "Calling tools safely"), so only
 // tools whose name collides with no other case-insensitively qualify. Tools the suite
 // may call come first (executing one by mistake is harmless); then tools with
 // required properties, which a case-insensitive server would reject for the missing
@@ -272,7 +272,7 @@ func runNameCase(t *conform.T) conform.Verdict {
 	}
 	target, args, ok := defCaseTarget(t, l)
 	if !ok {
-		return conform.Skip(reports.NotExercised, "no listed tool has a name that both contains a letter and collides with no other name case-insensitively (spec-matrix §3.1: the probe must not reach another tool)")
+		return conform.Skip(reports.NotExercised, "no listed tool has a name that both contains a letter and collides with no other name case-insensitively (the calling policy, README \"Calling tools safely\": the probe must not reach another tool)")
 	}
 	// The main session, in the phase for odd input (Scratch: true), but without the
 	// silence barrier of T.Scratch: a server that resolves the flipped name runs the

@@ -13,7 +13,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-// Icon checks (spec-matrix §2.8 TOOLS-ICONS-*): the shape of Tool.icons, the schemes
+// Icon checks (TOOLS-ICONS-*): the shape of Tool.icons, the schemes
 // of their src, and the bytes of data: icons.
 
 // defIconsSource is the spec text behind the icon checks.

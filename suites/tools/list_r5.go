@@ -10,7 +10,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-// Listing checks of 2026-07-28 only (spec-matrix §2.8 R5 rows): the caching members
+// Listing checks of 2026-07-28 only (the 2026-07-28 TOOLS-LIST rows): the caching members
 // of every tools/list page, and a deterministic order.
 
 // judgeListCacheHints judges the caching members of every page that came back.

@@ -12,7 +12,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-// Tool schema checks (spec-matrix §2.8 TOOLS-INSCHEMA-*, TOOLS-OUTSCHEMA-01): the root
+// Tool schema checks (TOOLS-INSCHEMA-*, TOOLS-OUTSCHEMA-01): the root
 // type of inputSchema, whether inputSchema and outputSchema are valid JSON Schema in
 // the dialect the revision implies (with a note on the no-parameter recommendation). Remote $refs
 // are never fetched.
@@ -187,7 +187,7 @@ func defNoParams(schema map[string]json.RawMessage) bool {
 // calls the closed form "Recommended" — an ordinary word, not a BCP 14 key word (the
 // revision's conventions: key words apply "when, and only when, they appear in all
 // capitals"). So it is never a violation: TOOLS-INSCHEMA-TYPE-01 only notes it, and
-// spec-matrix TOOLS-INSCHEMA-NOPARAMS-01 ("(recommended)", INFO) has no check of its
+// catalogue row TOOLS-INSCHEMA-NOPARAMS-01 ("(recommended)", INFO) has no check of its
 // own, since a check that cannot fail proves nothing.
 func defOpenNoParams(l *defListing) []string {
 	var open []string

@@ -12,7 +12,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-// Structured tool output (spec-matrix §2.12): structuredContent and outputSchema,
+// Structured tool output (the STRUCT rows): structuredContent and outputSchema,
 // judged on every tools/call result seen in the revision's sessions after the
 // fixture test_structured_output (and the tools allowed with --call) were called.
 
@@ -369,7 +369,7 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-R12-01", Title: "preferably no structuredContent or outputSchema before 2025-06-18",
 	Level: conform.Derived, Revisions: revision.Span("R1–R2"), Group: conform.GroupStruct, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `2024-11-05 and 2025-03-26 schemas: neither CallToolResult.structuredContent nor Tool.outputSchema exists (structured output arrives in 2025-06-18; the schemas tolerate extra members); spec-matrix STRUCT-R12-01 (derived): "Preferably send no structuredContent or outputSchema in R1–R2 sessions" (WARN, never FAIL)`,
+	Source: `2024-11-05 and 2025-03-26 schemas: neither CallToolResult.structuredContent nor Tool.outputSchema exists (structured output arrives in 2025-06-18; the schemas tolerate extra members); catalogue row STRUCT-R12-01 (derived): "Preferably send no structuredContent or outputSchema in R1–R2 sessions" (WARN, never FAIL)`,
 	Run:    runStructR12,
 })
 

@@ -16,7 +16,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-// The H5 checks (spec-matrix §2.7) probe the 2026-07-28 Streamable HTTP rules on the
+// The H5 checks (the H5 rows) probe the 2026-07-28 Streamable HTTP rules on the
 // column's main session: it is one transport, and every POST is a request of its own,
 // so a probe is one call whose headers transport.WithHeaders overrides. The status
 // and the reply headers are read from the transport's record of exchanges.

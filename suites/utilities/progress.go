@@ -12,7 +12,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-// Progress notifications (spec-matrix §2.14). Every request the suite sends through
+// Progress notifications (the PROG rows). Every request the suite sends through
 // the toolkit carries a unique progressToken (string and integer tokens alternate);
 // these checks pair every notifications/progress received in the revision's sessions
 // with the request whose token it names, after a probe that calls the fixture
@@ -194,7 +194,7 @@ func ctProgressProbe(t *conform.T) ctProbeResult {
 // ctNoProgress is the skip of a progress check with nothing to judge.
 func ctNoProgress(p ctProbeResult, what string) conform.Verdict {
 	if !p.called {
-		return conform.Skip(reports.NeedsFixture, "no %s was received (progress is optional: PROG-OPTIONAL-01); list the fixture tool %s (spec-matrix §3.2) to exercise it", what, ctProgressFixture)
+		return conform.Skip(reports.NeedsFixture, "no %s was received (progress is optional: PROG-OPTIONAL-01); list the fixture tool %s (the fixture contract, fixtures/doc.go) to exercise it", what, ctProgressFixture)
 	}
 	return conform.Skip(reports.NotExercised, "no %s was received (progress is optional: PROG-OPTIONAL-01); %s returned %s", what, ctProgressFixture, p.outcome)
 }

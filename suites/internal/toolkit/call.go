@@ -18,7 +18,7 @@ import (
 // execution error (isError: true).
 const ErrorFixture = "test_error_handling"
 
-// FixtureTools are the tool names of the fixture contract (spec-matrix §3.2, the
+// FixtureTools are the tool names of the fixture contract (the fixture contract, fixtures/doc.go, the
 // official TypeScript suite's names plus the matrix's additions). They promise to be
 // side-effect-free, so the suite calls them whenever a server lists them.
 var FixtureTools = map[string]bool{
@@ -44,7 +44,7 @@ type Permission struct {
 	Why     string          // fixture contract, --call, or why not
 }
 
-// Allowed applies the calling policy of design.md §5: fixture-contract tools and tools
+// Allowed applies the calling policy of the README's "Calling tools safely": fixture-contract tools and tools
 // the operator allowed with --call or --trigger-tool are callable; nothing else is.
 // Annotations never make a tool callable.
 func Allowed(t *conform.T, tl Tool) Permission {
