@@ -139,7 +139,7 @@ func TestViolationFollowsTheLevel(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tt := &T{Rev: tc.rev, Check: &tc.check}
-			if got := tt.Violation("x", "y").final(tc.strict).Status; got != tc.want {
+			if got := tt.violation("x", "y").final(tc.strict).Status; got != tc.want {
 				t.Errorf("status %s, want %s", got, tc.want)
 			}
 		})

@@ -85,29 +85,29 @@ func RPCErrorIn(err error) (e wire.Error, ok bool) {
 	return *m.Error, true
 }
 
-// Silent turns a call that got no reply into a verdict: a server that is still
+// silent turns a call that got no reply into a verdict: a server that is still
 // connected but did not answer broke the rule (expected says what it should have
 // sent); a transport that died or a run that was cancelled is an error, because
 // nothing was verified. "Did not answer" is the same behaviour on every transport
 // (issue 9 item 3): silence until the deadline (stdio, or an HTTP server that never
 // sends a status line) and an HTTP request whose connection the server ended with no
 // response (transport.ErrNoReply) are both judged as no reply.
-func (t *T) Silent(expected string, err error) Verdict {
+func (t *T) silent(expected string, err error) Verdict {
 	if t.Ctx.Err() != nil {
 		return Errorf("not verified: %v", t.Ctx.Err())
 	}
 	var nr *wire.BarrierError
 	if errors.As(err, &nr) {
-		return t.Violation(expected, fmt.Sprintf("no reply (the barrier request sent after it was answered, and %s later no reply had come)", nr.Grace))
+		return t.violation(expected, fmt.Sprintf("no reply (the barrier request sent after it was answered, and %s later no reply had come)", nr.Grace))
 	}
 	if timedOut(err) {
-		return t.Violation(expected, fmt.Sprintf("no reply within %s", t.Timeout()))
+		return t.violation(expected, fmt.Sprintf("no reply within %s", t.Timeout()))
 	}
 	var se *transport.HTTPStatusError
 	if errors.Is(err, transport.ErrNoReply) || errors.As(err, &se) {
 		// An HTTP status without a JSON-RPC error in its body is an answer too:
 		// the wrong one.
-		return t.Violation(expected, Describe(nil, err))
+		return t.violation(expected, Describe(nil, err))
 	}
 	return Errorf("not verified: %s", Describe(nil, err))
 }
@@ -156,13 +156,13 @@ func (t *T) ExpectRPCError(resp *wire.Response, err error, code int, what string
 			if rpc, ok := RPCErrorIn(err); ok && rpc.Code == code {
 				return Pass("HTTP %d carrying JSON-RPC error %d", se.Status, code)
 			}
-			return t.Violation(want, Describe(nil, err))
+			return t.violation(want, Describe(nil, err))
 		}
-		return t.Silent(want, err)
+		return t.silent(want, err)
 	case !resp.IsError():
-		return t.Violation(want, Describe(resp, nil))
+		return t.violation(want, Describe(resp, nil))
 	case resp.Error.Code != code:
-		return t.Violation(want, Describe(resp, nil))
+		return t.violation(want, Describe(resp, nil))
 	default:
 		return Pass("JSON-RPC error %d %q", code, Clip(resp.Error.Message, 80))
 	}
@@ -174,14 +174,14 @@ func (t *T) ExpectResult(resp *wire.Response, err error, what string) (json.RawM
 	if err != nil {
 		var se *transport.HTTPStatusError
 		if errors.As(err, &se) {
-			v := t.Violation("a result for "+what, Describe(nil, err))
+			v := t.violation("a result for "+what, Describe(nil, err))
 			return nil, &v
 		}
-		v := t.Silent("a result for "+what, err)
+		v := t.silent("a result for "+what, err)
 		return nil, &v
 	}
 	if resp.IsError() {
-		v := t.Violation("a result for "+what, Describe(resp, nil))
+		v := t.violation("a result for "+what, Describe(resp, nil))
 		return nil, &v
 	}
 	return resp.Result, nil

@@ -79,14 +79,17 @@ func summarize(expected, actual string) string {
 }
 
 // Violation is a broken rule whose status the check's level in the revision under
-// test decides (see T.Violation); a judge function that has no *T returns it, and
-// the runner settles it when the check returns.
+// test decides: MUST → fail; SHOULD → warn (fail under --strict); MAY, descriptive
+// and derived → warn, never fail. It is settled when the check returns (Resolve),
+// so a judge function needs no *T to return it.
 func Violation(expected, actual string) Verdict {
 	return Verdict{pending: violation, Expected: expected, Actual: actual, Message: summarize(expected, actual)}
 }
 
 // Silence is a request that got no reply, where expected says what should have come;
-// err is why no reply came. The runner settles it as T.Silent does.
+// err is why no reply came. Settled when the check returns: no reply within the
+// deadline or after a barrier is a Violation; a run that ended or a broken transport
+// is an error (nothing was verified).
 func Silence(expected string, err error) Verdict {
 	return Verdict{pending: silence, Expected: expected, Actual: Describe(nil, err), Message: summarize(expected, Describe(nil, err)), err: err}
 }
@@ -97,9 +100,9 @@ func Silence(expected string, err error) Verdict {
 func (t *T) Resolve(v Verdict) Verdict {
 	switch v.pending {
 	case violation:
-		return t.Violation(v.Expected, v.Actual)
+		return t.violation(v.Expected, v.Actual)
 	case silence:
-		return t.Silent(v.Expected, v.err)
+		return t.silent(v.Expected, v.err)
 	}
 	return v
 }
@@ -136,10 +139,10 @@ func (v Verdict) Outcome() Outcome {
 	return Outcome(v.Status)
 }
 
-// Violation is a broken rule, judged by the check's level in the current revision:
+// violation is a broken rule, judged by the check's level in the current revision:
 // MUST → fail; SHOULD → warn (fail under --strict); MAY, descriptive, derived → warn
 // (never fail).
-func (t *T) Violation(expected, actual string) Verdict {
+func (t *T) violation(expected, actual string) Verdict {
 	v := Verdict{Expected: expected, Actual: actual, Message: summarize(expected, actual)}
 	switch t.Check.LevelAt(t.Rev) {
 	case Must:

@@ -37,7 +37,7 @@ var _ = conform.Register(conform.Check{
 			if len(bad) > 3 {
 				bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
 			}
-			return t.Violation("every message valid UTF-8", strings.Join(bad, "; "))
+			return conform.Violation("every message valid UTF-8", strings.Join(bad, "; "))
 		}
 		return conform.Pass("every message received in this revision's sessions was valid UTF-8")
 	},
@@ -66,7 +66,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(bad) > 0 {
-			return t.Violation("every reply's id equal to its request's id, with the same JSON type", strings.Join(dedupe(bad), "; "))
+			return conform.Violation("every reply's id equal to its request's id, with the same JSON type", strings.Join(dedupe(bad), "; "))
 		}
 		return conform.Pass("ids \"c-1\", %s, 0 and 9007199254740991 echoed exactly", p.fresh)
 	},
@@ -102,11 +102,11 @@ func probeResponseIDs(t *conform.T) respIDProbe {
 				p.bad = append(p.bad, fmt.Sprintf("sent id %s, no reply carried it; replies seen: %s", id, stray))
 				continue
 			}
-			v := t.Silent("a reply to "+method+" with id "+id.String(), err)
+			v := conform.Silence("a reply to "+method+" with id "+id.String(), err)
 			p.silent = &v
 			return p
 		case err != nil:
-			v := t.Silent("a reply to "+method+" with id "+id.String(), err)
+			v := conform.Silence("a reply to "+method+" with id "+id.String(), err)
 			p.silent = &v
 			return p
 		}
@@ -186,7 +186,7 @@ var _ = conform.Register(conform.Check{
 		case n == 0:
 			return conform.Skip(reports.NotExercised, "no result was received in this revision's sessions")
 		case len(bad) > 0:
-			return t.Violation(`resultType "complete", "input_required" or an advertised extension's value in every result`, fmt.Sprintf("%d of %d results: %s", len(bad), n, conform.JoinAtMost(bad, 3)))
+			return conform.Violation(`resultType "complete", "input_required" or an advertised extension's value in every result`, fmt.Sprintf("%d of %d results: %s", len(bad), n, conform.JoinAtMost(bad, 3)))
 		case ext > 0:
 			return conform.Pass("%d results with a resultType; %d with a non-core value, the server advertises capabilities.extensions", n, ext)
 		}
@@ -220,7 +220,7 @@ var _ = conform.Register(conform.Check{
 		}
 		switch {
 		case len(bad) > 0:
-			return t.Violation("only error codes 2026-07-28 allocates", conform.JoinAtMost(bad, 3))
+			return conform.Violation("only error codes 2026-07-28 allocates", conform.JoinAtMost(bad, 3))
 		case len(legacy) > 0:
 			return conform.Warn("no code of the legacy sub-range -32000…-32019 (SHOULD NOT for new implementations)", conform.JoinAtMost(legacy, 3))
 		case len(errs) == 0:

@@ -32,7 +32,7 @@ var _ = conform.Register(conform.Check{
 			return conform.Warn("every message valid under the "+t.Rev.Name+" schema (content types outside its union: SHOULD in this revision)", conform.JoinAtMost(problems, 5))
 		}
 		if len(problems) > 0 {
-			return t.Violation("every message valid under the "+t.Rev.Name+" schema", conform.JoinAtMost(problems, 5))
+			return conform.Violation("every message valid under the "+t.Rev.Name+" schema", conform.JoinAtMost(problems, 5))
 		}
 		if total == 0 {
 			return conform.Skip(reports.NotExercised, "no message with a schema definition was received")

@@ -38,7 +38,7 @@ var _ = conform.Register(conform.Check{
 		}
 		switch {
 		case len(bad) > 0:
-			return t.Violation("-32020/-32021/-32022 with their data, over HTTP with status 400", conform.JoinAtMost(bad, 3))
+			return conform.Violation("-32020/-32021/-32022 with their data, over HTTP with status 400", conform.JoinAtMost(bad, 3))
 		case n == 0:
 			return conform.Skip(reports.NotExercised, "no -32020, -32021 or -32022 error was received in this revision's sessions")
 		}

@@ -27,13 +27,13 @@ var _ = conform.Register(conform.Check{
 		want := "an InitializeResult for initialize{protocolVersion: " + t.Rev.Name + "}"
 		switch {
 		case s.Init == nil:
-			return t.Silent(want, t.ColumnErr())
+			return conform.Silence(want, t.ColumnErr())
 		case s.Init.IsError() && s.Init.Error.Code == -32602:
 			return conform.Skip(reports.RevisionUnsupported, "the server rejected %s with -32602 %q (judged by LIFE-VERSION-FALLBACK-01)", t.Rev.Name, s.Init.Error.Message)
 		case s.Init.IsError():
-			return t.Violation(want, conform.Describe(s.Init, nil))
+			return conform.Violation(want, conform.Describe(s.Init, nil))
 		case s.InitErr != nil:
-			return t.Violation(want, s.InitErr.Error())
+			return conform.Violation(want, s.InitErr.Error())
 		case s.Negotiated != t.Rev.Name:
 			return unsupportedHere(t)
 		}
@@ -55,7 +55,7 @@ var _ = conform.Register(conform.Check{
 			return unsupportedHere(t)
 		}
 		if err := s.Rev.Validate("InitializeResult", json.RawMessage(s.Init.Result)); err != nil {
-			return t.Violation("an InitializeResult valid under the "+s.Rev.Name+" schema", err.Error())
+			return conform.Violation("an InitializeResult valid under the "+s.Rev.Name+" schema", err.Error())
 		}
 		return conform.Pass("valid under the %s schema", s.Rev.Name)
 	},
@@ -70,11 +70,11 @@ var _ = conform.Register(conform.Check{
 		s := t.Session()
 		switch {
 		case s.Init == nil:
-			return t.Silent("an answer to initialize", t.ColumnErr())
+			return conform.Silence("an answer to initialize", t.ColumnErr())
 		case s.Init.IsError():
 			return conform.Skip(reports.RevisionUnsupported, "initialize was answered with an error (%s); judged by LIFE-INIT-01 and LIFE-VERSION-FALLBACK-01", conform.Describe(s.Init, nil))
 		case s.Negotiated == "":
-			return t.Violation("a protocolVersion string in the InitializeResult", "none")
+			return conform.Violation("a protocolVersion string in the InitializeResult", "none")
 		case s.Negotiated == t.Rev.Name:
 			return conform.Pass("asked for %s, the server echoed it", t.Rev.Name)
 		}
@@ -83,7 +83,7 @@ var _ = conform.Register(conform.Check{
 		case err != nil:
 			return conform.Errorf("could not verify the counter-offer %s: %v", s.Negotiated, err)
 		case !ok:
-			return t.Violation(
+			return conform.Violation(
 				"the requested version, or another version the server supports",
 				fmt.Sprintf("asked for %s, the server answered %s — but asked for %s it does not echo it", t.Rev.Name, s.Negotiated, s.Negotiated))
 		}
@@ -120,15 +120,15 @@ var _ = conform.Register(conform.Check{
 		p := t.Once("fallback-probe", func() any { return probeFallback(t) }).(fallbackProbe)
 		switch {
 		case p.silence != nil:
-			return t.Silent("an answer to initialize{protocolVersion: "+bogusVersion+"}", p.silence)
+			return conform.Silence("an answer to initialize{protocolVersion: "+bogusVersion+"}", p.silence)
 		case p.rpcErr != "":
 			return conform.Warn("a version the server supports (the MUST)", "a JSON-RPC error: "+p.rpcErr+" (the lifecycle page's own example does this)")
 		case p.answer == bogusVersion:
-			return t.Violation("another protocol version the server supports", "the server echoed the unknown version "+bogusVersion)
+			return conform.Violation("another protocol version the server supports", "the server echoed the unknown version "+bogusVersion)
 		case p.suppErr != nil:
 			return conform.Errorf("could not verify the answered version %s: %v", p.answer, p.suppErr)
 		case !p.supp:
-			return t.Violation("another protocol version the server supports", fmt.Sprintf("%s, which it does not echo when asked for it", p.answer))
+			return conform.Violation("another protocol version the server supports", fmt.Sprintf("%s, which it does not echo when asked for it", p.answer))
 		case p.newest != "" && p.answer != p.newest:
 			return conform.Warn("the latest version the server supports ("+p.newest+"), as the SHOULD asks", p.answer)
 		}
@@ -179,14 +179,14 @@ var _ = conform.Register(conform.Check{
 		s := t.Session()
 		raw, ok := s.InitResult["capabilities"]
 		if !ok {
-			return t.Violation("a capabilities object", "no capabilities member")
+			return conform.Violation("a capabilities object", "no capabilities member")
 		}
 		if err := s.Rev.Validate("ServerCapabilities", json.RawMessage(raw)); err != nil {
-			return t.Violation("capabilities valid under the "+s.Rev.Name+" schema", err.Error())
+			return conform.Violation("capabilities valid under the "+s.Rev.Name+" schema", err.Error())
 		}
 		var caps map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &caps); err != nil {
-			return t.Violation("a capabilities object", string(raw))
+			return conform.Violation("a capabilities object", string(raw))
 		}
 		var names, unknown []string
 		known := map[string]bool{"tools": true, "prompts": true, "resources": true, "logging": true, "completions": true, "experimental": true, "tasks": true}
@@ -240,7 +240,7 @@ func runCapsHonest(t *conform.T) conform.Verdict {
 		}
 	}
 	if len(found) > 0 {
-		return t.Violation("no sampling/createMessage, elicitation/create or roots/list request: the client declared capabilities {}", conform.JoinAtMost(found, 5))
+		return conform.Violation("no sampling/createMessage, elicitation/create or roots/list request: the client declared capabilities {}", conform.JoinAtMost(found, 5))
 	}
 	return conform.Note("none seen in %d messages received in %d session(s); this proves absence only in the traffic seen", received, sessions)
 }
@@ -256,7 +256,7 @@ var _ = conform.Register(conform.Check{
 		sc := defScanSessions(t.Sessions())
 		switch {
 		case len(sc.leaks) > 0:
-			return t.Violation("only members and content types the negotiated revision defines", conform.JoinAtMost(sc.leaks, 5))
+			return conform.Violation("only members and content types the negotiated revision defines", conform.JoinAtMost(sc.leaks, 5))
 		case sc.lists+sc.calls == 0:
 			return conform.Skip(reports.NotExercised, "no tools/list or tools/call result was received in this revision's sessions")
 		}

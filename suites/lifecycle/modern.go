@@ -30,20 +30,20 @@ var _ = conform.Register(conform.Check{
 		s := t.Session()
 		want := "a DiscoverResult for server/discover"
 		if s.Init == nil {
-			return t.Silent(want, t.ColumnErr())
+			return conform.Silence(want, t.ColumnErr())
 		}
 		if s.Init.IsError() {
-			return t.Violation(want, conform.Describe(s.Init, nil))
+			return conform.Violation(want, conform.Describe(s.Init, nil))
 		}
 		if err := s.Rev.Validate("DiscoverResult", json.RawMessage(s.Init.Result)); err != nil {
-			return t.Violation("a DiscoverResult valid under the "+s.Rev.Name+" schema", err.Error())
+			return conform.Violation("a DiscoverResult valid under the "+s.Rev.Name+" schema", err.Error())
 		}
 		var r struct {
 			ResultType string `json:"resultType"`
 		}
 		_ = json.Unmarshal(s.Init.Result, &r)
 		if r.ResultType != "complete" {
-			return t.Violation(`resultType "complete" on the DiscoverResult`, "resultType "+conform.Clip(r.ResultType, 40))
+			return conform.Violation(`resultType "complete" on the DiscoverResult`, "resultType "+conform.Clip(r.ResultType, 40))
 		}
 		return conform.Pass("DiscoverResult valid under the %s schema, supportedVersions include %s", s.Rev.Name, t.Rev.Name)
 	},
@@ -59,12 +59,12 @@ var _ = conform.Register(conform.Check{
 		want := "_meta[\"" + conform.MetaServerInfo + "\"] (name and version) in the DiscoverResult"
 		switch {
 		case s.Init == nil:
-			return t.Silent(want, t.ColumnErr())
+			return conform.Silence(want, t.ColumnErr())
 		case s.Init.IsError():
 			return conform.Skip(reports.NotApplicable, "server/discover was answered with error %d, not a DiscoverResult (MOD-DISCOVER-01 judges it)", s.Init.Error.Code)
 		}
 		if p := serverInfoProblem(s.Init.Result); p != "" {
-			return t.Violation(want, p)
+			return conform.Violation(want, p)
 		}
 		return conform.Pass("serverInfo %s", conform.Clip(string(s.ServerInfo()), 120))
 	},
@@ -91,7 +91,7 @@ var _ = conform.Register(conform.Check{
 		case n == 0:
 			return conform.Skip(reports.NotExercised, "no result was received in this revision's sessions")
 		case len(bad) > 0:
-			return t.Violation("_meta serverInfo in every result", fmt.Sprintf("%d of %d results without it: %s", len(bad), n, conform.JoinAtMost(bad, 3)))
+			return conform.Violation("_meta serverInfo in every result", fmt.Sprintf("%d of %d results without it: %s", len(bad), n, conform.JoinAtMost(bad, 3)))
 		}
 		return conform.Pass("%d results, each with _meta serverInfo", n)
 	},
@@ -106,7 +106,7 @@ var _ = conform.Register(conform.Check{
 		reqs, n, _ := modern.ServerRequests(t, false)
 		switch {
 		case len(reqs) > 0:
-			return t.Violation("no server-to-client request (input is asked for with an InputRequiredResult)", fmt.Sprintf("%d request(s): %s", len(reqs), conform.JoinAtMost(reqs, 3)))
+			return conform.Violation("no server-to-client request (input is asked for with an InputRequiredResult)", fmt.Sprintf("%d request(s): %s", len(reqs), conform.JoinAtMost(reqs, 3)))
 		case n == 0:
 			return conform.Skip(reports.NotExercised, "no message was received in this revision's sessions")
 		}
@@ -137,7 +137,7 @@ var _ = conform.Register(conform.Check{
 			}
 			want := fmt.Sprintf("-32602 for %s without _meta[%q]", method, key)
 			if a.err != nil {
-				return t.Silent(want, a.err)
+				return conform.Silence(want, a.err)
 			}
 			if p := a.rejected(s.Kind, wire.CodeInvalidParams); p != "" {
 				bad = append(bad, fmt.Sprintf("without %s: %s", key, p))
@@ -146,7 +146,7 @@ var _ = conform.Register(conform.Check{
 			good = append(good, "without "+key)
 		}
 		if len(bad) > 0 {
-			return t.Violation("JSON-RPC error -32602 (HTTP 400) for a request missing a required _meta field", strings.Join(bad, "; "))
+			return conform.Violation("JSON-RPC error -32602 (HTTP 400) for a request missing a required _meta field", strings.Join(bad, "; "))
 		}
 		return conform.Pass("%s %s: -32602 each time", method, strings.Join(good, ", "))
 	},
@@ -173,13 +173,13 @@ var _ = conform.Register(conform.Check{
 		}
 		want := fmt.Sprintf("UnsupportedProtocolVersionError (-32022, data.supported, data.requested %q) for %s asking for %s", unsupportedVersion, method, unsupportedVersion)
 		if a.err != nil {
-			return t.Silent(want, a.err)
+			return conform.Silence(want, a.err)
 		}
 		if p := a.rejected(s.Kind, conform.CodeUnsupportedVersion); p != "" {
-			return t.Violation(want, p)
+			return conform.Violation(want, p)
 		}
 		if err := s.Rev.Validate("UnsupportedProtocolVersionError", json.RawMessage(a.resp.Msg.Raw)); err != nil {
-			return t.Violation(want+", valid under the "+s.Rev.Name+" schema", err.Error())
+			return conform.Violation(want+", valid under the "+s.Rev.Name+" schema", err.Error())
 		}
 		var d struct {
 			Supported []string `json:"supported"`
@@ -187,7 +187,7 @@ var _ = conform.Register(conform.Check{
 		}
 		_ = json.Unmarshal(a.resp.Error.Data, &d)
 		if d.Requested != unsupportedVersion {
-			return t.Violation(want, fmt.Sprintf("data.requested is %q", conform.Clip(d.Requested, 40)))
+			return conform.Violation(want, fmt.Sprintf("data.requested is %q", conform.Clip(d.Requested, 40)))
 		}
 		return conform.Pass("-32022, supported %v, requested %q", d.Supported, d.Requested)
 	},
@@ -210,9 +210,9 @@ var _ = conform.Register(conform.Check{
 		want := "-32601 for ping with 2026-07-28 _meta (ping was removed)"
 		switch {
 		case a.err != nil:
-			return t.Silent(want, a.err)
+			return conform.Silence(want, a.err)
 		case !a.resp.IsError():
-			return t.Violation(want, "a result "+conform.Clip(string(a.resp.Result), 120)+": the server serves ping in 2026-07-28")
+			return conform.Violation(want, "a result "+conform.Clip(string(a.resp.Result), 120)+": the server serves ping in 2026-07-28")
 		case a.resp.Error.Code != wire.CodeMethodNotFound:
 			return conform.Note("ping is not served: error %d %q (-32601 is the usual answer)", a.resp.Error.Code, conform.Clip(a.resp.Error.Message, 80))
 		}
@@ -236,7 +236,7 @@ var _ = conform.Register(conform.Check{
 		}
 		var ext map[string]json.RawMessage
 		if json.Unmarshal(raw, &ext) != nil || ext == nil {
-			return t.Violation("capabilities.extensions an object", conform.Clip(string(raw), 80))
+			return conform.Violation("capabilities.extensions an object", conform.Clip(string(raw), 80))
 		}
 		var bad []string
 		keys := slices.Sorted(maps.Keys(ext))
@@ -249,7 +249,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(bad) > 0 {
-			return t.Violation("prefixed extension identifiers with settings objects", conform.JoinAtMost(bad, 3))
+			return conform.Violation("prefixed extension identifiers with settings objects", conform.JoinAtMost(bad, 3))
 		}
 		return conform.Pass("extensions %s", strings.Join(keys, ", "))
 	},
@@ -291,7 +291,7 @@ var _ = conform.Register(conform.Check{
 				// An HTTP error status without a JSON-RPC body: the body is the message.
 				return judgeLegacyInitError(t, want, fmt.Sprintf("HTTP %d", se.Status), string(se.Body), supportedVersions(s))
 			}
-			return t.Silent(want, a.err)
+			return conform.Silence(want, a.err)
 		}
 		if !a.resp.IsError() {
 			var r struct {
@@ -328,20 +328,20 @@ var _ = conform.Register(conform.Check{
 		}
 		want := "-32021 with data.requiredCapabilities naming elicitation, for " + toolRequiresElicitation + " called with clientCapabilities {}"
 		if a.err != nil {
-			return t.Silent(want, a.err)
+			return conform.Silence(want, a.err)
 		}
 		if p := a.rejected(s.Kind, conform.CodeMissingCapability); p != "" {
-			return t.Violation(want, p)
+			return conform.Violation(want, p)
 		}
 		if err := s.Rev.Validate("MissingRequiredClientCapabilityError", json.RawMessage(a.resp.Msg.Raw)); err != nil {
-			return t.Violation(want+", valid under the "+s.Rev.Name+" schema", err.Error())
+			return conform.Violation(want+", valid under the "+s.Rev.Name+" schema", err.Error())
 		}
 		var d struct {
 			Required map[string]json.RawMessage `json:"requiredCapabilities"`
 		}
 		_ = json.Unmarshal(a.resp.Error.Data, &d)
 		if _, ok := d.Required["elicitation"]; !ok {
-			return t.Violation(want, "data.requiredCapabilities is "+conform.Clip(string(a.resp.Error.Data), 80))
+			return conform.Violation(want, "data.requiredCapabilities is "+conform.Clip(string(a.resp.Error.Data), 80))
 		}
 		return conform.Pass("-32021, data %s", conform.Clip(string(a.resp.Error.Data), 120))
 	},
@@ -377,7 +377,7 @@ var _ = conform.Register(conform.Check{
 					return conform.Errorf("%v", err)
 				}
 				if a.err != nil {
-					return t.Silent("a reply to "+toolRequiresElicitation, a.err)
+					return conform.Silence("a reply to "+toolRequiresElicitation, a.err)
 				}
 				refused = append(refused, a.resp.IsError())
 			}
@@ -400,7 +400,7 @@ var _ = conform.Register(conform.Check{
 			if a, err := callWithMeta(t, s, m, nil, meta); err != nil {
 				return conform.Errorf("%v", err)
 			} else if a.err != nil {
-				return t.Silent("a reply to "+m, a.err)
+				return conform.Silence("a reply to "+m, a.err)
 			}
 		}
 		after, ok := toolNames(t, s)
@@ -411,7 +411,7 @@ var _ = conform.Register(conform.Check{
 			bad = append(bad, fmt.Sprintf("tools/list with the same _meta changed after requests that declared other capabilities: before %s, after %s", conform.Clip(strings.Join(before, ","), 120), conform.Clip(strings.Join(after, ","), 120)))
 		}
 		if len(bad) > 0 {
-			return t.Violation("every request served from its own _meta alone", strings.Join(bad, "; "))
+			return conform.Violation("every request served from its own _meta alone", strings.Join(bad, "; "))
 		}
 		where := "within the column's one stdio process"
 		if s.Kind != "stdio" {

@@ -188,7 +188,7 @@ func judgeLegacyInitError(t *conform.T, want, what, text string, supported []str
 		}
 	}
 	if len(named) == 0 {
-		return t.Violation(want, fmt.Sprintf("%s %q names none of %s", what, conform.Clip(text, 120), strings.Join(supported, ", ")))
+		return conform.Violation(want, fmt.Sprintf("%s %q names none of %s", what, conform.Clip(text, 120), strings.Join(supported, ", ")))
 	}
 	return conform.Pass("%s naming %s", what, strings.Join(named, ", "))
 }

@@ -116,7 +116,7 @@ func probeElicitation(t *conform.T) *conform.Verdict {
 			return &v
 		}
 		if a.err != nil {
-			v := t.Silent("a reply to "+toolElicitation, a.err)
+			v := conform.Silence("a reply to "+toolElicitation, a.err)
 			return &v
 		}
 	}
@@ -155,7 +155,7 @@ var _ = conform.Register(conform.Check{
 		}
 		switch {
 		case len(bad) > 0:
-			return t.Violation("input_required results that follow the MRTR rules", conform.JoinAtMost(bad, 3))
+			return conform.Violation("input_required results that follow the MRTR rules", conform.JoinAtMost(bad, 3))
 		case n == 0 && fixture == "":
 			return conform.Skip(reports.NeedsFixture, "no input_required result was seen and the fixture tool %s is not callable", toolElicitation)
 		case n == 0:

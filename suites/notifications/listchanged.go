@@ -113,10 +113,10 @@ func ctJudgeListChange(t *conform.T, trig *subscribe.Trigger, notified bool, e w
 	case notified && changed:
 		return conform.Pass("%s arrived (on %s, entry #%d) after %s; %s", ctListChanged, toolkit.Or(e.Source, "the connection"), e.Seq, trig.What, change)
 	case notified:
-		return t.Violation("a tools/list showing the change that "+ctListChanged+" announced",
+		return conform.Violation("a tools/list showing the change that "+ctListChanged+" announced",
 			fmt.Sprintf("the notification arrived after %s, but %s", trig.What, change))
 	case changed:
-		return t.Violation(fmt.Sprintf("%s within %s of a change of the tool list", ctListChanged, wait),
+		return conform.Violation(fmt.Sprintf("%s within %s of a change of the tool list", ctListChanged, wait),
 			fmt.Sprintf("no notification after %s, though %s", trig.What, change))
 	}
 	return conform.Skip(reports.NotExercised, "%s did not change the tool list (%s) and no %s came within %s: nothing to announce", trig.What, change, ctListChanged, wait)

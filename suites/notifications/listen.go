@@ -23,20 +23,20 @@ import (
 func lsJudgeAck(t *conform.T, sub *conform.Subscription, msgs []wire.Entry) conform.Verdict {
 	want := fmt.Sprintf("%s as the subscription's first message, tagged with _meta %s %s", conform.MethodAcknowledged, conform.MetaSubscriptionID, sub.ID)
 	if len(msgs) == 0 {
-		return t.Violation(want, fmt.Sprintf("no message of subscription %s had arrived when the %s sent after it was answered", sub.ID, t.Session().Conn.BarrierMethod()))
+		return conform.Violation(want, fmt.Sprintf("no message of subscription %s had arrived when the %s sent after it was answered", sub.ID, t.Session().Conn.BarrierMethod()))
 	}
 	first := msgs[0]
 	if first.Msg == nil || first.Msg.Method != conform.MethodAcknowledged || first.Msg.IsResponse() {
-		return t.Violation(want, "the first message is "+subscribe.What(first))
+		return conform.Violation(want, "the first message is "+subscribe.What(first))
 	}
 	if p := subscribe.TagProblem(sub, first.Msg); p != "" {
-		return t.Violation(want, "the acknowledgement "+p)
+		return conform.Violation(want, "the acknowledgement "+p)
 	}
 	var params struct {
 		Notifications map[string]json.RawMessage `json:"notifications"`
 	}
 	if err := json.Unmarshal(first.Msg.Params, &params); err != nil || params.Notifications == nil {
-		return t.Violation("an acknowledgement whose notifications object lists the honoured subset of the filter", "params.notifications is absent or not an object")
+		return conform.Violation("an acknowledgement whose notifications object lists the honoured subset of the filter", "params.notifications is absent or not an object")
 	}
 	var extra []string
 	for k := range params.Notifications {
@@ -46,7 +46,7 @@ func lsJudgeAck(t *conform.T, sub *conform.Subscription, msgs []wire.Entry) conf
 	}
 	if len(extra) > 0 {
 		sort.Strings(extra)
-		return t.Violation("an acknowledged filter that is a subset of the one requested", "it also names "+strings.Join(extra, ", "))
+		return conform.Violation("an acknowledged filter that is a subset of the one requested", "it also names "+strings.Join(extra, ", "))
 	}
 	return conform.Pass("%s arrived first (entry #%d), tagged with subscription id %s, honouring %s", conform.MethodAcknowledged, first.Seq, sub.ID, conform.Clip(string(first.Msg.Params), 200))
 }
@@ -179,7 +179,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(out) > 0 {
-			return t.Violation(ctListChanged+" only on the listen stream that asked for it",
+			return conform.Violation(ctListChanged+" only on the listen stream that asked for it",
 				fmt.Sprintf("%s arrived outside subscription %s: %s", ctListChanged, sub.ID, strings.Join(out, ", ")))
 		}
 		added, removed := ctNameDiff(before, after)
@@ -188,7 +188,7 @@ var _ = conform.Register(conform.Check{
 			// The row's "only if listChanged is declared": the change is made all
 			// the same, so that an announcement the server did not offer is seen.
 			if len(got) > 0 {
-				return t.Violation("no "+ctListChanged+" from a server whose capabilities.tools.listChanged is not true",
+				return conform.Violation("no "+ctListChanged+" from a server whose capabilities.tools.listChanged is not true",
 					fmt.Sprintf("it arrived on subscription %s (entry #%d) after %s", sub.ID, got[0].Seq, trig.What))
 			}
 			return conform.Skip(reports.NotApplicable, "%s; none came on subscription %s after %s (%s)", undeclared, sub.ID, trig.What, change)
@@ -197,9 +197,9 @@ var _ = conform.Register(conform.Check{
 		case len(got) > 0 && len(added)+len(removed) > 0:
 			return conform.Pass("%s arrived on subscription %s (entry #%d) after %s; %s%s", ctListChanged, sub.ID, got[0].Seq, trig.What, change, retried)
 		case len(got) > 0:
-			return t.Violation("a tools/list showing the change that "+ctListChanged+" announced", fmt.Sprintf("the notification arrived after %s, but %s", trig.What, change))
+			return conform.Violation("a tools/list showing the change that "+ctListChanged+" announced", fmt.Sprintf("the notification arrived after %s, but %s", trig.What, change))
 		case len(added)+len(removed) > 0:
-			return t.Violation(fmt.Sprintf("%s on subscription %s after a change of the tool list", ctListChanged, sub.ID),
+			return conform.Violation(fmt.Sprintf("%s on subscription %s after a change of the tool list", ctListChanged, sub.ID),
 				fmt.Sprintf("none by the time the %s after %s was answered, though %s", t.Session().Conn.BarrierMethod(), trig.What, change))
 		}
 		return conform.Skip(reports.NotExercised, "%s did not change the tool list (%s) and no %s came: nothing to announce", trig.What, change, ctListChanged)

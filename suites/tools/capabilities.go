@@ -26,7 +26,7 @@ func runToolsCap(t *conform.T) conform.Verdict {
 	s := t.Session()
 	if raw, ok := s.Capabilities()["tools"]; ok {
 		if toolkit.JSONKind(raw) != "object" {
-			return t.Violation("capabilities.tools as an object", "capabilities.tools is "+toolkit.JSONKind(raw)+": "+conform.Clip(string(raw), 80))
+			return conform.Violation("capabilities.tools as an object", "capabilities.tools is "+toolkit.JSONKind(raw)+": "+conform.Clip(string(raw), 80))
 		}
 		return conform.Pass("capabilities.tools declared: %s", conform.Clip(string(raw), 80))
 	}
@@ -48,7 +48,7 @@ func runToolsCap(t *conform.T) conform.Verdict {
 	if s.Modern() {
 		where = "DiscoverResult"
 	}
-	return t.Violation("capabilities.tools declared by a server that answers tools/list",
+	return conform.Violation("capabilities.tools declared by a server that answers tools/list",
 		fmt.Sprintf("no tools capability in the %s, yet tools/list succeeded with %d tool(s): %s", where, len(first.Tools), conform.Describe(first.Resp, nil)))
 }
 
@@ -72,7 +72,7 @@ var _ = conform.Register(conform.Check{
 			return conform.Skip(reports.NotExercised, "capabilities.tools has no listChanged flag (optional; absent means no list_changed notifications are promised)")
 		}
 		if toolkit.JSONKind(lc) != "boolean" {
-			return t.Violation("capabilities.tools.listChanged as a boolean", fmt.Sprintf("a %s: %s", toolkit.JSONKind(lc), conform.Clip(string(lc), 60)))
+			return conform.Violation("capabilities.tools.listChanged as a boolean", fmt.Sprintf("a %s: %s", toolkit.JSONKind(lc), conform.Clip(string(lc), 60)))
 		}
 		return conform.Pass("capabilities.tools.listChanged is %s", lc)
 	},

@@ -423,7 +423,7 @@ func ctNotInRevision(t *conform.T, typ, fixture, since string) conform.Verdict {
 		for _, b := range blocks {
 			where = append(where, b.at(""))
 		}
-		return t.Violation(fmt.Sprintf("no %s block in a %s session (%s arrives in %s)", typ, t.Rev.Name, typ, since),
+		return conform.Violation(fmt.Sprintf("no %s block in a %s session (%s arrives in %s)", typ, t.Rev.Name, typ, since),
 			fmt.Sprintf("%d %s block%s: %s", len(blocks), typ, toolkit.Plural(len(blocks)), conform.JoinAtMost(where, 5)))
 	}
 	o := toolkit.CallIfAllowed(t, l, fixture)
@@ -437,7 +437,7 @@ func ctNotInRevision(t *conform.T, typ, fixture, since string) conform.Verdict {
 func ctFallback(t *conform.T, o *toolkit.Outcome, typ string) conform.Verdict {
 	switch {
 	case o.Err != nil:
-		return t.Silent("a result or an error for "+o.Name, o.Err)
+		return conform.Silence("a result or an error for "+o.Name, o.Err)
 	case o.Resp.IsError():
 		return conform.Pass("%s answered with %s: no %s block", o.Name, conform.Describe(o.Resp, nil), typ)
 	case o.Result == nil:

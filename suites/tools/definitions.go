@@ -26,11 +26,11 @@ func runToolsList(t *conform.T) conform.Verdict {
 	first := l.Pages[0]
 	switch {
 	case first.Err != nil:
-		return t.Silent("a ListToolsResult for tools/list", first.Err)
+		return conform.Silence("a ListToolsResult for tools/list", first.Err)
 	case first.Resp.IsError() && !toolkit.Declared(s):
 		return conform.Skip(reports.NotApplicable, "no tools capability, and tools/list is answered with %s (judged by TOOLS-CAP-01)", conform.Describe(first.Resp, nil))
 	case first.Resp.IsError():
-		return t.Violation("a ListToolsResult for tools/list (the server declares capabilities.tools)", conform.Describe(first.Resp, nil))
+		return conform.Violation("a ListToolsResult for tools/list (the server declares capabilities.tools)", conform.Describe(first.Resp, nil))
 	}
 	var problems []string
 	var notes []string
@@ -48,7 +48,7 @@ func runToolsList(t *conform.T) conform.Verdict {
 		}
 	}
 	if len(problems) > 0 {
-		return t.Violation("every page valid as ListToolsResult under the "+s.Rev.Name+" schema", conform.JoinAtMost(problems, 5))
+		return conform.Violation("every page valid as ListToolsResult under the "+s.Rev.Name+" schema", conform.JoinAtMost(problems, 5))
 	}
 	msg := fmt.Sprintf("%d page(s), %d tool(s), valid under the %s schema", len(l.Pages), len(l.Tools), s.Rev.Name)
 	if len(notes) > 0 {
@@ -79,7 +79,7 @@ var _ = conform.Register(conform.Check{
 			problems = append(problems, defToolProblems(d)...)
 		}
 		if len(problems) > 0 {
-			return t.Violation("each Tool with name (string) and inputSchema (object), description a string if present", conform.JoinAtMost(problems, 5))
+			return conform.Violation("each Tool with name (string) and inputSchema (object), description a string if present", conform.JoinAtMost(problems, 5))
 		}
 		return conform.Pass("%d tool definition(s) have a string name and an object inputSchema%s", len(l.Tools), l.partial())
 	},
@@ -132,7 +132,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(dups) > 0 {
-			return t.Violation("unique tool names", "high severity: a client cannot tell these tools apart: "+conform.JoinAtMost(dups, 5))
+			return conform.Violation("unique tool names", "high severity: a client cannot tell these tools apart: "+conform.JoinAtMost(dups, 5))
 		}
 		return conform.Pass("%d distinct names in %d tool(s) over %d page(s)%s", len(order), len(l.Tools), len(l.Pages), l.partial())
 	},
@@ -281,7 +281,7 @@ func runNameCase(t *conform.T) conform.Verdict {
 	flipped := defSwapCase(target.Name)
 	got := toolkit.Call(t, s, flipped, args)
 	if got.Err != nil {
-		return t.Silent("the unknown-tool error for tools/call "+toolkit.Quote(flipped), got.Err)
+		return conform.Silence("the unknown-tool error for tools/call "+toolkit.Quote(flipped), got.Err)
 	}
 	unknown := toolkit.Call(t, s, fmt.Sprintf("x_conformance_nonexistent_%08x", rand.Uint32()), json.RawMessage(`{}`))
 	var real *toolkit.Outcome
@@ -327,11 +327,11 @@ func judgeNameCase(t *conform.T, name, flipped string, got, unknown, real *toolk
 		}
 		return conform.Pass("%s is not resolved: %s", toolkit.Quote(flipped), got.Describe())
 	case got.Result == nil:
-		return t.Violation(want, got.Describe())
+		return conform.Violation(want, got.Describe())
 	case !got.IsError:
-		return t.Violation(want, "the flipped name executed the tool: "+got.Describe())
+		return conform.Violation(want, "the flipped name executed the tool: "+got.Describe())
 	case unknownIsRPC:
-		return t.Violation(want, fmt.Sprintf("the flipped name resolved: %s, while a nonexistent name gets %s", got.Describe(), unknown.Describe()))
+		return conform.Violation(want, fmt.Sprintf("the flipped name resolved: %s, while a nonexistent name gets %s", got.Describe(), unknown.Describe()))
 	case !telling:
 		return defCaseUntold(flipped, got, unknown, real)
 	}
@@ -458,7 +458,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(bad) > 0 {
-			return t.Violation("consistent hints (destructiveHint only means something when readOnlyHint is false)", "readOnlyHint: true with destructiveHint: true on "+conform.JoinAtMost(bad, 5))
+			return conform.Violation("consistent hints (destructiveHint only means something when readOnlyHint is false)", "readOnlyHint: true with destructiveHint: true on "+conform.JoinAtMost(bad, 5))
 		}
 		return conform.Pass("%d annotated tool(s), none with readOnlyHint and destructiveHint both true", len(annotated))
 	},

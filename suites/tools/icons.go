@@ -189,7 +189,7 @@ var _ = conform.Register(conform.Check{
 		case n == 0:
 			return defNone(l, "has a data: icon", "the fixture contract's metadata variants include a data: PNG icon")
 		case len(bad) > 0:
-			return t.Violation("data: icons of strict base64 whose magic bytes match the declared image type", conform.JoinAtMost(bad, 5))
+			return conform.Violation("data: icons of strict base64 whose magic bytes match the declared image type", conform.JoinAtMost(bad, 5))
 		case len(notes) > 0:
 			return conform.Note("%d data: icon(s) decode and match their type; %s", n, conform.JoinAtMost(notes, 3))
 		}

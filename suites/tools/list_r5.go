@@ -32,7 +32,7 @@ func judgeListCacheHints(t *conform.T, pages []toolkit.Page) conform.Verdict {
 		}
 	}
 	if len(problems) > 0 {
-		return t.Violation("resultType, ttlMs (an integer ≥ 0) and cacheScope (\"public\" or \"private\") on every complete tools/list page", conform.JoinAtMost(problems, 5))
+		return conform.Violation("resultType, ttlMs (an integer ≥ 0) and cacheScope (\"public\" or \"private\") on every complete tools/list page", conform.JoinAtMost(problems, 5))
 	}
 	return conform.Pass("%d page(s) carry resultType, ttlMs and cacheScope (%s)", judged, describeScopes(scopes))
 }

@@ -40,7 +40,7 @@ var _ = conform.Register(conform.Check{
 		}
 		switch {
 		case len(problems) > 0:
-			return t.Violation("every x-mcp-header a non-empty token, unique ignoring case, on an integer, string or boolean property reached through properties only", conform.JoinAtMost(problems, 5))
+			return conform.Violation("every x-mcp-header a non-empty token, unique ignoring case, on an integer, string or boolean property reached through properties only", conform.JoinAtMost(problems, 5))
 		case headers == 0:
 			return conform.Skip(reports.NotExercised, "no inputSchema of %d tool(s) uses x-mcp-header%s", len(l.Tools), l.partial())
 		}

@@ -43,7 +43,7 @@ var _ = conform.Register(conform.Check{
 		case n == 0:
 			return defNone(l, "has an object inputSchema", "TOOLS-DEF-01 judges the missing ones")
 		case len(bad) > 0:
-			return t.Violation("\"type\": \"object\" at the root of every inputSchema", conform.JoinAtMost(bad, 5))
+			return conform.Violation("\"type\": \"object\" at the root of every inputSchema", conform.JoinAtMost(bad, 5))
 		}
 		if open := defOpenNoParams(l); len(open) > 0 && t.Rev.AtLeast("2025-11-25") {
 			return conform.Note("%d inputSchema(s) with \"type\": \"object\" at the root%s; %d parameterless tool(s) use the open form {\"type\":\"object\"}, one of the page's valid approaches (it recommends {\"type\":\"object\",\"additionalProperties\":false}): %s",
@@ -136,7 +136,7 @@ func defInputSchemasCompile(t *conform.T, compile func(json.RawMessage) (string,
 		dialect, err := compile(d.Fields["inputSchema"])
 		c.add(d.Pointer("/inputSchema"), dialect, err)
 	}
-	return judgeCompiled(t, l, &c, "inputSchema", t.Violation)
+	return judgeCompiled(t, l, &c, "inputSchema", conform.Violation)
 }
 
 // judgeCompiled turns compile results into a verdict; invalid is how an invalid
@@ -243,14 +243,14 @@ func runOutSchema(t *conform.T) conform.Verdict {
 		if t.Session().Modern() {
 			want = "outputSchema valid under the " + t.Rev.Name + " schema (a JSON Schema object)"
 		}
-		return t.Violation(want, conform.JoinAtMost(append(shape, c.invalid...), 5))
+		return conform.Violation(want, conform.JoinAtMost(append(shape, c.invalid...), 5))
 	case len(c.invalid) > 0 && t.Rev.Has(revision.DefaultDialect2020):
-		return t.Violation("every outputSchema valid under its declared or default (2020-12) dialect", conform.JoinAtMost(c.invalid, 5))
+		return conform.Violation("every outputSchema valid under its declared or default (2020-12) dialect", conform.JoinAtMost(c.invalid, 5))
 	case len(c.invalid) > 0:
 		// The dialect is open before 2025-11-25: valid under neither is derived.
 		return conform.Warn("every outputSchema compiling as 2020-12 or draft-07 JSON Schema", conform.JoinAtMost(c.invalid, 5))
 	}
-	return judgeCompiled(t, l, &c, "outputSchema", t.Violation)
+	return judgeCompiled(t, l, &c, "outputSchema", conform.Violation)
 }
 
 // defOutShape validates the tool against the revision's Tool definition and keeps

@@ -134,7 +134,7 @@ func h5Judge(t *conform.T, expected string, cases []h5Case) conform.Verdict {
 		}
 	}
 	if len(bad) > 0 {
-		return t.Violation(expected, strings.Join(bad, "; "))
+		return conform.Violation(expected, strings.Join(bad, "; "))
 	}
 	if len(good) == 0 {
 		return conform.Skip(reports.NotExercised, "%s", strings.Join(notes, "; "))
@@ -197,7 +197,7 @@ func modernOnlyRule(t *conform.T, expected, actual string) conform.Verdict {
 	case legacyUnknown:
 		return conform.Skip(reports.NotExercised, "the rule binds a server that supports only 2026-07-28, and this run asked no earlier revision to tell (seen: %s)", actual)
 	}
-	return t.Violation(expected, actual)
+	return conform.Violation(expected, actual)
 }
 
 // h5Discover is a harmless request every modern server answers.
@@ -458,11 +458,11 @@ var _ = conform.Register(conform.Check{
 		enc := "=?base64?" + base64.StdEncoding.EncodeToString([]byte(ct.Name)) + "?="
 		r := h5Call(t, s, hs, "tools/call", toolCall(ct), hdr(transport.HeaderName, enc))
 		if r.err != nil && r.x == nil {
-			return t.Silent("the tools/call served", r.err)
+			return conform.Silence("the tools/call served", r.err)
 		}
 		mismatch := r.resp != nil && r.resp.IsError() && r.resp.Error.Code == conform.CodeHeaderMismatch
 		if mismatch || r.status() == http.StatusBadRequest {
-			return t.Violation(fmt.Sprintf("tools/call %q served with Mcp-Name: %s", ct.Name, enc), r.describe())
+			return conform.Violation(fmt.Sprintf("tools/call %q served with Mcp-Name: %s", ct.Name, enc), r.describe())
 		}
 		return conform.Pass("tools/call %q with Mcp-Name: %s was served: %s", ct.Name, enc, r.describe())
 	},
@@ -480,12 +480,12 @@ var _ = conform.Register(conform.Check{
 		}
 		r := h5Call(t, s, hs, "x_conformance/unknown_method", nil, nil)
 		if r.err != nil && r.x == nil {
-			return t.Silent("HTTP 404 with JSON-RPC error -32601", r.err)
+			return conform.Silence("HTTP 404 with JSON-RPC error -32601", r.err)
 		}
 		if r.is(http.StatusNotFound, wire.CodeMethodNotFound) {
 			return conform.Pass("x_conformance/unknown_method → %s", r.describe())
 		}
-		return t.Violation("HTTP 404 with JSON-RPC error -32601 for x_conformance/unknown_method", r.describe())
+		return conform.Violation("HTTP 404 with JSON-RPC error -32601 for x_conformance/unknown_method", r.describe())
 	},
 })
 
@@ -514,12 +514,12 @@ var _ = conform.Register(conform.Check{
 		}
 		r := h5CallRaw(t, s, hs, method, raw, nil)
 		if r.err != nil && r.x == nil {
-			return t.Silent("HTTP 400 with JSON-RPC error -32022", r.err)
+			return conform.Silence("HTTP 400 with JSON-RPC error -32022", r.err)
 		}
 		if r.is(http.StatusBadRequest, conform.CodeUnsupportedVersion) {
 			return conform.Pass("%s for version %s → %s", method, bogus, r.describe())
 		}
-		return t.Violation(fmt.Sprintf("HTTP 400 with JSON-RPC error -32022 for %s with protocol version %s", method, bogus), r.describe())
+		return conform.Violation(fmt.Sprintf("HTTP 400 with JSON-RPC error -32022 for %s with protocol version %s", method, bogus), r.describe())
 	},
 })
 
@@ -538,7 +538,7 @@ var _ = conform.Register(conform.Check{
 		c := h5Case{what: "server/discover"}
 		switch {
 		case r.x == nil:
-			return t.Silent("a reply to server/discover", r.err)
+			return conform.Silence("a reply to server/discover", r.err)
 		case !validPostType(r.x.ContentType):
 			c.bad = fmt.Sprintf("HTTP %d with Content-Type %q", r.x.Status, r.x.ContentType)
 		}
@@ -585,12 +585,12 @@ var _ = conform.Register(conform.Check{
 		const origin = "http://mcp-conform.invalid"
 		r := h5Call(t, s, hs, h5Discover, nil, hdr("Origin", origin))
 		if r.x == nil {
-			return t.Silent("HTTP 403 Forbidden", r.err)
+			return conform.Silence("HTTP 403 Forbidden", r.err)
 		}
 		if r.x.Status == http.StatusForbidden {
 			return conform.Pass("Origin: %s → HTTP 403", origin)
 		}
-		return t.Violation("HTTP 403 Forbidden for Origin: "+origin, r.describe())
+		return conform.Violation("HTTP 403 Forbidden for Origin: "+origin, r.describe())
 	},
 })
 
@@ -630,7 +630,7 @@ var _ = conform.Register(conform.Check{
 		}
 		for _, x := range streams {
 			if got := x.Header.Get("X-Accel-Buffering"); got != "no" {
-				return t.Violation("X-Accel-Buffering: no on every SSE response", fmt.Sprintf("an SSE response (HTTP %d) with X-Accel-Buffering %q (%d SSE responses seen)", x.Status, got, len(streams)))
+				return conform.Violation("X-Accel-Buffering: no on every SSE response", fmt.Sprintf("an SSE response (HTTP %d) with X-Accel-Buffering %q (%d SSE responses seen)", x.Status, got, len(streams)))
 			}
 		}
 		return conform.Pass("all %d SSE responses carried X-Accel-Buffering: no", len(streams))

@@ -100,7 +100,7 @@ var _ = conform.Register(conform.Check{
 		case !stdio:
 			return notStdio()
 		case len(bad) > 0:
-			return t.Violation("only MCP messages on stdout", fmt.Sprintf("%d line(s) that are not JSON-RPC messages: %s", len(bad), capLines(bad, 3)))
+			return conform.Violation("only MCP messages on stdout", fmt.Sprintf("%d line(s) that are not JSON-RPC messages: %s", len(bad), capLines(bad, 3)))
 		}
 		return conform.Pass("every stdout line of this revision's sessions was a JSON value")
 	},
@@ -125,7 +125,7 @@ var _ = conform.Register(conform.Check{
 			if len(kinds) > 3 {
 				kinds = append(kinds[:3], fmt.Sprintf("and %d more", len(bad)-3))
 			}
-			return t.Violation("each stdout line exactly one JSON value", strings.Join(kinds, "; "))
+			return conform.Violation("each stdout line exactly one JSON value", strings.Join(kinds, "; "))
 		}
 		return conform.Pass("every stdout line of this revision's sessions was exactly one JSON value")
 	},
@@ -157,7 +157,7 @@ var _ = conform.Register(conform.Check{
 		case !stdio:
 			return notStdio()
 		case len(reqs) > 0:
-			return t.Violation("no JSON-RPC request on stdout", fmt.Sprintf("%d request(s): %s", len(reqs), conform.JoinAtMost(reqs, 3)))
+			return conform.Violation("no JSON-RPC request on stdout", fmt.Sprintf("%d request(s): %s", len(reqs), conform.JoinAtMost(reqs, 3)))
 		case n == 0:
 			return conform.Skip(reports.NotExercised, "no message was read from stdout in this revision's sessions")
 		}

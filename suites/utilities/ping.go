@@ -22,7 +22,7 @@ var _ = conform.Register(conform.Check{
 		}
 		var m map[string]any
 		if err := json.Unmarshal(result, &m); err != nil {
-			return t.Violation("an empty result {}", "result "+string(result))
+			return conform.Violation("an empty result {}", "result "+string(result))
 		}
 		delete(m, "_meta") // every result may carry _meta
 		switch {
