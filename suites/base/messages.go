@@ -21,7 +21,7 @@ var _ = conform.Register(conform.Check{
 	Level: conform.Must, Revisions: revision.Span("R2+"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
 	Source: `{rev}/basic/transports.mdx: "JSON-RPC messages MUST be UTF-8 encoded."`,
 	Run: func(t *conform.T) conform.Verdict {
-		var bad []string
+		var bad conform.Findings
 		for _, s := range t.Sessions() {
 			if s == nil || s.Conn == nil {
 				continue
@@ -29,15 +29,12 @@ var _ = conform.Register(conform.Check{
 			entries, _ := s.Conn.Transcript()
 			for _, e := range entries {
 				if e.Dir == wire.Received && strings.Contains(e.Err, "not valid UTF-8") {
-					bad = append(bad, fmt.Sprintf("%s #%d (%s): %s", s.Label, e.Seq, e.Source, e.Err))
+					bad.Fail(fmt.Sprintf("%s #%d (%s): %s", s.Label, e.Seq, e.Source, e.Err))
 				}
 			}
 		}
-		if len(bad) > 0 {
-			if len(bad) > 3 {
-				bad = append(bad[:3], fmt.Sprintf("and %d more", len(bad)-3))
-			}
-			return conform.Violation("every message valid UTF-8", strings.Join(bad, "; "))
+		if bad.Failed() {
+			return bad.Violation("every message valid UTF-8")
 		}
 		return conform.Pass("every message received in this revision's sessions was valid UTF-8")
 	},
@@ -61,12 +58,12 @@ var _ = conform.Register(conform.Check{
 		for _, sess := range t.Sessions() {
 			for _, e := range t.Transcript(sess) {
 				if e.Dir == wire.Received && e.LooseID {
-					bad = append(bad, fmt.Sprintf("%s #%d: the reply to %s came back with id %s of the wrong JSON type", sess.Label, e.Seq, e.ForMethod, e.Msg.ID))
+					bad.Fail(fmt.Sprintf("%s #%d: the reply to %s came back with id %s of the wrong JSON type", sess.Label, e.Seq, e.ForMethod, e.Msg.ID))
 				}
 			}
 		}
-		if len(bad) > 0 {
-			return conform.Violation("every reply's id equal to its request's id, with the same JSON type", strings.Join(dedupe(bad), "; "))
+		if bad.Failed() {
+			return bad.Violation("every reply's id equal to its request's id, with the same JSON type")
 		}
 		return conform.Pass("ids \"c-1\", %s, 0 and 9007199254740991 echoed exactly", p.fresh)
 	},
@@ -76,7 +73,7 @@ var _ = conform.Register(conform.Check{
 // the silence that ended it.
 type respIDProbe struct {
 	fresh  wire.ID // the ordinary integer id the probe used
-	bad    []string
+	bad    conform.Findings
 	silent *conform.Verdict
 }
 
@@ -96,10 +93,10 @@ func probeResponseIDs(t *conform.T) respIDProbe {
 		resp, err := s.Conn.CallID(t.Ctx, id, method, nil)
 		switch {
 		case err == nil && !resp.IDExact:
-			p.bad = append(p.bad, fmt.Sprintf("sent id %s (%s), the reply's id is %s (%s)", id, id.TypeName(), resp.Msg.ID, resp.Msg.ID.TypeName()))
+			p.bad.Fail(fmt.Sprintf("sent id %s (%s), the reply's id is %s (%s)", id, id.TypeName(), resp.Msg.ID, resp.Msg.ID.TypeName()))
 		case errors.Is(err, wire.ErrTimeout):
 			if stray := strayReplies(s, after); stray != "" {
-				p.bad = append(p.bad, fmt.Sprintf("sent id %s, no reply carried it; replies seen: %s", id, stray))
+				p.bad.Fail(fmt.Sprintf("sent id %s, no reply carried it; replies seen: %s", id, stray))
 				continue
 			}
 			v := conform.Silence("a reply to "+method+" with id "+id.String(), err)
@@ -125,18 +122,6 @@ func strayReplies(s *conform.Session, after int) string {
 	return strings.Join(out, ", ")
 }
 
-func dedupe(in []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // BASE-METHOD-UNKNOWN-01 — JSON-RPC 2.0 §5.1.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-METHOD-UNKNOWN-01", Title: "an unknown method is answered with -32601",
@@ -158,7 +143,7 @@ var _ = conform.Register(conform.Check{
 	Source: `2026-07-28/basic/index.mdx (Responses): "The result MUST include a resultType field to indicate the type of the result."; "The set of supported ResultType values MUST be created from the set defined in the core protocol and include any additional values of supported extensions that are advertised via capabilities."`,
 	Run: func(t *conform.T) conform.Verdict {
 		_, extensions := t.Session().Capabilities()["extensions"]
-		var bad []string
+		var bad conform.Findings
 		n, ext := 0, 0
 		for _, r := range modern.Replies(t) {
 			if r.Msg.Kind != wire.KindResult {
@@ -170,23 +155,23 @@ var _ = conform.Register(conform.Check{
 			var rt string
 			switch {
 			case obj == nil:
-				bad = append(bad, fmt.Sprintf("%s (%s): the result is not an object", r.Where, r.Method))
+				bad.Fail(fmt.Sprintf("%s (%s): the result is not an object", r.Where, r.Method))
 			case !ok:
-				bad = append(bad, fmt.Sprintf("%s (%s): no resultType", r.Where, r.Method))
+				bad.Fail(fmt.Sprintf("%s (%s): no resultType", r.Where, r.Method))
 			case json.Unmarshal(raw, &rt) != nil:
-				bad = append(bad, fmt.Sprintf("%s (%s): resultType %s is not a string", r.Where, r.Method, conform.Clip(string(raw), 40)))
+				bad.Fail(fmt.Sprintf("%s (%s): resultType %s is not a string", r.Where, r.Method, conform.Clip(string(raw), 40)))
 			case contains(coreResultTypes, rt):
 			case extensions:
 				ext++ // a value an advertised extension may define
 			default:
-				bad = append(bad, fmt.Sprintf("%s (%s): resultType %q is not a core value and the server advertises no extension", r.Where, r.Method, rt))
+				bad.Fail(fmt.Sprintf("%s (%s): resultType %q is not a core value and the server advertises no extension", r.Where, r.Method, rt))
 			}
 		}
 		switch {
 		case n == 0:
 			return conform.Skip(reports.NotExercised, "no result was received in this revision's sessions")
-		case len(bad) > 0:
-			return conform.Violation(`resultType "complete", "input_required" or an advertised extension's value in every result`, fmt.Sprintf("%d of %d results: %s", len(bad), n, conform.JoinAtMost(bad, 3)))
+		case bad.Failed():
+			return bad.Violation(fmt.Sprintf(`resultType "complete", "input_required" or an advertised extension's value in every result (%d of %d break it)`, bad.Count(), n))
 		case ext > 0:
 			return conform.Pass("%d results with a resultType; %d with a non-core value, the server advertises capabilities.extensions", n, ext)
 		}
@@ -210,19 +195,20 @@ var _ = conform.Register(conform.Check{
 	Source: `2026-07-28/basic/index.mdx (Error Codes): "Implementations MUST NOT emit any code from this sub-range that is not defined by this specification" (-32020 to -32099); "Implementations of this protocol version MUST NOT emit these codes: -32002 … -32042"; for -32000 to -32019 "new implementations SHOULD NOT use codes from this sub-range at all" (WARN)`,
 	Run: func(t *conform.T) conform.Verdict {
 		errs := modern.Errors(t)
-		var bad, legacy []string
+		var bad conform.Findings
+		var legacy conform.Findings
 		for _, e := range errs {
 			if rule, p := modern.CodeProblem(e.Code, e.Data); rule == "range" {
-				bad = append(bad, e.Where+": "+p)
+				bad.Fail(e.Where + ": " + p)
 			} else if e.Code <= -32000 && e.Code >= -32019 {
-				legacy = append(legacy, fmt.Sprintf("%s: %d", e.Where, e.Code))
+				legacy.Warn(fmt.Sprintf("%s: %d", e.Where, e.Code))
 			}
 		}
 		switch {
-		case len(bad) > 0:
-			return conform.Violation("only error codes 2026-07-28 allocates", conform.JoinAtMost(bad, 3))
-		case len(legacy) > 0:
-			return conform.Warn("no code of the legacy sub-range -32000…-32019 (SHOULD NOT for new implementations)", conform.JoinAtMost(legacy, 3))
+		case bad.Failed():
+			return bad.Violation("only error codes 2026-07-28 allocates")
+		case legacy.Warned():
+			return legacy.Warning("no code of the legacy sub-range -32000…-32019 (SHOULD NOT for new implementations)")
 		case len(errs) == 0:
 			return conform.Skip(reports.NotExercised, "no JSON-RPC error message was received in this revision's sessions")
 		}
@@ -256,7 +242,8 @@ var _ = conform.Register(conform.Check{
 // judgeInvalidParams wants -32602 for each probe; the first (params "abc", not a
 // structured value) may also get -32600.
 func judgeInvalidParams(probes []toolcall.Probe) conform.Verdict {
-	var problems, notes []string
+	var problems conform.Findings
+	var notes []string
 	for i, p := range probes {
 		switch {
 		case p.R.Kind == toolcall.KindNone:
@@ -265,13 +252,13 @@ func judgeInvalidParams(probes []toolcall.Probe) conform.Verdict {
 		case i == 0 && p.R.Kind == toolcall.KindRPCError && p.R.Code == wire.CodeInvalidRequest:
 			notes = append(notes, p.Label+" got -32600, which JSON-RPC §4.2 allows (params must be a structured value)")
 		case p.R.Kind == toolcall.KindResult:
-			problems = append(problems, p.Label+": a result "+conform.Clip(string(p.R.Raw), 160)+" (the params were not checked)")
+			problems.Fail(p.Label + ": a result " + conform.Clip(string(p.R.Raw), 160) + " (the params were not checked)")
 		default:
-			problems = append(problems, p.Label+": "+p.R.Desc)
+			problems.Fail(p.Label + ": " + p.R.Desc)
 		}
 	}
-	if len(problems) > 0 {
-		return conform.Violation("JSON-RPC error -32602 for structurally wrong params", strings.Join(problems, "; "))
+	if problems.Failed() {
+		return problems.Violation("JSON-RPC error -32602 for structurally wrong params")
 	}
 	if len(notes) > 0 {
 		return conform.Note("%s", strings.Join(notes, "; ")+"; the others got -32602")

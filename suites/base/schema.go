@@ -17,7 +17,7 @@ var _ = conform.Register(conform.Check{
 	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `{rev}/basic/index.mdx (Schema): the TypeScript schema (and its JSON twin, schema/<rev>/schema.json) is "the source of truth for all protocol messages and structures". In 2024-11-05 and 2025-03-26 a content block whose type is outside the revision's union is judged at LIFE-VERSION-RESPECT-01's level there, SHOULD (CONTENT-UNKNOWN-TYPE-01): WARN`,
 	Run: func(t *conform.T) conform.Verdict {
-		var problems []string
+		var problems conform.Findings
 		var findings []conform.SchemaFinding
 		total := 0
 		for _, s := range t.Sessions() {
@@ -25,14 +25,14 @@ var _ = conform.Register(conform.Check{
 			total += n
 			findings = append(findings, fs...)
 			for _, f := range fs {
-				problems = append(problems, fmt.Sprintf("%s #%d %s", f.Session, f.Seq, f.Problem))
+				problems.Fail(fmt.Sprintf("%s #%d %s", f.Session, f.Seq, f.Problem))
 			}
 		}
-		if len(problems) > 0 && t.Rev.Before("2025-06-18") && onlyContentTypeLeaks(findings) {
-			return conform.Warn("every message valid under the "+t.Rev.Name+" schema (content types outside its union: SHOULD in this revision)", conform.JoinAtMost(problems, 5))
+		if problems.Failed() && t.Rev.Before("2025-06-18") && onlyContentTypeLeaks(findings) {
+			return problems.FailAsWarning("every message valid under the " + t.Rev.Name + " schema (content types outside its union: SHOULD in this revision)")
 		}
-		if len(problems) > 0 {
-			return conform.Violation("every message valid under the "+t.Rev.Name+" schema", conform.JoinAtMost(problems, 5))
+		if problems.Failed() {
+			return problems.Violation("every message valid under the " + t.Rev.Name + " schema")
 		}
 		if total == 0 {
 			return conform.Skip(reports.NotExercised, "no message with a schema definition was received")

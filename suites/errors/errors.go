@@ -19,7 +19,7 @@ var _ = conform.Register(conform.Check{
 	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupErr, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `2026-07-28/basic/index.mdx (Error Codes): implementations "MUST use defined codes only with their specified meanings"; schema MissingRequiredClientCapabilityError: data.requiredCapabilities required; UnsupportedProtocolVersionError: data.supported and data.requested required; each "For HTTP, the response status code MUST be 400 Bad Request."`,
 	Run: func(t *conform.T) conform.Verdict {
-		var bad []string
+		var bad conform.Findings
 		n := 0
 		for _, e := range modern.Errors(t) {
 			if e.Code > conform.CodeHeaderMismatch || e.Code < conform.CodeUnsupportedVersion {
@@ -27,18 +27,18 @@ var _ = conform.Register(conform.Check{
 			}
 			n++
 			if rule, p := modern.CodeProblem(e.Code, e.Data); rule == "meaning" {
-				bad = append(bad, e.Where+": "+p)
+				bad.Fail(e.Where + ": " + p)
 			}
 			switch {
 			case e.HTTP:
-				bad = append(bad, fmt.Sprintf("%s: %d came in a 2xx reply or stream, not with HTTP 400", e.Where, e.Code))
+				bad.Fail(fmt.Sprintf("%s: %d came in a 2xx reply or stream, not with HTTP 400", e.Where, e.Code))
 			case e.Status != 0 && e.Status != 400:
-				bad = append(bad, fmt.Sprintf("%s: %d came with HTTP %d, not 400", e.Where, e.Code, e.Status))
+				bad.Fail(fmt.Sprintf("%s: %d came with HTTP %d, not 400", e.Where, e.Code, e.Status))
 			}
 		}
 		switch {
-		case len(bad) > 0:
-			return conform.Violation("-32020/-32021/-32022 with their data, over HTTP with status 400", conform.JoinAtMost(bad, 3))
+		case bad.Failed():
+			return bad.Violation("-32020/-32021/-32022 with their data, over HTTP with status 400")
 		case n == 0:
 			return conform.Skip(reports.NotExercised, "no -32020, -32021 or -32022 error was received in this revision's sessions")
 		}
@@ -118,7 +118,9 @@ var _ = conform.Register(conform.Check{
 // judgeIsErrorContent checks the content of every isError:true result seen;
 // called says whether the fixture was called, fixture what became of it.
 func judgeIsErrorContent(calls []toolcall.SeenCall, called bool, fixture string) conform.Verdict {
-	var problems, textless, seen []string
+	var problems conform.Findings
+	var textless conform.Findings
+	var seen []string
 	for _, c := range calls {
 		if !c.IsError() {
 			continue
@@ -130,11 +132,11 @@ func judgeIsErrorContent(calls []toolcall.SeenCall, called bool, fixture string)
 		}
 		switch {
 		case !ok:
-			problems = append(problems, c.Label()+": no content member")
+			problems.Fail(c.Label() + ": no content member")
 		case json.Unmarshal(raw, &blocks) != nil || string(raw) == "null":
-			problems = append(problems, fmt.Sprintf("%s: content is %s, not an array", c.Label(), conform.Clip(string(raw), 60)))
+			problems.Fail(fmt.Sprintf("%s: content is %s, not an array", c.Label(), conform.Clip(string(raw), 60)))
 		case !hasText(blocks):
-			textless = append(textless, fmt.Sprintf("%s: %d content blocks, none of type text", c.Label(), len(blocks)))
+			textless.Warn(fmt.Sprintf("%s: %d content blocks, none of type text", c.Label(), len(blocks)))
 		}
 	}
 	switch {
@@ -142,10 +144,10 @@ func judgeIsErrorContent(calls []toolcall.SeenCall, called bool, fixture string)
 		return conform.Skip(reports.NeedsFixture, "%s", "no isError:true result was seen; "+fixture)
 	case len(seen) == 0:
 		return conform.Skip(reports.NotExercised, "%s", "no isError:true result was seen: "+fixture)
-	case len(problems) > 0:
-		return conform.Violation("a content array in every isError:true result", strings.Join(problems, "; "))
-	case len(textless) > 0:
-		return conform.Warn("a text block describing the failure in every isError:true result (derived from the spec's example)", strings.Join(textless, "; "))
+	case problems.Failed():
+		return problems.Violation("a content array in every isError:true result")
+	case textless.Warned():
+		return textless.Warning("a text block describing the failure in every isError:true result (derived from the spec's example)")
 	}
 	return conform.Pass("%s", fmt.Sprintf("%d isError:true results, each with a content array holding a text block: %s", len(seen), conform.Clip(strings.Join(seen, ", "), 240)))
 }
@@ -187,7 +189,8 @@ var _ = conform.Register(conform.Check{
 // judgeIsErrorStruct notes how isError:true results of tools with an outputSchema
 // relate to the schema; it never fails.
 func judgeIsErrorStruct(calls []toolcall.SeenCall, schemas map[string]json.RawMessage, dialect string) conform.Verdict {
-	var seen, textless []string
+	var textless conform.Findings
+	var seen []string
 	for _, c := range calls {
 		schema, ok := schemas[c.Name]
 		if !ok || !c.IsError() {
@@ -198,14 +201,14 @@ func judgeIsErrorStruct(calls []toolcall.SeenCall, schemas map[string]json.RawMe
 			Type string `json:"type"`
 		}
 		if json.Unmarshal(c.Result["content"], &blocks) != nil || !hasText(blocks) {
-			textless = append(textless, c.Label())
+			textless.Warn("no text block in " + c.Label())
 		}
 	}
 	if len(seen) == 0 {
 		return conform.Skip(reports.NotExercised, "%s", "no isError:true result of a tool with an outputSchema was seen in this revision's sessions")
 	}
-	if len(textless) > 0 {
-		return conform.Warn("the failure explained in a text block of every isError:true result (such a result is exempt from the outputSchema)", "no text block in "+strings.Join(textless, "; "))
+	if textless.Warned() {
+		return textless.Warning("the failure explained in a text block of every isError:true result (such a result is exempt from the outputSchema)")
 	}
 	return conform.Note("%s", fmt.Sprintf("%d isError:true results of tools with an outputSchema, not held to it (the MUST covers structured results only): %s", len(seen), strings.Join(seen, "; ")))
 }

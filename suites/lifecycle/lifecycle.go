@@ -221,7 +221,7 @@ var _ = conform.Register(conform.Check{
 })
 
 func runCapsHonest(t *conform.T) conform.Verdict {
-	var found []string
+	var found conform.Findings
 	received, sessions := 0, 0
 	for _, s := range t.Sessions() {
 		sessions++
@@ -235,12 +235,12 @@ func runCapsHonest(t *conform.T) conform.Verdict {
 				continue
 			}
 			if capName, ok := defClientFeatureMethods[e.Msg.Method]; ok {
-				found = append(found, fmt.Sprintf("%s #%d: %s (needs the client's %s capability)", s.Label, e.Seq, e.Msg.Method, capName))
+				found.Fail(fmt.Sprintf("%s #%d: %s (needs the client's %s capability)", s.Label, e.Seq, e.Msg.Method, capName))
 			}
 		}
 	}
-	if len(found) > 0 {
-		return conform.Violation("no sampling/createMessage, elicitation/create or roots/list request: the client declared capabilities {}", conform.JoinAtMost(found, 5))
+	if found.Failed() {
+		return found.Violation("no sampling/createMessage, elicitation/create or roots/list request: the client declared capabilities {}")
 	}
 	return conform.Note("none seen in %d messages received in %d session(s); this proves absence only in the traffic seen", received, sessions)
 }

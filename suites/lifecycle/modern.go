@@ -76,7 +76,7 @@ var _ = conform.Register(conform.Check{
 	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
 	Source: `2026-07-28/basic/index.mdx (_meta): "Servers SHOULD include the following io.modelcontextprotocol/* field in every result's _meta, unless specifically configured not to do so" — io.modelcontextprotocol/serverInfo, an Implementation`,
 	Run: func(t *conform.T) conform.Verdict {
-		var bad []string
+		var bad conform.Findings
 		n := 0
 		for _, r := range modern.Replies(t) {
 			if r.Msg.Kind != wire.KindResult {
@@ -84,14 +84,14 @@ var _ = conform.Register(conform.Check{
 			}
 			n++
 			if p := serverInfoProblem(r.Msg.Result); p != "" {
-				bad = append(bad, fmt.Sprintf("%s (%s): %s", r.Where, r.Method, p))
+				bad.Fail(fmt.Sprintf("%s (%s): %s", r.Where, r.Method, p))
 			}
 		}
 		switch {
 		case n == 0:
 			return conform.Skip(reports.NotExercised, "no result was received in this revision's sessions")
-		case len(bad) > 0:
-			return conform.Violation("_meta serverInfo in every result", fmt.Sprintf("%d of %d results without it: %s", len(bad), n, conform.JoinAtMost(bad, 3)))
+		case bad.Failed():
+			return bad.Violation(fmt.Sprintf("_meta serverInfo in every result (%d of %d lack it)", bad.Count(), n))
 		}
 		return conform.Pass("%d results, each with _meta serverInfo", n)
 	},
@@ -104,9 +104,11 @@ var _ = conform.Register(conform.Check{
 	Source: `2026-07-28/basic/patterns/index.mdx: "Servers MUST NOT initiate JSON-RPC requests, and clients do not send JSON-RPC responses."`,
 	Run: func(t *conform.T) conform.Verdict {
 		reqs, n, _ := modern.ServerRequests(t, false)
+		var f conform.Findings
+		f.Fail(reqs...)
 		switch {
-		case len(reqs) > 0:
-			return conform.Violation("no server-to-client request (input is asked for with an InputRequiredResult)", fmt.Sprintf("%d request(s): %s", len(reqs), conform.JoinAtMost(reqs, 3)))
+		case f.Failed():
+			return f.Violation(fmt.Sprintf("no server-to-client request (input is asked for with an InputRequiredResult); got %d", f.Count()))
 		case n == 0:
 			return conform.Skip(reports.NotExercised, "no message was received in this revision's sessions")
 		}
@@ -125,7 +127,8 @@ var _ = conform.Register(conform.Check{
 			return conform.Errorf("%v", err)
 		}
 		method := probeMethod(s)
-		var bad, good []string
+		var bad conform.Findings
+		var good []string
 		// Each field left out in turn; the other stays, so that a dual-era server
 		// still takes the request for a modern one (either field marks it).
 		for _, key := range []string{conform.MetaProtocolVersion, conform.MetaClientCapabilities} {
@@ -140,13 +143,13 @@ var _ = conform.Register(conform.Check{
 				return conform.Silence(want, a.err)
 			}
 			if p := a.rejected(s.Kind, wire.CodeInvalidParams); p != "" {
-				bad = append(bad, fmt.Sprintf("without %s: %s", key, p))
+				bad.Fail(fmt.Sprintf("without %s: %s", key, p))
 				continue
 			}
 			good = append(good, "without "+key)
 		}
-		if len(bad) > 0 {
-			return conform.Violation("JSON-RPC error -32602 (HTTP 400) for a request missing a required _meta field", strings.Join(bad, "; "))
+		if bad.Failed() {
+			return bad.Violation("JSON-RPC error -32602 (HTTP 400) for a request missing a required _meta field")
 		}
 		return conform.Pass("%s %s: -32602 each time", method, strings.Join(good, ", "))
 	},
@@ -238,18 +241,18 @@ var _ = conform.Register(conform.Check{
 		if json.Unmarshal(raw, &ext) != nil || ext == nil {
 			return conform.Violation("capabilities.extensions an object", conform.Clip(string(raw), 80))
 		}
-		var bad []string
+		var bad conform.Findings
 		keys := slices.Sorted(maps.Keys(ext))
 		for _, k := range keys {
 			if p := extensionIDProblem(k); p != "" {
-				bad = append(bad, fmt.Sprintf("%q: %s", k, p))
+				bad.Fail(fmt.Sprintf("%q: %s", k, p))
 			}
 			if v := strings.TrimSpace(string(ext[k])); v == "" || v[0] != '{' {
-				bad = append(bad, fmt.Sprintf("%q: the value %s is not an object", k, conform.Clip(v, 40)))
+				bad.Fail(fmt.Sprintf("%q: the value %s is not an object", k, conform.Clip(v, 40)))
 			}
 		}
-		if len(bad) > 0 {
-			return conform.Violation("prefixed extension identifiers with settings objects", conform.JoinAtMost(bad, 3))
+		if bad.Failed() {
+			return bad.Violation("prefixed extension identifiers with settings objects")
 		}
 		return conform.Pass("extensions %s", strings.Join(keys, ", "))
 	},
@@ -363,7 +366,7 @@ var _ = conform.Register(conform.Check{
 		if !ok {
 			return conform.Skip(reports.NotExercised, "tools/list did not complete (TOOLS-LIST rows judge it)")
 		}
-		var bad []string
+		var bad conform.Findings
 		fixture := ""
 		if v := fixtureTool(t, toolRequiresElicitation); v == nil {
 			// Undeclared, declared, undeclared again: only a server that refuses the
@@ -383,11 +386,11 @@ var _ = conform.Register(conform.Check{
 			}
 			switch {
 			case !refused[0] && earlier.refusedWithout():
-				bad = append(bad, toolRequiresElicitation+" with clientCapabilities {} succeeded, though the same request was refused earlier in this session, before other requests declared elicitation: the server used an earlier request's capabilities")
+				bad.Fail(toolRequiresElicitation + " with clientCapabilities {} succeeded, though the same request was refused earlier in this session, before other requests declared elicitation: the server used an earlier request's capabilities")
 			case !refused[0]:
 				fixture = "; " + toolRequiresElicitation + " is not refused without elicitation, so it cannot show remembered capabilities"
 			case !refused[2]:
-				bad = append(bad, toolRequiresElicitation+" with clientCapabilities {} was refused, then succeeded right after a call that declared elicitation: the server used the earlier request's capabilities")
+				bad.Fail(toolRequiresElicitation + " with clientCapabilities {} was refused, then succeeded right after a call that declared elicitation: the server used the earlier request's capabilities")
 			default:
 				fixture = "; " + toolRequiresElicitation + " without elicitation still refused after a call that declared it"
 			}
@@ -408,10 +411,10 @@ var _ = conform.Register(conform.Check{
 			return conform.Skip(reports.NotExercised, "the second tools/list did not complete")
 		}
 		if !slices.Equal(before, after) {
-			bad = append(bad, fmt.Sprintf("tools/list with the same _meta changed after requests that declared other capabilities: before %s, after %s", conform.Clip(strings.Join(before, ","), 120), conform.Clip(strings.Join(after, ","), 120)))
+			bad.Fail(fmt.Sprintf("tools/list with the same _meta changed after requests that declared other capabilities: before %s, after %s", conform.Clip(strings.Join(before, ","), 120), conform.Clip(strings.Join(after, ","), 120)))
 		}
-		if len(bad) > 0 {
-			return conform.Violation("every request served from its own _meta alone", strings.Join(bad, "; "))
+		if bad.Failed() {
+			return bad.Violation("every request served from its own _meta alone")
 		}
 		where := "within the column's one stdio process"
 		if s.Kind != "stdio" {

@@ -141,7 +141,7 @@ var _ = conform.Register(conform.Check{
 		} else if v.Status != reports.Skip {
 			return *v
 		}
-		var bad []string
+		var bad conform.Findings
 		n := 0
 		for _, r := range modern.Replies(t) {
 			var rt struct {
@@ -151,11 +151,11 @@ var _ = conform.Register(conform.Check{
 				continue
 			}
 			n++
-			bad = append(bad, inputRequiredProblems(t.Rev, r)...)
+			bad.Fail(inputRequiredProblems(t.Rev, r)...)
 		}
 		switch {
-		case len(bad) > 0:
-			return conform.Violation("input_required results that follow the MRTR rules", conform.JoinAtMost(bad, 3))
+		case bad.Failed():
+			return bad.Violation("input_required results that follow the MRTR rules")
 		case n == 0 && fixture == "":
 			return conform.Skip(reports.NeedsFixture, "no input_required result was seen and the fixture tool %s is not callable", toolElicitation)
 		case n == 0:

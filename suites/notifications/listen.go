@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
@@ -38,15 +37,19 @@ func lsJudgeAck(t *conform.T, sub *conform.Subscription, msgs []wire.Entry) conf
 	if err := json.Unmarshal(first.Msg.Params, &params); err != nil || params.Notifications == nil {
 		return conform.Violation("an acknowledgement whose notifications object lists the honoured subset of the filter", "params.notifications is absent or not an object")
 	}
-	var extra []string
+	names := make([]string, 0, len(params.Notifications))
 	for k := range params.Notifications {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var extra conform.Findings
+	for _, k := range names {
 		if _, asked := sub.Filter[k]; !asked {
-			extra = append(extra, k)
+			extra.Fail("it also names " + k)
 		}
 	}
-	if len(extra) > 0 {
-		sort.Strings(extra)
-		return conform.Violation("an acknowledged filter that is a subset of the one requested", "it also names "+strings.Join(extra, ", "))
+	if extra.Failed() {
+		return extra.Violation("an acknowledged filter that is a subset of the one requested")
 	}
 	return conform.Pass("%s arrived first (entry #%d), tagged with subscription id %s, honouring %s", conform.MethodAcknowledged, first.Seq, sub.ID, conform.Clip(string(first.Msg.Params), 200))
 }
@@ -179,8 +182,11 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(out) > 0 {
-			return conform.Violation(ctListChanged+" only on the listen stream that asked for it",
-				fmt.Sprintf("%s arrived outside subscription %s: %s", ctListChanged, sub.ID, strings.Join(out, ", ")))
+			var f conform.Findings
+			for _, o := range out {
+				f.Fail(fmt.Sprintf("%s arrived outside subscription %s: %s", ctListChanged, sub.ID, o))
+			}
+			return f.Violation(ctListChanged + " only on the listen stream that asked for it")
 		}
 		added, removed := ctNameDiff(before, after)
 		change := fmt.Sprintf("tools/list before and after: %s", ctDiffText(added, removed, len(before.Tools)))

@@ -111,7 +111,7 @@ func judgeFollow(v view, validate func(json.RawMessage) error) conform.Verdict {
 	if !v.multiPage() {
 		return conform.Skip(reports.NotExercised, "%s", onePage)
 	}
-	var problems []string
+	var problems conform.Findings
 	for i, p := range v.pages[1:] {
 		n := i + 2
 		want := fmt.Sprintf("page %d: a ListToolsResult for %s, which the server issued", n, cursorLabel(p))
@@ -119,17 +119,17 @@ func judgeFollow(v view, validate func(json.RawMessage) error) conform.Verdict {
 		case p.Err != nil:
 			return conform.Silence(want, p.Err)
 		case p.Resp.IsError():
-			problems = append(problems, fmt.Sprintf("page %d (%s): %s", n, cursorLabel(p), conform.Describe(p.Resp, nil)))
+			problems.Fail(fmt.Sprintf("page %d (%s): %s", n, cursorLabel(p), conform.Describe(p.Resp, nil)))
 		case p.Result == nil:
-			problems = append(problems, fmt.Sprintf("page %d (%s): %s", n, cursorLabel(p), describePage(p)))
+			problems.Fail(fmt.Sprintf("page %d (%s): %s", n, cursorLabel(p), describePage(p)))
 		default:
 			if err := validate(p.Resp.Result); err != nil {
-				problems = append(problems, fmt.Sprintf("page %d (%s): %v", n, cursorLabel(p), err))
+				problems.Fail(fmt.Sprintf("page %d (%s): %v", n, cursorLabel(p), err))
 			}
 		}
 	}
-	if len(problems) > 0 {
-		return conform.Violation("every cursor the server issued answered with a valid ListToolsResult", strings.Join(problems, "; "))
+	if problems.Failed() {
+		return problems.Violation("every cursor the server issued answered with a valid ListToolsResult")
 	}
 	return conform.Pass("%s", fmt.Sprintf("%d follow-up pages, each a valid ListToolsResult", len(v.pages)-1))
 }
@@ -195,7 +195,8 @@ func judgeStable(probes []stableProbe) conform.Verdict {
 	if len(probes) == 0 {
 		return conform.Skip(reports.NotExercised, "%s", "no cursor other than \"\" led to a valid page, so no cursor could be requested again")
 	}
-	var problems, asked []string
+	var problems conform.Findings
+	var asked []string
 	for _, pr := range probes {
 		label := fmt.Sprintf("cursor %q", conform.Clip(pr.cursor, 80))
 		switch {
@@ -209,16 +210,16 @@ func judgeStable(probes []stableProbe) conform.Verdict {
 			return conform.Skip(reports.NotExercised, "%s", "the tool list changed since the walk and "+label+" is no longer accepted ("+describePage(pr.first)+"); stability needs an unchanged list")
 		}
 		if d := samePage(pr.first, pr.second); d != "" {
-			problems = append(problems, label+" requested twice: "+d)
+			problems.Fail(label + " requested twice: " + d)
 		} else if pr.walk != nil {
 			if d := samePage(*pr.walk, pr.first); d != "" {
-				problems = append(problems, label+" during the walk and again: "+d)
+				problems.Fail(label + " during the walk and again: " + d)
 			}
 		}
 		asked = append(asked, label)
 	}
-	if len(problems) > 0 {
-		return conform.Violation("the same page each time a cursor is requested on an unchanged list", strings.Join(problems, "; "))
+	if problems.Failed() {
+		return problems.Violation("the same page each time a cursor is requested on an unchanged list")
 	}
 	return conform.Pass("%s", strings.Join(asked, " and ")+" gave the same page during the walk and twice more")
 }
@@ -255,8 +256,8 @@ func judgeNoDup(v view, changed bool) conform.Verdict {
 	case changed:
 		return conform.Skip(reports.NotExercised, "%s", "the tool list changed during the walk (notifications/tools/list_changed), so a repeated tool may have moved")
 	}
-	if d := duplicates(v.pages); len(d) > 0 {
-		return conform.Violation("each tool on one page only", strings.Join(d, "; "))
+	if d := duplicates(v.pages); d.Failed() {
+		return d.Violation("each tool on one page only")
 	}
 	total := 0
 	for _, p := range v.pages {
@@ -391,7 +392,7 @@ var _ = conform.Register(conform.Check{
 // judgePageCaching judges the caching members page by page and the one cacheScope
 // of the list.
 func judgePageCaching(v view) conform.Verdict {
-	var problems []string
+	var problems conform.Findings
 	first, firstAt := "", 0
 	judged := 0
 	for i, p := range v.pages {
@@ -401,18 +402,18 @@ func judgePageCaching(v view) conform.Verdict {
 		judged++
 		scope, probs := toolkit.CacheHints(p.Result)
 		if len(probs) > 0 {
-			problems = append(problems, fmt.Sprintf("page %d (%s): %s", i+1, cursorLabel(p), strings.Join(probs, ", ")))
+			problems.Fail(fmt.Sprintf("page %d (%s): %s", i+1, cursorLabel(p), strings.Join(probs, ", ")))
 		}
 		switch {
 		case scope == "":
 		case first == "":
 			first, firstAt = scope, i+1
 		case scope != first:
-			problems = append(problems, fmt.Sprintf("page %d (%s) has cacheScope %q, page %d %q", i+1, cursorLabel(p), scope, firstAt, first))
+			problems.Fail(fmt.Sprintf("page %d (%s) has cacheScope %q, page %d %q", i+1, cursorLabel(p), scope, firstAt, first))
 		}
 	}
-	if len(problems) > 0 {
-		return conform.Violation("ttlMs (an integer ≥ 0) and cacheScope on every complete page, the same cacheScope on all pages of the list", conform.JoinAtMost(problems, 5))
+	if problems.Failed() {
+		return problems.Violation("ttlMs (an integer ≥ 0) and cacheScope on every complete page, the same cacheScope on all pages of the list")
 	}
 	if judged < 2 {
 		return conform.Pass("%d page, with ttlMs and cacheScope %q (one page: no cross-page scope to compare)", judged, first)

@@ -184,10 +184,10 @@ func canonical(raw json.RawMessage) string {
 
 // duplicates lists the tool names that appear on two different pages (a repeat on
 // one page is a duplicate definition, judged by the tools suite).
-func duplicates(pages []toolkit.Page) []string {
+func duplicates(pages []toolkit.Page) *conform.Findings {
 	first := map[string]int{}
 	reported := map[string]bool{}
-	var out []string
+	out := &conform.Findings{}
 	for i, p := range pages {
 		for _, tl := range p.Tools {
 			if tl.Name == "" {
@@ -199,7 +199,7 @@ func duplicates(pages []toolkit.Page) []string {
 				first[tl.Name] = i
 			case j != i && !reported[tl.Name]:
 				reported[tl.Name] = true
-				out = append(out, fmt.Sprintf("%q on pages %d and %d", tl.Name, j+1, i+1))
+				out.Fail(fmt.Sprintf("%q on pages %d and %d", tl.Name, j+1, i+1))
 			}
 		}
 	}

@@ -314,19 +314,20 @@ func judgeInvalidArgsEither(probes []toolcall.Probe) conform.Verdict {
 	if v := firstSilent(probes, want); v != nil {
 		return *v
 	}
-	var problems, seen []string
+	var problems conform.Findings
+	var seen []string
 	for _, p := range probes {
 		switch {
 		case p.R.Kind == toolcall.KindRPCError && p.R.Code == wire.CodeInvalidParams, p.R.Kind == toolcall.KindResult && p.R.IsError:
 			seen = append(seen, p.Label+": "+p.R.Channel())
 		case p.R.Success():
-			problems = append(problems, p.Label+": "+p.R.SuccessText())
+			problems.Warn(p.Label + ": " + p.R.SuccessText())
 		default:
-			problems = append(problems, p.Label+": "+p.R.Desc)
+			problems.Warn(p.Label + ": " + p.R.Desc)
 		}
 	}
-	if len(problems) > 0 {
-		return conform.Warn(want+" for arguments that break the inputSchema", strings.Join(problems, "; "))
+	if problems.Warned() {
+		return problems.Warning(want + " for arguments that break the inputSchema")
 	}
 	return conform.Pass("%s", strings.Join(seen, "; "))
 }
@@ -338,7 +339,8 @@ func judgeInvalidArgsR4(probes []toolcall.Probe) conform.Verdict {
 	if v := firstSilent(probes, want); v != nil {
 		return *v
 	}
-	var problems, seen []string
+	var problems conform.Findings
+	var seen []string
 	protocol := false
 	for _, p := range probes {
 		switch {
@@ -348,14 +350,14 @@ func judgeInvalidArgsR4(probes []toolcall.Probe) conform.Verdict {
 			protocol = true
 			seen = append(seen, p.Label+": "+p.R.Channel())
 		case p.R.Success():
-			problems = append(problems, p.Label+": "+p.R.SuccessText())
+			problems.Fail(p.Label + ": " + p.R.SuccessText())
 		default:
-			problems = append(problems, p.Label+": "+p.R.Desc)
+			problems.Fail(p.Label + ": " + p.R.Desc)
 		}
 	}
 	switch {
-	case len(problems) > 0:
-		return conform.Violation(want, strings.Join(problems, "; "))
+	case problems.Failed():
+		return problems.Violation(want)
 	case protocol:
 		return conform.Note("%s", strings.Join(seen, "; ")+"; -32602 is accepted: tools.mdx (2025-11-25 on) asks for isError, but the 2026-07-28 schema still shows -32602 for invalid tool arguments (catalogue row TOOLS-CALL-INVALIDARGS-R4-01)")
 	}
@@ -368,21 +370,22 @@ func judgeValidate(probes []toolcall.Probe) conform.Verdict {
 	if v := firstSilent(probes, want); v != nil {
 		return *v
 	}
-	var accepted, seen []string
+	var accepted conform.Findings
+	var seen []string
 	for _, p := range probes {
 		switch {
 		case p.R.Success():
-			accepted = append(accepted, p.Label+": "+p.R.SuccessText())
+			accepted.Warn(p.Label + ": " + p.R.SuccessText())
 			continue
 		case p.R.InputRequired:
 			// Asking for input goes on with the call: the arguments were not rejected.
-			accepted = append(accepted, p.Label+": "+p.R.Desc)
+			accepted.Warn(p.Label + ": " + p.R.Desc)
 			continue
 		}
 		seen = append(seen, p.Label+": "+p.R.Channel())
 	}
-	if len(accepted) > 0 {
-		return conform.Warn(want, strings.Join(accepted, "; ")+" (a warning, not a failure: coercion cannot be told apart from a missing validation)")
+	if accepted.Warned() {
+		return accepted.Warning(want + " (a warning, not a failure: coercion cannot be told apart from a missing validation)")
 	}
 	return conform.Pass("%s", strings.Join(seen, "; "))
 }

@@ -14,7 +14,7 @@ func judgeIsErrorType(calls []toolcall.SeenCall) conform.Verdict {
 	if len(calls) == 0 {
 		return conform.Skip(reports.NotExercised, "%s", "no tools/call result was seen in this revision's sessions (a tool the suite may call — a fixture-contract tool or --call NAME — exercises this)")
 	}
-	var problems []string
+	var problems conform.Findings
 	present := 0
 	for _, c := range calls {
 		if c.IsErrorRaw == nil {
@@ -22,11 +22,11 @@ func judgeIsErrorType(calls []toolcall.SeenCall) conform.Verdict {
 		}
 		present++
 		if v := strings.TrimSpace(string(c.IsErrorRaw)); v != "true" && v != "false" {
-			problems = append(problems, fmt.Sprintf("%s: isError is %s", c.Label(), conform.Clip(string(c.IsErrorRaw), 40)))
+			problems.Fail(fmt.Sprintf("%s: isError is %s", c.Label(), conform.Clip(string(c.IsErrorRaw), 40)))
 		}
 	}
-	if len(problems) > 0 {
-		return conform.Violation("isError absent or a boolean in every tools/call result", strings.Join(problems, "; "))
+	if problems.Failed() {
+		return problems.Violation("isError absent or a boolean in every tools/call result")
 	}
 	return conform.Pass("%s", fmt.Sprintf("%d tools/call results: isError a boolean in %d, absent in the rest", len(calls), present))
 }

@@ -85,7 +85,8 @@ func realName(l *toolkit.Listing) string {
 // judgeMalformed wants -32602 for every malformed call; headerOK names the probes
 // for which the 2026-07-28 HTTP header error -32020 is an answer too.
 func judgeMalformed(probes []toolcall.Probe, headerOK map[string]bool) conform.Verdict {
-	var problems, labels, notes []string
+	var problems conform.Findings
+	var labels, notes []string
 	for _, p := range probes {
 		switch {
 		case p.R.Kind == toolcall.KindNone:
@@ -95,13 +96,13 @@ func judgeMalformed(probes []toolcall.Probe, headerOK map[string]bool) conform.V
 		case p.R.Kind == toolcall.KindRPCError && p.R.Code == conform.CodeHeaderMismatch && headerOK[p.Label]:
 			notes = append(notes, p.Label+" got -32020 (no Mcp-Name header can carry a missing or non-string name)")
 		case p.R.Success():
-			problems = append(problems, p.Label+": "+p.R.SuccessText()+" (the malformed call was dispatched)")
+			problems.Fail(p.Label + ": " + p.R.SuccessText() + " (the malformed call was dispatched)")
 		default:
-			problems = append(problems, p.Label+": "+p.R.Desc)
+			problems.Fail(p.Label + ": " + p.R.Desc)
 		}
 	}
-	if len(problems) > 0 {
-		return conform.Violation("JSON-RPC error -32602 for each tools/call that breaks the CallToolRequest schema", strings.Join(problems, "; "))
+	if problems.Failed() {
+		return problems.Violation("JSON-RPC error -32602 for each tools/call that breaks the CallToolRequest schema")
 	}
 	msg := "-32602 for " + strings.Join(labels, ", ")
 	if len(probes) < 3 {

@@ -419,12 +419,11 @@ func ctURIProblem(s string) string {
 func ctNotInRevision(t *conform.T, typ, fixture, since string) conform.Verdict {
 	l := ctExercise(t)
 	if blocks := ctOfType(ctBlocks(t), typ); len(blocks) > 0 {
-		where := make([]string, 0, len(blocks))
+		var f conform.Findings
 		for _, b := range blocks {
-			where = append(where, b.at(""))
+			f.Fail(typ + " block at " + b.at(""))
 		}
-		return conform.Violation(fmt.Sprintf("no %s block in a %s session (%s arrives in %s)", typ, t.Rev.Name, typ, since),
-			fmt.Sprintf("%d %s block%s: %s", len(blocks), typ, toolkit.Plural(len(blocks)), conform.JoinAtMost(where, 5)))
+		return f.Violation(fmt.Sprintf("no %s block in a %s session (%s arrives in %s)", typ, t.Rev.Name, typ, since))
 	}
 	o := toolkit.CallIfAllowed(t, l, fixture)
 	if o == nil {

@@ -32,7 +32,7 @@ func runToolsList(t *conform.T) conform.Verdict {
 	case first.Resp.IsError():
 		return conform.Violation("a ListToolsResult for tools/list (the server declares capabilities.tools)", conform.Describe(first.Resp, nil))
 	}
-	var problems []string
+	var problems conform.Findings
 	var notes []string
 	for i, p := range l.Pages {
 		switch {
@@ -44,11 +44,11 @@ func runToolsList(t *conform.T) conform.Verdict {
 			continue
 		}
 		if err := s.Rev.Validate("ListToolsResult", json.RawMessage(p.Resp.Result)); err != nil {
-			problems = append(problems, fmt.Sprintf("page %d: %v", i+1, err))
+			problems.Fail(fmt.Sprintf("page %d: %v", i+1, err))
 		}
 	}
-	if len(problems) > 0 {
-		return conform.Violation("every page valid as ListToolsResult under the "+s.Rev.Name+" schema", conform.JoinAtMost(problems, 5))
+	if problems.Failed() {
+		return problems.Violation("every page valid as ListToolsResult under the " + s.Rev.Name + " schema")
 	}
 	msg := fmt.Sprintf("%d page(s), %d tool(s), valid under the %s schema", len(l.Pages), len(l.Tools), s.Rev.Name)
 	if len(notes) > 0 {
@@ -74,12 +74,12 @@ var _ = conform.Register(conform.Check{
 		if v != nil {
 			return *v
 		}
-		var problems []string
+		var problems conform.Findings
 		for _, d := range l.Tools {
-			problems = append(problems, defToolProblems(d)...)
+			problems.Fail(defToolProblems(d)...)
 		}
-		if len(problems) > 0 {
-			return conform.Violation("each Tool with name (string) and inputSchema (object), description a string if present", conform.JoinAtMost(problems, 5))
+		if problems.Failed() {
+			return problems.Violation("each Tool with name (string) and inputSchema (object), description a string if present")
 		}
 		return conform.Pass("%d tool definition(s) have a string name and an object inputSchema%s", len(l.Tools), l.partial())
 	},
@@ -125,14 +125,14 @@ var _ = conform.Register(conform.Check{
 			}
 			where[d.Name] = append(where[d.Name], d.Pointer(""))
 		}
-		var dups []string
+		var dups conform.Findings
 		for _, n := range order {
 			if len(where[n]) > 1 {
-				dups = append(dups, fmt.Sprintf("%s at %s", toolkit.Quote(n), strings.Join(where[n], ", ")))
+				dups.Fail(fmt.Sprintf("high severity: a client cannot tell these tools apart: %s at %s", toolkit.Quote(n), strings.Join(where[n], ", ")))
 			}
 		}
-		if len(dups) > 0 {
-			return conform.Violation("unique tool names", "high severity: a client cannot tell these tools apart: "+conform.JoinAtMost(dups, 5))
+		if dups.Failed() {
+			return dups.Violation("unique tool names")
 		}
 		return conform.Pass("%d distinct names in %d tool(s) over %d page(s)%s", len(order), len(l.Tools), len(l.Pages), l.partial())
 	},
@@ -450,15 +450,15 @@ var _ = conform.Register(conform.Check{
 		if len(annotated) == 0 {
 			return defNone(l, "has annotations", "the fixture contract's metadata variants include a tool with all four hints")
 		}
-		var bad []string
+		var bad conform.Findings
 		for _, d := range annotated {
 			h := defDecodeHints(d.Fields["annotations"])
 			if h.ReadOnly != nil && *h.ReadOnly && h.Destructive != nil && *h.Destructive {
-				bad = append(bad, d.String())
+				bad.Fail("readOnlyHint: true with destructiveHint: true on " + d.String())
 			}
 		}
-		if len(bad) > 0 {
-			return conform.Violation("consistent hints (destructiveHint only means something when readOnlyHint is false)", "readOnlyHint: true with destructiveHint: true on "+conform.JoinAtMost(bad, 5))
+		if bad.Failed() {
+			return bad.Violation("consistent hints (destructiveHint only means something when readOnlyHint is false)")
 		}
 		return conform.Pass("%d annotated tool(s), none with readOnlyHint and destructiveHint both true", len(annotated))
 	},

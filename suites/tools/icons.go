@@ -170,7 +170,8 @@ var _ = conform.Register(conform.Check{
 		if v != nil {
 			return *v
 		}
-		var bad, notes []string
+		var bad conform.Findings
+		var notes []string
 		n := 0
 		for _, ic := range defIcons(l) {
 			if !strings.HasPrefix(strings.ToLower(ic.src), "data:") {
@@ -179,7 +180,7 @@ var _ = conform.Register(conform.Check{
 			n++
 			problem, note := defDataIcon(ic)
 			if problem != "" {
-				bad = append(bad, fmt.Sprintf("%s: %s", ic, problem))
+				bad.Fail(fmt.Sprintf("%s: %s", ic, problem))
 			}
 			if note != "" {
 				notes = append(notes, fmt.Sprintf("%s: %s", ic, note))
@@ -188,8 +189,8 @@ var _ = conform.Register(conform.Check{
 		switch {
 		case n == 0:
 			return defNone(l, "has a data: icon", "the fixture contract's metadata variants include a data: PNG icon")
-		case len(bad) > 0:
-			return conform.Violation("data: icons of strict base64 whose magic bytes match the declared image type", conform.JoinAtMost(bad, 5))
+		case bad.Failed():
+			return bad.Violation("data: icons of strict base64 whose magic bytes match the declared image type")
 		case len(notes) > 0:
 			return conform.Note("%d data: icon(s) decode and match their type; %s", n, conform.JoinAtMost(notes, 3))
 		}

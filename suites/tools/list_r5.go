@@ -15,7 +15,7 @@ import (
 
 // judgeListCacheHints judges the caching members of every page that came back.
 func judgeListCacheHints(t *conform.T, pages []toolkit.Page) conform.Verdict {
-	var problems []string
+	var problems conform.Findings
 	scopes := map[string]int{}
 	judged := 0
 	for i, p := range pages {
@@ -25,14 +25,14 @@ func judgeListCacheHints(t *conform.T, pages []toolkit.Page) conform.Verdict {
 		judged++
 		scope, probs := toolkit.CacheHints(p.Result)
 		if len(probs) > 0 {
-			problems = append(problems, fmt.Sprintf("page %d (%s): %s", i+1, listCursorLabel(p), strings.Join(probs, ", ")))
+			problems.Fail(fmt.Sprintf("page %d (%s): %s", i+1, listCursorLabel(p), strings.Join(probs, ", ")))
 		}
 		if scope != "" {
 			scopes[scope]++
 		}
 	}
-	if len(problems) > 0 {
-		return conform.Violation("resultType, ttlMs (an integer ≥ 0) and cacheScope (\"public\" or \"private\") on every complete tools/list page", conform.JoinAtMost(problems, 5))
+	if problems.Failed() {
+		return problems.Violation("resultType, ttlMs (an integer ≥ 0) and cacheScope (\"public\" or \"private\") on every complete tools/list page")
 	}
 	return conform.Pass("%d page(s) carry resultType, ttlMs and cacheScope (%s)", judged, describeScopes(scopes))
 }

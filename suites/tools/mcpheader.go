@@ -22,7 +22,7 @@ var _ = conform.Register(conform.Check{
 		if v != nil {
 			return *v
 		}
-		var problems []string
+		var problems conform.Findings
 		annotated, headers := 0, 0
 		for _, d := range l.Tools {
 			raw, ok := d.Fields["inputSchema"]
@@ -35,12 +35,12 @@ var _ = conform.Register(conform.Check{
 				headers += found
 			}
 			for _, p := range probs {
-				problems = append(problems, d.Pointer("/inputSchema")+p)
+				problems.Fail(d.Pointer("/inputSchema") + p)
 			}
 		}
 		switch {
-		case len(problems) > 0:
-			return conform.Violation("every x-mcp-header a non-empty token, unique ignoring case, on an integer, string or boolean property reached through properties only", conform.JoinAtMost(problems, 5))
+		case problems.Failed():
+			return problems.Violation("every x-mcp-header a non-empty token, unique ignoring case, on an integer, string or boolean property reached through properties only")
 		case headers == 0:
 			return conform.Skip(reports.NotExercised, "no inputSchema of %d tool(s) uses x-mcp-header%s", len(l.Tools), l.partial())
 		}

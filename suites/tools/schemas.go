@@ -27,7 +27,7 @@ var _ = conform.Register(conform.Check{
 		if v != nil {
 			return *v
 		}
-		var bad []string
+		var bad conform.Findings
 		n := 0
 		for _, d := range l.Tools {
 			schema := toolkit.Object(d.Fields["inputSchema"])
@@ -36,14 +36,14 @@ var _ = conform.Register(conform.Check{
 			}
 			n++
 			if typ, ok := toolkit.String(schema["type"]); !ok || typ != "object" {
-				bad = append(bad, fmt.Sprintf("%s: type is %s", d.Pointer("/inputSchema/type"), defDescribe(schema["type"])))
+				bad.Fail(fmt.Sprintf("%s: type is %s", d.Pointer("/inputSchema/type"), defDescribe(schema["type"])))
 			}
 		}
 		switch {
 		case n == 0:
 			return defNone(l, "has an object inputSchema", "TOOLS-DEF-01 judges the missing ones")
-		case len(bad) > 0:
-			return conform.Violation("\"type\": \"object\" at the root of every inputSchema", conform.JoinAtMost(bad, 5))
+		case bad.Failed():
+			return bad.Violation("\"type\": \"object\" at the root of every inputSchema")
 		}
 		if open := defOpenNoParams(l); len(open) > 0 && t.Rev.AtLeast("2025-11-25") {
 			return conform.Note("%d inputSchema(s) with \"type\": \"object\" at the root%s; %d parameterless tool(s) use the open form {\"type\":\"object\"}, one of the page's valid approaches (it recommends {\"type\":\"object\",\"additionalProperties\":false}): %s",

@@ -342,7 +342,8 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
 		schemas := ctOutputSchemas(l)
-		var seen, unmirrored []string
+		var unmirrored conform.Findings
+		var seen []string
 		for _, r := range ctResults(t) {
 			sc, ok := r.Structured()
 			if !ok {
@@ -351,15 +352,15 @@ var _ = conform.Register(conform.Check{
 			if _, declared := schemas[r.Tool]; !declared {
 				seen = append(seen, r.where())
 				if why := ctMirror(r, sc); why != "" {
-					unmirrored = append(unmirrored, r.where()+": "+why)
+					unmirrored.Warn(r.where() + ": " + why)
 				}
 			}
 		}
 		if len(seen) == 0 {
 			return conform.Skip(reports.NotExercised, "no result carried structuredContent from a tool without an outputSchema")
 		}
-		if len(unmirrored) > 0 {
-			return conform.Warn("structuredContent without an outputSchema also serialized in a text block", conform.JoinAtMost(unmirrored, 5))
+		if unmirrored.Warned() {
+			return unmirrored.Warning("structuredContent without an outputSchema also serialized in a text block")
 		}
 		return conform.Note("structuredContent from tools without an outputSchema (allowed): %s", conform.JoinAtMost(seen, 5))
 	},
@@ -375,21 +376,21 @@ var _ = conform.Register(conform.Check{
 
 func runStructR12(t *conform.T) conform.Verdict {
 	l := ctExercise(t)
-	var seen []string
+	var seen conform.Findings
 	for _, tl := range l.Tools {
 		if tl.Has("outputSchema") {
-			seen = append(seen, toolkit.Quote(tl.Name)+" declares an outputSchema")
+			seen.Warn(toolkit.Quote(tl.Name) + " declares an outputSchema")
 		}
 	}
 	results := ctResults(t)
 	for _, r := range results {
 		if _, ok := r.Structured(); ok {
-			seen = append(seen, r.where()+" carries structuredContent")
+			seen.Warn(r.where() + " carries structuredContent")
 		}
 	}
 	switch {
-	case len(seen) > 0:
-		return conform.Warn("no structured output in a "+t.Rev.Name+" session, which has none (tolerated as extra members, preferably absent)", conform.JoinAtMost(seen, 5))
+	case seen.Warned():
+		return seen.Warning("no structured output in a " + t.Rev.Name + " session, which has none (tolerated as extra members, preferably absent)")
 	case len(l.Pages) == 0 || l.Pages[0].Result == nil:
 		if len(results) == 0 {
 			return conform.Skip(reports.NotExercised, "no tools/list result and no tools/call result to look at")

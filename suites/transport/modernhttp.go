@@ -122,19 +122,20 @@ type h5Case struct {
 
 // h5Judge turns the cases into a verdict: any bad case is a violation of expected.
 func h5Judge(t *conform.T, expected string, cases []h5Case) conform.Verdict {
-	var bad, good, notes []string
+	var bad conform.Findings
+	var good, notes []string
 	for _, c := range cases {
 		switch {
 		case c.note != "":
 			notes = append(notes, c.what+": "+c.note)
 		case c.bad != "":
-			bad = append(bad, c.what+": "+c.bad)
+			bad.Fail(c.what + ": " + c.bad)
 		default:
 			good = append(good, c.what)
 		}
 	}
-	if len(bad) > 0 {
-		return conform.Violation(expected, strings.Join(bad, "; "))
+	if bad.Failed() {
+		return bad.Violation(expected)
 	}
 	if len(good) == 0 {
 		return conform.Skip(reports.NotExercised, "%s", strings.Join(notes, "; "))

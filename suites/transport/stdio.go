@@ -117,15 +117,12 @@ var _ = conform.Register(conform.Check{
 		case !stdio:
 			return notStdio()
 		case len(bad) > 0:
-			var kinds []string
+			var kinds conform.Findings
 			for _, l := range bad {
 				fault, _ := framingFault(l.raw)
-				kinds = append(kinds, fault+" — "+l.String())
+				kinds.Fail(fault + " — " + l.String())
 			}
-			if len(kinds) > 3 {
-				kinds = append(kinds[:3], fmt.Sprintf("and %d more", len(bad)-3))
-			}
-			return conform.Violation("each stdout line exactly one JSON value", strings.Join(kinds, "; "))
+			return kinds.Violation("each stdout line exactly one JSON value")
 		}
 		return conform.Pass("every stdout line of this revision's sessions was exactly one JSON value")
 	},
@@ -153,11 +150,13 @@ var _ = conform.Register(conform.Check{
 	Source: `2026-07-28/basic/transports/stdio.mdx: "The server MUST NOT write JSON-RPC requests to stdout."`,
 	Run: func(t *conform.T) conform.Verdict {
 		reqs, n, stdio := modern.ServerRequests(t, true)
+		var f conform.Findings
+		f.Fail(reqs...)
 		switch {
 		case !stdio:
 			return notStdio()
-		case len(reqs) > 0:
-			return conform.Violation("no JSON-RPC request on stdout", fmt.Sprintf("%d request(s): %s", len(reqs), conform.JoinAtMost(reqs, 3)))
+		case f.Failed():
+			return f.Violation(fmt.Sprintf("no JSON-RPC request on stdout; got %d", f.Count()))
 		case n == 0:
 			return conform.Skip(reports.NotExercised, "no message was read from stdout in this revision's sessions")
 		}
