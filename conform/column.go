@@ -37,7 +37,10 @@ type column struct {
 	lostErr error
 	// settled is set once the transcript-wide checks may judge: every session of the
 	// column has been brought to a provable end of traffic (settle).
-	settled   bool
+	settled bool
+	// probing is set while the transcript checks run once to make their probes
+	// (settleFor, on the column's worker): they read no transcript then.
+	probing   bool
 	announced bool
 	// why, when set, says why the column is revision-unsupported (era detection).
 	why string

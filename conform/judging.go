@@ -108,7 +108,7 @@ func (rs *runState) invoke(col *column, c *Check) (v Verdict) {
 	bound := 30 * rs.cfg.Timeout
 	ctx, cancel := context.WithTimeout(rs.ctx, bound)
 	defer cancel()
-	t := &T{Ctx: ctx, Rev: col.rev, Check: c, run: rs, col: col}
+	t := &T{Ctx: ctx, Rev: col.rev, Check: c, run: rs, col: col, probing: col.probing}
 	mark := markTranscripts(col)
 	done := make(chan Verdict, 1)
 	go func() {

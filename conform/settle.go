@@ -16,7 +16,8 @@ import (
 // verdict discarded, so that the probes they make (memoized with T.Once: a progress
 // call, a listing) all happen while the session is open and before any of them
 // judges: the judging run then reads complete transcripts, whatever the order of the
-// checks and whatever the transport.
+// checks and whatever the transport. In that probe pass the transcripts read empty
+// (T.Sessions, T.Transcript): nothing judged there is kept, so nothing is read twice.
 func (rs *runState) settleFor(col *column, list []*Check) {
 	col.mu.Lock()
 	done := col.settled
@@ -25,11 +26,13 @@ func (rs *runState) settleFor(col *column, list []*Check) {
 	if done {
 		return
 	}
+	col.probing = true
 	for _, c := range list {
 		if c.RunPhase() == PhaseTranscript {
 			_ = rs.judge(col, c)
 		}
 	}
+	col.probing = false
 	rs.settleSessions(col)
 }
 
