@@ -2,11 +2,7 @@ package suites_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -17,16 +13,8 @@ import (
 // a slice joined with ", " names the parts of one finding (the versions a server
 // supports) and is not.
 func TestEvidenceGoesThroughFindings(t *testing.T) {
-	fset := token.NewFileSet()
 	verdicts := map[string]bool{"Violation": true, "Warn": true, "Fail": true}
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return err
-		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
+	eachSource(t, func(_ string, f *ast.File, fset *token.FileSet) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok || !isSel(call.Fun, "conform", verdicts) {
@@ -40,11 +28,7 @@ func TestEvidenceGoesThroughFindings(t *testing.T) {
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // isSel reports whether e is pkg.Name with Name in names.

@@ -27,15 +27,7 @@ type registration struct {
 func registrations(t *testing.T) []registration {
 	t.Helper()
 	var out []registration
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return err
-		}
-		f, err := parser.ParseFile(fset, path, nil, 0)
-		if err != nil {
-			return err
-		}
+	eachSource(t, func(path string, f *ast.File, _ *token.FileSet) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			lit, ok := n.(*ast.CompositeLit)
 			if !ok {
@@ -69,12 +61,29 @@ func registrations(t *testing.T) []registration {
 			out = append(out, r)
 			return true
 		})
+	})
+	return out
+}
+
+// eachSource parses every non-test Go file under suites/ (the package's directory)
+// and calls fn with its path and syntax tree.
+func eachSource(t *testing.T, fn func(path string, f *ast.File, fset *token.FileSet)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		fn(path, f, fset)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
 }
 
 // One key from requirement to file: a check's ID names its catalogue row, the row

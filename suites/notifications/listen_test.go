@@ -201,15 +201,8 @@ func TestListenVerdicts(t *testing.T) {
 	conformtest.RunCases(t, cases)
 }
 
-// lsObs builds an observed session (subscribe.ObservedOf).
-func lsObs(t *testing.T, listens []wire.ID, msgs ...string) subscribe.Observed {
-	t.Helper()
-	o, err := subscribe.ObservedOf(listens, msgs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
+// lsObs builds an observed session from scripted traffic.
+var lsObs = subscribe.MustObservedOf
 
 func TestListenObservedVerdicts(t *testing.T) {
 	sub := []wire.ID{wire.NumberID(7)}

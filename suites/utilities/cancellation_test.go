@@ -9,14 +9,8 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
 )
 
-func lsObs(t *testing.T, listens []wire.ID, msgs ...string) subscribe.Observed {
-	t.Helper()
-	o, err := subscribe.ObservedOf(listens, msgs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
+// lsObs builds an observed session from scripted traffic.
+var lsObs = subscribe.MustObservedOf
 
 // CANCEL-R5-SERVER-01 over scripted traffic: a server's notifications/cancelled
 // only tears down a subscription it opened.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"testing"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
@@ -208,4 +209,15 @@ func ObservedOf(listens []wire.ID, msgs ...string) (Observed, error) {
 		o.Entries = append(o.Entries, wire.Entry{Seq: i + 1, Dir: wire.Received, Raw: []byte(raw), Msg: m, Stream: stream})
 	}
 	return o, nil
+}
+
+// MustObservedOf is ObservedOf for verdict tables: a script that does not decode
+// fails the test.
+func MustObservedOf(tb testing.TB, listens []wire.ID, msgs ...string) Observed {
+	tb.Helper()
+	o, err := ObservedOf(listens, msgs...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return o
 }
