@@ -30,24 +30,34 @@ func TestPhaseGuards(t *testing.T) {
 		}
 		return Pass("scratch")
 	}
+	fresh := func(t *T) Verdict {
+		if _, err := t.NewSession(); err != nil {
+			return Errorf("%v", err)
+		}
+		return Pass("a session of its own")
+	}
 	tests := []struct {
 		name  string
 		phase Phase
 		run   func(t *T) Verdict
 		want  reports.Status
 		msg   string
+		fresh int
 	}{
-		{"transcript read in the transcript phase", PhaseTranscript, readsAll, reports.Pass, ""},
-		{"transcript read in the clean phase", PhaseClean, readsAll, reports.Error, "only a check of phase transcript may"},
-		{"transcript read in the odd-input phase", PhaseOddInput, readsAll, reports.Error, "declares phase odd-input"},
-		{"odd input in the odd-input phase", PhaseOddInput, scratch, reports.Pass, ""},
-		{"odd input in the clean phase", PhaseClean, scratch, reports.Error, "only a check of phase odd-input may"},
+		{"transcript read in the transcript phase", PhaseTranscript, readsAll, reports.Pass, "", 0},
+		{"transcript read in the clean phase", PhaseClean, readsAll, reports.Error, "only a check of phase transcript may", 0},
+		{"transcript read in the odd-input phase", PhaseOddInput, readsAll, reports.Error, "declares phase odd-input", 0},
+		{"odd input in the odd-input phase", PhaseOddInput, scratch, reports.Pass, "", 0},
+		{"odd input in the clean phase", PhaseClean, scratch, reports.Error, "only a check of phase odd-input may", 0},
+		// A session of its own costs a process on stdio: only where declared.
+		{"a declared session of its own", PhaseClean, fresh, reports.Pass, "", 1},
+		{"an undeclared session of its own", PhaseClean, fresh, reports.Error, "declares FreshSessions: 0", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			withRegistry(t, func() {
 				c := Register(Check{ID: "ZZ-PHASE-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
-					Group: GroupBase, Phase: tc.phase, Source: "test", Run: tc.run})
+					Group: GroupBase, Phase: tc.phase, Source: "test", Run: tc.run, FreshSessions: tc.fresh})
 				if err := RegistryErr(); err != nil {
 					t.Fatal(err)
 				}

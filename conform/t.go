@@ -22,6 +22,7 @@ type T struct {
 	col     *column
 	opened  []*Session
 	barrier bool // Scratch turned the main session's barrier on
+	fresh   int  // sessions opened with NewSession
 	// probing marks the run that only makes a transcript check's probes: the
 	// transcripts read empty, and the verdict is discarded.
 	probing bool
@@ -74,6 +75,10 @@ func (t *T) Timeout() time.Duration { return t.run.cfg.Timeout }
 // README lists every check that uses it): it costs a server process on stdio. It is
 // opened when asked, never ahead of time.
 func (t *T) NewSession() (*Session, error) {
+	t.fresh++
+	if t.fresh > t.Check.FreshSessions && t.misuse == "" {
+		t.misuse = fmt.Sprintf("%s opens %d session(s) of its own (T.NewSession) and declares FreshSessions: %d", t.Check.ID, t.fresh, t.Check.FreshSessions)
+	}
 	return t.OpenSession(t.Rev.Name)
 }
 

@@ -482,6 +482,49 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 	}
 }
 
+// Flush proves that every reply the server owes for what was sent before it has
+// arrived, for probes whose reply no request id can claim (a parse error's reply
+// carries none, a notification is owed none): it sends the barrier request, waits for
+// its reply and for every POST stream to end, then BarrierGrace. enough, when set,
+// ends the wait as soon as it holds after the barrier's reply (every reply the probe
+// expects is in: no silence is left to prove). The error says why there is no proof:
+// the server went silent or the connection ended.
+func (c *Conn) Flush(ctx context.Context, enough func() bool) error {
+	ctx, cancel := context.WithTimeout(ctx, c.RequestTimeout())
+	defer cancel()
+	method := c.BarrierMethod()
+	if _, err := c.Call(ctx, method, nil); err != nil {
+		return fmt.Errorf("the barrier %s: %w", method, err)
+	}
+	if enough != nil && enough() {
+		return nil
+	}
+	if !c.awaitStreams(ctx) {
+		return fmt.Errorf("the barrier %s was answered, but the POST streams did not end: %w", method, c.flushEnd(ctx))
+	}
+	if fc, ok := c.t.(transport.FrameCounter); ok {
+		c.awaitHandled(ctx, fc.Delivered())
+	}
+	tm := time.NewTimer(BarrierGrace)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return nil
+	case <-c.readerDone:
+		return fmt.Errorf("after the barrier %s: %w: %v", method, ErrClosed, c.endReason())
+	case <-ctx.Done():
+		return fmt.Errorf("after the barrier %s: %w", method, ctx.Err())
+	}
+}
+
+// flushEnd says why waiting for the POST streams stopped.
+func (c *Conn) flushEnd(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return fmt.Errorf("%w: %v", ErrClosed, c.endReason())
+}
+
 // Notify sends a notification.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	raw, err := EncodeNotification(method, params)
@@ -559,6 +602,11 @@ func (c *Conn) take(f transport.Frame) {
 		var items []json.RawMessage
 		if err := json.Unmarshal(data, &items); err != nil {
 			c.record(Entry{Dir: Received, At: f.At, Raw: f.Data, Err: "batch: " + err.Error(), Source: f.Source, Stream: f.Stream})
+			return
+		}
+		if len(items) == 0 {
+			// No message, but the server wrote an array: the batch rules judge it.
+			c.record(Entry{Dir: Received, At: f.At, Raw: f.Data, Err: "batch: an empty array", Source: f.Source, Stream: f.Stream, InBatch: true})
 			return
 		}
 		for _, it := range items {

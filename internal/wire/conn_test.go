@@ -440,3 +440,50 @@ func TestBarrierSkippedWhenTheReplyIsIn(t *testing.T) {
 		})
 	}
 }
+
+// Flush takes a reply that no id claims when it comes before the barrier's, and says
+// why there is no proof when the barrier goes unanswered or the connection ends.
+func TestFlush(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		pingReply bool // the server answers the barrier
+		closeIt   bool // the connection ends instead
+		wantErr   error
+		wantStray bool
+	}{
+		{"the stray reply before the barrier's", true, false, nil, true},
+		{"no reply to the barrier", false, false, ErrTimeout, false},
+		{"the connection ends", false, true, ErrClosed, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := newFake(func(f *fakeTransport, msg []byte) {
+				m, err := Decode(msg)
+				switch {
+				case err != nil:
+					f.push(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`)
+				case m.Method == "ping" && tc.pingReply:
+					f.push(`{"jsonrpc":"2.0","id":` + m.ID.String() + `,"result":{}}`)
+				case m.Method == "ping" && tc.closeIt:
+					f.Close(context.Background())
+				}
+			})
+			c := NewConn(fake, Options{RequestTimeout: 300 * time.Millisecond})
+			defer c.Close(context.Background())
+			after := c.Seq()
+			if err := c.SendRaw(context.Background(), []byte(`{"jsonrpc":`)); err != nil {
+				t.Fatal(err)
+			}
+			err := c.Flush(context.Background(), nil)
+			if tc.wantErr == nil && err != nil || tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+				t.Fatalf("Flush: %v, want %v", err, tc.wantErr)
+			}
+			stray := false
+			for _, e := range c.Received(after) {
+				stray = stray || (e.Msg != nil && e.Msg.IsResponse() && e.ForMethod == "")
+			}
+			if tc.wantStray && !stray {
+				t.Errorf("the -32700 reply was not in the transcript after Flush")
+			}
+		})
+	}
+}
