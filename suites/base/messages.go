@@ -438,3 +438,277 @@ var _ = conform.Register(conform.Check{
 			fmt.Sprintf("%d server requests, each with a fresh string or integer id", f.Judged))
 	},
 })
+
+// jsonrpcRule is the sentence of every revision that makes JSON-RPC's own rules MCP's.
+const jsonrpcRule = `{rev}/basic/index.mdx: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification."`
+
+// BASE-PARSE-01 — JSON-RPC 2.0 §5 and §5.1.
+var _ = conform.Register(conform.Check{
+	ID: "BASE-PARSE-01", Title: "unparseable JSON is answered with -32700, and the server keeps serving",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	// A session of its own: a server that ends its connection on unparseable
+	// input (go-sdk does) would otherwise cost the other odd-input checks theirs.
+	FreshSessions: 1,
+	Source:        `JSON-RPC 2.0 §5: "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."; §5.1: "-32700 Parse error: Invalid JSON was received by the server."; ` + jsonrpcRule + `. Over HTTP an error status with no JSON-RPC body is the transport's answer (SHTTP-BADBODY-01 judges it): not verified here.`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, err := t.NewSession()
+		if err != nil {
+			return conform.Errorf("no session of its own for the parse-error probe: %v", err)
+		}
+		const garbage = `{"jsonrpc":"2.0","id":`
+		a := toolkit.SendStray(t, s, 1, []byte(garbage+`]`))
+		return judgeParse(a, t.Ctx.Err())
+	},
+})
+
+// judgeParse wants one -32700 reply and the server still answering the barrier.
+func judgeParse(a toolkit.StrayAnswer, cancelled error) conform.Verdict {
+	const want = `a JSON-RPC error -32700 for the line {"jsonrpc":"2.0","id":], and the server still serving`
+	codes := map[int]bool{}
+	for _, m := range a.Replies {
+		if m.Error != nil {
+			codes[m.Error.Code] = true
+		}
+	}
+	switch {
+	case cancelled != nil:
+		return conform.Errorf("not verified: %v", cancelled)
+	case a.Err != nil && len(a.Replies) == 0:
+		return conform.Violation(want, "no reply, and then "+conform.Describe(nil, a.Err))
+	case a.Err != nil:
+		return conform.Violation(want, a.Describe()+", and then "+conform.Describe(nil, a.Err))
+	case codes[wire.CodeParseError]:
+		return conform.Pass("%s; the server went on answering", a.Describe())
+	case len(a.Replies) == 0 && len(a.Refused) > 0:
+		return conform.Skip(reports.NotApplicable, "over HTTP the server refused the body with %s and no JSON-RPC error: the transport's answer, judged by SHTTP-BADBODY-01", a.Describe())
+	}
+	return conform.Violation(want, a.Describe())
+}
+
+// invalidRequests are BASE-INVALID-REQ-01's probes: JSON objects that are not valid
+// requests, each with a fresh id (%s) the server can read.
+// A message with an id and nothing else may be taken for a malformed response,
+// which no one answers: silence is a note for it, not a violation.
+var invalidRequests = []struct {
+	what, format  string
+	mayBeResponse bool
+}{
+	{`"jsonrpc":"1.0"`, `{"jsonrpc":"1.0","id":%s,"method":"%s"}`, false},
+	{"no method", `{"jsonrpc":"2.0","id":%s}`, true},
+	{"method 42", `{"jsonrpc":"2.0","id":%s,"method":42}`, false},
+}
+
+// BASE-INVALID-REQ-01 — JSON-RPC 2.0 §5 and §5.1.
+var _ = conform.Register(conform.Check{
+	ID: "BASE-INVALID-REQ-01", Title: "a JSON object that is not a valid request is answered with -32600",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	// A session of its own: a server that ends its connection on an invalid
+	// request (go-sdk does) would otherwise cost the other odd-input checks theirs.
+	FreshSessions: 1,
+	Source:        `JSON-RPC 2.0 §5: "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."; §5.1: "-32600 Invalid Request: The JSON sent is not a valid Request object."; ` + jsonrpcRule + `. Another error code is a WARN (the request was refused, with the wrong code).`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, err := t.NewSession()
+		if err != nil {
+			return conform.Errorf("no session of its own for the invalid-request probes: %v", err)
+		}
+		var probes []invalidProbe
+		for _, p := range invalidRequests {
+			raw := p.format
+			if strings.Count(raw, "%s") == 2 {
+				raw = fmt.Sprintf(raw, s.Conn.NextID().Raw(), s.Conn.BarrierMethod())
+			} else {
+				raw = fmt.Sprintf(raw, s.Conn.NextID().Raw())
+			}
+			a := toolkit.SendStray(t, s, 1, []byte(raw))
+			probes = append(probes, invalidProbe{what: p.what, a: a, mayBeResponse: p.mayBeResponse})
+			if a.Err != nil {
+				break
+			}
+		}
+		if t.Ctx.Err() != nil {
+			return conform.Errorf("not verified: %v", t.Ctx.Err())
+		}
+		return judgeInvalidRequests(probes)
+	},
+})
+
+// invalidProbe is one invalid request and what came back.
+type invalidProbe struct {
+	what          string
+	a             toolkit.StrayAnswer
+	mayBeResponse bool // no reply is a note: it may read as a malformed response
+}
+
+// judgeInvalidRequests wants -32600 for every probe: a result or no reply fails,
+// another error code warns, and a server that stopped serving fails on the probe that
+// stopped it.
+func judgeInvalidRequests(probes []invalidProbe) conform.Verdict {
+	var f conform.Findings
+	var passed []string
+	for _, p := range probes {
+		code, results := 0, 0
+		for _, m := range p.a.Replies {
+			switch {
+			case m.Error == nil:
+				results++
+			case code == 0 || m.Error.Code == wire.CodeInvalidRequest:
+				code = m.Error.Code
+			}
+		}
+		switch {
+		case results > 0:
+			f.Fail(fmt.Sprintf("%s: processed: %s", p.what, p.a.Describe()))
+		case code == wire.CodeInvalidRequest:
+			passed = append(passed, p.what)
+		case code != 0:
+			f.Warn(fmt.Sprintf("%s: refused with %s, not -32600", p.what, p.a.Describe()))
+		case len(p.a.Refused) > 0:
+			f.Warn(fmt.Sprintf("%s: refused with %s and no JSON-RPC error", p.what, p.a.Describe()))
+		case p.mayBeResponse:
+			f.Note(p.what + ": no reply (it may be taken for a malformed response, which is not answered)")
+		default:
+			f.Fail(p.what + ": no reply")
+		}
+		if p.a.Err != nil {
+			f.Fail(fmt.Sprintf("%s: then the server stopped serving: %s", p.what, conform.Describe(nil, p.a.Err)))
+		}
+	}
+	const want = "JSON-RPC error -32600 for each request object that is not valid"
+	return f.Verdict(want, want, "-32600 for each of: "+strings.Join(passed, ", "))
+}
+
+// BASE-NULL-ID-01 — {rev}/basic/index.mdx (Requests).
+var _ = conform.Register(conform.Check{
+	ID: "BASE-NULL-ID-01", Title: `a request with "id": null is refused, not processed`,
+	Level: conform.Derived, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: `{rev}/basic/index.mdx (Requests): "Unlike base JSON-RPC, the ID MUST NOT be null." (a client rule; the server's part is derived: such a message is not a valid request, so it is refused, ideally with -32600; processing it or no reply is a WARN)`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, err := t.Scratch()
+		if err != nil {
+			return conform.Errorf("no session for the null-id probe: %v", err)
+		}
+		method := s.Conn.BarrierMethod()
+		if toolkit.Declared(s) {
+			method = "tools/list"
+		}
+		params, err := json.Marshal(s.Conn.Stamp(map[string]any{}))
+		if err != nil {
+			return conform.Errorf("encode the probe's params: %v", err)
+		}
+		raw := fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"method":%q,"params":%s}`, method, params)
+		a := toolkit.SendStray(t, s, 1, []byte(raw))
+		if t.Ctx.Err() != nil {
+			return conform.Errorf("not verified: %v", t.Ctx.Err())
+		}
+		return judgeNullID(method, a)
+	},
+})
+
+// judgeNullID wants the null-id request refused: an error (ideally -32600) or an HTTP
+// error status.
+func judgeNullID(method string, a toolkit.StrayAnswer) conform.Verdict {
+	want := fmt.Sprintf(`%s with "id": null refused with an error (ideally -32600)`, method)
+	var code, results int
+	for _, m := range a.Replies {
+		if m.Error == nil {
+			results++
+		} else if code == 0 || m.Error.Code == wire.CodeInvalidRequest {
+			code = m.Error.Code
+		}
+	}
+	switch {
+	case results > 0:
+		return conform.Violation(want, "processed: "+a.Describe())
+	case code == wire.CodeInvalidRequest:
+		return conform.Pass("refused: %s", a.Describe())
+	case code != 0 || len(a.Refused) > 0:
+		return conform.Note("refused with %s; -32600 (Invalid Request) says why", a.Describe())
+	case a.Err != nil:
+		return conform.Violation(want, "no reply, and then "+conform.Describe(nil, a.Err))
+	}
+	return conform.Violation(want, a.Describe())
+}
+
+// BASE-NOTIF-NORESP-01 — {rev}/basic/index.mdx (Notifications); JSON-RPC 2.0 §4.1.
+var _ = conform.Register(conform.Check{
+	ID: "BASE-NOTIF-NORESP-01", Title: "a notification is never answered",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: `{rev}/basic/index.mdx (Notifications), from 2025-03-26: "The receiver MUST NOT send a response."; JSON-RPC 2.0 §4.1 (every revision, ` + jsonrpcRule + `): "The Server MUST NOT reply to a Notification, including those that are within a batch request."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, err := t.Scratch()
+		if err != nil {
+			return conform.Errorf("no session for the notification probe: %v", err)
+		}
+		raw, err := wire.EncodeNotification("notifications/x_conformance_probe", s.Conn.Stamp(map[string]any{}))
+		if err != nil {
+			return conform.Errorf("encode the notification: %v", err)
+		}
+		a := toolkit.SendStray(t, s, 0, raw)
+		switch {
+		case t.Ctx.Err() != nil:
+			return conform.Errorf("not verified: %v", t.Ctx.Err())
+		case len(a.Replies) > a.FromRefusals:
+			return conform.Violation("no response to the notification notifications/x_conformance_probe", a.Describe())
+		case a.Err != nil:
+			return conform.Errorf("not verified: after the notification, %s", conform.Describe(nil, a.Err))
+		case len(a.Refused) > 0:
+			return conform.Note("no JSON-RPC response on any stream; the POST was refused with %s, which the transport allows (SHTTP-POST-202-01 judges the status)", a.Describe())
+		}
+		return conform.Pass("no response to notifications/x_conformance_probe (proven by the barrier)")
+	},
+})
+
+// BASE-ERR-ID-01 — {rev}/basic/index.mdx (Error Responses); JSON-RPC 2.0 §5.
+var _ = conform.Register(conform.Check{
+	ID: "BASE-ERR-ID-01", Title: "an error reply to a request whose id could not be read has id null (absent allowed from 2025-11-25)",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
+	Source: `JSON-RPC 2.0 §5 (id): "If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null."; from 2025-11-25, {rev}/basic/index.mdx (Error Responses): "Error responses MUST include the same ID as the request they correspond to (except in error cases where the ID could not be read due a malformed request)." with id?: string | number. An error reply that answers no request is judged here (BASE-PARSE-01's and BASE-INVALID-REQ-01's probes make them); replies to the suite's own calls are BASE-RESP-ID-01's.`,
+	Run: func(t *conform.T) conform.Verdict {
+		optional := t.Rev.Has(revision.ErrorIDOptional)
+		var bad conform.Findings
+		n := 0
+		for _, s := range t.Sessions() {
+			// The ids the suite sent: true for a message that was not a valid request
+			// (its error echoes the id when the server could read it); false for a
+			// valid one, whose late reply to an abandoned call is BASE-RESP-ID-01's.
+			sent := map[string]bool{}
+			for _, e := range t.Transcript(s) {
+				switch {
+				case e.Dir == wire.Sent && e.Msg != nil && !e.Msg.ID.IsZero():
+					sent[e.Msg.ID.Key()] = e.Msg.Problem != "" || e.Msg.Kind != wire.KindRequest
+				case e.Dir != wire.Received || e.Msg == nil || e.Msg.Kind != wire.KindError || e.ForMethod != "":
+				case e.Msg.ID.IsNull():
+					n++
+				case e.Msg.ID.IsZero() && optional:
+					n++
+				case e.Msg.ID.IsZero():
+					n++
+					bad.Fail(fmt.Sprintf("%s #%d: error %d with no id (before 2025-11-25 the id member is required, null when unreadable)", s.Label, e.Seq, e.Msg.Error.Code))
+				case sent[e.Msg.ID.Key()]:
+					n++ // the id of an invalid request the server could read, echoed
+				case hasKey(sent, e.Msg.ID.Key()):
+					// A late reply to a valid request whose call was abandoned.
+				default:
+					n++
+					bad.Fail(fmt.Sprintf("%s #%d: error %d with id %s, which no message the suite sent carried", s.Label, e.Seq, e.Msg.Error.Code, e.Msg.ID))
+				}
+			}
+		}
+		want := "id null for an error whose request's id could not be read"
+		if optional {
+			want = "id null or no id for an error whose request's id could not be read"
+		}
+		switch {
+		case bad.Failed():
+			return bad.Violation(want)
+		case n == 0:
+			return conform.Skip(reports.NotExercised, "no error reply answering no request of the suite's was received in this revision's sessions")
+		}
+		return conform.Pass("%d error replies to unreadable or invalid requests, each with null, no id (allowed here) or the id the suite sent", n)
+	},
+})
+
+func hasKey(m map[string]bool, k string) bool {
+	_, ok := m[k]
+	return ok
+}

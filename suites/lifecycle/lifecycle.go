@@ -8,6 +8,7 @@ package lifecycle
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
@@ -267,3 +268,83 @@ var _ = conform.Register(conform.Check{
 		return conform.Pass("%s", msg)
 	},
 })
+
+// LIFE-INSTRUCTIONS-01 — schema InitializeResult.
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-INSTRUCTIONS-01", Title: "instructions, when the server sends them, are a string",
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
+	Source: `{rev}/schema.json InitializeResult: "instructions": {"type": "string"} ("Instructions describing how to use the server and its features."); optional (a MAY), typed when present`,
+	Run: func(t *conform.T) conform.Verdict {
+		s := t.Session()
+		if s.Init == nil || s.Init.IsError() {
+			return conform.Skip(reports.NotApplicable, "no InitializeResult to judge (see LIFE-INIT-01)")
+		}
+		raw, ok := s.InitResult["instructions"]
+		if !ok {
+			return conform.Skip(reports.NotExercised, "the InitializeResult carries no instructions (they are optional)")
+		}
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return conform.Violation("instructions as a string", "instructions "+toolkit.JSONKind(raw)+" "+conform.Clip(string(raw), 60))
+		}
+		return conform.Pass("instructions: a string of %d bytes", len(text))
+	},
+})
+
+// implExtras are the optional Implementation fields each revision added.
+var implExtras = []struct {
+	field   string
+	feature revision.Feature
+}{
+	{"title", revision.Title},
+	{"description", revision.Icons},
+	{"icons", revision.Icons},
+	{"websiteUrl", revision.Icons},
+}
+
+// LIFE-IMPL-01 — schema Implementation.
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-IMPL-01", Title: "serverInfo's optional title (2025-06-18), description, icons and websiteUrl (2025-11-25) have the schema's types",
+	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
+	Source: `{rev}/schema.json Implementation: title (string, from 2025-06-18); description (string), icons (Icon[]), websiteUrl (string, format uri) from 2025-11-25; optional (a MAY), typed when present. In 2026-07-28 serverInfo is server/discover's _meta["io.modelcontextprotocol/serverInfo"].`,
+	Run: func(t *conform.T) conform.Verdict {
+		s := t.Session()
+		info := s.ServerInfo()
+		if len(info) == 0 {
+			return conform.Skip(reports.NotApplicable, "no serverInfo to judge (see LIFE-INIT-RESULT-01)")
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(info, &obj) != nil {
+			return conform.Skip(reports.NotApplicable, "serverInfo is not an object (judged by LIFE-INIT-RESULT-01)")
+		}
+		var present []string
+		for _, x := range implExtras {
+			if _, ok := obj[x.field]; ok && t.Rev.Has(x.feature) {
+				present = append(present, x.field)
+			}
+		}
+		if len(present) == 0 {
+			return conform.Skip(reports.NotExercised, "serverInfo carries none of the optional fields of %s", t.Rev.Name)
+		}
+		var bad conform.Findings
+		if err := t.Rev.Validate("Implementation", info); err != nil {
+			bad.Fail(err.Error())
+		}
+		if raw, ok := obj["websiteUrl"]; ok && t.Rev.Has(revision.Icons) {
+			var u string
+			if json.Unmarshal(raw, &u) == nil && !absoluteURI(u) {
+				bad.Fail(fmt.Sprintf("websiteUrl %q is not an absolute URI", conform.Clip(u, 80)))
+			}
+		}
+		if bad.Failed() {
+			return bad.Violation("serverInfo valid under the " + t.Rev.Name + " schema's Implementation")
+		}
+		return conform.Pass("serverInfo's %s valid under the %s schema", strings.Join(present, ", "), t.Rev.Name)
+	},
+})
+
+// absoluteURI reports whether s is a URI with a scheme (RFC 3986 §4.3).
+func absoluteURI(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme != "" && (u.Host != "" || u.Opaque != "" || u.Path != "")
+}

@@ -213,3 +213,41 @@ var _ = conform.Register(conform.Check{
 			fmt.Sprintf("%d messages of the two subscriptions %s and %s on the one channel%s, each tagged with its own id", f.Judged, a.ID, b.ID, changed))
 	},
 })
+
+// STDIO-BATCH-R2-01 — 2025-03-26/basic/transports.mdx (stdio).
+var _ = conform.Register(conform.Check{
+	ID: "STDIO-BATCH-R2-01", Title: "a whole batch on one stdin line is accepted and each request answered",
+	Level: conform.Must, Revisions: revision.Span("R2"), Group: conform.GroupStdio, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	FreshSessions: 1, // toolkit.MixedBatch: a batch may end a server's connection
+	Source:        `2025-03-26/basic/transports.mdx (stdio): "Messages may be JSON-RPC requests, notifications, responses—or a JSON-RPC batch containing one or more requests and/or notifications."; 2025-03-26/basic/index.mdx (Batching): implementations "MUST support receiving JSON-RPC batches."`,
+	Run: func(t *conform.T) conform.Verdict {
+		if t.Session() == nil || t.Session().Kind != "stdio" {
+			return notStdio()
+		}
+		p := toolkit.MixedBatch(t)
+		if t.Ctx.Err() != nil {
+			return conform.Errorf("not verified: %v", t.Ctx.Err())
+		}
+		return p.JudgeBatch()
+	},
+})
+
+// STDIO-SINGLE-R3-01 — {rev}/basic/transports.mdx (stdio).
+var _ = conform.Register(conform.Check{
+	ID: "STDIO-SINGLE-R3-01", Title: "each stdout line is a single message, never an array",
+	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupStdio, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/transports.mdx (stdio): "Messages are individual JSON-RPC requests, notifications, or responses."; schema JSONRPCMessage has no array from 2025-06-18. A reply in an array to the array BASE-BATCH-R3-01 sends is judged there.`,
+	Run: func(t *conform.T) conform.Verdict {
+		if t.Session() == nil || t.Session().Kind != "stdio" {
+			return notStdio()
+		}
+		bad, n := toolkit.Arrays(t, true)
+		switch {
+		case bad.Failed():
+			return bad.Violation("one message per stdout line, never a JSON array")
+		case n == 0:
+			return conform.Skip(reports.NotExercised, "no stdout line was received in this revision's sessions")
+		}
+		return conform.Pass("%d stdout messages, each on its own", n)
+	},
+})

@@ -1,0 +1,138 @@
+package base
+
+import (
+	"fmt"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// The JSON-RPC batch rules: 2025-03-26 made every implementation receive batches,
+// 2025-06-18 removed them.
+
+// BASE-BATCH-R2-01 — 2025-03-26/basic/index.mdx (Batching).
+var _ = conform.Register(conform.Check{
+	ID: "BASE-BATCH-R2-01", Title: "a batch of requests and a notification is accepted and each request answered",
+	Level: conform.Must, Revisions: revision.Span("R2"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	FreshSessions: 1, // toolkit.MixedBatch: a batch may end a server's connection
+	Source:        `2025-03-26/basic/index.mdx (Batching): "MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches."; JSON-RPC 2.0 §6: "The Server should respond with an Array containing the corresponding Response objects" (replies one by one are accepted: over HTTP they may come as separate SSE events)`,
+	Run: func(t *conform.T) conform.Verdict {
+		p := toolkit.MixedBatch(t)
+		if t.Ctx.Err() != nil {
+			return conform.Errorf("not verified: %v", t.Ctx.Err())
+		}
+		return p.JudgeBatch()
+	},
+})
+
+// BASE-BATCH-R2-02 — JSON-RPC 2.0 §6; 2025-03-26/basic/transports.mdx (Sending Messages to the Server).
+var _ = conform.Register(conform.Check{
+	ID: "BASE-BATCH-R2-02", Title: "a batch of notifications gets no reply (over HTTP, 202 with no body)",
+	Level: conform.Must, Revisions: revision.Span("R2"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	FreshSessions: 1, // the Go SDK's process exits on a batch of notifications
+	Source:        `JSON-RPC 2.0 §6: "If there are no Response objects contained within the Response array as it is to be sent to the client, the server MUST NOT return an empty Array and should return nothing at all."; 2025-03-26/basic/transports.mdx (Sending Messages to the Server): "If the input consists solely of (any number of) JSON-RPC responses or notifications: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, err := t.NewSession()
+		if err != nil {
+			return conform.Errorf("no session of its own for the notification batch: %v", err)
+		}
+		const raw = `[{"jsonrpc":"2.0","method":"notifications/x_conformance_probe"},{"jsonrpc":"2.0","method":"notifications/x_conformance_probe"}]`
+		after := s.Conn.Seq()
+		a := toolkit.SendStray(t, s, 0, []byte(raw))
+		if t.Ctx.Err() != nil {
+			return conform.Errorf("not verified: %v", t.Ctx.Err())
+		}
+		const want = "nothing at all for a batch of two notifications (over HTTP: 202 Accepted, no body)"
+		var bad conform.Findings
+		for _, e := range s.Conn.Received(after) {
+			if e.InBatch && e.Msg == nil {
+				bad.Fail("an empty array")
+			}
+		}
+		for _, m := range a.Replies {
+			bad.Fail(toolkit.DescribeReply(m))
+		}
+		for _, st := range a.Accepted {
+			if st != 202 {
+				bad.Fail(fmt.Sprintf("HTTP %d", st))
+			}
+		}
+		switch {
+		case bad.Failed():
+			return bad.Violation(want)
+		case a.Err != nil && conform.Gone(a.Err):
+			return conform.Violation(want+", the server still serving (it MUST support receiving batches)", "after the batch, "+conform.Describe(nil, a.Err))
+		case a.Err != nil:
+			return conform.Errorf("not verified: after the batch, %s", conform.Describe(nil, a.Err))
+		case len(a.Refused) > 0:
+			return conform.Violation(want, "the batch was refused: "+a.Describe())
+		}
+		return conform.Pass("%s for a batch of two notifications", a.Describe())
+	},
+})
+
+// BASE-BATCH-R3-01 — 2025-06-18/changelog.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "BASE-BATCH-R3-01", Title: "a batch, removed in 2025-06-18, is refused (a WARN when processed or ignored, never a FAIL)",
+	Level: conform.Descriptive, Revisions: revision.Span("R3+"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	FreshSessions: 1, // toolkit.MixedBatch: a batch may end a server's connection
+	Source:        `2025-06-18/changelog.mdx: "Remove support for JSON-RPC batching"; {rev}/basic/transports.mdx (stdio): "Messages are individual JSON-RPC requests, notifications, or responses." How a server treats an array is not specified: refusing it (-32600 or HTTP 400) is expected; processing it, no reply, or a crash is a WARN.`,
+	Run: func(t *conform.T) conform.Verdict {
+		p := toolkit.MixedBatch(t)
+		if t.Ctx.Err() != nil {
+			return conform.Errorf("not verified: %v", t.Ctx.Err())
+		}
+		return judgeRemovedBatch(p)
+	},
+})
+
+// judgeRemovedBatch wants a batch refused as a whole: an error reply (ideally -32600)
+// or an HTTP error status, and the server still serving.
+func judgeRemovedBatch(p toolkit.BatchProbe) conform.Verdict {
+	const want = "the batch refused (JSON-RPC error -32600 or HTTP 400): batching was removed in 2025-06-18"
+	a := p.Answer
+	answered, code := 0, 0
+	for _, m := range a.Replies {
+		switch {
+		case !m.ID.IsZero() && !m.ID.IsNull() && (m.ID.Key() == p.IDs[0].Key() || m.ID.Key() == p.IDs[1].Key()):
+			if m.Error == nil {
+				answered++
+			} else if code == 0 {
+				code = m.Error.Code
+			}
+		case m.Error != nil && (code == 0 || m.Error.Code == wire.CodeInvalidRequest):
+			code = m.Error.Code
+		}
+	}
+	switch {
+	case a.Err != nil:
+		return conform.Violation(want, a.Describe()+", and then "+conform.Describe(nil, a.Err))
+	case answered > 0:
+		return conform.Violation(want, fmt.Sprintf("processed: %d of its requests answered with a result (%s)", answered, a.Describe()))
+	case code == wire.CodeInvalidRequest:
+		return conform.Pass("refused: %s", a.Describe())
+	case code != 0 || len(a.Refused) > 0:
+		return conform.Note("refused with %s; -32600 (Invalid Request) says why", a.Describe())
+	}
+	return conform.Violation(want, a.Describe())
+}
+
+// BASE-BATCH-R3-02 — {rev}/schema.ts (JSONRPCMessage).
+var _ = conform.Register(conform.Check{
+	ID: "BASE-BATCH-R3-02", Title: "the server sends no JSON array (batches were removed in 2025-06-18)",
+	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/schema.ts: JSONRPCMessage is a request, notification or response, no longer an array of them (2025-06-18/changelog.mdx: "Remove support for JSON-RPC batching"); ` + jsonrpcRule + ` and the schema's. A reply in an array to the array BASE-BATCH-R3-01 sends is judged there.`,
+	Run: func(t *conform.T) conform.Verdict {
+		bad, n := toolkit.Arrays(t, false)
+		switch {
+		case bad.Failed():
+			return bad.Violation("every message sent on its own, never inside a JSON array")
+		case n == 0:
+			return conform.Skip(reports.NotExercised, "no message was received in this revision's sessions")
+		}
+		return conform.Pass("%d messages received, none inside a JSON array", n)
+	},
+})

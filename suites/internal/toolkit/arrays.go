@@ -1,0 +1,144 @@
+package toolkit
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+)
+
+// Arrays finds the JSON arrays the server sent in this revision's sessions (on stdio
+// only, when stdioOnly): every message that came inside one, and every empty array.
+// A response inside an array that answers an array the suite sent is left out: how a
+// server treats a batch sent to it after batching was removed is another rule's
+// (BASE-BATCH-R3-01). n counts the messages received.
+func Arrays(t *conform.T, stdioOnly bool) (bad conform.Findings, n int) {
+	for _, s := range t.Sessions() {
+		if stdioOnly && s.Kind != "stdio" {
+			continue
+		}
+		batched := map[string]bool{} // ids the suite sent inside an array
+		for _, e := range t.Transcript(s) {
+			if e.Dir == wire.Sent {
+				for _, id := range arrayIDs(e.Raw) {
+					batched[id] = true
+				}
+				continue
+			}
+			n++
+			switch {
+			case !e.InBatch:
+			case e.Msg == nil:
+				bad.Fail(fmt.Sprintf("%s #%d: %s", s.Label, e.Seq, conform.Clip(string(e.Raw), 60)))
+			case e.Msg.IsResponse() && batched[e.Msg.ID.Key()]:
+			default:
+				what := e.Msg.Method
+				if what == "" {
+					what = "a response to id " + e.Msg.ID.String()
+				}
+				bad.Fail(fmt.Sprintf("%s #%d: %s inside an array", s.Label, e.Seq, what))
+			}
+		}
+	}
+	return bad, n
+}
+
+// arrayIDs lists the keys of the ids of the requests in raw when it is a JSON array.
+func arrayIDs(raw []byte) []string {
+	var items []json.RawMessage
+	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+		return nil
+	}
+	var out []string
+	for _, it := range items {
+		if m, err := wire.Decode(it); err == nil && !m.ID.IsZero() {
+			out = append(out, m.ID.Key())
+		}
+	}
+	return out
+}
+
+// BatchProbe is a batch of two requests and a notification sent as one array, and
+// what came back.
+type BatchProbe struct {
+	IDs    []wire.ID // the requests' ids
+	Answer StrayAnswer
+}
+
+// SendBatch sends [request, request, notification] as one JSON array on s: the
+// barrier method and tools/list (the barrier method again when the server declares
+// no tools), each with a fresh id, and a notification no revision defines.
+func SendBatch(t *conform.T, s *conform.Session) BatchProbe {
+	second := s.Conn.BarrierMethod()
+	if Declared(s) {
+		second = "tools/list"
+	}
+	p := BatchProbe{IDs: []wire.ID{s.Conn.NextID(), s.Conn.NextID()}}
+	var items []json.RawMessage
+	for i, method := range []string{s.Conn.BarrierMethod(), second} {
+		raw, err := wire.EncodeRequest(p.IDs[i], method, s.Conn.Stamp(map[string]any{}))
+		if err != nil {
+			p.Answer.Err = fmt.Errorf("encode %s: %w", method, err)
+			return p
+		}
+		items = append(items, raw)
+	}
+	items = append(items, json.RawMessage(`{"jsonrpc":"2.0","method":"notifications/x_conformance_probe"}`))
+	raw, err := json.Marshal(items)
+	if err != nil {
+		p.Answer.Err = fmt.Errorf("encode the batch: %w", err)
+		return p
+	}
+	p.Answer = SendStray(t, s, len(p.IDs), raw)
+	return p
+}
+
+// MixedBatch makes SendBatch's probe once per revision, on a session of its own: a
+// server that ends its connection on a batch (the Go SDK does on some) then costs no
+// other check its session. BASE-BATCH-R2-01, STDIO-BATCH-R2-01 and BASE-BATCH-R3-01
+// judge the one probe.
+func MixedBatch(t *conform.T) BatchProbe {
+	return t.Once("batch-mixed:"+t.Rev.Name, func() any {
+		s, err := t.NewSession()
+		if err != nil {
+			return BatchProbe{Answer: StrayAnswer{Err: fmt.Errorf("no session of its own for the batch probe: %w", err)}}
+		}
+		return SendBatch(t, s)
+	}).(BatchProbe)
+}
+
+// JudgeBatch wants a reply to each request of the batch, and nothing else.
+func (p BatchProbe) JudgeBatch() conform.Verdict {
+	const want = "a reply to each of the batch's two requests (as one array, or one by one), none to its notification"
+	a := p.Answer
+	got := map[string]bool{}
+	var bad, extra conform.Findings
+	for _, m := range a.Replies {
+		switch {
+		case !m.ID.IsZero() && !m.ID.IsNull() && (m.ID.Key() == p.IDs[0].Key() || m.ID.Key() == p.IDs[1].Key()):
+			got[m.ID.Key()] = true
+		default:
+			extra.Fail("also " + DescribeReply(m))
+		}
+	}
+	for _, id := range p.IDs {
+		if !got[id.Key()] {
+			bad.Fail(fmt.Sprintf("no reply to id %s", id))
+		}
+	}
+	bad.Fail(extra.Fails()...)
+	switch {
+	case a.Err != nil && len(a.Replies) == 0:
+		return conform.Violation(want, "no reply, and then "+conform.Describe(nil, a.Err))
+	case bad.Failed():
+		return bad.Violation(want)
+	case a.Err != nil:
+		return conform.Violation(want, "the replies came, and then "+conform.Describe(nil, a.Err))
+	}
+	how := "one by one"
+	if a.Arrays > 0 {
+		how = "in an array"
+	}
+	return conform.Pass("both requests of the batch answered %s; no reply to its notification", how)
+}
