@@ -29,8 +29,10 @@ type column struct {
 
 	mu       sync.Mutex
 	sessions []*Session
-	results  map[string]reports.CheckResult
-	futures  map[string]chan judged // set by startWorkers before Ginkgo runs
+	// spare is the session of the probes that may end it (T.SpareSession).
+	spare   *Session
+	results map[string]reports.CheckResult
+	futures map[string]chan judged // set by startWorkers before Ginkgo runs
 	// lostAt is the check during which the main session ended ("" while it runs):
 	// the checks after it that need a live session are not run.
 	lostAt  string

@@ -104,6 +104,33 @@ func (t *T) Scratch() (*Session, error) {
 	return s, nil
 }
 
+// SpareSession is the revision's session for probes that may end it (unparseable
+// input, invalid requests, batches): opened on first use and opened again only when
+// the server has ended it, so a server that survives such input costs one more
+// process per revision on stdio, and one that does not costs no other check its
+// session. Only odd-input checks that declare FreshSessions may use it; it is closed
+// with the column's other sessions, and its traffic is in the revision's transcript.
+func (t *T) SpareSession() (*Session, error) {
+	t.allow(PhaseOddInput, "uses the spare session (T.SpareSession)")
+	if t.Check.FreshSessions == 0 && t.misuse == "" {
+		t.misuse = fmt.Sprintf("%s uses the spare session (T.SpareSession) and declares FreshSessions: 0", t.Check.ID)
+	}
+	t.col.mu.Lock()
+	s := t.col.spare
+	t.col.mu.Unlock()
+	if s != nil && s.Conn != nil && s.Conn.Err() == nil {
+		return s, nil
+	}
+	s, err := t.run.openSession(t.Ctx, t.col, t.Rev.Name)
+	t.col.mu.Lock()
+	t.col.spare = s
+	t.col.mu.Unlock()
+	if err != nil {
+		return s, fmt.Errorf("open the spare session: %w", err)
+	}
+	return s, nil
+}
+
 // OpenSession opens a fresh session asking for any protocolVersion (for negotiation
 // probes). Its traffic counts towards this revision's transcript-wide checks. It is
 // closed when the check returns.

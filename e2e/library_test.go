@@ -32,6 +32,19 @@ func TestLibraryGoSDK(t *testing.T) {
   - id: MOD-VERSION-UNSUPPORTED-01
     revisions: [2026-07-28]
     reason: go-sdk v1.8.0 serves a stdio request for protocol version 1999-01-01
+  - id: BASE-PARSE-01
+    reason: go-sdk v1.8.0 exits on an unparseable stdin line, with no -32700
+  - id: BASE-INVALID-REQ-01
+    reason: go-sdk v1.8.0 exits on a request with jsonrpc "1.0", with no -32600
+  - id: BASE-BATCH-R2-01
+    revisions: [2025-03-26]
+    reason: go-sdk v1.8.0 exits on a 2025-03-26 batch holding a notification
+  - id: BASE-BATCH-R2-02
+    revisions: [2025-03-26]
+    reason: go-sdk v1.8.0 exits on a batch of notifications
+  - id: STDIO-BATCH-R2-01
+    revisions: [2025-03-26]
+    reason: go-sdk v1.8.0 exits on a 2025-03-26 batch holding a notification
 `)
 	result := conform.Test(t, conform.Command(gosdk), conform.Baseline(known), conform.Configure(func(c *conform.Config) {
 		for _, name := range []string{"echo", "add", "fail", "upper"} {

@@ -32,12 +32,12 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "BASE-BATCH-R2-02", Title: "a batch of notifications gets no reply (over HTTP, 202 with no body)",
 	Level: conform.Must, Revisions: revision.Span("R2"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	FreshSessions: 1, // the Go SDK's process exits on a batch of notifications
+	FreshSessions: 1, // the spare session: the Go SDK exits on a batch of notifications
 	Source:        `JSON-RPC 2.0 §6: "If there are no Response objects contained within the Response array as it is to be sent to the client, the server MUST NOT return an empty Array and should return nothing at all."; 2025-03-26/basic/transports.mdx (Sending Messages to the Server): "If the input consists solely of (any number of) JSON-RPC responses or notifications: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body."`,
 	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.NewSession()
+		s, err := t.SpareSession()
 		if err != nil {
-			return conform.Errorf("no session of its own for the notification batch: %v", err)
+			return conform.Errorf("no spare session for the notification batch: %v", err)
 		}
 		const raw = `[{"jsonrpc":"2.0","method":"notifications/x_conformance_probe"},{"jsonrpc":"2.0","method":"notifications/x_conformance_probe"}]`
 		after := s.Conn.Seq()

@@ -446,14 +446,14 @@ const jsonrpcRule = `{rev}/basic/index.mdx: "All messages between MCP clients an
 var _ = conform.Register(conform.Check{
 	ID: "BASE-PARSE-01", Title: "unparseable JSON is answered with -32700, and the server keeps serving",
 	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	// A session of its own: a server that ends its connection on unparseable
-	// input (go-sdk does) would otherwise cost the other odd-input checks theirs.
+	// The spare session: a server that ends its connection on unparseable input
+	// (go-sdk does) would otherwise cost the other odd-input checks theirs.
 	FreshSessions: 1,
 	Source:        `JSON-RPC 2.0 §5: "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."; §5.1: "-32700 Parse error: Invalid JSON was received by the server."; ` + jsonrpcRule + `. Over HTTP an error status with no JSON-RPC body is the transport's answer (SHTTP-BADBODY-01 judges it): not verified here.`,
 	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.NewSession()
+		s, err := t.SpareSession()
 		if err != nil {
-			return conform.Errorf("no session of its own for the parse-error probe: %v", err)
+			return conform.Errorf("no spare session for the parse-error probe: %v", err)
 		}
 		const garbage = `{"jsonrpc":"2.0","id":`
 		a := toolkit.SendStray(t, s, 1, []byte(garbage+`]`))
@@ -502,20 +502,20 @@ var invalidRequests = []struct {
 var _ = conform.Register(conform.Check{
 	ID: "BASE-INVALID-REQ-01", Title: "a JSON object that is not a valid request is answered with -32600",
 	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	// A session of its own: a server that ends its connection on an invalid
-	// request (go-sdk does) would otherwise cost the other odd-input checks theirs.
+	// The spare session: a server that ends its connection on an invalid request
+	// (go-sdk does) would otherwise cost the other odd-input checks theirs.
 	FreshSessions: 1,
 	Source:        `JSON-RPC 2.0 §5: "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."; §5.1: "-32600 Invalid Request: The JSON sent is not a valid Request object."; ` + jsonrpcRule + `. Another error code is a WARN (the request was refused, with the wrong code).`,
 	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.NewSession()
+		s, err := t.SpareSession()
 		if err != nil {
-			return conform.Errorf("no session of its own for the invalid-request probes: %v", err)
+			return conform.Errorf("no spare session for the invalid-request probes: %v", err)
 		}
 		var probes []invalidProbe
 		for _, p := range invalidRequests {
 			raw := p.format
 			if strings.Count(raw, "%s") == 2 {
-				raw = fmt.Sprintf(raw, s.Conn.NextID().Raw(), s.Conn.BarrierMethod())
+				raw = fmt.Sprintf(raw, s.Conn.NextID().Raw(), toolkit.AlwaysMethod(t.Rev))
 			} else {
 				raw = fmt.Sprintf(raw, s.Conn.NextID().Raw())
 			}
@@ -587,7 +587,7 @@ var _ = conform.Register(conform.Check{
 		if err != nil {
 			return conform.Errorf("no session for the null-id probe: %v", err)
 		}
-		method := s.Conn.BarrierMethod()
+		method := toolkit.AlwaysMethod(t.Rev)
 		if toolkit.Declared(s) {
 			method = "tools/list"
 		}
@@ -675,7 +675,11 @@ var _ = conform.Register(conform.Check{
 			for _, e := range t.Transcript(s) {
 				switch {
 				case e.Dir == wire.Sent && e.Msg != nil && !e.Msg.ID.IsZero():
-					sent[e.Msg.ID.Key()] = e.Msg.Problem != "" || e.Msg.Kind != wire.KindRequest
+					sent[e.Msg.ID.LooseKey()] = e.Msg.Problem != "" || e.Msg.Kind != wire.KindRequest
+				case e.Dir == wire.Sent:
+					for _, id := range toolkit.ArrayIDs(e.Raw) {
+						sent[id] = false // inside a batch: the batch rules judge its replies
+					}
 				case e.Dir != wire.Received || e.Msg == nil || e.Msg.Kind != wire.KindError || e.ForMethod != "":
 				case e.Msg.ID.IsNull():
 					n++
@@ -684,10 +688,11 @@ var _ = conform.Register(conform.Check{
 				case e.Msg.ID.IsZero():
 					n++
 					bad.Fail(fmt.Sprintf("%s #%d: error %d with no id (before 2025-11-25 the id member is required, null when unreadable)", s.Label, e.Seq, e.Msg.Error.Code))
-				case sent[e.Msg.ID.Key()]:
+				case sent[e.Msg.ID.LooseKey()]:
 					n++ // the id of an invalid request the server could read, echoed
-				case hasKey(sent, e.Msg.ID.Key()):
-					// A late reply to a valid request whose call was abandoned.
+				case hasKey(sent, e.Msg.ID.LooseKey()):
+					// A late reply to a valid request whose call was abandoned, or an id
+					// of the wrong JSON type (BASE-RESP-ID-01's finding).
 				default:
 					n++
 					bad.Fail(fmt.Sprintf("%s #%d: error %d with id %s, which no message the suite sent carried", s.Label, e.Seq, e.Msg.Error.Code, e.Msg.ID))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 )
 
@@ -18,10 +19,10 @@ func Arrays(t *conform.T, stdioOnly bool) (bad conform.Findings, n int) {
 		if stdioOnly && s.Kind != "stdio" {
 			continue
 		}
-		batched := map[string]bool{} // ids the suite sent inside an array
+		batched := map[string]bool{} // ids the suite sent inside an array (loose keys)
 		for _, e := range t.Transcript(s) {
 			if e.Dir == wire.Sent {
-				for _, id := range arrayIDs(e.Raw) {
+				for _, id := range ArrayIDs(e.Raw) {
 					batched[id] = true
 				}
 				continue
@@ -31,7 +32,7 @@ func Arrays(t *conform.T, stdioOnly bool) (bad conform.Findings, n int) {
 			case !e.InBatch:
 			case e.Msg == nil:
 				bad.Fail(fmt.Sprintf("%s #%d: %s", s.Label, e.Seq, conform.Clip(string(e.Raw), 60)))
-			case e.Msg.IsResponse() && batched[e.Msg.ID.Key()]:
+			case e.Msg.IsResponse() && batched[e.Msg.ID.LooseKey()]:
 			default:
 				what := e.Msg.Method
 				if what == "" {
@@ -44,8 +45,9 @@ func Arrays(t *conform.T, stdioOnly bool) (bad conform.Findings, n int) {
 	return bad, n
 }
 
-// arrayIDs lists the keys of the ids of the requests in raw when it is a JSON array.
-func arrayIDs(raw []byte) []string {
+// ArrayIDs lists the loose keys (wire.ID.LooseKey) of the ids in raw when it is a
+// JSON array.
+func ArrayIDs(raw []byte) []string {
 	var items []json.RawMessage
 	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
 		return nil
@@ -53,7 +55,7 @@ func arrayIDs(raw []byte) []string {
 	var out []string
 	for _, it := range items {
 		if m, err := wire.Decode(it); err == nil && !m.ID.IsZero() {
-			out = append(out, m.ID.Key())
+			out = append(out, m.ID.LooseKey())
 		}
 	}
 	return out
@@ -66,17 +68,27 @@ type BatchProbe struct {
 	Answer StrayAnswer
 }
 
-// SendBatch sends [request, request, notification] as one JSON array on s: the
-// barrier method and tools/list (the barrier method again when the server declares
-// no tools), each with a fresh id, and a notification no revision defines.
+// AlwaysMethod is the request every server of the revision's era answers: ping, or
+// server/discover in 2026-07-28 (which has no ping).
+func AlwaysMethod(rev revision.Revision) string {
+	if rev.Era == revision.Modern {
+		return "server/discover"
+	}
+	return "ping"
+}
+
+// SendBatch sends [request, request, notification] as one JSON array on s:
+// AlwaysMethod and tools/list (AlwaysMethod again when the server declares no
+// tools), each with a fresh id, and a notification no revision defines.
 func SendBatch(t *conform.T, s *conform.Session) BatchProbe {
-	second := s.Conn.BarrierMethod()
+	first := AlwaysMethod(t.Rev)
+	second := first
 	if Declared(s) {
 		second = "tools/list"
 	}
 	p := BatchProbe{IDs: []wire.ID{s.Conn.NextID(), s.Conn.NextID()}}
 	var items []json.RawMessage
-	for i, method := range []string{s.Conn.BarrierMethod(), second} {
+	for i, method := range []string{first, second} {
 		raw, err := wire.EncodeRequest(p.IDs[i], method, s.Conn.Stamp(map[string]any{}))
 		if err != nil {
 			p.Answer.Err = fmt.Errorf("encode %s: %w", method, err)
@@ -94,15 +106,15 @@ func SendBatch(t *conform.T, s *conform.Session) BatchProbe {
 	return p
 }
 
-// MixedBatch makes SendBatch's probe once per revision, on a session of its own: a
-// server that ends its connection on a batch (the Go SDK does on some) then costs no
-// other check its session. BASE-BATCH-R2-01, STDIO-BATCH-R2-01 and BASE-BATCH-R3-01
-// judge the one probe.
+// MixedBatch makes SendBatch's probe once per revision, on the spare session
+// (T.SpareSession): a server that ends its connection on a batch (the Go SDK does on
+// some) then costs no other check its session. BASE-BATCH-R2-01, STDIO-BATCH-R2-01
+// and BASE-BATCH-R3-01 judge the one probe.
 func MixedBatch(t *conform.T) BatchProbe {
 	return t.Once("batch-mixed:"+t.Rev.Name, func() any {
-		s, err := t.NewSession()
+		s, err := t.SpareSession()
 		if err != nil {
-			return BatchProbe{Answer: StrayAnswer{Err: fmt.Errorf("no session of its own for the batch probe: %w", err)}}
+			return BatchProbe{Answer: StrayAnswer{Err: fmt.Errorf("no spare session for the batch probe: %w", err)}}
 		}
 		return SendBatch(t, s)
 	}).(BatchProbe)
