@@ -188,11 +188,17 @@ func EncodeHeaderValue(v string) string {
 // requestKey is the identity of a request's POST stream: the raw id bytes, or "" for
 // a message without an id.
 func requestKey(body []byte) (key, method string) {
-	var env modernEnvelope
-	if json.Unmarshal(body, &env) != nil || len(env.ID) == 0 {
-		return "", env.Method
+	// Only the two members are decoded: a probe's malformed params must not cost
+	// its stream its key.
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
 	}
-	return string(env.ID), env.Method
+	if json.Unmarshal(body, &env) != nil {
+		return "", ""
+	}
+	_ = json.Unmarshal(env.Method, &method) // a method that is not a string has none
+	return string(env.ID), method
 }
 
 // openStream is a POST whose SSE reply is still being read.
