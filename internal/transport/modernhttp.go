@@ -78,9 +78,9 @@ func (t *StreamableHTTP) Probe(ctx context.Context, method string, h http.Header
 		return Exchange{}, fmt.Errorf("%s %s: %w", method, t.safeURL, ErrClosed)
 	}
 	defer t.wg.Done()
-	reqCtx, cancel := context.WithCancel(t.life)
-	defer cancel()
-	stop := context.AfterFunc(ctx, cancel)
+	reqCtx, cancel := context.WithCancelCause(t.life)
+	defer cancel(nil)
+	stop := context.AfterFunc(ctx, func() { cancel(nil) })
 	defer stop()
 	req, err := t.newRequest(reqCtx, method, t.url.String(), nil)
 	if err != nil {
@@ -97,6 +97,7 @@ func (t *StreamableHTTP) Probe(ctx context.Context, method string, h http.Header
 	x := t.scrubExchange(newExchange(method, resp))
 	t.record(x)
 	if mediaType(resp.Header) != "text/event-stream" {
+		defer t.bodyTimer(cancel).Stop()
 		drain(resp.Body)
 	}
 	return x, nil
