@@ -207,6 +207,20 @@ func (h *httpBase) bodyErr(ctx, reqCtx context.Context, method, target string, n
 	return fmt.Errorf("%s %s: reading the reply body: %w", method, target, asNoReply(err))
 }
 
+// skipRest skips the rest of the oversize event er last returned, keeping none of it,
+// for no longer than the transport's Timeout: a server can make an event that never
+// ends, and its stream would be read for nothing until Close. Past the bound, cancel
+// closes the stream and skipRest says so; otherwise it returns the read's error.
+func (h *httpBase) skipRest(er *eventReader, cancel context.CancelFunc) error {
+	timer := time.AfterFunc(h.timeout, cancel)
+	err := er.skipEvent()
+	if !timer.Stop() {
+		return fmt.Errorf("an SSE event over the bound of %d bytes (--max-message-bytes) went on for %s past it: the stream was closed",
+			er.max, h.timeout)
+	}
+	return err
+}
+
 // statusError reads up to 64 KiB of a non-2xx reply into an HTTPStatusError.
 func (h *httpBase) statusError(resp *http.Response) *HTTPStatusError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))

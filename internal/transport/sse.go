@@ -139,6 +139,12 @@ func (t *SSE) readStream(body io.ReadCloser, er *eventReader) {
 	defer close(t.in)
 	defer body.Close()
 	for {
+		if er.skip {
+			if err := t.skipRest(er, t.cancel); err != nil {
+				t.end(fmt.Errorf("HTTP+SSE: %w", err))
+				return
+			}
+		}
 		ev, err := er.Next()
 		if err != nil && !errors.Is(err, ErrFrameTooLarge) {
 			t.end(fmt.Errorf("HTTP+SSE: the event stream ended: %w", err))

@@ -338,8 +338,10 @@ func TestDialSSEBadURL(t *testing.T) {
 	}
 }
 
-// TestSSEUnended: on HTTP+SSE, a POST accepted with a body that never ends costs Send
-// no more than the Timeout, whatever the caller's context allows.
+// TestSSEUnended: on HTTP+SSE, an event stream whose data line never ends gives an
+// oversize frame at once and ends the transport once the rest has gone on for the
+// Timeout; a POST accepted with a body that never ends costs Send no more than the
+// Timeout, whatever the caller's context allows.
 func TestSSEUnended(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
@@ -348,6 +350,7 @@ func TestSSEUnended(t *testing.T) {
 		frameErr   error
 		transportE string // the transport ends saying this ("" it lives on)
 	}{
+		{name: "endless data line", endless: true, frameErr: ErrFrameTooLarge, transportE: "the stream was closed"},
 		{name: "POST body that never ends", postBody: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -350,6 +350,12 @@ func (t *StreamableHTTP) readStream(body io.ReadCloser, cancel context.CancelFun
 	defer body.Close()
 	er := newEventReader(body, t.limits.MaxFrame)
 	for {
+		if er.skip {
+			if err := t.skipRest(er, cancel); err != nil {
+				t.endStream(idx, err)
+				return
+			}
+		}
 		ev, err := er.Next()
 		if err != nil && !errors.Is(err, ErrFrameTooLarge) {
 			t.endStream(idx, err)

@@ -595,3 +595,57 @@ func TestStreamableUnendedBody(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamableEndlessEventLine: an SSE data line that never ends is delivered as an
+// oversize event as soon as it passes the bound, and its stream is closed once the
+// rest has gone on for the transport's Timeout, instead of being read until Close.
+func TestStreamableEndlessEventLine(t *testing.T) {
+	stopped := make(chan int64, 1) // how much the server wrote before its writes failed
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: ")
+		chunk := []byte(strings.Repeat("a", 64<<10))
+		var n int64
+		for n < 8<<30 {
+			if _, err := w.Write(chunk); err != nil {
+				break
+			}
+			w.(http.Flusher).Flush()
+			n += int64(len(chunk))
+			time.Sleep(time.Millisecond)
+		}
+		stopped <- n
+	}))
+	t.Cleanup(srv.Close)
+	tr := dialStreamable(t, srv.URL, func(c *HTTPConfig) {
+		c.Limits.MaxFrame = 256 << 10
+		c.Timeout = 300 * time.Millisecond
+	})
+	if err := tr.Send(bg(t, 10*time.Second), []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)); err != nil {
+		t.Fatal(err)
+	}
+	f := recv(t, tr.Inbound())
+	if !errors.Is(f.Err, ErrFrameTooLarge) || !strings.Contains(f.Err.Error(), "an SSE event of more than 262144 bytes") || f.Stream != "7" {
+		t.Fatalf("frame Err %v on stream %q; want an SSE event of more than 262144 bytes on stream 7", f.Err, f.Stream)
+	}
+	select {
+	case n := <-stopped:
+		t.Logf("the server wrote %d bytes before the stream was closed", n)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream was still being read after 10 s")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		x := tr.Exchanges()[0]
+		if !x.Stream.Ended.IsZero() {
+			if !strings.Contains(x.Stream.EndReason, "the stream was closed") {
+				t.Fatalf("EndReason %q", x.Stream.EndReason)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the stream is not recorded as ended")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

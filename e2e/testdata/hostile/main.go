@@ -338,6 +338,15 @@ func serveHTTP() {
 				streamLine(w, `data: {"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"tools":[],"x":"`, 60<<20, "\"}}\n\n")
 				return
 			}
+		case "sse-endless-line":
+			if req.Method == "tools/list" {
+				// One data line of 100 MiB that never ends, on a stream that stays open.
+				w.Header().Set("Content-Type", "text/event-stream")
+				streamLine(w, "data: ", 100<<20, "")
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+				return
+			}
 		case "endless-json":
 			// Every reply is a JSON body that never ends: the reply, then nothing, with
 			// the connection held open.
