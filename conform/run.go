@@ -282,7 +282,7 @@ func newTarget(cfg Config) (target, []string, error) {
 	var notes []string
 	limits := transport.Limits{MaxFrame: cfg.MaxMessageBytes}
 	proc := transport.ProcessConfig{Env: cfg.Env, Dir: cfg.Cwd, KillGrace: cfg.KillGrace, Limits: limits}
-	httpCfg := transport.HTTPConfig{Headers: cfg.Headers, Limits: limits}
+	httpCfg := transport.HTTPConfig{Headers: cfg.Headers, Limits: limits, Timeout: cfg.Timeout}
 	switch cfg.Transport {
 	case "", "stdio", "http", "sse":
 	default:

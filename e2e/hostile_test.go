@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // The hostile corpus: misbehaving servers (e2e/testdata/hostile) against which every
@@ -22,6 +24,7 @@ import (
 const (
 	maxSuiteRSSKiB    = 256 << 10
 	hostileRunTimeout = 20 * time.Second
+	hostileTimeout    = time.Second // --timeout
 	runSlack          = 5 * time.Second
 	// hostileSecret is the credential passed with --header to every HTTP case.
 	hostileSecret = "hostile-s3cr3t-0123456789"
@@ -37,7 +40,17 @@ type hostileCase struct {
 	decoy bool
 	// extra flags.
 	flags []string
+	// judged: every check gives its own verdict (none is "not run": the run did not
+	// end by its --run-timeout) and the run ends within judgedBound.
+	judged bool
+	// transcript is text a transcript of the run must contain (the evidence).
+	transcript string
 }
+
+// judgedBound is how long a judged case may take: every request of the run is
+// bounded by --timeout, and a server that makes one wait can do so at most a few
+// times in a run of this corpus' size.
+const judgedBound = 10 * hostileTimeout
 
 var hostileCases = []hostileCase{
 	{mode: "silence", code: 4, want: "no reply"},
@@ -62,7 +75,19 @@ var hostileCases = []hostileCase{
 	{mode: "http-hang", http: "http", code: 4, want: "no reply"},
 	{mode: "gzip-bomb", http: "http", code: 1, want: "a reply body of more than 8388608 bytes"},
 	{mode: "chunked-gigabyte", http: "http", code: 1, want: "a reply body of more than 8388608 bytes"},
-	{mode: "sse-huge-event", http: "http", code: 1, want: "an SSE event of 62914613 bytes exceeded the bound"},
+	{mode: "sse-huge-event", http: "http", code: 1, want: "an SSE event of more than 8388608 bytes exceeded the bound"},
+	// A data line of 100 MiB that never ends: the reply fails at once, the stream is
+	// closed after --timeout. It took 7 s and 90 MB here (48 s and 209 MB over every
+	// revision at --timeout 5s): every request after it waited for its stream.
+	{mode: "sse-endless-line", http: "http", code: 1, want: "an SSE event of more than 8388608 bytes exceeded the bound", judged: true},
+	// JSON bodies that stay open after their reply: every reply is taken when its value
+	// is complete (initialize waited out --start-timeout: exit 4, nothing judged).
+	{mode: "endless-json", http: "http", code: 1, judged: true},
+	{mode: "endless-json-frames", http: "http", code: 1, want: "the reply was rejected: not JSON: invalid character '{' after top-level value", judged: true},
+	// 2026-07-28: subscriptions/listen answered by a JSON body of notifications that
+	// stays open: it waited out the run (90 s at --timeout 1s).
+	{mode: "listen-endless-json", http: "http", code: 1, want: "no message of subscription", judged: true,
+		transcript: "after top-level value", flags: []string{"--revision", "2026-07-28"}},
 	{mode: "redirect", http: "http", code: 4, decoy: true},
 	{mode: "off-origin-endpoint", http: "sse", code: 4, want: "another origin", decoy: true},
 	{mode: "echo-secret", http: "http", code: 1},
@@ -122,7 +147,7 @@ func runHostileCase(t *testing.T, server string, hc hostileCase) {
 	hitsFile := filepath.Join(dir, "decoy-hits")
 	mode := strings.TrimSuffix(hc.mode, "-sse-less")
 	serverCmd := fmt.Sprintf("%s -mode %s -token %s -hits %s", shQuote(server), mode, token, shQuote(hitsFile))
-	args := []string{"--revision", "2025-06-18", "--timeout", "1s", "--start-timeout", "5s",
+	args := []string{"--revision", "2025-06-18", "--timeout", hostileTimeout.String(), "--start-timeout", "5s",
 		"--run-timeout", hostileRunTimeout.String(), "--report-dir", reportDir}
 	switch hc.http {
 	case "":
@@ -171,6 +196,20 @@ func runHostileCase(t *testing.T, server string, hc hostileCase) {
 			t.Errorf("report.json does not say %q", hc.want)
 		}
 	}
+	if hc.judged {
+		assertJudged(t, rep, r)
+	}
+	if hc.transcript != "" {
+		files, _ := filepath.Glob(filepath.Join(reportDir, "transcripts", "*.jsonl"))
+		found := false
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			found = found || strings.Contains(string(b), hc.transcript)
+		}
+		if !found {
+			t.Errorf("no transcript of %d says %q", len(files), hc.transcript)
+		}
+	}
 	if left := processesWith(token); len(left) > 0 {
 		t.Errorf("processes left behind: %v", left)
 	}
@@ -181,6 +220,29 @@ func runHostileCase(t *testing.T, server string, hc hostileCase) {
 	}
 	if hc.http != "" {
 		assertNoSecretIn(t, reportDir, r)
+	}
+}
+
+// assertJudged fails unless every check of the run gave a verdict of its own, and the
+// run ended within judgedBound.
+func assertJudged(t *testing.T, rep *reports.Report, r *cliRun) {
+	t.Helper()
+	for _, rv := range rep.Revisions {
+		if rv.Negotiated == "" {
+			t.Errorf("%s: no session was opened", rv.Revision)
+		}
+		for _, c := range rv.Checks {
+			if strings.HasPrefix(c.Message, "not run") {
+				t.Errorf("%s %s: %s", rv.Revision, c.ID, c.Message)
+			}
+		}
+	}
+	if r.elapsed > judgedBound {
+		if load := loadPerCPU(); load > 2 {
+			t.Logf("the run took %s, over %s, on a machine loaded %.1f× its cores: not judged", r.elapsed, judgedBound, load)
+		} else {
+			t.Errorf("the run took %s, bound %s", r.elapsed, judgedBound)
+		}
 	}
 }
 

@@ -29,7 +29,23 @@ type HTTPConfig struct {
 	Client *http.Client
 	// Limits bounds frames.
 	Limits Limits
+	// Timeout bounds the reading of every reply body from the arrival of its head
+	// (default 30 s), whatever its Content-Type: a server can hold a body open
+	// forever, and a caller's context may be long (a subscription, a notification).
+	// An event stream is not a body in this sense: its events are bounded by Limits,
+	// its life by the caller and Close.
+	Timeout time.Duration
 }
+
+// defaultBodyTimeout is HTTPConfig.Timeout when none is given.
+const defaultBodyTimeout = 30 * time.Second
+
+// ErrBodyNotEnded is wrapped by the error, or the Frame.Err, that reports a reply body
+// still open HTTPConfig.Timeout after its head arrived.
+var ErrBodyNotEnded = errors.New("the reply body did not end")
+
+// errBodyTimeout is the cause a body timer cancels its request with.
+var errBodyTimeout = errors.New("body timeout")
 
 // maxErrorBody is how much of a non-2xx reply body is kept.
 const maxErrorBody = 64 << 10
@@ -61,6 +77,7 @@ type httpBase struct {
 	client  *http.Client
 	owned   bool // client was made here; its idle connections are closed on Close
 	limits  Limits
+	timeout time.Duration   // HTTPConfig.Timeout
 	secrets *redact.Secrets // header values, scrubbed from everything the server sends back
 
 	life   context.Context // ends at Close: every request derives from it
@@ -84,6 +101,10 @@ func newHTTPBase(cfg HTTPConfig, what string) (*httpBase, error) {
 		headers: cfg.Headers.Clone(),
 		client:  cfg.Client,
 		limits:  cfg.Limits.WithDefaults(),
+		timeout: cfg.Timeout,
+	}
+	if b.timeout <= 0 {
+		b.timeout = defaultBodyTimeout
 	}
 	if b.client == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -165,6 +186,41 @@ func (h *httpBase) requestErr(ctx context.Context, method, target string, err er
 	return fmt.Errorf("%s: %w", method, asNoReply(err))
 }
 
+// bodyTimer bounds the reading of a reply body whose head has just arrived: after the
+// transport's Timeout it cancels the request with errBodyTimeout, which ends every
+// read of the body. The caller stops it once the body is done.
+func (h *httpBase) bodyTimer(cancel context.CancelCauseFunc) *time.Timer {
+	return time.AfterFunc(h.timeout, func() { cancel(errBodyTimeout) })
+}
+
+// bodyErr explains a failed read of a reply body of which n bytes had arrived: the
+// body timer's cut (which is also a deadline: the reply is judged as one that never
+// came), the end of ctx or of the transport, or the connection's failure.
+func (h *httpBase) bodyErr(ctx, reqCtx context.Context, method, target string, n int, err error) error {
+	if errors.Is(context.Cause(reqCtx), errBodyTimeout) {
+		return fmt.Errorf("%s %s: reading the reply body: %w within %s of its head (%d bytes read, no complete JSON value): %w",
+			method, target, ErrBodyNotEnded, h.timeout, n, context.DeadlineExceeded)
+	}
+	if ctx.Err() != nil || h.life.Err() != nil {
+		return h.requestErr(ctx, method, target, err)
+	}
+	return fmt.Errorf("%s %s: reading the reply body: %w", method, target, asNoReply(err))
+}
+
+// skipRest skips the rest of the oversize event er last returned, keeping none of it,
+// for no longer than the transport's Timeout: a server can make an event that never
+// ends, and its stream would be read for nothing until Close. Past the bound, cancel
+// closes the stream and skipRest says so; otherwise it returns the read's error.
+func (h *httpBase) skipRest(er *eventReader, cancel context.CancelFunc) error {
+	timer := time.AfterFunc(h.timeout, cancel)
+	err := er.skipEvent()
+	if !timer.Stop() {
+		return fmt.Errorf("an SSE event over the bound of %d bytes (--max-message-bytes) went on for %s past it: the stream was closed",
+			er.max, h.timeout)
+	}
+	return err
+}
+
 // statusError reads up to 64 KiB of a non-2xx reply into an HTTPStatusError.
 func (h *httpBase) statusError(resp *http.Response) *HTTPStatusError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
@@ -175,46 +231,176 @@ func (h *httpBase) statusError(resp *http.Response) *HTTPStatusError {
 	}
 }
 
-// readBody reads a reply body, keeping at most max bytes; long says it was longer.
-// The body it returns is its own, sized to fit: a declared length sizes it at once;
-// a body of unknown length (chunked, as Go's own servers send anything over a few
-// kilobytes) is read into a pooled scratch buffer and copied out once, instead of
-// growing a new buffer from 512 bytes for every reply.
-func readBody(r io.Reader, size int64, max int) (body []byte, long bool, err error) {
+// replyEnd says what settled a reply body's reading.
+type replyEnd int
+
+const (
+	// replyEnded: the body ended; it is all there.
+	replyEnded replyEnd = iota
+	// replyLong: the body went past the bound; the first max bytes are there.
+	replyLong
+	// replyOpen: one complete JSON value has arrived, then nothing but whitespace,
+	// and the body is still open. The value is the reply: the rest is read apart.
+	replyOpen
+	// replyMore: one complete JSON value has arrived, then something else: the
+	// body is not one JSON value, whatever else comes.
+	replyMore
+)
+
+// readReply reads a reply body, keeping at most max bytes, until its bytes settle
+// what it is: its end (replyEnded), the bound (replyLong), or, while it is still
+// open, a first JSON value followed by nothing yet (replyOpen) or by something
+// (replyMore). A reply is one message, so it is not held back until the body ends:
+// a server that keeps the body open after it would make every request wait out its
+// timeout. The body it returns is its own, sized to fit: a declared length sizes it
+// at once; a body of unknown length (chunked, as Go's own servers send anything over
+// a few kilobytes) is read into a pooled scratch buffer and copied out once, instead
+// of growing a new buffer from 512 bytes for every reply.
+func readReply(r io.Reader, size int64, max int) (body []byte, end replyEnd, err error) {
 	lr := io.LimitReader(r, int64(max)+1)
 	if size >= 0 && size <= int64(max) {
-		// A server that sends more or less than it declared is read to the end all
-		// the same; the extra byte lets the end be seen without growing.
-		body, err = readInto(lr, make([]byte, 0, size+1))
-	} else {
-		scratch := bodyScratch.Get().(*[]byte)
-		buf, rerr := readInto(lr, (*scratch)[:0])
-		body, err = bytes.Clone(buf), rerr
-		*scratch = buf
-		bodyScratch.Put(scratch)
+		// A server that sends more or less than it declared is read all the same;
+		// the extra byte lets the end be seen without growing.
+		return readReplyInto(lr, make([]byte, 0, size+1), max)
 	}
-	if len(body) > max {
-		return body[:max], true, err
-	}
-	return body, false, err
+	scratch := bodyScratch.Get().(*[]byte)
+	buf, end, err := readReplyInto(lr, (*scratch)[:0], max)
+	body = bytes.Clone(buf)
+	*scratch = buf[:0]
+	bodyScratch.Put(scratch)
+	return body, end, err
 }
 
-// bodyScratch holds the buffers readBody reads bodies of unknown length into.
+// bodyScratch holds the buffers readReply reads bodies of unknown length into.
 var bodyScratch = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
-// readInto appends r to buf until EOF (not an error) or an error.
-func readInto(r io.Reader, buf []byte) ([]byte, error) {
+// readReplyInto appends r to buf until readReply's question is settled or a read
+// fails (EOF is the body's end, not an error).
+func readReplyInto(r io.Reader, buf []byte, max int) ([]byte, replyEnd, error) {
+	var v valueScan
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
+		switch {
+		case len(buf) > max:
+			return buf[:max], replyLong, nil
+		case err == io.EOF:
+			return buf, replyEnded, nil
+		case err != nil:
+			return buf, replyEnded, err
 		}
-		if err != nil {
-			return buf, err
+		switch v.scan(buf) {
+		case valueComplete:
+			return buf, replyOpen, nil
+		case valueFollowed:
+			return buf, replyMore, nil
+		}
+	}
+}
+
+// valueScan follows the first JSON value of a body as its bytes arrive, to see it
+// complete without waiting for the body's end. It tracks strings and nesting only,
+// each byte once: checkFrame judges the syntax of what it finds. A body that does not
+// start with an object or an array (no JSON-RPC message does) is settled by its end.
+type valueScan struct {
+	pos    int // bytes scanned; past the end after an escape split by a read
+	depth  int
+	begun  bool
+	inStr  bool
+	opaque bool // the body starts with something else than an object or array
+	end    int  // just past the first value; 0 until it is complete
+}
+
+// What a valueScan has seen of a body so far.
+const (
+	valuePartial  = iota // no complete value yet
+	valueComplete        // a complete value, then only whitespace
+	valueFollowed        // a complete value, then something else
+)
+
+// scan advances over buf, the whole body read so far.
+func (v *valueScan) scan(buf []byte) int {
+	for v.pos < len(buf) && !v.opaque {
+		rest := buf[v.pos:]
+		switch {
+		case v.end > 0:
+			if len(bytes.TrimLeft(rest, " \t\r\n")) > 0 {
+				return valueFollowed
+			}
+			v.pos = len(buf)
+		case !v.begun:
+			rest = bytes.TrimLeft(rest, " \t\r\n")
+			v.pos = len(buf) - len(rest)
+			if len(rest) == 0 {
+				break
+			}
+			if rest[0] != '{' && rest[0] != '[' {
+				v.opaque = true
+				break
+			}
+			v.begun, v.depth = true, 1
+			v.pos++
+		case v.inStr:
+			i := bytes.IndexAny(rest, `"\`)
+			if i < 0 {
+				v.pos = len(buf)
+				break
+			}
+			if rest[i] == '\\' {
+				v.pos += i + 2 // the escaped byte, even when a later read brings it
+				break
+			}
+			v.inStr = false
+			v.pos += i + 1
+		default:
+			i := bytes.IndexAny(rest, `"{}[]`)
+			if i < 0 {
+				v.pos = len(buf)
+				break
+			}
+			v.pos += i + 1
+			switch rest[i] {
+			case '"':
+				v.inStr = true
+			case '{', '[':
+				v.depth++
+			default:
+				if v.depth--; v.depth == 0 {
+					v.end = v.pos
+				}
+			}
+		}
+	}
+	if v.end == 0 {
+		return valuePartial
+	}
+	return valueComplete
+}
+
+// readRest reads what a reply body holds after the JSON value already delivered,
+// until it ends: nothing but whitespace (the bytes a correct server may add) returns
+// nil, nil. It returns the first bytes of anything else as soon as they arrive, and
+// stops reading there; whitespace past max bytes, or a read error, is returned as
+// the error.
+func readRest(r io.Reader, max int) ([]byte, error) {
+	buf := make([]byte, 4<<10)
+	total := 0
+	for {
+		n, err := r.Read(buf)
+		if rest := bytes.TrimLeft(buf[:n], " \t\r\n"); len(rest) > 0 {
+			return headOf(rest), nil
+		}
+		total += n
+		switch {
+		case err == io.EOF:
+			return nil, nil
+		case err != nil:
+			return nil, err
+		case total > max:
+			return nil, fmt.Errorf("%w: more than %d bytes of whitespace after its JSON value", ErrBodyNotEnded, max)
 		}
 	}
 }

@@ -78,9 +78,9 @@ func (t *StreamableHTTP) Probe(ctx context.Context, method string, h http.Header
 		return Exchange{}, fmt.Errorf("%s %s: %w", method, t.safeURL, ErrClosed)
 	}
 	defer t.wg.Done()
-	reqCtx, cancel := context.WithCancel(t.life)
-	defer cancel()
-	stop := context.AfterFunc(ctx, cancel)
+	reqCtx, cancel := context.WithCancelCause(t.life)
+	defer cancel(nil)
+	stop := context.AfterFunc(ctx, func() { cancel(nil) })
 	defer stop()
 	req, err := t.newRequest(reqCtx, method, t.url.String(), nil)
 	if err != nil {
@@ -97,6 +97,7 @@ func (t *StreamableHTTP) Probe(ctx context.Context, method string, h http.Header
 	x := t.scrubExchange(newExchange(method, resp))
 	t.record(x)
 	if mediaType(resp.Header) != "text/event-stream" {
+		defer t.bodyTimer(cancel).Stop()
 		drain(resp.Body)
 	}
 	return x, nil
@@ -188,11 +189,17 @@ func EncodeHeaderValue(v string) string {
 // requestKey is the identity of a request's POST stream: the raw id bytes, or "" for
 // a message without an id.
 func requestKey(body []byte) (key, method string) {
-	var env modernEnvelope
-	if json.Unmarshal(body, &env) != nil || len(env.ID) == 0 {
-		return "", env.Method
+	// Only the two members are decoded: a probe's malformed params must not cost
+	// its stream its key.
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
 	}
-	return string(env.ID), env.Method
+	if json.Unmarshal(body, &env) != nil {
+		return "", ""
+	}
+	_ = json.Unmarshal(env.Method, &method) // a method that is not a string has none
+	return string(env.ID), method
 }
 
 // openStream is a POST whose SSE reply is still being read.

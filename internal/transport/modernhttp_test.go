@@ -121,3 +121,26 @@ func TestProbe(t *testing.T) {
 		t.Errorf("a modern transport adopted session %q", tr.SessionID())
 	}
 }
+
+// TestRequestKey: a POST stream is keyed by its request's raw id whatever the params
+// hold, so that a probe's malformed params do not make its reply anonymous.
+func TestRequestKey(t *testing.T) {
+	for _, tt := range []struct {
+		name, body, key, method string
+	}{
+		{"request", `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, `7`, "tools/list"},
+		{"string id", `{"jsonrpc":"2.0","id":"a","method":"subscriptions/listen","params":{}}`, `"a"`, "subscriptions/listen"},
+		{"params not an object", `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":"abc"}`, `3`, "tools/list"},
+		{"params of the wrong shape", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":5,"_meta":[]}}`, `4`, "tools/call"},
+		{"method not a string", `{"jsonrpc":"2.0","id":5,"method":5}`, `5`, ""},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, "", "notifications/initialized"},
+		{"not JSON", `{"jsonrpc":`, "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			key, method := requestKey([]byte(tt.body))
+			if key != tt.key || method != tt.method {
+				t.Fatalf("requestKey = %q, %q; want %q, %q", key, method, tt.key, tt.method)
+			}
+		})
+	}
+}

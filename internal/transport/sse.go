@@ -139,6 +139,12 @@ func (t *SSE) readStream(body io.ReadCloser, er *eventReader) {
 	defer close(t.in)
 	defer body.Close()
 	for {
+		if er.skip {
+			if err := t.skipRest(er, t.cancel); err != nil {
+				t.end(fmt.Errorf("HTTP+SSE: %w", err))
+				return
+			}
+		}
 		ev, err := er.Next()
 		if err != nil && !errors.Is(err, ErrFrameTooLarge) {
 			t.end(fmt.Errorf("HTTP+SSE: the event stream ended: %w", err))
@@ -222,9 +228,9 @@ func (t *SSE) Send(ctx context.Context, msg []byte) error {
 	t.mu.Unlock()
 	defer t.wg.Done()
 
-	reqCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stop := context.AfterFunc(t.life, cancel)
+	reqCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(t.life, func() { cancel(nil) })
 	defer stop()
 	req, err := t.newRequest(reqCtx, http.MethodPost, t.endpoint.String(), msg)
 	if err != nil {
@@ -236,6 +242,9 @@ func (t *SSE) Send(ctx context.Context, msg []byte) error {
 		return t.requestErr(ctx, http.MethodPost, t.endpoint.Redacted(), err)
 	}
 	defer resp.Body.Close()
+	// The reply is on the event stream; this body is read for the connection's sake,
+	// and no longer than the body timer allows.
+	defer t.bodyTimer(cancel).Stop()
 	t.mu.Lock()
 	t.exchanges = append(t.exchanges, t.scrubExchange(newExchange(http.MethodPost, resp)))
 	t.mu.Unlock()

@@ -337,3 +337,86 @@ func TestDialSSEBadURL(t *testing.T) {
 		}
 	}
 }
+
+// TestSSEUnended: on HTTP+SSE, an event stream whose data line never ends gives an
+// oversize frame at once and ends the transport once the rest has gone on for the
+// Timeout; a POST accepted with a body that never ends costs Send no more than the
+// Timeout, whatever the caller's context allows.
+func TestSSEUnended(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		endless    bool // the event stream sends an endless data line after the endpoint
+		postBody   bool // the POST's 202 has a body that never ends
+		frameErr   error
+		transportE string // the transport ends saying this ("" it lives on)
+	}{
+		{name: "endless data line", endless: true, frameErr: ErrFrameTooLarge, transportE: "the stream was closed"},
+		{name: "POST body that never ends", postBody: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			release := make(chan struct{})
+			hold := func(r *http.Request) {
+				select {
+				case <-r.Context().Done():
+				case <-release:
+				}
+			}
+			mux := http.NewServeMux()
+			mux.HandleFunc("GET /sse", func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				sseWrite(w, "event: endpoint\ndata: /messages\n\n")
+				if !tt.endless {
+					hold(r)
+					return
+				}
+				io.WriteString(w, "data: ")
+				chunk := []byte(strings.Repeat("a", 64<<10))
+				for range 1 << 17 { // 8 GiB, or until the client goes away
+					if _, err := w.Write(chunk); err != nil {
+						return
+					}
+					w.(http.Flusher).Flush()
+					time.Sleep(time.Millisecond)
+				}
+			})
+			mux.HandleFunc("POST /messages", func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusAccepted)
+				if tt.postBody {
+					io.WriteString(w, "accepted")
+					w.(http.Flusher).Flush()
+					hold(r)
+				}
+			})
+			srv := httptest.NewServer(mux)
+			t.Cleanup(srv.Close)
+			t.Cleanup(func() { close(release) })
+			tr, err := DialSSE(bg(t, 10*time.Second), HTTPConfig{URL: srv.URL + "/sse", Limits: Limits{MaxFrame: 256 << 10}, Timeout: 300 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { tr.Close(bg(t, 10*time.Second)) })
+			start := time.Now()
+			if err := tr.Send(bg(t, time.Minute), []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+				t.Fatalf("Send: %v", err)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Fatalf("Send took %s", d)
+			}
+			if tt.frameErr != nil {
+				if f := recv(t, tr.Inbound()); !errors.Is(f.Err, tt.frameErr) {
+					t.Fatalf("frame Err %v, want %v", f.Err, tt.frameErr)
+				}
+			}
+			if tt.transportE == "" {
+				if err := tr.Err(); err != nil {
+					t.Fatalf("the transport ended: %v", err)
+				}
+				return
+			}
+			waitDone(t, tr.Done(), "the transport to end")
+			if err := tr.Err(); err == nil || !strings.Contains(err.Error(), tt.transportE) {
+				t.Fatalf("Err = %v; want it to say %q", err, tt.transportE)
+			}
+		})
+	}
+}

@@ -28,9 +28,12 @@ type Event struct {
 	Retry int
 }
 
-// eventReader parses a text/event-stream. Every event is bounded: data beyond max
-// bytes is dropped and the event is returned with an ErrFrameTooLarge error, after
-// which parsing continues.
+// eventReader parses a text/event-stream. Every event is bounded: as soon as one
+// passes max bytes it is returned, cut, with an ErrFrameTooLarge error, and the rest
+// of it is skipped unread into memory by the next call, after which parsing
+// continues. The event is not read to its end first: a server can make that end
+// never come (a data line that goes on forever), and the request it answers would
+// wait out its timeout with nothing to show for it.
 type eventReader struct {
 	br      *bufio.Reader
 	max     int
@@ -38,6 +41,8 @@ type eventReader struct {
 	lastID  string
 	skipLF  bool // the last line ended in "\r": a following "\n" belongs to it
 	started bool // the BOM check is done
+	midLine bool // a line was cut at lineCap: its rest is still to be skipped
+	skip    bool // an oversize event was returned: its rest is still to be skipped
 }
 
 func newEventReader(r io.Reader, max int) *eventReader {
@@ -49,33 +54,32 @@ func newEventReader(r io.Reader, max int) *eventReader {
 
 // Next returns the next event. At the end of the stream it returns io.EOF (or the
 // read error) and drops any incomplete event, as WHATWG requires. An oversize event
-// is returned with its data cut at max bytes and an error wrapping ErrFrameTooLarge;
-// the caller may call Next again.
+// is returned as soon as it passes max bytes, with its data cut to OversizeHead bytes
+// and an error wrapping ErrFrameTooLarge (its type and id are those of the lines
+// before the cut); the caller may call Next again.
 func (r *eventReader) Next() (Event, error) {
+	if r.skip {
+		if err := r.skipEvent(); err != nil {
+			return Event{}, err
+		}
+	}
 	ev := Event{Retry: -1}
 	var (
-		data   []byte
-		size   int64 // every data byte, kept or not
-		nData  int   // data lines seen
-		seen   bool  // a non-comment line was seen since the last dispatch
-		tooBig bool
+		data  []byte
+		nData int  // data lines seen
+		seen  bool // a non-comment line was seen since the last dispatch
 	)
 	for {
-		line, long, dropped, err := r.readLine()
-		size += dropped
+		line, blank, long, err := r.readLine(true)
 		if err != nil {
 			return Event{}, err
 		}
-		if len(line) == 0 {
+		if blank {
 			if !seen {
 				continue
 			}
 			ev.Data = string(data)
 			ev.LastID = r.lastID
-			if tooBig {
-				ev.Data = string(headOf(data))
-				return ev, tooLarge("an SSE event", r.max, size, true)
-			}
 			return ev, nil
 		}
 		if line[0] == ':' {
@@ -89,23 +93,23 @@ func (r *eventReader) Next() (Event, error) {
 				value = value[1:]
 			}
 		}
-		if long {
-			tooBig = true
-		}
+		tooBig := long
 		switch string(field) {
 		case "event":
 			ev.Type = string(value)
 		case "data":
 			if nData > 0 {
-				value = append([]byte{'\n'}, value...)
+				data = append(data, '\n')
 			}
 			nData++
-			size += int64(len(value))
-			if room := r.max - len(data); room < len(value) {
-				tooBig = true
-				value = value[:max(room, 0)]
+			if nData == 1 {
+				data = value // the line is this call's own: no copy
+			} else {
+				data = append(data, value...)
 			}
-			data = append(data, value...)
+			if len(data) > r.max {
+				tooBig = true
+			}
 		case "id":
 			if bytes.IndexByte(value, 0) < 0 {
 				r.lastID = string(value)
@@ -115,6 +119,27 @@ func (r *eventReader) Next() (Event, error) {
 			if n, ok := parseRetry(value); ok {
 				ev.Retry = n
 			}
+		}
+		if tooBig {
+			r.skip = true
+			ev.Data = string(headOf(data[:min(len(data), r.max)]))
+			ev.LastID = r.lastID
+			return ev, tooLarge("an SSE event", r.max, int64(len(data)), false)
+		}
+	}
+}
+
+// skipEvent reads past the rest of an oversize event, up to the blank line that ends
+// it, keeping none of it.
+func (r *eventReader) skipEvent() error {
+	for {
+		_, blank, _, err := r.readLine(false)
+		if err != nil {
+			return err
+		}
+		if blank {
+			r.skip = false
+			return nil
 		}
 	}
 }
@@ -131,10 +156,12 @@ func parseRetry(v []byte) (int, bool) {
 	return n, true
 }
 
-// readLine returns the next line without its terminator (CRLF, LF or CR), keeping at
-// most lineCap bytes; long says more were discarded, and dropped counts them. A
-// partial line at EOF is dropped.
-func (r *eventReader) readLine() (line []byte, long bool, dropped int64, err error) {
+// readLine returns the next line without its terminator (CRLF, LF or CR); blank says
+// it was empty. It keeps at most lineCap bytes: a longer line is returned at once,
+// cut, with long set, and the next call first skips its rest. A comment line (one
+// that starts with ':') is returned as ":" alone, and a line is not kept at all when
+// keep is false: neither holds memory, however long. A partial line at EOF is dropped.
+func (r *eventReader) readLine(keep bool) (line []byte, blank, long bool, err error) {
 	if !r.started {
 		r.started = true
 		if b, err := r.br.Peek(1); err == nil && b[0] == 0xEF {
@@ -143,9 +170,15 @@ func (r *eventReader) readLine() (line []byte, long bool, dropped int64, err err
 			}
 		}
 	}
+	if r.midLine {
+		if err := r.skipLine(); err != nil {
+			return nil, false, false, err
+		}
+	}
+	n := 0 // bytes of this line seen
 	for {
 		if _, err := r.br.Peek(1); err != nil {
-			return nil, false, 0, err
+			return nil, false, false, err
 		}
 		buf, _ := r.br.Peek(r.br.Buffered())
 		if r.skipLF {
@@ -155,26 +188,49 @@ func (r *eventReader) readLine() (line []byte, long bool, dropped int64, err err
 				continue
 			}
 		}
+		if n == 0 && buf[0] == ':' {
+			keep, line = false, []byte{':'}
+		}
 		i := bytes.IndexAny(buf, "\r\n")
-		n := len(buf)
+		k := len(buf)
 		if i >= 0 {
-			n = i
+			k = i
 		}
-		if room := r.lineCap - len(line); room >= n {
-			line = append(line, buf[:n]...)
-		} else {
-			line = append(line, buf[:max(room, 0)]...)
-			dropped += int64(n - max(room, 0))
-			long = true
+		if keep && len(line)+k > r.lineCap {
+			line = append(line, buf[:r.lineCap-len(line)]...)
+			_, _ = r.br.Discard(r.lineCap - n)
+			r.midLine = true
+			return line, false, true, nil
 		}
+		if keep {
+			line = append(line, buf[:k]...)
+		}
+		n += k
 		if i >= 0 {
 			r.skipLF = buf[i] == '\r'
 			_, _ = r.br.Discard(i + 1)
 			if line == nil {
 				line = []byte{}
 			}
-			return line, long, dropped, nil
+			return line, n == 0, false, nil
 		}
-		_, _ = r.br.Discard(n)
+		_, _ = r.br.Discard(k)
+	}
+}
+
+// skipLine reads past the rest of a line that was cut, keeping none of it.
+func (r *eventReader) skipLine() error {
+	for {
+		if _, err := r.br.Peek(1); err != nil {
+			return err
+		}
+		buf, _ := r.br.Peek(r.br.Buffered())
+		if i := bytes.IndexAny(buf, "\r\n"); i >= 0 {
+			r.skipLF = buf[i] == '\r'
+			_, _ = r.br.Discard(i + 1)
+			r.midLine = false
+			return nil
+		}
+		_, _ = r.br.Discard(len(buf))
 	}
 }

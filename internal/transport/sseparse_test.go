@@ -3,6 +3,7 @@ package transport
 import (
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -87,5 +88,69 @@ func TestEventReader(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// endlessLine is "data: " and then n bytes of 'a' with no line end, made on the fly;
+// read counts the bytes taken from it.
+type endlessLine struct {
+	n, read int64
+	started bool
+}
+
+func (e *endlessLine) Read(p []byte) (int, error) {
+	if !e.started {
+		e.started = true
+		return copy(p, "data: "), nil
+	}
+	if e.read >= e.n {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), e.n-e.read)
+	for i := range p[:k] {
+		p[i] = 'a'
+	}
+	e.read += k
+	return int(k), nil
+}
+
+// TestEventReaderEndlessLine: a data line past the bound is returned as an oversize
+// event as soon as the bound is passed, not when (if ever) the line ends, and the
+// rest of it is skipped without being held.
+func TestEventReaderEndlessLine(t *testing.T) {
+	const max = 64 << 10
+	for _, tt := range []struct {
+		name string
+		n    int64 // bytes after "data: "
+	}{
+		{"just past the bound", max + 100},
+		{"64 MiB", 64 << 20},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := &endlessLine{n: tt.n}
+			er := newEventReader(src, max)
+			ev, err := er.Next()
+			var tl *TooLargeError
+			if !errors.As(err, &tl) || tl.Exact || !strings.Contains(err.Error(), "an SSE event of more than 65536 bytes") {
+				t.Fatalf("Next = %v; want an SSE event of more than %d bytes", err, max)
+			}
+			if len(ev.Data) != OversizeHead {
+				t.Fatalf("the event kept %d bytes, want its head of %d", len(ev.Data), OversizeHead)
+			}
+			// The bound, the bufio buffer and one read: not the line.
+			if limit := int64(er.lineCap + 2*(64<<10)); src.read > limit {
+				t.Fatalf("Next read %d bytes of the line before returning, bound %d", src.read, limit)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err = er.Next() // skips the rest of the line, then meets the end
+			runtime.ReadMemStats(&after)
+			if err != io.EOF || src.read != tt.n {
+				t.Fatalf("after the oversize event Next = %v having read %d of %d bytes; want io.EOF at the end", err, src.read, tt.n)
+			}
+			if grown := after.TotalAlloc - before.TotalAlloc; grown > 1<<20 {
+				t.Fatalf("skipping the rest of the line allocated %d bytes", grown)
+			}
+		})
 	}
 }

@@ -152,22 +152,26 @@ func (t *StreamableHTTP) deliver(ctx context.Context, f Frame) bool {
 func (t *StreamableHTTP) Delivered() uint64 { return t.delivered.Load() }
 
 // Send POSTs msg. A JSON reply body is delivered as one Frame (Source "post"; a JSON
-// array is one frame too). An SSE reply is read by a goroutine after Send returns,
-// each non-empty message event becoming a Frame. 202, 204 and empty 2xx replies
-// deliver nothing. ctx bounds the wait for the reply head, and the reading of a JSON
-// body, but not an SSE stream, which runs until it ends or Close. A non-2xx reply is
-// returned as *HTTPStatusError.
+// array is one frame too) as soon as it is complete: a body still open after its
+// value is read to its end by a goroutine after Send returns, and what it holds
+// after the value, or its failure to end, is delivered as a rejected frame. An SSE
+// reply is read by a goroutine after Send returns, each non-empty message event
+// becoming a Frame. 202, 204 and empty 2xx replies deliver nothing. ctx bounds the
+// wait for the reply head and the reading of a body, and so does the transport's
+// Timeout once the head is in; neither bounds an SSE stream, which runs until it ends
+// or Close. A non-2xx reply is returned as *HTTPStatusError.
 func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	if !t.enter() {
 		return fmt.Errorf("POST %s: %w", t.safeURL, ErrClosed)
 	}
 	defer t.wg.Done()
 
-	reqCtx, cancel := context.WithCancel(t.life)
+	reqCtx, cancelCause := context.WithCancelCause(t.life)
+	cancel := func() { cancelCause(nil) }
 	stop := context.AfterFunc(ctx, cancel)
-	streaming := false
+	handedOver := false // a goroutine reads on, and cancels the request when done
 	defer func() {
-		if !streaming {
+		if !handedOver {
 			stop()
 			cancel()
 		}
@@ -193,12 +197,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	}
 	x := t.scrubExchange(newExchange(http.MethodPost, resp))
 	ct := mediaType(resp.Header)
-	if !is2xx(resp.StatusCode) {
-		t.record(x)
-		defer resp.Body.Close()
-		return t.statusError(resp)
-	}
-	if ct == "text/event-stream" {
+	if ct == "text/event-stream" && is2xx(resp.StatusCode) {
 		x.Stream = &StreamInfo{Retry: -1}
 		idx := t.record(x)
 		if !stop() {
@@ -206,7 +205,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 			resp.Body.Close()
 			return t.requestErr(ctx, http.MethodPost, t.safeURL, ctx.Err())
 		}
-		streaming = true
+		handedOver = true
 		key, method := requestKey(msg)
 		t.trackStream(key, method, cancel)
 		t.wg.Add(1) // we hold a count, so this cannot race with Close's Wait
@@ -217,23 +216,28 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 		return nil
 	}
 	t.record(x)
-	defer resp.Body.Close()
-	body, long, err := readBody(resp.Body, resp.ContentLength, t.limits.MaxFrame)
-	if err != nil {
-		if ctx.Err() != nil || t.life.Err() != nil {
-			return t.requestErr(ctx, http.MethodPost, t.safeURL, err)
+	cut := t.bodyTimer(cancelCause)
+	defer func() {
+		if !handedOver {
+			cut.Stop()
+			resp.Body.Close()
 		}
-		return fmt.Errorf("POST %s: reading the reply body: %w", t.safeURL, asNoReply(err))
+	}()
+	if !is2xx(resp.StatusCode) {
+		return t.statusError(resp)
 	}
-	if len(body) == 0 {
+	body, end, err := readReply(resp.Body, resp.ContentLength, t.limits.MaxFrame)
+	switch {
+	case err != nil:
+		return t.bodyErr(ctx, reqCtx, http.MethodPost, t.safeURL, len(body), err)
+	case len(body) == 0:
 		return nil
-	}
-	if ct != "application/json" {
+	case ct != "application/json":
 		return fmt.Errorf("POST %s: HTTP %d reply has Content-Type %q and a body; want application/json or text/event-stream",
 			t.safeURL, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	f := Frame{Data: body, Source: "post", At: time.Now()}
-	if long {
+	if end == replyLong {
 		f.Err = tooLarge("a reply body", t.limits.MaxFrame, int64(len(body)), false)
 		f.Data = headOf(body)
 	} else {
@@ -245,7 +249,38 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 		}
 		return fmt.Errorf("POST %s: %w", t.safeURL, ErrClosed)
 	}
+	if end == replyOpen {
+		// The caller's ctx no longer bounds the rest of the body: the body timer does.
+		stop()
+		handedOver = true
+		t.wg.Add(1)
+		go t.finishReply(resp.Body, reqCtx, cancel, cut)
+	}
 	return nil
+}
+
+// finishReply reads the rest of a JSON reply body whose value was delivered while
+// the body was still open, until it ends, the body timer cuts it, or Close. What the
+// server sent after the value, or its failure to end, is delivered as a rejected
+// frame: the evidence that the body was not one JSON value.
+func (t *StreamableHTTP) finishReply(body io.ReadCloser, reqCtx context.Context, cancel context.CancelFunc, cut *time.Timer) {
+	defer t.wg.Done()
+	defer cancel()
+	defer cut.Stop()
+	defer body.Close()
+	rest, err := readRest(body, t.limits.MaxFrame)
+	f := Frame{Data: rest, Source: "post", At: time.Now()}
+	switch {
+	case len(rest) > 0:
+		f.Err = fmt.Errorf("%w: bytes after the JSON value of an application/json reply, which is one JSON value (the value was taken as the reply)", ErrNotJSON)
+	case errors.Is(err, ErrBodyNotEnded):
+		f.Err = err
+	case errors.Is(context.Cause(reqCtx), errBodyTimeout):
+		f.Err = fmt.Errorf("%w within %s of its head: the application/json reply went on after its JSON value, which was taken as the reply", ErrBodyNotEnded, t.timeout)
+	default:
+		return // it ended, or the connection or the transport did: the reply was whole
+	}
+	t.deliver(t.life, f)
 }
 
 // OpenGetStream opens the optional GET SSE stream. 405 gives (false, nil); a 2xx
@@ -257,7 +292,8 @@ func (t *StreamableHTTP) OpenGetStream(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("GET %s: %w", t.safeURL, ErrClosed)
 	}
 	defer t.wg.Done()
-	reqCtx, cancel := context.WithCancel(t.life)
+	reqCtx, cancelCause := context.WithCancelCause(t.life)
+	cancel := func() { cancelCause(nil) }
 	stop := context.AfterFunc(ctx, cancel)
 	streaming := false
 	defer func() {
@@ -280,12 +316,14 @@ func (t *StreamableHTTP) OpenGetStream(ctx context.Context) (bool, error) {
 	switch {
 	case resp.StatusCode == http.StatusMethodNotAllowed:
 		t.record(x)
+		defer t.bodyTimer(cancelCause).Stop()
 		drain(resp.Body)
 		resp.Body.Close()
 		return false, nil
 	case !is2xx(resp.StatusCode):
 		t.record(x)
 		defer resp.Body.Close()
+		defer t.bodyTimer(cancelCause).Stop()
 		return false, t.statusError(resp)
 	case mediaType(resp.Header) != "text/event-stream":
 		t.record(x)
@@ -312,6 +350,12 @@ func (t *StreamableHTTP) readStream(body io.ReadCloser, cancel context.CancelFun
 	defer body.Close()
 	er := newEventReader(body, t.limits.MaxFrame)
 	for {
+		if er.skip {
+			if err := t.skipRest(er, cancel); err != nil {
+				t.endStream(idx, err)
+				return
+			}
+		}
 		ev, err := er.Next()
 		if err != nil && !errors.Is(err, ErrFrameTooLarge) {
 			t.endStream(idx, err)

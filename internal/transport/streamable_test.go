@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -496,5 +497,155 @@ func TestDialStreamableHTTPBadURL(t *testing.T) {
 				t.Fatalf("DialStreamableHTTP(%q) succeeded", u)
 			}
 		})
+	}
+}
+
+// TestStreamableUnendedBody: a reply body that never ends costs no more than the
+// transport's Timeout, whatever the caller's context allows (here: a minute), and
+// whatever its Content-Type. A complete JSON value is delivered at once, with what
+// followed it or the body's failure to end as a rejected frame after; a body that
+// holds no complete value fails Send when the Timeout cuts it.
+func TestStreamableUnendedBody(t *testing.T) {
+	const reply = `{"jsonrpc":"2.0","id":1,"result":{}}`
+	const notif = `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`
+	type frame struct {
+		data  string
+		err   error // nil: a valid JSON frame
+		inErr string
+	}
+	for _, tt := range []struct {
+		name   string
+		modern bool
+		status int
+		ctype  string
+		writes []string // flushed one by one, a pause between them; then the body stays open
+		fails  bool     // Send fails,
+		wraps  []error  // with an error wrapping each of these
+		inErr  string   // and saying this
+		frames []frame
+	}{
+		{name: "reply, then open", writes: []string{reply + "\n"},
+			frames: []frame{{data: reply + "\n"}, {err: ErrBodyNotEnded, inErr: "went on after its JSON value"}}},
+		{name: "reply and a second frame, then open", writes: []string{reply + "\n" + notif + "\n"},
+			frames: []frame{{data: reply + "\n" + notif + "\n", err: ErrNotJSON, inErr: "after top-level value"}}},
+		{name: "reply, later a second frame, then open", writes: []string{reply + "\n", notif + "\n"},
+			frames: []frame{{data: reply + "\n"}, {data: notif + "\n", err: ErrNotJSON, inErr: "after the JSON value"}}},
+		{name: "2026-07-28 listen answered by a JSON body that stays open", modern: true, writes: []string{notif + "\n"},
+			frames: []frame{{data: notif + "\n"}, {err: ErrBodyNotEnded}}},
+		{name: "part of a reply, then open", writes: []string{`{"jsonrpc":"2.0","id":1,"res`},
+			fails: true, wraps: []error{ErrBodyNotEnded, context.DeadlineExceeded}, inErr: "28 bytes read"},
+		{name: "text, then open", ctype: "text/plain", writes: []string{"working…"},
+			fails: true, wraps: []error{ErrBodyNotEnded}},
+		{name: "an error status, then open", status: http.StatusInternalServerError, writes: []string{"internal"},
+			fails: true, inErr: "HTTP 500 Internal Server Error: internal"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			release := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", cmp.Or(tt.ctype, "application/json"))
+				w.WriteHeader(cmp.Or(tt.status, http.StatusOK))
+				for i, s := range tt.writes {
+					if i > 0 {
+						time.Sleep(200 * time.Millisecond) // well within the Timeout
+					}
+					io.WriteString(w, s)
+					w.(http.Flusher).Flush()
+				}
+				select { // held open until the client goes away
+				case <-r.Context().Done():
+				case <-release:
+				}
+			}))
+			t.Cleanup(srv.Close)
+			t.Cleanup(func() { close(release) })
+			tr := dialStreamable(t, srv.URL, func(c *HTTPConfig) { c.Timeout = time.Second })
+			method := "tools/list"
+			if tt.modern {
+				tr.SetModern("2026-07-28")
+				method = "subscriptions/listen"
+			}
+			start := time.Now()
+			err := tr.Send(bg(t, time.Minute), []byte(`{"jsonrpc":"2.0","id":1,"method":"`+method+`"}`))
+			if d := time.Since(start); d > 10*time.Second {
+				t.Fatalf("Send took %s", d)
+			}
+			if (err != nil) != tt.fails {
+				t.Fatalf("Send = %v; want an error %v", err, tt.fails)
+			}
+			for _, want := range tt.wraps {
+				if !errors.Is(err, want) {
+					t.Errorf("Send = %v; want it to wrap %v", err, want)
+				}
+			}
+			if err != nil && !strings.Contains(err.Error(), tt.inErr) {
+				t.Errorf("Send = %v; want it to say %q", err, tt.inErr)
+			}
+			for i, want := range tt.frames {
+				f := recv(t, tr.Inbound())
+				if string(f.Data) != want.data || f.JSON != (want.err == nil) || !errors.Is(f.Err, want.err) ||
+					(f.Err != nil && !strings.Contains(f.Err.Error(), want.inErr)) || f.Source != "post" {
+					t.Fatalf("frame %d = %q (JSON %v, Err %v, from %q); want %q, Err %v saying %q", i, f.Data, f.JSON, f.Err, f.Source, want.data, want.err, want.inErr)
+				}
+			}
+			select {
+			case f := <-tr.Inbound():
+				t.Fatalf("one frame too many: %q, Err %v", f.Data, f.Err)
+			case <-time.After(100 * time.Millisecond):
+			}
+		})
+	}
+}
+
+// TestStreamableEndlessEventLine: an SSE data line that never ends is delivered as an
+// oversize event as soon as it passes the bound, and its stream is closed once the
+// rest has gone on for the transport's Timeout, instead of being read until Close.
+func TestStreamableEndlessEventLine(t *testing.T) {
+	stopped := make(chan int64, 1) // how much the server wrote before its writes failed
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: ")
+		chunk := []byte(strings.Repeat("a", 64<<10))
+		var n int64
+		for n < 8<<30 {
+			if _, err := w.Write(chunk); err != nil {
+				break
+			}
+			w.(http.Flusher).Flush()
+			n += int64(len(chunk))
+			time.Sleep(time.Millisecond)
+		}
+		stopped <- n
+	}))
+	t.Cleanup(srv.Close)
+	tr := dialStreamable(t, srv.URL, func(c *HTTPConfig) {
+		c.Limits.MaxFrame = 256 << 10
+		c.Timeout = 300 * time.Millisecond
+	})
+	if err := tr.Send(bg(t, 10*time.Second), []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)); err != nil {
+		t.Fatal(err)
+	}
+	f := recv(t, tr.Inbound())
+	if !errors.Is(f.Err, ErrFrameTooLarge) || !strings.Contains(f.Err.Error(), "an SSE event of more than 262144 bytes") || f.Stream != "7" {
+		t.Fatalf("frame Err %v on stream %q; want an SSE event of more than 262144 bytes on stream 7", f.Err, f.Stream)
+	}
+	select {
+	case n := <-stopped:
+		t.Logf("the server wrote %d bytes before the stream was closed", n)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream was still being read after 10 s")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		x := tr.Exchanges()[0]
+		if !x.Stream.Ended.IsZero() {
+			if !strings.Contains(x.Stream.EndReason, "the stream was closed") {
+				t.Fatalf("EndReason %q", x.Stream.EndReason)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the stream is not recorded as ended")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -51,6 +51,54 @@ func TestRejectedReplyEndsTheCallAtOnce(t *testing.T) {
 	}
 }
 
+// TestOversizeEventOnAPostStream: an oversize frame whose id is past its kept head is
+// the reply of the call whose POST stream carried it, even with other calls pending;
+// one on no pending call's stream fails none of them.
+func TestOversizeEventOnAPostStream(t *testing.T) {
+	tooBig := &transport.TooLargeError{What: "an SSE event", Size: 100 << 20, Max: 8 << 20}
+	tests := []struct {
+		name     string
+		stream   func(id string) string // the Frame.Stream of the oversize event
+		rejected bool                   // the call fails with it at once
+	}{
+		{"the call's own stream", func(id string) string { return id }, true},
+		{"another request's stream", func(string) string { return `"gone"` }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(func(f *fakeTransport, msg []byte) {
+				m, _ := Decode(msg)
+				if m.Method != "tools/list" {
+					return // ping stays pending: two calls are
+				}
+				id := m.ID.String()
+				f.in <- transport.Frame{Data: []byte("aaaa"), Err: tooBig, Source: "post", Stream: tt.stream(id)}
+				if !tt.rejected {
+					f.push(`{"jsonrpc":"2.0","id":` + id + `,"result":{"tools":[]}}`)
+				}
+			})
+			c := NewConn(f, Options{RequestTimeout: 10 * time.Second})
+			defer c.Close(context.Background())
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() { _, _ = c.Call(ctx, "ping", nil) }()
+			for deadline := time.Now().Add(10 * time.Second); len(f.sentMessages()) == 0; {
+				if time.Now().After(deadline) {
+					t.Fatal("ping was never sent")
+				}
+				time.Sleep(time.Millisecond)
+			}
+			_, err := c.Call(context.Background(), "tools/list", nil)
+			if got := errors.Is(err, transport.ErrFrameTooLarge); got != tt.rejected {
+				t.Fatalf("Call error = %v; want rejected for its size %v", err, tt.rejected)
+			}
+			if tt.rejected && !errors.Is(err, ErrRejectedReply) {
+				t.Fatalf("Call error = %v; want ErrRejectedReply", err)
+			}
+		})
+	}
+}
+
 // TestOversizeNotificationIsNotTakenForTheReply: a rejected frame that is a
 // notification fails no call.
 func TestOversizeNotificationIsNotTakenForTheReply(t *testing.T) {

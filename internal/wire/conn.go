@@ -422,6 +422,10 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 		select {
 		case resp := <-pc.ch:
 			return resp, nil
+		case err := <-pc.failed:
+			// A rejected reply (too large, not UTF-8) is the reply: the streams
+			// still open, maybe the one that carried it, have nothing to add.
+			return nil, fmt.Errorf("%s (id %s): %w: %w", method, id, ErrRejectedReply, err)
 		case <-settled:
 			select {
 			case resp := <-pc.ch:
@@ -719,12 +723,18 @@ func (c *Conn) rejected(f transport.Frame) {
 	if found && !hasMethod {
 		pc = c.pending[id.Key()]
 	}
-	// A frame cut for its size may hide its id past the kept head: with one call
-	// pending it is that call's reply. Other rejected bytes (a log line on stdout)
-	// are no one's reply unless they carry a pending id.
-	if pc == nil && !found && !hasMethod && len(c.pending) == 1 && errors.Is(f.Err, transport.ErrFrameTooLarge) {
-		for _, p := range c.pending {
-			pc = p
+	// A frame cut for its size may hide its id past the kept head: on the POST
+	// stream of a pending call it is taken for that call's reply (the reply is what
+	// the stream is for), and with one call pending for that call's. Other rejected
+	// bytes (a log line on stdout) are no one's reply unless they carry a pending id.
+	if pc == nil && !found && !hasMethod && errors.Is(f.Err, transport.ErrFrameTooLarge) {
+		if sid, err := ParseID(json.RawMessage(f.Stream)); f.Stream != "" && err == nil {
+			pc = c.pending[sid.Key()]
+		}
+		if pc == nil && len(c.pending) == 1 {
+			for _, p := range c.pending {
+				pc = p
+			}
 		}
 	}
 	if pc != nil {

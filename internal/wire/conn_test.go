@@ -487,3 +487,51 @@ func TestFlush(t *testing.T) {
 		})
 	}
 }
+
+// openStreamFake is Streamable HTTP whose POST stream never ends: the wire layer
+// cannot wait for the streams to settle.
+type openStreamFake struct{ *countingFake }
+
+func (openStreamFake) OpenPostStreams() (int, <-chan struct{}) { return 1, make(chan struct{}) }
+
+// TestReplyWhileAPostStreamStaysOpen: with the barrier on, a reply, and a reply the
+// transport rejected, end the call at once though a POST stream stays open.
+func TestReplyWhileAPostStreamStaysOpen(t *testing.T) {
+	tooBig := &transport.TooLargeError{What: "an SSE event", Size: 100 << 20, Max: 8 << 20}
+	for _, tc := range []struct {
+		name   string
+		frame  func(id string) transport.Frame
+		wantIs error // nil: the call succeeds
+	}{
+		{"reply", func(id string) transport.Frame {
+			return transport.Frame{Data: []byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{}}`), Source: "post", Stream: id, JSON: true}
+		}, nil},
+		{"rejected reply", func(id string) transport.Frame {
+			return transport.Frame{Data: []byte(`aaaa`), Err: tooBig, Source: "post", Stream: id}
+		}, ErrRejectedReply},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cf *countingFake
+			fake := newFake(func(f *fakeTransport, msg []byte) {
+				m, err := Decode(msg)
+				if err != nil || m.Kind != KindRequest || m.Method == "ping" {
+					return
+				}
+				f.in <- tc.frame(m.ID.String())
+				cf.delivered.Add(1)
+			})
+			cf = &countingFake{fakeTransport: fake}
+			c := NewConn(openStreamFake{cf}, Options{RequestTimeout: 10 * time.Second})
+			defer c.Close(context.Background())
+			c.SetBarrier(true)
+			start := time.Now()
+			_, err := c.Call(context.Background(), "tools/list", nil)
+			if (tc.wantIs == nil) != (err == nil) || (tc.wantIs != nil && !errors.Is(err, tc.wantIs)) {
+				t.Fatalf("Call: %v; want %v", err, tc.wantIs)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("the call took %s: it waited for the open stream", d)
+			}
+		})
+	}
+}

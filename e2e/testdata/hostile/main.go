@@ -63,6 +63,12 @@ type request struct {
 // tools is a small valid tool list.
 const tools = `{"tools":[{"name":"echo","description":"echoes","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}]}`
 
+// logFrame is a notification a hostile body adds after its reply.
+const logFrame = `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"more"}}`
+
+// discover is a 2026-07-28 DiscoverResult.
+const discover = `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"hostile","version":"1"}}`
+
 // result answers a request normally (nil for "method not found").
 func result(r request) (string, bool) {
 	switch r.Method {
@@ -330,6 +336,45 @@ func serveHTTP() {
 			if req.Method == "tools/list" {
 				w.Header().Set("Content-Type", "text/event-stream")
 				streamLine(w, `data: {"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"tools":[],"x":"`, 60<<20, "\"}}\n\n")
+				return
+			}
+		case "sse-endless-line":
+			if req.Method == "tools/list" {
+				// One data line of 100 MiB that never ends, on a stream that stays open.
+				w.Header().Set("Content-Type", "text/event-stream")
+				streamLine(w, "data: ", 100<<20, "")
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+				return
+			}
+		case "endless-json":
+			// Every reply is a JSON body that never ends: the reply, then nothing, with
+			// the connection held open.
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, reply(req.ID, res, ok, req.Method)+"\n")
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		case "endless-json-frames":
+			if req.Method == "tools/list" {
+				// The reply and a second frame on a JSON body that never ends.
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, reply(req.ID, res, ok, req.Method)+"\n"+logFrame+"\n")
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+				return
+			}
+		case "listen-endless-json":
+			// A 2026-07-28 server whose subscriptions/listen answer is a JSON body of
+			// notifications that never ends, instead of an event stream.
+			switch req.Method {
+			case "server/discover":
+				res, ok = discover, true
+			case "subscriptions/listen":
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":`+string(req.ID)+`}}}`+"\n"+logFrame+"\n")
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
 				return
 			}
 		case "echo-secret":
