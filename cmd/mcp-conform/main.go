@@ -1,6 +1,7 @@
 // Command mcp-conform runs the MCP server conformance suite against a server — a
 // command launched over stdio, or a Streamable HTTP / HTTP+SSE URL — at every protocol
-// revision it knows, and writes junit.xml, report.json and matrix.md.
+// revision it knows, and writes junit.xml, report.json, matrix.md, report.html and
+// SVG badges.
 //
 //	mcp-conform                                  # the bundled reference server
 //	mcp-conform --target "node server.js"        # a command, over stdio
