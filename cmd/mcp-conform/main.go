@@ -58,7 +58,9 @@ func main() {
 		if os.Getenv("GOMEMLIMIT") == "" {
 			debug.SetMemoryLimit(memoryLimit)
 		}
-		if err := transport.BecomeSubreaper(); err != nil {
+		// Outside Linux there is no subreaper to become; the README says the
+		// guarantee is Linux's, so that is no news to print at every run.
+		if err := transport.BecomeSubreaper(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
 			fmt.Fprintf(os.Stderr, "mcp-conform: %v (processes that leave their group may outlive the run)\n", err)
 		}
 	}
