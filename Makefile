@@ -12,7 +12,7 @@
 #                   (fixtures/mcpgo, its own module) and the pinned npm packages
 #                   of fixtures/npm (npm ci)
 #   make browser    install headless Chromium (Debian's chromium package, as root) when
-#                   missing, for the report.html browser test (part of test-e2e)
+#                   missing, for the report.html and badge browser tests (part of test-e2e)
 #   make bench      the full-run and floor benchmarks, then their summary
 #   make clean      remove bin/ and the default report directory
 #
@@ -87,11 +87,13 @@ test-e2e: real-servers browser xmllint
 	MCPCONFORM_REAL=1 MCPCONFORM_SELFTEST_SUMMARY=$(SELFTEST_SUMMARY) $(GO) test $(RACE) -count=1 -timeout $(E2E_TIMEOUT) $(E2E_PKG)
 	@cat $(SELFTEST_SUMMARY)
 	@echo "report.html as headless Chromium rendered it: bin/test-output/report-html-failures.png"
+	@echo "the badges as headless Chromium rendered them: bin/test-output/badges.png"
 
 real-servers: bin/gosdk-fixture bin/mcpgo-fixture fixtures/npm/node_modules/.package-lock.json
 
-# Headless Chromium for e2e/html_browser_test.go, from Debian's archive on a fresh
-# (root) CI machine; a machine that has chromium already is left alone.
+# Headless Chromium for e2e/html_browser_test.go (report.html and the badges), from
+# Debian's archive on a fresh (root) CI machine; a machine that has chromium already
+# is left alone.
 browser:
 	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
 		echo "browser: $$(command -v chromium || command -v chromium-browser)"; \
