@@ -12,9 +12,14 @@
 #                   (fixtures/mcpgo, its own module) and the pinned npm packages
 #                   of fixtures/npm (npm ci)
 #   make browser    install headless Chromium (Debian's chromium package, as root) when
-#                   missing, for the report.html browser test (part of test-e2e)
+#                   missing, for the report.html and badge browser tests (part of test-e2e)
 #   make bench      the full-run and floor benchmarks, then their summary
-#   make clean      remove bin/ and the default report directory
+#   make dist       release binaries in dist/: static (CGO_ENABLED=0), reproducible
+#                   (-trimpath, -buildvcs=false) builds for linux, darwin and windows on
+#                   amd64 and arm64, mcp-conform-OS-ARCH[.exe], stamped with VERSION
+#                   (default: git describe; `mcp-conform --version` prints it), and
+#                   their SHA256SUMS
+#   make clean      remove bin/, dist/ and the default report directory
 #
 
 GO ?= go
@@ -33,7 +38,7 @@ E2E_TIMEOUT ?= 20m
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-.PHONY: all build test test-unit test-e2e vet fmt-check lint tidy-check bench bench-deps clean real-servers browser xmllint
+.PHONY: all build test test-unit test-e2e vet fmt-check lint tidy-check bench bench-deps clean real-servers browser xmllint dist
 
 all: build
 
@@ -87,11 +92,13 @@ test-e2e: real-servers browser xmllint
 	MCPCONFORM_REAL=1 MCPCONFORM_SELFTEST_SUMMARY=$(SELFTEST_SUMMARY) $(GO) test $(RACE) -count=1 -timeout $(E2E_TIMEOUT) $(E2E_PKG)
 	@cat $(SELFTEST_SUMMARY)
 	@echo "report.html as headless Chromium rendered it: bin/test-output/report-html-failures.png"
+	@echo "the badges as headless Chromium rendered them: bin/test-output/badges.png"
 
 real-servers: bin/gosdk-fixture bin/mcpgo-fixture fixtures/npm/node_modules/.package-lock.json
 
-# Headless Chromium for e2e/html_browser_test.go, from Debian's archive on a fresh
-# (root) CI machine; a machine that has chromium already is left alone.
+# Headless Chromium for e2e/html_browser_test.go (report.html and the badges), from
+# Debian's archive on a fresh (root) CI machine; a machine that has chromium already
+# is left alone.
 browser:
 	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
 		echo "browser: $$(command -v chromium || command -v chromium-browser)"; \
@@ -124,5 +131,29 @@ bench: build bench-deps
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 10x $(E2E_PKG)
 	MCPCONFORM_BENCH=1 $(GO) test -count=1 -v -timeout 30m -run '^TestBenchSummary$$' $(E2E_PKG)
 
+# Release builds. The same commit, toolchain and VERSION give the same bytes
+# (e2e TestDistReproducible builds one platform twice, the second time with an empty
+# build cache): no cgo, no paths of this machine (-trimpath), no VCS stamp that a
+# dirty tree would change (-buildvcs=false; VERSION says the commit instead), no
+# symbol table (-s -w). DIST_DIR and DIST_PLATFORMS narrow it, as the test does.
+DIST_DIR ?= dist
+DIST_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+DIST_LDFLAGS = -s -w -X main.version=$(VERSION)
+
+dist:
+	rm -rf $(DIST_DIR)
+	mkdir -p $(DIST_DIR)
+	for p in $(DIST_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; ext=; \
+		if [ "$$os" = windows ]; then ext=.exe; fi; \
+		echo "dist: $(DIST_DIR)/mcp-conform-$$os-$$arch$$ext"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -buildvcs=false \
+			-ldflags '$(DIST_LDFLAGS)' -o $(DIST_DIR)/mcp-conform-$$os-$$arch$$ext ./cmd/mcp-conform; \
+	done
+	cd $(DIST_DIR) && if command -v sha256sum >/dev/null; then sha256sum mcp-conform-*; \
+		else shasum -a 256 mcp-conform-*; fi > SHA256SUMS
+	@echo "dist: $(DIST_DIR)/SHA256SUMS (version $(VERSION))"
+
 clean:
-	rm -rf bin mcp-conform-report fixtures/npm/node_modules fixtures/npm-bench/node_modules
+	rm -rf bin dist mcp-conform-report fixtures/npm/node_modules fixtures/npm-bench/node_modules

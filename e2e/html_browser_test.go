@@ -3,6 +3,8 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,4 +165,73 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		t.Fatalf("screenshot %s: %d bytes, %v: want a PNG", shot, len(png), err)
 	}
 	t.Logf("screenshot of the failures-only view: %s", shot)
+}
+
+// TestBadgesInBrowser loads every badge of the faulty run into a page in headless
+// Chromium, as a README shows them (an <img> each): each must load, at the size its
+// SVG declares, and the failing run's summary must say so. A screenshot of the
+// badges is kept in the test output directory.
+func TestBadgesInBrowser(t *testing.T) {
+	browser := chromium(t)
+	dir, rep, _ := faultyReport(t)
+	badges := reports.Badges(rep)
+	if len(badges) != len(rep.Revisions)+1 {
+		t.Fatalf("%d badges for %d columns", len(badges), len(rep.Revisions))
+	}
+	// The page's script records what the browser made of each image once all have
+	// loaded or failed: data-w and data-h, its natural size (0 when it failed).
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html>\n<html><body style=\"margin:8px;background:#fff\">\n")
+	for i, badge := range badges {
+		src := "file://" + filepath.Join(dir, reports.BadgeDir, badge.File)
+		fmt.Fprintf(&b, "<p><img id=\"badge-%d\" src=\"%s\" alt=\"%s\"></p>\n", i, html.EscapeString(src), html.EscapeString(badge.File))
+	}
+	b.WriteString(`<script>
+window.addEventListener("load", () => {
+  for (const img of document.images) {
+    img.dataset.w = img.complete ? img.naturalWidth : 0;
+    img.dataset.h = img.complete ? img.naturalHeight : 0;
+  }
+  document.body.dataset.ready = "1";
+});
+</script>
+</body></html>
+`)
+	page := filepath.Join(t.TempDir(), "badges.html")
+	if err := os.WriteFile(page, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := runChromium(t, browser, "file://"+page, "--dump-dom")
+	if !strings.Contains(dom, `data-ready="1"`) {
+		t.Fatalf("the badge page's script did not run:\n%.2000s", dom)
+	}
+	size := regexp.MustCompile(`data-w="(\d+)" data-h="(\d+)"`)
+	for i, badge := range badges {
+		svg, err := os.ReadFile(filepath.Join(dir, reports.BadgeDir, badge.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		declared := regexp.MustCompile(`^<svg [^>]*width="(\d+)" height="(\d+)"`).FindSubmatch(svg)
+		m := size.FindStringSubmatch(element(t, dom, fmt.Sprintf("badge-%d", i)))
+		switch {
+		case declared == nil:
+			t.Errorf("%s declares no size:\n%s", badge.File, svg)
+		case m == nil || m[1] == "0" || m[2] == "0":
+			t.Errorf("%s did not load in the browser: %v", badge.File, m)
+		case m[1] != string(declared[1]) || m[2] != string(declared[2]):
+			t.Errorf("%s renders %sx%s, its SVG declares %sx%s", badge.File, m[1], m[2], declared[1], declared[2])
+		}
+	}
+	// The faulty run fails TOOLS-CALL-UNKNOWN-01 at every revision: no column passes.
+	if want := fmt.Sprintf("0/%d revisions pass", len(rep.Revisions)); badges[0].Message != want {
+		t.Errorf("summary badge says %q, want %q", badges[0].Message, want)
+	}
+	shot := filepath.Join(testOutputDir(t), "badges.png")
+	_ = os.Remove(shot)
+	runChromium(t, browser, "file://"+page, "--window-size=400,"+fmt.Sprint(40*len(badges)+40), "--screenshot="+shot)
+	png, err := os.ReadFile(shot)
+	if err != nil || len(png) < 1_000 || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Fatalf("screenshot %s: %d bytes, %v: want a PNG", shot, len(png), err)
+	}
+	t.Logf("screenshot of the badges: %s", shot)
 }

@@ -102,7 +102,58 @@ func loadReports(t testing.TB, dir string) *reports.Report {
 	checkSummary(t, rep)
 	checkJUnit(t, dir, rep)
 	checkMatrix(t, dir, rep)
+	checkBadges(t, dir, rep)
 	return rep
+}
+
+// checkBadges checks the run's badges against report.json: the folder holds exactly
+// the summary badge and one per column, and each is byte for byte the badge the
+// report renders. report.json does not record that a column's revision is
+// unsupported when a check ran there, so a column whose badge says "not supported"
+// is taken as such, provided the server negotiated another version.
+func checkBadges(t testing.TB, dir string, rep *reports.Report) {
+	t.Helper()
+	bdir := filepath.Join(dir, reports.BadgeDir)
+	entries, err := os.ReadDir(bdir)
+	if err != nil {
+		t.Fatalf("badges: %v", err)
+	}
+	var files []string
+	svgs := map[string][]byte{}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(bdir, e.Name()))
+		if err != nil {
+			t.Fatalf("badges: %v", err)
+		}
+		files = append(files, e.Name())
+		svgs[e.Name()] = data
+	}
+	// A copy: the flag set here is the badge's word, not report.json's.
+	cp := *rep
+	cp.Revisions = slices.Clone(rep.Revisions)
+	rep = &cp
+	want := reports.Badges(rep)
+	for i, b := range want[1:] {
+		rev := &rep.Revisions[i]
+		if strings.Contains(string(svgs[b.File]), "<title>MCP "+rev.Revision+": not supported</title>") {
+			if rev.Negotiated == rev.Revision {
+				t.Errorf("badge %s says not supported, but the server negotiated %s", b.File, rev.Negotiated)
+			}
+			rev.Unsupported = true
+		}
+	}
+	want = reports.Badges(rep)
+	var wantFiles []string
+	for _, b := range want {
+		wantFiles = append(wantFiles, b.File)
+		if got := svgs[b.File]; string(got) != string(b.SVG()) {
+			t.Errorf("badge %s is not the report's %q | %q:\n%s", b.File, b.Label, b.Message, got)
+		}
+	}
+	slices.Sort(wantFiles)
+	if !slices.Equal(files, wantFiles) {
+		t.Errorf("badges %q, want %q", files, wantFiles)
+	}
 }
 
 // validateReports validates the run's junit.xml against the Jenkins and Ant JUnit

@@ -542,8 +542,8 @@ func (c *Console) writeTable(b *bytes.Buffer, r *Report, all Summary) {
 	_ = tw.Flush() // writes to a bytes.Buffer cannot fail
 }
 
-// writePaths says where the reports are: the directory and the three reports, and
-// how many attachments beside them (Verbose: every path).
+// writePaths says where the reports are: the directory and the reports, how many
+// badges, and how many attachments beside them (Verbose: every path).
 func (c *Console) writePaths(b *bytes.Buffer, paths []string) {
 	if c.Verbose {
 		fmt.Fprintf(b, "\n%s\n", c.paint(ansiBold, "Reports"))
@@ -553,15 +553,22 @@ func (c *Console) writePaths(b *bytes.Buffer, paths []string) {
 		return
 	}
 	var main []string
+	badges := 0
 	for _, p := range paths {
 		if base := filepath.Base(p); base == JUnitFile || base == JSONFile || base == MatrixFile || base == HTMLFile {
 			main = append(main, base)
+		} else if filepath.Base(filepath.Dir(p)) == BadgeDir {
+			badges++
 		}
+	}
+	extra := len(paths) - len(main) - badges
+	if badges > 0 {
+		main = append(main, countOf(badges, "badge", "badges")+" in "+BadgeDir+string(filepath.Separator))
 	}
 	line := "reports: " + oneLine(termText(filepath.Dir(paths[0]))) + string(filepath.Separator)
 	if len(main) > 0 {
 		line += " (" + strings.Join(main, ", ")
-		if extra := len(paths) - len(main); extra > 0 {
+		if extra > 0 {
 			line += fmt.Sprintf(", and %d transcripts and logs", extra)
 		}
 		line += ")"

@@ -31,7 +31,7 @@ func runConsole(c *Console, r *Report, paths []string) {
 // The console in its three modes: what each shows, and that each finding is said
 // once.
 func TestConsole(t *testing.T) {
-	paths := []string{"out/junit.xml", "out/report.json", "out/matrix.md", "out/transcripts/a.jsonl"}
+	paths := []string{"out/junit.xml", "out/report.json", "out/matrix.md", "out/badges/conformance.svg", "out/badges/revision-2025-06-18.svg", "out/transcripts/a.jsonl"}
 	tests := []struct {
 		name    string
 		console *Console
@@ -58,7 +58,7 @@ func TestConsole(t *testing.T) {
 			"Skipped (4)",
 			"needs-fixture  PROMPTS-GET-01 in 2025-06-18: no prompt fixture configured",
 			"revision-unsupported  3 checks in 2024-11-05\n",
-			"reports: out/ (junit.xml, report.json, matrix.md, and 1 transcripts and logs)",
+			"reports: out/ (junit.xml, report.json, matrix.md, 2 badges in badges/, and 1 transcripts and logs)",
 			"result: FAIL (1 failed, 1 error, 1 warning) — exit 1\n",
 		}, []string{"PASS", "note: fine", "out/transcripts/a.jsonl", "not-exercised: not-exercised"}},
 		{"verbose", &Console{Verbose: true}, []string{

@@ -1,5 +1,6 @@
 // Package reports renders a finished mcp-conform run: junit.xml for CI, report.json for
-// scripts, matrix.md for people, and the console summary. It works only from the
+// scripts, matrix.md and report.html for people, SVG badges for a README, and the
+// console summary. It works only from the
 // finished Report, never from live sessions, so every format tells the same story.
 package reports
 

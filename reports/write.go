@@ -20,10 +20,12 @@ const (
 )
 
 // WriteAll writes the run's reports into dir, creating it if needed: junit.xml,
-// report.json and matrix.md, then each attachment (a transcript, say) under its
-// name, in name order. An attachment's name is a clean relative path, which may hold
-// a subdirectory ("transcripts/2025-06-18-1.jsonl"); a name that is absolute, holds
-// "..", is not clean or would replace one of the reports is refused. Every file is
+// report.json, matrix.md and report.html, then the badges (BadgeDir, emptied first:
+// the summary badge, then one per column), then each attachment (a transcript, say)
+// under its name, in name order. An attachment's name is a clean relative path, which
+// may hold a subdirectory ("transcripts/2025-06-18-1.jsonl"); a name that is
+// absolute, holds "..", is not clean or would replace one of the reports or badges
+// is refused. Every file is
 // written atomically (a temporary file in the same directory, then a rename), so a
 // run that breaks off never leaves half a file. WriteAll keeps going after a file
 // fails and returns the paths it wrote with all the errors joined.
@@ -69,6 +71,9 @@ func WriteAll(dir string, r *Report, attachments map[string][]byte) ([]string, e
 		}
 		paths = append(paths, path)
 	}
+	badgePaths, badgeErrs := writeBadges(dir, r)
+	paths = append(paths, badgePaths...)
+	errs = append(errs, badgeErrs...)
 	names := make([]string, 0, len(attachments))
 	for name := range attachments {
 		names = append(names, name)
@@ -96,6 +101,32 @@ func WriteAll(dir string, r *Report, attachments map[string][]byte) ([]string, e
 	return paths, errors.Join(errs...)
 }
 
+// writeBadges writes Badges(r) into dir's BadgeDir, after removing what an earlier
+// run left there: a badge of a column this run does not have would pass for this
+// run's. It returns the paths it wrote and the errors met.
+func writeBadges(dir string, r *Report) ([]string, []error) {
+	bdir := filepath.Join(dir, BadgeDir)
+	if err := os.RemoveAll(bdir); err != nil {
+		return nil, []error{fmt.Errorf("reports: clear the earlier %s: %w", BadgeDir, err)}
+	}
+	if err := os.MkdirAll(bdir, 0o755); err != nil {
+		return nil, []error{fmt.Errorf("reports: create %s: %w", BadgeDir, err)}
+	}
+	var (
+		paths []string
+		errs  []error
+	)
+	for _, b := range Badges(r) {
+		path := filepath.Join(bdir, b.File)
+		if err := writeFileAtomic(path, b.SVG()); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		paths = append(paths, path)
+	}
+	return paths, errs
+}
+
 // CheckDir makes sure the reports can be written into dir before a run starts: it
 // creates dir if needed and writes and removes a probe file in it.
 func CheckDir(dir string) error {
@@ -116,7 +147,7 @@ func CheckDir(dir string) error {
 
 // checkAttachmentName refuses a name that could land outside the report directory or
 // over a report: it must be a clean, local, slash-separated relative path with no ".."
-// element, and not junit.xml, report.json or matrix.md.
+// element, not junit.xml, report.json, matrix.md or report.html, and not in BadgeDir.
 func checkAttachmentName(name string) error {
 	bad := func(why string) error {
 		return fmt.Errorf("reports: attachment name %q refused: %s", name, why)
@@ -138,6 +169,8 @@ func checkAttachmentName(name string) error {
 		return bad("not a local path")
 	case name == JUnitFile || name == JSONFile || name == MatrixFile || name == HTMLFile:
 		return bad("would replace a report")
+	case name == BadgeDir || strings.HasPrefix(name, BadgeDir+"/"):
+		return bad("would replace a badge")
 	}
 	return nil
 }

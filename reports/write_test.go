@@ -24,12 +24,15 @@ func TestWriteAll(t *testing.T) {
 		filepath.Join(dir, "report.json"),
 		filepath.Join(dir, "matrix.md"),
 		filepath.Join(dir, "report.html"),
+		filepath.Join(dir, "badges", "conformance.svg"),
+		filepath.Join(dir, "badges", "revision-2025-06-18.svg"),
+		filepath.Join(dir, "badges", "revision-2024-11-05.svg"),
 		filepath.Join(dir, "transcripts", "2025-06-18-1.jsonl"),
 	}
 	if !slices.Equal(paths, want) {
 		t.Errorf("paths = %q, want %q", paths, want)
 	}
-	if got, err := os.ReadFile(want[4]); err != nil || !bytes.Equal(got, transcript) {
+	if got, err := os.ReadFile(want[7]); err != nil || !bytes.Equal(got, transcript) {
 		t.Errorf("attachment = %q, %v", got, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "..", "x")); !os.IsNotExist(err) {
@@ -44,7 +47,7 @@ func TestWriteAll(t *testing.T) {
 		t.Errorf("report.json reads back as %+v, %v", r, err)
 	}
 	// No temporary files are left behind, and the files are world-readable.
-	for _, sub := range []string{dir, filepath.Join(dir, "transcripts")} {
+	for _, sub := range []string{dir, filepath.Join(dir, "transcripts"), filepath.Join(dir, "badges")} {
 		entries, err := os.ReadDir(sub)
 		if err != nil {
 			t.Fatal(err)
@@ -70,7 +73,9 @@ func TestWriteAllKeepsGoing(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "matrix.md") {
 		t.Errorf("error = %v, want one about matrix.md", err)
 	}
-	want := []string{filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.json"), filepath.Join(dir, "report.html"), filepath.Join(dir, "a.txt")}
+	want := []string{filepath.Join(dir, "junit.xml"), filepath.Join(dir, "report.json"), filepath.Join(dir, "report.html"),
+		filepath.Join(dir, "badges", "conformance.svg"), filepath.Join(dir, "badges", "revision-2025-06-18.svg"),
+		filepath.Join(dir, "badges", "revision-2024-11-05.svg"), filepath.Join(dir, "a.txt")}
 	if !slices.Equal(paths, want) {
 		t.Errorf("paths = %q, want %q", paths, want)
 	}
@@ -109,6 +114,12 @@ func TestCheckAttachmentName(t *testing.T) {
 		{"junit.xml", false},
 		{"report.json", false},
 		{"matrix.md", false},
+		{"report.html", false},
+		{"badges", false},
+		{"badges/conformance.svg", false},
+		{"badges/sub/x.svg", false},
+		{"badgesx/a.svg", true},
+		{"transcripts/badges", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 // Command mcp-conform runs the MCP server conformance suite against a server — a
 // command launched over stdio, or a Streamable HTTP / HTTP+SSE URL — at every protocol
-// revision it knows, and writes junit.xml, report.json and matrix.md.
+// revision it knows, and writes junit.xml, report.json, matrix.md, report.html and
+// SVG badges.
 //
 //	mcp-conform                                  # the bundled reference server
 //	mcp-conform --target "node server.js"        # a command, over stdio
@@ -57,7 +58,9 @@ func main() {
 		if os.Getenv("GOMEMLIMIT") == "" {
 			debug.SetMemoryLimit(memoryLimit)
 		}
-		if err := transport.BecomeSubreaper(); err != nil {
+		// Outside Linux there is no subreaper to become; the README says the
+		// guarantee is Linux's, so that is no news to print at every run.
+		if err := transport.BecomeSubreaper(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
 			fmt.Fprintf(os.Stderr, "mcp-conform: %v (processes that leave their group may outlive the run)\n", err)
 		}
 	}

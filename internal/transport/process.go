@@ -94,14 +94,7 @@ func (e ExitInfo) String() string {
 }
 
 func signalName(s syscall.Signal) string {
-	names := map[syscall.Signal]string{
-		syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT",
-		syscall.SIGILL: "SIGILL", syscall.SIGTRAP: "SIGTRAP", syscall.SIGABRT: "SIGABRT",
-		syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE", syscall.SIGKILL: "SIGKILL",
-		syscall.SIGSEGV: "SIGSEGV", syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM",
-		syscall.SIGTERM: "SIGTERM", syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2",
-	}
-	if n, ok := names[s]; ok {
+	if n, ok := signalNames[s]; ok {
 		return n
 	}
 	plain := fmt.Sprintf("signal %d", int(s))
@@ -133,6 +126,11 @@ type proc struct {
 	stdinOnce sync.Once
 	stage     atomic.Int32
 	termSent  atomic.Bool
+
+	// group is the platform's hold on the process and everything it starts: the
+	// process group on Unix, a job object on Windows (process_unix.go,
+	// process_windows.go).
+	group procGroup
 
 	done   chan struct{} // closed once reaped; exit is set before
 	exitMu sync.Mutex
@@ -207,7 +205,7 @@ func startProc(ctx context.Context, cfg ProcessConfig, stdout, stderr *os.File, 
 	cmd.Stdin = inR
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = newSysProcAttr()
 	if err := cmd.Start(); err != nil {
 		inW.Close()
 		return nil, fmt.Errorf("start %q: %w", cfg.Argv[0], err)
@@ -227,6 +225,7 @@ func startProc(ctx context.Context, cfg ProcessConfig, stdout, stderr *os.File, 
 		stopped: make(chan struct{}),
 		onExit:  onExit,
 	}
+	p.group = newProcGroup(cmd.Process)
 	register(p)
 	go p.reap()
 	return p, nil
@@ -263,7 +262,8 @@ func (p *proc) reap() {
 		p.onExit(info)
 	}
 	close(p.done)
-	if errors.Is(syscall.Kill(-p.pid, 0), syscall.ESRCH) {
+	if p.groupGone() {
+		p.group.release()
 		unregister(p)
 	}
 }
@@ -291,15 +291,6 @@ func (p *proc) advance(s int32) {
 		if cur >= s || p.stage.CompareAndSwap(cur, s) {
 			return
 		}
-	}
-}
-
-// signalGroup sends sig to the whole process group, and to the leader directly while
-// it is unreaped (in case it moved itself to another group). ESRCH is expected.
-func (p *proc) signalGroup(sig syscall.Signal) {
-	_ = syscall.Kill(-p.pid, sig)
-	if !p.exited() {
-		_ = p.cmd.Process.Signal(sig)
 	}
 }
 
@@ -357,7 +348,8 @@ func (p *proc) stopSequence() {
 			<-p.done // SIGKILL cannot be ignored; the reaper follows at once
 		}
 	}
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL) // grandchildren left in the group
+	p.killGroup() // grandchildren left in the group
+	p.group.release()
 	unregister(p)
 }
 
