@@ -224,11 +224,7 @@ var _ = conform.Register(conform.Check{
 		if t.Session() == nil || t.Session().Kind != "stdio" {
 			return notStdio()
 		}
-		p := toolkit.MixedBatch(t)
-		if t.Ctx.Err() != nil {
-			return conform.Errorf("not verified: %v", t.Ctx.Err())
-		}
-		return p.JudgeBatch()
+		return toolkit.JudgeMixedBatch(t)
 	},
 })
 

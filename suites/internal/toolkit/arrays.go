@@ -120,6 +120,16 @@ func MixedBatch(t *conform.T) BatchProbe {
 	}).(BatchProbe)
 }
 
+// JudgeMixedBatch is the verdict of the 2025-03-26 batch rules (BASE-BATCH-R2-01,
+// STDIO-BATCH-R2-01) on MixedBatch's probe.
+func JudgeMixedBatch(t *conform.T) conform.Verdict {
+	p := MixedBatch(t)
+	if t.Ctx.Err() != nil {
+		return conform.Errorf("not verified: %v", t.Ctx.Err())
+	}
+	return p.JudgeBatch()
+}
+
 // JudgeBatch wants a reply to each request of the batch, and nothing else.
 func (p BatchProbe) JudgeBatch() conform.Verdict {
 	const want = "a reply to each of the batch's two requests (as one array, or one by one), none to its notification"
