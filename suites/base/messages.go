@@ -539,6 +539,21 @@ type invalidProbe struct {
 	mayBeResponse bool // no reply is a note: it may read as a malformed response
 }
 
+// refusal reads the replies to input the server should refuse: the error code
+// (-32600 when any reply has it, otherwise the first error's) and how many replies
+// were results instead.
+func refusal(a toolkit.StrayAnswer) (code, results int) {
+	for _, m := range a.Replies {
+		switch {
+		case m.Error == nil:
+			results++
+		case code == 0 || m.Error.Code == wire.CodeInvalidRequest:
+			code = m.Error.Code
+		}
+	}
+	return code, results
+}
+
 // judgeInvalidRequests wants -32600 for every probe: a result or no reply fails,
 // another error code warns, and a server that stopped serving fails on the probe that
 // stopped it.
@@ -546,15 +561,7 @@ func judgeInvalidRequests(probes []invalidProbe) conform.Verdict {
 	var f conform.Findings
 	var passed []string
 	for _, p := range probes {
-		code, results := 0, 0
-		for _, m := range p.a.Replies {
-			switch {
-			case m.Error == nil:
-				results++
-			case code == 0 || m.Error.Code == wire.CodeInvalidRequest:
-				code = m.Error.Code
-			}
-		}
+		code, results := refusal(p.a)
 		switch {
 		case results > 0:
 			f.Fail(fmt.Sprintf("%s: processed: %s", p.what, p.a.Describe()))
@@ -608,14 +615,7 @@ var _ = conform.Register(conform.Check{
 // error status.
 func judgeNullID(method string, a toolkit.StrayAnswer) conform.Verdict {
 	want := fmt.Sprintf(`%s with "id": null refused with an error (ideally -32600)`, method)
-	var code, results int
-	for _, m := range a.Replies {
-		if m.Error == nil {
-			results++
-		} else if code == 0 || m.Error.Code == wire.CodeInvalidRequest {
-			code = m.Error.Code
-		}
-	}
+	code, results := refusal(a)
 	switch {
 	case results > 0:
 		return conform.Violation(want, "processed: "+a.Describe())
