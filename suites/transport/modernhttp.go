@@ -191,14 +191,15 @@ func servesLegacy(asked map[string]string, only ...string) legacyTri {
 
 // modernOnlyRule settles a broken rule that binds only a server that supports no
 // earlier revision ("A server that supports only this revision … SHOULD").
-func modernOnlyRule(t *conform.T, expected, actual string) conform.Verdict {
+func modernOnlyRule(t *conform.T, expected string, bad *conform.Findings) conform.Verdict {
+	v := bad.Violation(expected)
 	switch servesLegacy(t.RevisionsAsked()) {
 	case legacyYes:
-		return conform.Skip(reports.NotApplicable, "the server also serves earlier revisions (their sessions, GET streams and resumption are theirs); the rule binds a server that supports only 2026-07-28 (seen: %s)", actual)
+		return conform.Skip(reports.NotApplicable, "the server also serves earlier revisions (their sessions, GET streams and resumption are theirs); the rule binds a server that supports only 2026-07-28 (seen: %s)", v.Actual)
 	case legacyUnknown:
-		return conform.Skip(reports.NotExercised, "the rule binds a server that supports only 2026-07-28, and this run asked no earlier revision to tell (seen: %s)", actual)
+		return conform.Skip(reports.NotExercised, "the rule binds a server that supports only 2026-07-28, and this run asked no earlier revision to tell (seen: %s)", v.Actual)
 	}
-	return conform.Violation(expected, actual)
+	return v
 }
 
 // h5Discover is a harmless request every modern server answers.
@@ -272,7 +273,7 @@ var _ = conform.Register(conform.Check{
 		if !ok {
 			return conform.Errorf("not verified: the transport cannot send a bare GET or DELETE")
 		}
-		var bad []string
+		var bad conform.Findings
 		for _, m := range []string{http.MethodGet, http.MethodDelete} {
 			// An older client's DELETE names its session.
 			var h http.Header
@@ -284,13 +285,13 @@ var _ = conform.Register(conform.Check{
 			case err != nil:
 				return conform.Errorf("not verified: %s: %v", m, err)
 			case x.Status != http.StatusMethodNotAllowed:
-				bad = append(bad, fmt.Sprintf("%s → HTTP %d", m, x.Status))
+				bad.Fail(fmt.Sprintf("%s → HTTP %d", m, x.Status))
 			}
 		}
-		if len(bad) == 0 {
+		if !bad.Failed() {
 			return conform.Pass("GET and DELETE → HTTP 405")
 		}
-		return modernOnlyRule(t, "HTTP 405 for GET and DELETE", strings.Join(bad, "; "))
+		return modernOnlyRule(t, "HTTP 405 for GET and DELETE", &bad)
 	},
 })
 
@@ -305,9 +306,9 @@ var _ = conform.Register(conform.Check{
 			return *v
 		}
 		r := h5Call(t, s, hs, h5Discover, nil, hdr("Mcp-Session-Id", "mcp-conform-stale-session"))
-		var bad []string
+		var bad conform.Findings
 		if !r.processed() {
-			bad = append(bad, "server/discover with a stale Mcp-Session-Id → "+r.describe())
+			bad.Fail("server/discover with a stale Mcp-Session-Id → " + r.describe())
 		}
 		// The replies to modern requests only: the column's opening server/discover
 		// and the probe. Other checks send this connection legacy requests on
@@ -321,14 +322,14 @@ var _ = conform.Register(conform.Check{
 		for _, what := range []string{"the reply to the column's opening server/discover", "the probe's reply"} {
 			if x := replies[what]; x != nil {
 				if sid := x.Header.Get("Mcp-Session-Id"); sid != "" {
-					bad = append(bad, fmt.Sprintf("%s (HTTP %d) carries Mcp-Session-Id %q", what, x.Status, conform.Clip(sid, 60)))
+					bad.Fail(fmt.Sprintf("%s (HTTP %d) carries Mcp-Session-Id %q", what, x.Status, conform.Clip(sid, 60)))
 				}
 			}
 		}
-		if len(bad) == 0 {
+		if !bad.Failed() {
 			return conform.Pass("a stale Mcp-Session-Id was ignored, and neither the column's opening reply nor the probe's carried a session id")
 		}
-		return modernOnlyRule(t, "requests served without regard to Mcp-Session-Id, and no session id minted or echoed", strings.Join(bad, "; "))
+		return modernOnlyRule(t, "requests served without regard to Mcp-Session-Id, and no session id minted or echoed", &bad)
 	},
 })
 
@@ -346,7 +347,9 @@ var _ = conform.Register(conform.Check{
 		if r.processed() {
 			return conform.Pass("server/discover with Last-Event-ID was served as usual: %s", r.describe())
 		}
-		return modernOnlyRule(t, "the request served as if Last-Event-ID were absent", "server/discover with Last-Event-ID → "+r.describe())
+		var bad conform.Findings
+		bad.Fail("server/discover with Last-Event-ID → " + r.describe())
+		return modernOnlyRule(t, "the request served as if Last-Event-ID were absent", &bad)
 	},
 })
 
