@@ -108,10 +108,16 @@ func (t *T) Scratch() (*Session, error) {
 // input, invalid requests, batches): opened on first use and opened again only when
 // the server has ended it, so a server that survives such input costs one more
 // process per revision on stdio, and one that does not costs no other check its
-// session. Only odd-input checks that declare FreshSessions may use it; it is closed
-// with the column's other sessions, and its traffic is in the revision's transcript.
+// session. Only odd-input checks that declare FreshSessions may use it, and
+// transcript-wide checks while they make their probes (T.Once): those are judged
+// after the column settles, when the spare session has been closed and everything
+// the server sent on it is in, so a probe owed no reply is proven silent by the end
+// of the session rather than by a grace period. It is closed with the column's other
+// sessions, and its traffic is in the revision's transcript.
 func (t *T) SpareSession() (*Session, error) {
-	t.allow(PhaseOddInput, "uses the spare session (T.SpareSession)")
+	if !(t.probing && t.Check.Phase == PhaseTranscript) {
+		t.allow(PhaseOddInput, "uses the spare session (T.SpareSession) outside a transcript check's probe pass")
+	}
 	if t.Check.FreshSessions == 0 && t.misuse == "" {
 		t.misuse = fmt.Sprintf("%s uses the spare session (T.SpareSession) and declares FreshSessions: 0", t.Check.ID)
 	}

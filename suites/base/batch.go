@@ -25,25 +25,23 @@ var _ = conform.Register(conform.Check{
 })
 
 // BASE-BATCH-R2-02 — JSON-RPC 2.0 §6; 2025-03-26/basic/transports.mdx (Sending Messages to the Server).
+// A transcript-wide check: the batch goes out on the spare session while the column
+// is open, and is judged after the column settles, when the spare session has ended
+// and everything the server sent on it is in (no grace period for the silence).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-BATCH-R2-02", Title: "a batch of notifications gets no reply (over HTTP, 202 with no body)",
-	Level: conform.Must, Revisions: revision.Span("R2"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R2"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
 	FreshSessions: 1, // the spare session: the Go SDK exits on a batch of notifications
 	Source:        `JSON-RPC 2.0 §6: "If there are no Response objects contained within the Response array as it is to be sent to the client, the server MUST NOT return an empty Array and should return nothing at all."; 2025-03-26/basic/index.mdx (Batching): implementations "MUST support receiving JSON-RPC batches" (a server that ends on one fails); 2025-03-26/basic/transports.mdx (Sending Messages to the Server): "If the input consists solely of (any number of) JSON-RPC responses or notifications: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body."`,
 	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.SpareSession()
-		if err != nil {
-			return conform.Errorf("no spare session for the notification batch: %v", err)
+		p := t.Once("BASE-BATCH-R2-02:"+t.Rev.Name, func() any { return probeNotificationBatch(t) }).(notificationBatch)
+		if p.err != nil {
+			return conform.Errorf("no spare session for the notification batch: %v", p.err)
 		}
-		const raw = `[{"jsonrpc":"2.0","method":"notifications/x_conformance_probe"},{"jsonrpc":"2.0","method":"notifications/x_conformance_probe"}]`
-		after := s.Conn.Seq()
-		a := toolkit.SendStray(t, s, 0, []byte(raw))
-		if t.Ctx.Err() != nil {
-			return conform.Errorf("not verified: %v", t.Ctx.Err())
-		}
+		a := p.Settled()
 		const want = "nothing at all for a batch of two notifications (over HTTP: 202 Accepted, no body)"
 		var bad conform.Findings
-		for _, e := range s.Conn.Received(after) {
+		for _, e := range p.s.Conn.Received(p.after) {
 			if e.InBatch && e.Msg == nil {
 				bad.Fail("an empty array")
 			}
@@ -60,15 +58,50 @@ var _ = conform.Register(conform.Check{
 		case bad.Failed():
 			return bad.Violation(want)
 		case a.Err != nil && conform.Gone(a.Err):
-			return conform.Violation(want+", the server still serving (it MUST support receiving batches)", "after the batch, "+conform.Describe(nil, a.Err))
+			return conform.Violation(want+", the server still serving (it MUST support receiving batches)", "sending the batch: "+conform.Describe(nil, a.Err))
 		case a.Err != nil:
-			return conform.Errorf("not verified: after the batch, %s", conform.Describe(nil, a.Err))
+			return conform.Errorf("not verified: sending the batch, %s", conform.Describe(nil, a.Err))
 		case len(a.Refused) > 0:
 			return conform.Violation(want, "the batch was refused: "+a.Describe())
+		case p.ended != "":
+			return conform.Violation(want+", the server still serving (it MUST support receiving batches)", "after the batch, the session ended before the column settled: "+p.ended)
 		}
-		return conform.Pass("%s for a batch of two notifications", a.Describe())
+		return conform.Pass("%s for a batch of two notifications (proven when the spare session ended)", a.Describe())
 	},
 })
+
+// notificationBatch is BASE-BATCH-R2-02's probe, made on the spare session.
+type notificationBatch struct {
+	toolkit.StrayProbe
+	s     *conform.Session
+	after int
+	err   error
+	// ended says how the session ended before the column settled it, if it did: a
+	// server that drops its connection on a batch does not support receiving batches.
+	ended string
+}
+
+// probeNotificationBatch sends two notifications as one array on the spare session and
+// proves the session still serves with a barrier request, whose reply is no proof of
+// silence (the column's settle is): a server that ends on the batch fails.
+func probeNotificationBatch(t *conform.T) notificationBatch {
+	s, err := t.SpareSession()
+	if err != nil {
+		return notificationBatch{err: err}
+	}
+	const raw = `[{"jsonrpc":"2.0","method":"notifications/x_conformance_probe"},{"jsonrpc":"2.0","method":"notifications/x_conformance_probe"}]`
+	p := notificationBatch{s: s, after: s.Conn.Seq()}
+	p.StrayProbe = toolkit.SendUnsettled(t, s, []byte(raw))
+	if p.Answer.Err == nil {
+		switch err := s.Barrier(t.Ctx); {
+		case err != nil && conform.Gone(err):
+			p.ended = conform.Describe(nil, err)
+		case err != nil:
+			p.Answer.Err = fmt.Errorf("the barrier after the batch: %w", err)
+		}
+	}
+	return p
+}
 
 // BASE-BATCH-R3-01 — 2025-06-18/changelog.mdx.
 var _ = conform.Register(conform.Check{

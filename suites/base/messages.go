@@ -630,33 +630,41 @@ func judgeNullID(method string, a toolkit.StrayAnswer) conform.Verdict {
 }
 
 // BASE-NOTIF-NORESP-01 — {rev}/basic/index.mdx (Notifications); JSON-RPC 2.0 §4.1.
+// A transcript-wide check: the notification goes out on the main session while the
+// column is open, and is judged after the column settles, whose barrier proves every
+// reply in; a conformant server, which sends nothing, costs no grace period.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-NOTIF-NORESP-01", Title: "a notification is never answered",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
 	Source: `{rev}/basic/index.mdx (Notifications), from 2025-03-26: "The receiver MUST NOT send a response."; JSON-RPC 2.0 §4.1 (every revision, ` + jsonrpcRule + `): "The Server MUST NOT reply to a Notification, including those that are within a batch request."`,
 	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.Scratch()
-		if err != nil {
-			return conform.Errorf("no session for the notification probe: %v", err)
+		p := t.Once("BASE-NOTIF-NORESP-01:"+t.Rev.Name, func() any { return probeNotification(t) }).(toolkit.StrayProbe)
+		if p.Answer.Err != nil {
+			return conform.Errorf("not verified: %s", conform.Describe(nil, p.Answer.Err))
 		}
-		raw, err := wire.EncodeNotification("notifications/x_conformance_probe", s.Conn.Stamp(map[string]any{}))
-		if err != nil {
-			return conform.Errorf("encode the notification: %v", err)
-		}
-		a := toolkit.SendStray(t, s, 0, raw)
+		a := p.Settled()
 		switch {
-		case t.Ctx.Err() != nil:
-			return conform.Errorf("not verified: %v", t.Ctx.Err())
 		case len(a.Replies) > a.FromRefusals:
 			return conform.Violation("no response to the notification notifications/x_conformance_probe", a.Describe())
-		case a.Err != nil:
-			return conform.Errorf("not verified: after the notification, %s", conform.Describe(nil, a.Err))
 		case len(a.Refused) > 0:
 			return conform.Note("no JSON-RPC response on any stream; the POST was refused with %s, which the transport allows (SHTTP-POST-202-01 judges the status)", a.Describe())
 		}
-		return conform.Pass("no response to notifications/x_conformance_probe (proven by the barrier)")
+		return conform.Pass("no response to notifications/x_conformance_probe (proven when the session settled)")
 	},
 })
+
+// probeNotification sends a notification no revision defines on the main session.
+func probeNotification(t *conform.T) toolkit.StrayProbe {
+	s := t.Session()
+	if s == nil || s.Conn == nil {
+		return toolkit.StrayProbe{Answer: toolkit.StrayAnswer{Err: fmt.Errorf("no session for %s", t.Rev.Name)}}
+	}
+	raw, err := wire.EncodeNotification("notifications/x_conformance_probe", s.Conn.Stamp(map[string]any{}))
+	if err != nil {
+		return toolkit.StrayProbe{Answer: toolkit.StrayAnswer{Err: fmt.Errorf("encode the notification: %w", err)}}
+	}
+	return toolkit.SendUnsettled(t, s, raw)
+}
 
 // BASE-ERR-ID-01 — {rev}/basic/index.mdx (Error Responses); JSON-RPC 2.0 §5.
 var _ = conform.Register(conform.Check{

@@ -37,13 +37,50 @@ type StrayAnswer struct {
 // the server owes them is in. want is how many replies a conformant server sends: once
 // that many are in when the barrier's reply arrives, no silence is left to prove.
 func SendStray(t *conform.T, s *conform.Session, want int, raws ...[]byte) StrayAnswer {
-	var a StrayAnswer
-	if s == nil || s.Conn == nil {
-		a.Err = errors.New("no session")
+	return SendStrayUntil(t, s, func(replies []wire.Entry, fromRefusals int) bool {
+		return want > 0 && fromRefusals+len(replies) >= want
+	}, raws...)
+}
+
+// SendStrayUntil is SendStray with the test for a complete answer spelled out:
+// complete is asked, once the barrier's reply is in, with the stray replies so far and
+// how many replies came in refused POSTs' bodies; true ends the wait at once.
+func SendStrayUntil(t *conform.T, s *conform.Session, complete func(replies []wire.Entry, fromRefusals int) bool, raws ...[]byte) StrayAnswer {
+	p := SendUnsettled(t, s, raws...)
+	if p.Answer.Err != nil {
+		return p.Answer
+	}
+	enough := func() bool { return complete(p.strays(), p.Answer.FromRefusals) }
+	if err := s.Conn.Flush(t.Ctx, enough); err != nil {
+		a := p.Answer
+		a.Err = err
 		return a
 	}
+	return p.Settled()
+}
+
+// StrayProbe is stray input sent with no barrier after it, for a transcript-wide check
+// that makes its probe while the column is open and judges it after the column has
+// settled (T.SpareSession, conform's settle): the end of the session, or the settle
+// barrier, proves the replies complete, with no grace period to wait out.
+type StrayProbe struct {
+	// Answer holds what the sends themselves returned (HTTP statuses, refusals'
+	// bodies, a send that failed); Settled adds the replies.
+	Answer StrayAnswer
+	s      *conform.Session
+	after  int
+}
+
+// SendUnsettled sends each of raws as it is on s and returns at once.
+func SendUnsettled(t *conform.T, s *conform.Session, raws ...[]byte) StrayProbe {
+	p := StrayProbe{s: s}
+	a := &p.Answer
+	if s == nil || s.Conn == nil {
+		a.Err = errors.New("no session")
+		return p
+	}
 	hs, _ := s.Conn.Transport().(transport.HTTPSession)
-	after := s.Conn.Seq()
+	p.after = s.Conn.Seq()
 	for _, raw := range raws {
 		n := 0
 		if hs != nil {
@@ -59,7 +96,7 @@ func SendStray(t *conform.T, s *conform.Session, want int, raws ...[]byte) Stray
 			}
 		case err != nil:
 			a.Err = fmt.Errorf("sending %s: %w", conform.Clip(string(raw), 60), err)
-			return a
+			return p
 		case hs != nil:
 			if xs := hs.Exchanges(); len(xs) > n {
 				a.Accepted = append(a.Accepted, xs[n].Status)
@@ -67,22 +104,54 @@ func SendStray(t *conform.T, s *conform.Session, want int, raws ...[]byte) Stray
 		}
 	}
 	a.FromRefusals = len(a.Replies)
-	refusedReplies := a.FromRefusals
-	strays := func() []wire.Entry {
-		var out []wire.Entry
-		for _, e := range s.Conn.Received(after) {
-			if e.Msg != nil && e.Msg.IsResponse() && e.ForMethod == "" {
-				out = append(out, e)
+	return p
+}
+
+// strays are the responses that arrived on the session since the send and answer no
+// call of the suite's: neither claimed by a call nor carrying an id the suite sent
+// on the session (a late reply to an abandoned call is not the probe's).
+func (p StrayProbe) strays() []wire.Entry {
+	if p.s == nil || p.s.Conn == nil {
+		return nil
+	}
+	var out []wire.Entry
+	var ours map[string]bool
+	for _, e := range p.s.Conn.Received(p.after) {
+		if e.Msg == nil || !e.Msg.IsResponse() || e.ForMethod != "" {
+			continue
+		}
+		if !e.Msg.ID.IsZero() && !e.Msg.ID.IsNull() {
+			if ours == nil {
+				ours = sentIDs(p.s, p.after)
+			}
+			if ours[e.Msg.ID.LooseKey()] {
+				continue
 			}
 		}
-		return out
+		out = append(out, e)
 	}
-	enough := func() bool { return want > 0 && refusedReplies+len(strays()) >= want }
-	if err := s.Conn.Flush(t.Ctx, enough); err != nil {
-		a.Err = err
-		return a
+	return out
+}
+
+// sentIDs are the loose keys of the ids of the well-formed requests the suite sent on
+// s up to seq before: the probe's own ids, sent after it, are not among them.
+func sentIDs(s *conform.Session, before int) map[string]bool {
+	ids := map[string]bool{}
+	entries, _ := s.Conn.Transcript()
+	for _, e := range entries {
+		if e.Seq <= before && e.Dir == wire.Sent && e.Msg != nil && e.Msg.Kind == wire.KindRequest && e.Msg.Problem == "" && !e.Msg.ID.IsZero() {
+			ids[e.Msg.ID.LooseKey()] = true
+		}
 	}
-	for _, e := range strays() {
+	return ids
+}
+
+// Settled is the answer with every stray reply that has arrived since the send: read
+// it after the column settled (or after a barrier) to have them all.
+func (p StrayProbe) Settled() StrayAnswer {
+	a := p.Answer
+	a.Replies = append([]*wire.Message(nil), a.Replies...)
+	for _, e := range p.strays() {
 		a.Replies = append(a.Replies, e.Msg)
 		if e.InBatch {
 			a.Arrays++
