@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
@@ -148,14 +149,15 @@ func isNotModern(err error) bool { return errors.Is(err, errNotModern) }
 // or asks for another version on purpose is judged by its own check
 // (MOD-META-REQUIRED-01, MOD-VERSION-UNSUPPORTED-01) alone.
 func IsModernRequest(params json.RawMessage, version string) bool {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
+	if !rawjson.Valid(params) {
 		return false
 	}
-	var v string
-	_ = json.Unmarshal(p.Meta[MetaProtocolVersion], &v)
-	_, c := p.Meta[MetaClientCapabilities]
+	meta, ok := rawjson.Lookup(params, "_meta")
+	if !ok || !rawjson.Valid(meta) {
+		return false
+	}
+	raw, _ := rawjson.Lookup(meta, MetaProtocolVersion)
+	v, _ := rawjson.StringOfValid(raw)
+	_, c := rawjson.Lookup(meta, MetaClientCapabilities)
 	return v == version && c
 }

@@ -801,3 +801,19 @@ func skipSpace(data []byte, i int) int {
 	}
 	return i
 }
+
+// Lookup returns the value of the member key of the object data (already known to be
+// valid JSON), matched exactly, and whether there is one. Of duplicate keys the last
+// wins, as encoding/json has it. It decodes nothing else, for the hot paths that read
+// one member of every message of a transcript.
+func Lookup(data []byte, key string) (json.RawMessage, bool) {
+	var found json.RawMessage
+	ok := false
+	MemberTokens(data, func(k []byte, plain bool, value json.RawMessage) bool {
+		if (plain && string(k) == key) || (!plain && Key(k) == key) {
+			found, ok = value, true
+		}
+		return true
+	})
+	return found, ok
+}

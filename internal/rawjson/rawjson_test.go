@@ -327,3 +327,23 @@ func benchPage(n int) []byte {
 	b.WriteString(`],"nextCursor":"abc"}`)
 	return []byte(b.String())
 }
+
+func TestLookup(t *testing.T) {
+	tests := []struct {
+		data, key, want string
+		ok              bool
+	}{
+		{`{"a":1,"b":{"c":2}}`, "b", `{"c":2}`, true},
+		{`{"a":1,"a":"last"}`, "a", `"last"`, true},
+		{`{"\u0061":3}`, "a", `3`, true},
+		{`{"A":1}`, "a", ``, false},
+		{`[1]`, "a", ``, false},
+		{`{}`, "a", ``, false},
+	}
+	for _, tt := range tests {
+		got, ok := Lookup([]byte(tt.data), tt.key)
+		if ok != tt.ok || string(got) != tt.want {
+			t.Errorf("Lookup(%s, %q) = %s, %v; want %s, %v", tt.data, tt.key, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -79,11 +80,9 @@ func ctSessionResults(s *conform.Session) []*ctResult {
 			continue
 		}
 		if e.Dir == wire.Sent && e.Msg.Kind == wire.KindRequest && e.Msg.Method == "tools/call" {
-			var p struct {
-				Name string `json:"name"`
-			}
-			_ = json.Unmarshal(e.Msg.Params, &p)
-			names[e.Msg.ID.Key()], loose[e.Msg.ID.LooseKey()] = p.Name, p.Name
+			raw, _ := rawjson.Lookup(e.Msg.Params, "name")
+			name, _ := rawjson.StringOfValid(raw)
+			names[e.Msg.ID.Key()], loose[e.Msg.ID.LooseKey()] = name, name
 			continue
 		}
 		if e.Dir != wire.Received || e.Msg.Kind != wire.KindResult || e.ForMethod != "tools/call" {
@@ -93,9 +92,11 @@ func ctSessionResults(s *conform.Session) []*ctResult {
 		if e.LooseID {
 			r.Tool = loose[e.Msg.ID.LooseKey()]
 		}
-		if json.Unmarshal(e.Msg.Result, &r.Fields) != nil {
+		fields, err := rawjson.ObjectOfValid(e.Msg.Result)
+		if err != nil {
 			continue // not an object: BASE-SCHEMA-01 judges it
 		}
+		r.Fields = fields
 		if ctInputRequired(s, r.Fields) {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -96,15 +97,16 @@ func ctCollectProgress(t *conform.T) *ctProgressTraffic {
 
 // ctTokenOf returns the request's progressToken record, or nil when it has none.
 func ctTokenOf(s *conform.Session, e *wire.Entry) *ctTokenRequest {
-	var p struct {
-		Meta struct {
-			Token json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(e.Msg.Params, &p) != nil || len(p.Meta.Token) == 0 {
+	// One member of every request the revision sent: looked up, not decoded.
+	meta, ok := rawjson.Lookup(e.Msg.Params, "_meta")
+	if !ok {
 		return nil
 	}
-	tok, err := wire.ParseID(p.Meta.Token)
+	raw, ok := rawjson.Lookup(meta, "progressToken")
+	if !ok {
+		return nil
+	}
+	tok, err := wire.ParseID(raw)
 	if err != nil || tok.IsNull() {
 		return nil
 	}
