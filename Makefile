@@ -124,7 +124,7 @@ bench-deps: real-servers fixtures/npm-bench/node_modules/.package-lock.json
 fixtures/npm-bench/node_modules/.package-lock.json: fixtures/npm-bench/package.json fixtures/npm-bench/package-lock.json
 	cd fixtures/npm-bench && npm ci --no-audit --no-fund
 
-# The benchmarks, ten runs each, then one process that prints every figure of issue 10
+# The benchmarks, ten runs each, then one process that prints every figure of the speed issues
 # (full runs against floors, ours against the official suite, the scale run, peak
 # RSS) with its goal and whether it holds. MCPCONFORM_BENCH_N sets the runs (default 5).
 bench: build bench-deps

@@ -93,6 +93,7 @@ func (rs *runState) finish(ctx context.Context) *Result {
 			rep.Notes = append(rep.Notes, baseline.StaleMessage(b.Path, st))
 		}
 	}
+	rep.Cost = rs.cost()
 	rep.DurationMs = time.Since(rs.started).Milliseconds()
 	rep.ExitCode = rs.exitCode()
 	for k, v := range rs.tgt.attachments() {
@@ -199,4 +200,25 @@ func (catalog) AppliesTo(id, rev string) (exists, applies bool) {
 	}
 	r, ok := revision.Lookup(rev)
 	return true, ok && c.AppliesTo(r)
+}
+
+// cost counts what the run asked of the server: every session of every column (the
+// negotiation probes' included, closeSessions having added them) and what each sent.
+func (rs *runState) cost() *reports.RunCost {
+	c := &reports.RunCost{}
+	for _, col := range rs.columns {
+		col.mu.Lock()
+		sessions := append([]*Session(nil), col.sessions...)
+		col.mu.Unlock()
+		for _, s := range sessions {
+			if s == nil || s.Conn == nil {
+				continue
+			}
+			c.Sessions++
+			m, r := s.Conn.Sent()
+			c.Messages += m
+			c.Requests += r
+		}
+	}
+	return c
 }

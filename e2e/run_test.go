@@ -347,6 +347,11 @@ func TestProcessBudget(t *testing.T) {
 			if len(pids) != tc.want {
 				t.Errorf("%d server processes started, want %d", len(pids), tc.want)
 			}
+			// The report's cost counts the sessions the run opened: over stdio, one
+			// process each.
+			if rep := loadReports(t, filepath.Join(tmp, "report")); rep.Cost == nil || rep.Cost.Sessions != len(pids) || rep.Cost.Requests == 0 {
+				t.Errorf("report cost %+v, want %d sessions (the processes started) and some requests", rep.Cost, len(pids))
+			}
 		})
 	}
 }

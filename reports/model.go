@@ -62,6 +62,17 @@ type Report struct {
 	// build of the suite can test (not only those of this run).
 	Version        string   `json:"version,omitempty"`
 	KnownRevisions []string `json:"knownRevisions,omitempty"`
+	// Cost is what the run asked of the server (absent in reports of older suites).
+	Cost *RunCost `json:"cost,omitempty"`
+}
+
+// RunCost is what a run asked of the server: the sessions it opened (over stdio, each
+// a process), the messages it sent, and how many of them were requests. It makes the
+// growth of the suite's probes visible (make bench prints it next to each figure).
+type RunCost struct {
+	Sessions int `json:"sessions"`
+	Messages int `json:"messages"`
+	Requests int `json:"requests"`
 }
 
 // RevisionReport is one column: the revision asked for and what the server answered.

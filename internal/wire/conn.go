@@ -177,6 +177,8 @@ type Conn struct {
 	transcript []Entry
 	seq        int
 	dropped    int
+	sent       int // messages sent (a batch counts once), kept or dropped
+	requests   int // of them, requests
 	keptBytes  int
 	answering  chan struct{} // one token per server→client request being answered
 	unanswered int           // server→client requests not answered (flood)
@@ -804,6 +806,12 @@ func (c *Conn) record(e Entry) int {
 	defer c.mu.Unlock()
 	c.seq++
 	e.Seq = c.seq
+	if e.Dir == Sent {
+		c.sent++
+		if e.Msg != nil && e.Msg.Kind == KindRequest {
+			c.requests++
+		}
+	}
 	// A decoded entry holds its bytes once: its message's members are slices of them.
 	cost := len(e.Raw)
 	small := cost <= smallMessage
@@ -820,6 +828,14 @@ func (c *Conn) record(e Entry) int {
 	close(c.changed)
 	c.changed = make(chan struct{})
 	return e.Seq
+}
+
+// Sent is how many messages the session sent (a batch counts once) and how many of
+// them were requests, whether or not the transcript kept them: what the run cost.
+func (c *Conn) Sent() (messages, requests int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sent, c.requests
 }
 
 // Seq is the sequence number of the latest transcript entry.
