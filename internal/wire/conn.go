@@ -838,6 +838,14 @@ func (c *Conn) Sent() (messages, requests int) {
 	return c.sent, c.requests
 }
 
+// Dropped is how many entries the transcript has not kept so far (its bounds): a
+// probe that reads replies from the transcript compares it before and after.
+func (c *Conn) Dropped() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dropped
+}
+
 // Seq is the sequence number of the latest transcript entry.
 func (c *Conn) Seq() int {
 	c.mu.Lock()

@@ -66,9 +66,10 @@ func SendStrayUntil(t *conform.T, s *conform.Session, complete func(replies []wi
 type StrayProbe struct {
 	// Answer holds what the sends themselves returned (HTTP statuses, refusals'
 	// bodies, a send that failed); Settled adds the replies.
-	Answer StrayAnswer
-	s      *conform.Session
-	after  int
+	Answer  StrayAnswer
+	s       *conform.Session
+	after   int
+	dropped int // the transcript's dropped entries at the send
 }
 
 // SendUnsettled sends each of raws as it is on s and returns at once.
@@ -80,7 +81,7 @@ func SendUnsettled(t *conform.T, s *conform.Session, raws ...[]byte) StrayProbe 
 		return p
 	}
 	hs, _ := s.Conn.Transport().(transport.HTTPSession)
-	p.after = s.Conn.Seq()
+	p.after, p.dropped = s.Conn.Seq(), s.Conn.Dropped()
 	for _, raw := range raws {
 		n := 0
 		if hs != nil {
@@ -150,6 +151,14 @@ func sentIDs(s *conform.Session, before int) map[string]bool {
 // it after the column settled (or after a barrier) to have them all.
 func (p StrayProbe) Settled() StrayAnswer {
 	a := p.Answer
+	if a.Err != nil {
+		return a
+	}
+	if n := p.s.Conn.Dropped() - p.dropped; n > 0 {
+		// A reply the transcript did not keep would read as silence.
+		a.Err = fmt.Errorf("the transcript's bounds dropped %d message(s) after the probe: its replies cannot all be read", n)
+		return a
+	}
 	a.Replies = append([]*wire.Message(nil), a.Replies...)
 	for _, e := range p.strays() {
 		a.Replies = append(a.Replies, e.Msg)
