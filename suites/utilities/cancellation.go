@@ -75,7 +75,7 @@ var _ = conform.Register(conform.Check{
 	ID: "CANCEL-IGNORE-01", Title: "cancellations naming an unknown or finished request, or none, are ignored: no reply, the server keeps serving",
 	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
 	Source: `{rev}/basic/utilities/cancellation.mdx (2026-07-28: basic/patterns/cancellation.mdx) (Error Handling): "Invalid cancellation notifications SHOULD be ignored: Unknown request IDs; Already completed requests; Malformed notifications". Probed with a cancellation of an id never sent, of a request already answered, and one with no requestId; the barrier after them proves no reply came.`,
-	Run: runCancelIgnore,
+	Run:    runCancelIgnore,
 })
 
 func runCancelIgnore(t *conform.T) conform.Verdict {
@@ -181,7 +181,7 @@ var _ = conform.Register(conform.Check{
 	ID: "CANCEL-INFLIGHT-01", Title: "a request cancelled in flight is stopped and gets no response",
 	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseStateChange, Needs: conform.NeedsFixture,
 	Source: cnSource + `: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request" (2026-07-28: "Servers receiving cancellation notifications SHOULD: …"). Probed with the fixture tool test_slow (2000 ms) cancelled in flight: test_last_cancellation must name it and no response may come before the barrier after it; a server that did not record the cancellation is watched until test_slow's work would have ended.`,
-	Run: runCancelInflight,
+	Run:    runCancelInflight,
 })
 
 func runCancelInflight(t *conform.T) conform.Verdict {
