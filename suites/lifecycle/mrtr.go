@@ -205,3 +205,328 @@ func listedNames(l *toolkit.Listing) (names []string, ok bool) {
 	slices.Sort(names)
 	return names, true
 }
+
+// The MRTR round trip driven as a client drives it (2026-07-28/basic/patterns/mrtr.mdx):
+// the fixture tool test_elicitation is called with form elicitation declared, its
+// InputRequiredResult answered, and the call retried with a new id, the
+// inputResponses and the requestState echoed. The server's side of each step is
+// judged: it completes the honest retry, rejects a tampered requestState, asks
+// again for a missing answer, and refuses inputResponses that are no valid answers.
+
+// mrtrFirst is the first round: what the suite's retries build on.
+type mrtrFirst struct {
+	skip     *conform.Verdict // why no round trip can be driven
+	key      string           // the inputRequests key of the elicitation/create request
+	schema   json.RawMessage  // its requestedSchema
+	state    string
+	hasState bool
+}
+
+// mrtrFirstRound calls test_elicitation with form elicitation declared (once per
+// revision) and reads its InputRequiredResult.
+func mrtrFirstRound(t *conform.T) mrtrFirst {
+	if v := fixtureTool(t, toolElicitation); v != nil {
+		return mrtrFirst{skip: v}
+	}
+	return t.Once("MOD-MRTR:first:"+t.Rev.Name, func() any {
+		a, err := callDeclaring(t, t.Session(), toolElicitation, elicitationCaps)
+		return mrtrReadFirst(a, err)
+	}).(mrtrFirst)
+}
+
+// mrtrReadFirst reads the first round's answer.
+func mrtrReadFirst(a probeAnswer, err error) mrtrFirst {
+	skip := func(v conform.Verdict) mrtrFirst { return mrtrFirst{skip: &v} }
+	switch {
+	case err != nil:
+		return skip(conform.Errorf("%v", err))
+	case a.err != nil || a.resp == nil:
+		return skip(conform.Errorf("the first round (%s with form elicitation declared) got no reply: %s", toolElicitation, a.describe()))
+	case a.resp.IsError():
+		return skip(conform.Skip(reports.NotExercised, "%s with form elicitation declared answered %s: no round trip to drive", toolElicitation, a.describe()))
+	}
+	obj := modern.ResultObject(a.resp.Result)
+	var rt string
+	_ = json.Unmarshal(obj["resultType"], &rt)
+	if rt != "input_required" {
+		return skip(conform.Skip(reports.NotExercised, "%s with form elicitation declared completed without asking for input (%s): no round trip to drive", toolElicitation, a.describe()))
+	}
+	var reqs map[string]struct {
+		Method string `json:"method"`
+		Params struct {
+			RequestedSchema json.RawMessage `json:"requestedSchema"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(obj["inputRequests"], &reqs)
+	f := mrtrFirst{}
+	keys := make([]string, 0, len(reqs))
+	for k := range reqs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if reqs[k].Method == "elicitation/create" {
+			f.key, f.schema = k, reqs[k].Params.RequestedSchema
+			break
+		}
+	}
+	if f.key == "" {
+		return skip(conform.Skip(reports.NotExercised, "%s's InputRequiredResult asks for no elicitation/create (%s): no answer the suite can build", toolElicitation, conform.Clip(string(a.resp.Result), 200)))
+	}
+	if raw, ok := obj["requestState"]; ok {
+		f.hasState = json.Unmarshal(raw, &f.state) == nil
+	}
+	return f
+}
+
+// answer is an ElicitResult that accepts the form: content built from the requested
+// schema's required properties.
+func (f mrtrFirst) answer() map[string]any {
+	content := map[string]any{}
+	if args, err := toolkit.Synthesize(f.schema); err == nil {
+		_ = json.Unmarshal(args, &content)
+	}
+	return map[string]any{"action": "accept", "content": content}
+}
+
+// retry sends the retry with these members besides the tool's name and arguments:
+// a new id (Conn.NextID), the same declared capabilities.
+func (f mrtrFirst) retry(t *conform.T, s *conform.Session, members map[string]any) (probeAnswer, error) {
+	meta := s.Conn.Meta()
+	meta[conform.MetaClientCapabilities] = elicitationCaps
+	params := map[string]any{"name": toolElicitation, "arguments": map[string]any{}}
+	for k, v := range members {
+		params[k] = v
+	}
+	return callWithMeta(t, s, "tools/call", params, meta)
+}
+
+// withState adds the requestState to a retry's members, when the first round had one.
+func (f mrtrFirst) withState(members map[string]any) map[string]any {
+	if f.hasState {
+		members["requestState"] = f.state
+	}
+	return members
+}
+
+// Kinds of answer to a retry.
+const (
+	mrtrComplete      = "a complete result"
+	mrtrInputRequired = "input_required again"
+	mrtrToolError     = "an isError result"
+	mrtrRPCError      = "a JSON-RPC error"
+	mrtrNoReply       = "no reply"
+)
+
+// mrtrKind says what a retry got.
+func mrtrKind(a probeAnswer) string {
+	switch {
+	case a.err != nil || a.resp == nil:
+		return mrtrNoReply
+	case a.resp.IsError():
+		return mrtrRPCError
+	}
+	obj := modern.ResultObject(a.resp.Result)
+	var rt string
+	var isErr bool
+	_ = json.Unmarshal(obj["resultType"], &rt)
+	_ = json.Unmarshal(obj["isError"], &isErr)
+	switch {
+	case rt == "input_required":
+		return mrtrInputRequired
+	case isErr:
+		return mrtrToolError
+	}
+	return mrtrComplete
+}
+
+// mrtrProbe runs the first round and one retry, or returns why it could not.
+func mrtrProbe(t *conform.T, s *conform.Session, needState bool, members func(f mrtrFirst) map[string]any) (probeAnswer, mrtrFirst, *conform.Verdict) {
+	f := mrtrFirstRound(t)
+	if f.skip != nil {
+		return probeAnswer{}, f, f.skip
+	}
+	if needState && !f.hasState {
+		v := conform.Skip(reports.NotExercised, "%s's InputRequiredResult carries no requestState", toolElicitation)
+		return probeAnswer{}, f, &v
+	}
+	a, err := f.retry(t, s, members(f))
+	if err != nil {
+		v := conform.Errorf("%v", err)
+		return a, f, &v
+	}
+	return a, f, nil
+}
+
+// MOD-MRTR-RETRY-01 — 2026-07-28/basic/patterns/mrtr.mdx (Basic Workflow).
+var _ = conform.Register(conform.Check{
+	ID: "MOD-MRTR-RETRY-01", Title: "a retry with the answers and the echoed requestState is accepted and completed (or asked again)",
+	Level: conform.Derived, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
+	Source: `2026-07-28/basic/patterns/mrtr.mdx (Multi Round-Trip Requests): "Client gathers the requested information from the user or other sources, then retries the original request including the additional requested information. Server determines it has sufficient information to complete the operation, and responds with the final result."; (Client Requirements) "the client MUST echo back the exact value of that field when retrying the original request"; "The JSON-RPC id MUST be different between the initial request and the retry". The server's side is derived: the retry a conformant client sends is completed; asking again is allowed ("Servers MAY choose to return an InputRequiredResult on multiple attempts"); an error is a warning. Driven with the fixture tool test_elicitation.`,
+	Run: func(t *conform.T) conform.Verdict {
+		a, f, v := mrtrProbe(t, t.Session(), false, func(f mrtrFirst) map[string]any {
+			return f.withState(map[string]any{"inputResponses": map[string]any{f.key: f.answer()}})
+		})
+		if v != nil {
+			return *v
+		}
+		return mrtrJudgeRetry(a, f.hasState)
+	},
+})
+
+func mrtrJudgeRetry(a probeAnswer, hasState bool) conform.Verdict {
+	const want = "the retry (a new id, the answer, the requestState echoed) completed"
+	what := "the answer"
+	if hasState {
+		what += " and the echoed requestState"
+	}
+	switch mrtrKind(a) {
+	case mrtrNoReply:
+		return conform.Silence("a reply to the retry", a.err)
+	case mrtrRPCError:
+		return conform.Violation(want, "the retry with "+what+" was refused: "+a.describe())
+	case mrtrInputRequired:
+		return conform.Note("the retry with %s was answered with input_required again, which the server may do (\"Servers MAY choose to return an InputRequiredResult on multiple attempts\"); the round trip did not complete", what)
+	case mrtrToolError:
+		return conform.Note("the retry with %s was accepted, and the tool reported an execution error: %s", what, a.describe())
+	}
+	return conform.Pass("the retry with %s was accepted and completed: %s", what, conform.Clip(a.describe(), 160))
+}
+
+// MOD-MRTR-STATE-01 — 2026-07-28/basic/patterns/mrtr.mdx (Server Requirements).
+var _ = conform.Register(conform.Check{
+	ID: "MOD-MRTR-STATE-01", Title: "a tampered requestState is rejected, never completed",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsFixture,
+	Source: `2026-07-28/basic/patterns/mrtr.mdx (Server Requirements): "If a client request contains a requestState field, servers MUST treat requestState as an attacker-controlled input. If requestState influences authorization, resource access, or business logic, servers MUST protect its integrity (e.g. HMAC or AEAD) and MUST reject state that fails verification. Integrity protection MAY be omitted only when tampering can cause nothing worse than request failure." Probed with test_elicitation's own requestState altered and a valid answer: an error, an isError result or input_required again is a rejection; a complete result is the call completed on state the server did not issue.`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, err := t.Scratch()
+		if err != nil {
+			return conform.Errorf("no session for the tampered-state probe: %v", err)
+		}
+		a, _, v := mrtrProbe(t, s, true, func(f mrtrFirst) map[string]any {
+			return map[string]any{"requestState": mrtrTampered(f.state), "inputResponses": map[string]any{f.key: f.answer()}}
+		})
+		if v != nil {
+			return *v
+		}
+		return mrtrJudgeTampered(a)
+	},
+})
+
+// mrtrTampered alters a requestState: its last character changed, and a suffix.
+func mrtrTampered(state string) string {
+	if state == "" {
+		return "mcp-conform-tampered"
+	}
+	last := state[len(state)-1]
+	swap := byte('A')
+	if last == 'A' {
+		swap = 'B'
+	}
+	return state[:len(state)-1] + string(swap) + "-mcp-conform-tampered"
+}
+
+func mrtrJudgeTampered(a probeAnswer) conform.Verdict {
+	const want = "the tampered requestState rejected"
+	switch k := mrtrKind(a); k {
+	case mrtrNoReply:
+		return conform.Silence("a reply to the retry with a tampered requestState", a.err)
+	case mrtrComplete:
+		return conform.Violation(want, "the call completed on the tampered requestState: "+conform.Clip(a.describe(), 160))
+	case mrtrRPCError:
+		return conform.Pass("the tampered requestState was rejected: %s", a.describe())
+	default:
+		return conform.Pass("the tampered requestState was not honoured: %s (%s)", k, conform.Clip(a.describe(), 120))
+	}
+}
+
+// MOD-MRTR-MISSING-01 — 2026-07-28/basic/patterns/mrtr.mdx (Error Handling).
+var _ = conform.Register(conform.Check{
+	ID: "MOD-MRTR-MISSING-01", Title: "a retry without the answer asked for gets input_required again, not an error",
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
+	Source: `2026-07-28/basic/patterns/mrtr.mdx (Error Handling): "If the client fails to send all the information requested in a previous InputRequests, and the missing information is necessary for the server to process the request, the server SHOULD respond with a new InputRequiredResult requesting the missing information again, rather than returning an error." Probed by retrying test_elicitation with its requestState and empty inputResponses; a complete result (the server did not need the answer) is a note.`,
+	Run: func(t *conform.T) conform.Verdict {
+		a, f, v := mrtrProbe(t, t.Session(), false, func(f mrtrFirst) map[string]any {
+			return f.withState(map[string]any{"inputResponses": map[string]any{}})
+		})
+		if v != nil {
+			return *v
+		}
+		return mrtrJudgeMissing(a, f.key)
+	},
+})
+
+func mrtrJudgeMissing(a probeAnswer, key string) conform.Verdict {
+	const want = "input_required again, asking for the missing answer"
+	switch mrtrKind(a) {
+	case mrtrNoReply:
+		return conform.Silence("a reply to the retry without the answer", a.err)
+	case mrtrRPCError, mrtrToolError:
+		return conform.Violation(want, "the retry without an answer for "+toolkit.Quote(key)+" got "+a.describe())
+	case mrtrComplete:
+		return conform.Note("the retry without an answer for %q completed (the server did not need it): %s", key, conform.Clip(a.describe(), 120))
+	}
+	var reqs map[string]json.RawMessage
+	_ = json.Unmarshal(modern.ResultObject(a.resp.Result)["inputRequests"], &reqs)
+	if len(reqs) == 0 {
+		return conform.Violation(want, "input_required again, but with no inputRequests: the missing information is not asked for")
+	}
+	return conform.Pass("the retry without the answer got input_required again, asking for %d input%s", len(reqs), toolkit.Plural(len(reqs)))
+}
+
+// MOD-MRTR-VALIDATE-01 — 2026-07-28/basic/patterns/mrtr.mdx (Error Handling).
+var _ = conform.Register(conform.Check{
+	ID: "MOD-MRTR-VALIDATE-01", Title: "inputResponses that are no valid answers are refused, not used",
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsFixture,
+	Source: `2026-07-28/basic/patterns/mrtr.mdx (Error Handling): "Servers SHOULD validate that the data provided by the client is a valid InputResponses object and that the information inside can be correctly parsed. Protocol errors (malformed JSON, invalid schema, internal server errors) SHOULD return a JSON-RPC error response with an appropriate error code and message." Probed by retrying test_elicitation with its requestState and (1) the number 12345 as the answer (no ElicitResult), (2) inputResponses a string (no InputResponses object): a JSON-RPC error passes, input_required again is a note, a result is a warning.`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, err := t.Scratch()
+		if err != nil {
+			return conform.Errorf("no session for the invalid-answer probes: %v", err)
+		}
+		f := mrtrFirstRound(t)
+		if f.skip != nil {
+			return *f.skip
+		}
+		probes := []struct {
+			what    string
+			members map[string]any
+		}{
+			{"the answer 12345, no ElicitResult", map[string]any{"inputResponses": map[string]any{f.key: 12345}}},
+			{"inputResponses a string, no object", map[string]any{"inputResponses": "mcp-conform: not an object"}},
+		}
+		var answers []mrtrValidateAnswer
+		for _, p := range probes {
+			a, err := f.retry(t, s, f.withState(p.members))
+			if err != nil {
+				return conform.Errorf("%v", err)
+			}
+			answers = append(answers, mrtrValidateAnswer{what: p.what, a: a})
+		}
+		return mrtrJudgeValidate(answers)
+	},
+})
+
+// mrtrValidateAnswer is one invalid-answer probe and what it got.
+type mrtrValidateAnswer struct {
+	what string
+	a    probeAnswer
+}
+
+func mrtrJudgeValidate(answers []mrtrValidateAnswer) conform.Verdict {
+	var f conform.Findings
+	for _, x := range answers {
+		f.Judged++
+		switch k := mrtrKind(x.a); k {
+		case mrtrNoReply:
+			return conform.Silence("a reply to the retry with "+x.what, x.a.err)
+		case mrtrRPCError:
+		case mrtrInputRequired:
+			f.Note(x.what + ": input_required again (the answer was not used)")
+		default:
+			f.Fail(fmt.Sprintf("%s: %s, the invalid answer taken (%s)", x.what, k, conform.Clip(x.a.describe(), 120)))
+		}
+	}
+	return f.Verdict("a JSON-RPC error for inputResponses that are no valid answers", "",
+		fmt.Sprintf("%d retries with invalid inputResponses, none used", f.Judged))
+}

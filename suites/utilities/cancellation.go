@@ -1,8 +1,12 @@
 package utilities
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
@@ -44,4 +48,302 @@ func lsJudgeCancel(obs []subscribe.Observed) conform.Verdict {
 	}
 	return f.Verdict("notifications/cancelled only for a subscriptions/listen request", "",
 		fmt.Sprintf("%d notifications/cancelled, each tearing down a subscription", f.Judged))
+}
+
+// The cancellation probes use two fixture tools (the fixture contract,
+// fixtures/doc.go): test_slow works for the given milliseconds and honours
+// cancellation; test_last_cancellation names the last request the server cancelled
+// while in flight, which is how the suite observes a cancellation it cannot see on
+// the wire.
+const (
+	cnSlowFixture = "test_slow"
+	cnLastFixture = "test_last_cancellation"
+	// cnSlowMs is how long test_slow is asked to work: long enough that its work
+	// cannot end before the cancellation reaches it.
+	cnSlowMs = 2000
+)
+
+// cnMethod is the cancellation notification's method.
+const cnMethod = "notifications/cancelled"
+
+// cnSource is the sentence every revision's cancellation page says about the
+// receiver of a cancellation.
+const cnSource = `{rev}/basic/utilities/cancellation.mdx (2026-07-28: basic/patterns/cancellation.mdx) (Behavior Requirements)`
+
+// CANCEL-IGNORE-01 — {rev}/basic/utilities/cancellation.mdx (Error Handling).
+var _ = conform.Register(conform.Check{
+	ID: "CANCEL-IGNORE-01", Title: "cancellations naming an unknown or finished request, or none, are ignored: no reply, the server keeps serving",
+	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: `{rev}/basic/utilities/cancellation.mdx (2026-07-28: basic/patterns/cancellation.mdx) (Error Handling): "Invalid cancellation notifications SHOULD be ignored: Unknown request IDs; Already completed requests; Malformed notifications". Probed with a cancellation of an id never sent, of a request already answered, and one with no requestId; the barrier after them proves no reply came.`,
+	Run:    runCancelIgnore,
+})
+
+func runCancelIgnore(t *conform.T) conform.Verdict {
+	s, err := t.Scratch()
+	if err != nil {
+		return conform.Errorf("no session for the cancellation probes: %v", err)
+	}
+	// A request the server has answered: its id is a finished request's.
+	done := s.Conn.NextID()
+	if _, err := s.Conn.CallID(t.Ctx, done, s.Conn.BarrierMethod(), nil); err != nil {
+		return conform.Errorf("the request whose cancellation is sent once it is answered (%s) failed: %s", s.Conn.BarrierMethod(), conform.Describe(nil, err))
+	}
+	probes := []struct {
+		what   string
+		params map[string]any
+	}{
+		{"an unknown id", map[string]any{"requestId": "mcp-conform-never-sent", "reason": "mcp-conform: CANCEL-IGNORE-01"}},
+		{"a finished request", map[string]any{"requestId": done, "reason": "mcp-conform: CANCEL-IGNORE-01"}},
+		{"no requestId", map[string]any{"reason": "mcp-conform: CANCEL-IGNORE-01"}},
+	}
+	raws := make([][]byte, 0, len(probes))
+	whats := make([]string, 0, len(probes))
+	for _, p := range probes {
+		raw, err := wire.EncodeNotification(cnMethod, s.Conn.Stamp(p.params))
+		if err != nil {
+			return conform.Errorf("encode the cancellation of %s: %v", p.what, err)
+		}
+		raws, whats = append(raws, raw), append(whats, p.what)
+	}
+	a := toolkit.SendStray(t, s, 0, raws...)
+	if t.Ctx.Err() != nil {
+		return conform.Errorf("not verified: %v", t.Ctx.Err())
+	}
+	return cnJudgeIgnore(a, strings.Join(whats, ", "))
+}
+
+// cnJudgeIgnore judges what the server did with the three cancellations.
+func cnJudgeIgnore(a toolkit.StrayAnswer, what string) conform.Verdict {
+	const want = "cancellations naming no request in flight ignored: no reply, no refusal, the server still serving"
+	switch {
+	case len(a.Replies) > 0 || len(a.Refused) > 0:
+		return conform.Violation(want, "answered: "+a.Describe())
+	case a.Err != nil:
+		return conform.Violation(want, "after the cancellations, "+conform.Describe(nil, a.Err))
+	}
+	return conform.Pass("cancellations of %s ignored: %s, and the server answered the barrier", what, a.Describe())
+}
+
+// cnFixtures finds the fixture tools a probe needs and the suite may call, or the
+// verdict why the probe cannot run.
+func cnFixtures(t *conform.T, names ...string) *conform.Verdict {
+	l := toolkit.List(t)
+	if v := toolkit.ListVerdict(t, l); v != nil {
+		return v
+	}
+	for _, name := range names {
+		tl := l.Find(name)
+		if tl == nil {
+			v := conform.Skip(reports.NeedsFixture, "the fixture tool %s (the fixture contract, fixtures/doc.go) is not listed", name)
+			return &v
+		}
+		if p := toolkit.Allowed(t, *tl); !p.Allowed {
+			v := conform.Skip(reports.CallsNotAllowed, "%s: %s", name, p.Why)
+			return &v
+		}
+	}
+	return nil
+}
+
+// cnText is the first text block of a successful call, or "".
+func cnText(o *toolkit.Outcome) string {
+	if !o.Succeeded() {
+		return ""
+	}
+	for _, raw := range o.Content {
+		var b struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(raw, &b) == nil && b.Type == "text" {
+			return strings.TrimSpace(b.Text)
+		}
+	}
+	return ""
+}
+
+// cnInflight is what the in-flight cancellation probe saw.
+type cnInflight struct {
+	id       wire.ID
+	early    string         // why the call could not be cancelled in flight ("" when it was)
+	cancelAt time.Time      // when the cancellation was sent
+	reply    *wire.Response // the reply to the cancelled call, when one came
+	replyAt  time.Time
+	replyErr error  // the call's end other than a reply (the connection ended)
+	last     string // what test_last_cancellation said after the cancellation
+	lastErr  string // why test_last_cancellation gave no text
+	barrier  error  // why the barrier after the cancellation failed
+	waited   bool   // the server did not report the cancellation: the call's end was awaited
+}
+
+// CANCEL-INFLIGHT-01 — {rev}/basic/utilities/cancellation.mdx (Behavior Requirements).
+var _ = conform.Register(conform.Check{
+	ID: "CANCEL-INFLIGHT-01", Title: "a request cancelled in flight is stopped and gets no response",
+	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseStateChange, Needs: conform.NeedsFixture,
+	Source: cnSource + `: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request" (2026-07-28: "Servers receiving cancellation notifications SHOULD: …"). Probed with the fixture tool test_slow (2000 ms) cancelled in flight: test_last_cancellation must name it and no response may come before the barrier after it; a server that did not record the cancellation is watched until test_slow's work would have ended.`,
+	Run:    runCancelInflight,
+})
+
+func runCancelInflight(t *conform.T) conform.Verdict {
+	s := t.Session()
+	if s.Modern() && s.Kind == "http" {
+		return conform.Skip(reports.NotApplicable, "in 2026-07-28 over Streamable HTTP a request is cancelled by closing its response stream, not with notifications/cancelled (2026-07-28/basic/patterns/cancellation.mdx, Transport-Specific Cancellation): H5-CANCEL-CLOSE-01's probe")
+	}
+	if v := cnFixtures(t, cnSlowFixture, cnLastFixture); v != nil {
+		return *v
+	}
+	p := cnProbeInflight(t, s)
+	return cnJudgeInflight(p)
+}
+
+// cnProbeInflight calls test_slow, cancels it once it is at work, asks
+// test_last_cancellation, and proves with a barrier what arrived.
+func cnProbeInflight(t *conform.T, s *conform.Session) cnInflight {
+	token := fmt.Sprintf("mcp-conform-cancel-%d", time.Now().UnixNano())
+	after := s.Conn.Seq()
+	call, err := s.Conn.Start(t.Ctx, "tools/call", map[string]any{
+		"name": cnSlowFixture, "arguments": map[string]any{"ms": cnSlowMs},
+		"_meta": map[string]any{"progressToken": token},
+	})
+	if err != nil {
+		return cnInflight{early: "the call could not be sent: " + conform.Describe(nil, err)}
+	}
+	p := cnInflight{id: call.ID}
+	// At work: its first progress notification, or (a server that sends none) the
+	// request read, which stdio's order guarantees before the cancellation.
+	ctx, cancel := context.WithTimeout(t.Ctx, t.Timeout())
+	_, _ = s.Conn.WaitFor(ctx, after, func(e wire.Entry) bool {
+		return e.Msg != nil && e.Msg.Method == ctProgressMethod && strings.Contains(string(e.Msg.Params), token)
+	})
+	cancel()
+	select {
+	case <-call.Done():
+		resp, err := call.Wait(t.Ctx)
+		p.early = fmt.Sprintf("%s returned before it was cancelled: %s", cnSlowFixture, conform.Describe(resp, err))
+		return p
+	default:
+	}
+	p.cancelAt = time.Now()
+	if err := s.Conn.Notify(t.Ctx, cnMethod, s.Conn.Stamp(map[string]any{"requestId": call.ID, "reason": "mcp-conform: CANCEL-INFLIGHT-01"})); err != nil {
+		p.early = "the cancellation could not be sent: " + conform.Describe(nil, err)
+		return p
+	}
+	o := toolkit.Call(t, s, cnLastFixture, json.RawMessage(`{}`))
+	if p.last = cnText(o); p.last == "" {
+		p.lastErr = toolkit.DescribeOutcome(o)
+	}
+	p.barrier = s.Conn.Flush(t.Ctx, nil)
+	select {
+	case <-call.Done():
+	default:
+		if p.last == string(call.ID.Raw()) {
+			return p // cancelled, and no reply before the barrier
+		}
+		// The server did not report the cancellation: its work goes on, so watch
+		// for the reply until that work would have ended.
+		p.waited = true
+		ctx, cancel := context.WithTimeout(t.Ctx, time.Duration(cnSlowMs)*time.Millisecond+t.Timeout())
+		defer cancel()
+		if _, err := call.Wait(ctx); err != nil && !errors.Is(err, wire.ErrClosed) {
+			return p
+		}
+	}
+	p.reply, p.replyErr = call.Wait(t.Ctx)
+	p.replyAt = time.Now()
+	if p.reply != nil {
+		if e, ok := cnReplyEntry(s, call.ID, after); ok {
+			p.replyAt = e.At
+		}
+	}
+	return p
+}
+
+// cnReplyEntry finds the transcript entry of the reply to id.
+func cnReplyEntry(s *conform.Session, id wire.ID, after int) (wire.Entry, bool) {
+	for _, e := range s.Conn.Received(after) {
+		if e.Msg != nil && e.Msg.IsResponse() && e.Msg.ID.Key() == id.Key() {
+			return e, true
+		}
+	}
+	return wire.Entry{}, false
+}
+
+// cnJudgeInflight judges the in-flight cancellation.
+func cnJudgeInflight(p cnInflight) conform.Verdict {
+	const want = "no response to a request cancelled in flight"
+	last := p.last
+	if last == "" {
+		last = "no text (" + p.lastErr + ")"
+	}
+	switch {
+	case p.early != "":
+		return conform.Errorf("not verified: %s", p.early)
+	case p.reply != nil:
+		return conform.Violation(want, fmt.Sprintf("%s (id %s) was answered %s after its cancellation: %s; %s then said %s",
+			cnSlowFixture, p.id, p.replyAt.Sub(p.cancelAt).Round(time.Millisecond), conform.Describe(p.reply, nil), cnLastFixture, last))
+	case p.replyErr != nil && errors.Is(p.replyErr, wire.ErrClosed):
+		return conform.Violation(want, "after the cancellation the server stopped serving: "+conform.Describe(nil, p.replyErr))
+	case p.barrier != nil:
+		return conform.Errorf("not verified: the barrier after the cancellation failed (%v), so nothing proves the response is not on its way", p.barrier)
+	case p.waited:
+		return conform.Errorf("not verified: %s does not name the cancelled request %s (it said %s), yet no response came within %d ms of work and the timeout", cnLastFixture, p.id, last, cnSlowMs)
+	}
+	return conform.Pass("%s (id %s) cancelled in flight: %s names it, and no response came (proven by the barrier)", cnSlowFixture, p.id, cnLastFixture)
+}
+
+// CANCEL-DIRECTION-01 — {rev}/basic/utilities/cancellation.mdx (Behavior Requirements).
+var _ = conform.Register(conform.Check{
+	ID: "CANCEL-DIRECTION-01", Title: "the server cancels only requests it issued itself",
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/utilities/cancellation.mdx (Behavior Requirements): "Cancellation notifications MUST only reference requests that: Were previously issued in the same direction; Are believed to still be in-progress" (judged on every notifications/cancelled the server sent: it must name a request the server sent earlier in the session; whether the server believed it still in progress is not observable, so a request the suite had answered is a note)`,
+	Run: func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		for _, s := range toolkit.RevisionSessions(t) {
+			cnJudgeDirection(&f, s.Label, t.Transcript(s))
+		}
+		if f.Judged == 0 {
+			return conform.Skip(reports.NotExercised, "the server sent no notifications/cancelled in this revision's sessions")
+		}
+		return f.Verdict("notifications/cancelled only for requests the server issued", "",
+			fmt.Sprintf("%d notifications/cancelled, each naming a request the server issued", f.Judged))
+	},
+})
+
+// cnJudgeDirection judges the server's cancellations in one session's transcript.
+func cnJudgeDirection(f *conform.Findings, label string, entries []wire.Entry) {
+	serverReqs := map[string]bool{} // ids of the server's requests so far
+	answered := map[string]bool{}   // of those, the ones the suite answered
+	clientReqs := map[string]bool{} // ids of the suite's requests so far
+	for _, e := range entries {
+		if e.Msg == nil {
+			continue
+		}
+		switch {
+		case e.Dir == wire.Received && e.Msg.Kind == wire.KindRequest:
+			serverReqs[e.Msg.ID.Key()] = true
+		case e.Dir == wire.Sent && e.Msg.Kind == wire.KindRequest:
+			clientReqs[e.Msg.ID.Key()] = true
+		case e.Dir == wire.Sent && e.Msg.IsResponse():
+			answered[e.Msg.ID.Key()] = true
+		case e.Dir == wire.Received && e.Msg.Method == cnMethod && !e.Msg.IsResponse():
+			f.Judged++
+			var p struct {
+				RequestID json.RawMessage `json:"requestId"`
+			}
+			_ = json.Unmarshal(e.Msg.Params, &p)
+			id, err := wire.ParseID(p.RequestID)
+			where := fmt.Sprintf("%s #%d notifications/cancelled", label, e.Seq)
+			switch {
+			case err != nil || id.IsZero() || id.IsNull():
+				f.Fail(fmt.Sprintf("%s names requestId %s, which is no request id", where, toolkit.Or(string(p.RequestID), "(none)")))
+			case serverReqs[id.Key()] && answered[id.Key()]:
+				f.Note(fmt.Sprintf("%s names the server's request %s, which the suite had already answered (a race the specification allows)", where, id))
+			case serverReqs[id.Key()]:
+			case clientReqs[id.Key()]:
+				f.Fail(fmt.Sprintf("%s names %s, a request the client sent: the wrong direction", where, id))
+			default:
+				f.Fail(fmt.Sprintf("%s names %s, which no request of the server's carried", where, id))
+			}
+		}
+	}
 }

@@ -3,7 +3,9 @@ package utilities
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
@@ -340,4 +342,55 @@ func runProgressAfterDone(t *conform.T) conform.Verdict {
 	}
 	return f.Verdict("no progress for a token once its request was answered", "",
 		fmt.Sprintf("%d completed request%s with progress; none after the reply (bounded by a barrier request)", f.Judged, toolkit.Plural(f.Judged)))
+}
+
+// PROG-MESSAGE-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Progress Flow).
+var _ = conform.Register(conform.Check{
+	ID: "PROG-MESSAGE-01", Title: "a progress message is human-readable text",
+	Level: conform.Should, Revisions: revision.Span("R2+"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Progress Flow): "The message field SHOULD provide relevant human readable progress information." (judged on every message of a string type: one that is blank, has no letter or digit, or holds control characters reads as nothing to a human; a message of another type is BASE-SCHEMA-01's)`,
+	Run: func(t *conform.T) conform.Verdict {
+		probe := ctProgressProbe(t)
+		pt := ctCollectProgress(t)
+		var f conform.Findings
+		for _, p := range pt.Progress {
+			var params struct {
+				Message json.RawMessage `json:"message"`
+			}
+			_ = json.Unmarshal(p.Msg.Params, &params)
+			var msg string
+			if toolkit.JSONKind(params.Message) != "string" || json.Unmarshal(params.Message, &msg) != nil {
+				continue
+			}
+			f.Judged++
+			if why := ctUnreadable(msg); why != "" {
+				f.Fail(fmt.Sprintf("%s: message %s %s", p.Where(), toolkit.Quote(msg), why))
+			}
+		}
+		if f.Judged == 0 {
+			return ctNoProgress(probe, "progress notification with a message")
+		}
+		return f.Verdict("a human-readable message in each progress notification that has one", "",
+			fmt.Sprintf("%d progress message%s, each readable text", f.Judged, toolkit.Plural(f.Judged)))
+	},
+})
+
+// ctUnreadable says why a progress message is no human-readable text ("" when it is).
+func ctUnreadable(msg string) string {
+	if strings.TrimSpace(msg) == "" {
+		return "is blank"
+	}
+	letters := false
+	for _, r := range msg {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			letters = true
+		case unicode.IsControl(r) && r != '\n' && r != '\t':
+			return fmt.Sprintf("holds the control character %U", r)
+		}
+	}
+	if !letters {
+		return "has no letter or digit"
+	}
+	return ""
 }

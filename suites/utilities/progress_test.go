@@ -154,3 +154,31 @@ func TestR5ProgressVerdicts(t *testing.T) {
 		{Name: "R5 exact echo passes", ID: "PROG-TOKEN-TYPE-01", Rev: ctR5, Srv: ctModern(ctProgressServer("P|=|1", "R")), Want: reports.Pass},
 	})
 }
+
+// ctMessageServer lists test_tool_with_progress, which sends one progress
+// notification with the message member (raw JSON; "" leaves it out), then answers.
+func ctMessageServer(message string) func() *conformtest.Server {
+	return func() *conformtest.Server {
+		return conformtest.ServeTools(map[string]conformtest.Tool{ctProgressFixture: {Reply: func(req *wire.Message) []string {
+			msg := ""
+			if message != "" {
+				msg = `,"message":` + message
+			}
+			n := conformtest.Notification(ctProgressMethod, fmt.Sprintf(`{"progressToken":%s,"progress":1,"total":2%s}`, ctTokenIn(req), msg))
+			return []string{n, conformtest.Result(req, conformtest.Content(conformtest.TextBlock))}
+		}}})
+	}
+}
+
+func TestProgressMessageVerdicts(t *testing.T) {
+	conformtest.RunCases(t, []conformtest.Case{
+		{Name: "readable text passes", ID: "PROG-MESSAGE-01", Rev: "2025-06-18", Srv: ctMessageServer(`"Step 1 of 2"`), Want: reports.Pass},
+		{Name: "R5 readable text passes", ID: "PROG-MESSAGE-01", Rev: "2026-07-28", Srv: func() *conformtest.Server { return conformtest.Modern(ctMessageServer(`"Copying files…"`)()) }, Want: reports.Pass},
+		{Name: "a blank message warns", ID: "PROG-MESSAGE-01", Rev: "2025-03-26", Srv: ctMessageServer(`" \t "`), Want: reports.Warn, Contains: "blank"},
+		{Name: "punctuation only warns", ID: "PROG-MESSAGE-01", Rev: "2025-11-25", Srv: ctMessageServer(`"..."`), Want: reports.Warn, Contains: "no letter or digit"},
+		{Name: "a control character warns", ID: "PROG-MESSAGE-01", Rev: "2025-11-25", Srv: ctMessageServer(`"step\u0000 1"`), Want: reports.Warn, Contains: "U+0000"},
+		{Name: "no message is not exercised", ID: "PROG-MESSAGE-01", Rev: "2025-06-18", Srv: ctMessageServer(""), Want: reports.Skip, Reason: reports.NotExercised},
+		{Name: "a message of another type is the schema's", ID: "PROG-MESSAGE-01", Rev: "2025-06-18", Srv: ctMessageServer(`42`), Want: reports.Skip, Reason: reports.NotExercised},
+		{Name: "no fixture needs the fixture", ID: "PROG-MESSAGE-01", Rev: "2025-06-18", Srv: conformtest.NewServer, Want: reports.Skip, Reason: reports.NeedsFixture},
+	})
+}
