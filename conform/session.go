@@ -44,6 +44,31 @@ type Session struct {
 	barrierMu   sync.Mutex
 	barrierSeq  int  // the transcript's seq when the last barrier was answered
 	barrierDone bool // a barrier was answered
+	strayStarts []int
+}
+
+// MarkStray records that a probe of stray input (replies no request id claims)
+// starts after transcript entry seq, and returns where the probe before it on this
+// session now ends. StrayEnd(seq) reads the end of the probe that started at seq: the
+// start of the next one, or 0 when none followed (the probe's window runs to the end
+// of the transcript). Probes are sequential on a session, each ending with a request
+// round trip, so a reply the server wrote for one arrives before the next starts.
+func (s *Session) MarkStray(seq int) {
+	s.barrierMu.Lock()
+	defer s.barrierMu.Unlock()
+	s.strayStarts = append(s.strayStarts, seq)
+}
+
+// StrayEnd is where the stray probe that started after seq ends (see MarkStray).
+func (s *Session) StrayEnd(seq int) int {
+	s.barrierMu.Lock()
+	defer s.barrierMu.Unlock()
+	for _, st := range s.strayStarts {
+		if st > seq {
+			return st
+		}
+	}
+	return 0
 }
 
 // Capabilities returns the server's declared capabilities (empty when none).

@@ -73,20 +73,43 @@ const cnSource = `{rev}/basic/utilities/cancellation.mdx (2026-07-28: basic/patt
 // CANCEL-IGNORE-01 — {rev}/basic/utilities/cancellation.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "CANCEL-IGNORE-01", Title: "cancellations naming an unknown or finished request, or none, are ignored: no reply, the server keeps serving",
-	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `{rev}/basic/utilities/cancellation.mdx (2026-07-28: basic/patterns/cancellation.mdx) (Error Handling): "Invalid cancellation notifications SHOULD be ignored: Unknown request IDs; Already completed requests; Malformed notifications". Probed with a cancellation of an id never sent, of a request already answered, and one with no requestId; the barrier after them proves no reply came.`,
+	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
+	Source: `{rev}/basic/utilities/cancellation.mdx (2026-07-28: basic/patterns/cancellation.mdx) (Error Handling): "Invalid cancellation notifications SHOULD be ignored: Unknown request IDs; Already completed requests; Malformed notifications". Probed with a cancellation of an id never sent, of a request already answered, and one with no requestId; a request after them proves the server still serves, and the column's settle proves no reply came.`,
 	Run:    runCancelIgnore,
 })
 
+// runCancelIgnore makes its probe while the column is open (a transcript-wide check:
+// the probe pass) and judges it after the column settles, whose barrier proves every
+// reply in: a server that ignores the cancellations, as it should, costs no grace.
 func runCancelIgnore(t *conform.T) conform.Verdict {
-	s, err := t.Scratch()
-	if err != nil {
-		return conform.Errorf("no session for the cancellation probes: %v", err)
+	p := t.Once("CANCEL-IGNORE-01:"+t.Rev.Name, func() any { return cnProbeIgnore(t) }).(cnIgnoreProbe)
+	if p.err != nil {
+		return conform.Errorf("%v", p.err)
+	}
+	a := p.Settled()
+	if a.Err == nil && p.serving != nil {
+		a.Err = p.serving
+	}
+	return cnJudgeIgnore(a, p.what)
+}
+
+// cnIgnoreProbe is CANCEL-IGNORE-01's probe: three cancellations on the main session.
+type cnIgnoreProbe struct {
+	toolkit.StrayProbe
+	what    string
+	err     error // the probe could not be made
+	serving error // the request after the cancellations failed
+}
+
+func cnProbeIgnore(t *conform.T) cnIgnoreProbe {
+	s := t.Session()
+	if s == nil || s.Conn == nil {
+		return cnIgnoreProbe{err: fmt.Errorf("no session for the cancellation probes: %v", t.ColumnErr())}
 	}
 	// A request the server has answered: its id is a finished request's.
 	done := s.Conn.NextID()
 	if _, err := s.Conn.CallID(t.Ctx, done, s.Conn.BarrierMethod(), nil); err != nil {
-		return conform.Errorf("the request whose cancellation is sent once it is answered (%s) failed: %s", s.Conn.BarrierMethod(), conform.Describe(nil, err))
+		return cnIgnoreProbe{err: fmt.Errorf("the request whose cancellation is sent once it is answered (%s) failed: %s", s.Conn.BarrierMethod(), conform.Describe(nil, err))}
 	}
 	probes := []struct {
 		what   string
@@ -101,15 +124,19 @@ func runCancelIgnore(t *conform.T) conform.Verdict {
 	for _, p := range probes {
 		raw, err := wire.EncodeNotification(cnMethod, s.Conn.Stamp(p.params))
 		if err != nil {
-			return conform.Errorf("encode the cancellation of %s: %v", p.what, err)
+			return cnIgnoreProbe{err: fmt.Errorf("encode the cancellation of %s: %v", p.what, err)}
 		}
 		raws, whats = append(raws, raw), append(whats, p.what)
 	}
-	a := toolkit.SendStray(t, s, 0, raws...)
-	if t.Ctx.Err() != nil {
-		return conform.Errorf("not verified: %v", t.Ctx.Err())
+	p := cnIgnoreProbe{StrayProbe: toolkit.SendUnsettled(t, s, raws...), what: strings.Join(whats, ", ")}
+	if p.Answer.Err == nil {
+		// The server still serves: its reply to a request after them (not a proof
+		// of silence: the settle is).
+		if err := s.Barrier(t.Ctx); err != nil {
+			p.serving = err
+		}
 	}
-	return cnJudgeIgnore(a, strings.Join(whats, ", "))
+	return p
 }
 
 // cnJudgeIgnore judges what the server did with the three cancellations.
@@ -121,7 +148,7 @@ func cnJudgeIgnore(a toolkit.StrayAnswer, what string) conform.Verdict {
 	case a.Err != nil:
 		return conform.Violation(want, "after the cancellations, "+conform.Describe(nil, a.Err))
 	}
-	return conform.Pass("cancellations of %s ignored: %s, and the server answered the barrier", what, a.Describe())
+	return conform.Pass("cancellations of %s ignored: %s (proven when the session settled), and the server still served", what, a.Describe())
 }
 
 // cnFixtures finds the fixture tools a probe needs and the suite may call, or the
@@ -164,6 +191,9 @@ func cnText(o *toolkit.Outcome) string {
 
 // cnInflight is what the in-flight cancellation probe saw.
 type cnInflight struct {
+	s        *conform.Session
+	call     *wire.Call
+	after    int // the transcript's sequence number before the call
 	id       wire.ID
 	early    string         // why the call could not be cancelled in flight ("" when it was)
 	cancelAt time.Time      // when the cancellation was sent
@@ -179,8 +209,8 @@ type cnInflight struct {
 // CANCEL-INFLIGHT-01 — {rev}/basic/utilities/cancellation.mdx (Behavior Requirements).
 var _ = conform.Register(conform.Check{
 	ID: "CANCEL-INFLIGHT-01", Title: "a request cancelled in flight is stopped and gets no response",
-	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseStateChange, Needs: conform.NeedsFixture,
-	Source: cnSource + `: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request" (2026-07-28: "Servers receiving cancellation notifications SHOULD: …"). Probed with the fixture tool test_slow (2000 ms) cancelled in flight: test_last_cancellation must name it and no response may come before the barrier after it; a server that did not record the cancellation is watched until test_slow's work would have ended.`,
+	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
+	Source: cnSource + `: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request" (2026-07-28: "Servers receiving cancellation notifications SHOULD: …"). Probed with the fixture tool test_slow (2000 ms) cancelled in flight: test_last_cancellation must name it and no response may come before the column settles; a server that did not record the cancellation is watched until test_slow's work would have ended.`,
 	Run:    runCancelInflight,
 })
 
@@ -192,8 +222,39 @@ func runCancelInflight(t *conform.T) conform.Verdict {
 	if v := cnFixtures(t, cnSlowFixture, cnLastFixture); v != nil {
 		return *v
 	}
-	p := cnProbeInflight(t, s)
-	return cnJudgeInflight(p)
+	// A transcript-wide check: the probe is made in the column's probe pass (one
+	// revision at a time on a shared server, as test_last_cancellation is the
+	// server's state) and judged after the column settles, whose barrier proves
+	// whether the cancelled call was answered: it costs no grace period.
+	p := t.Once("CANCEL-INFLIGHT-01:"+t.Rev.Name, func() any { return cnProbeInflight(t, s) }).(cnInflight)
+	return cnJudgeInflight(p.settled())
+}
+
+// settled adds to the probe the reply to the cancelled call, if one has come: read
+// after the column settled, every reply the server sent before its barrier is in.
+func (p cnInflight) settled() cnInflight {
+	if p.call == nil || p.reply != nil || p.replyErr != nil || p.early != "" {
+		return p
+	}
+	// The transcript, not the call's Done, says whether the reply came: the call
+	// takes its reply on a goroutine of its own, a moment after the reader recorded it.
+	e, replied := cnReplyEntry(p.s, p.call.ID, p.after)
+	select {
+	case <-p.call.Done():
+		replied = true
+	default:
+	}
+	if !replied {
+		return p
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	p.reply, p.replyErr = p.call.Wait(ctx)
+	p.replyAt = time.Now()
+	if !e.At.IsZero() {
+		p.replyAt = e.At
+	}
+	return p
 }
 
 // cnProbeInflight calls test_slow, cancels it once it is at work, asks
@@ -208,7 +269,7 @@ func cnProbeInflight(t *conform.T, s *conform.Session) cnInflight {
 	if err != nil {
 		return cnInflight{early: "the call could not be sent: " + conform.Describe(nil, err)}
 	}
-	p := cnInflight{id: call.ID}
+	p := cnInflight{s: s, call: call, after: after, id: call.ID}
 	// At work: its first progress notification, or (a server that sends none) the
 	// request read, which stdio's order guarantees before the cancellation.
 	ctx, cancel := context.WithTimeout(t.Ctx, t.Timeout())
@@ -232,12 +293,15 @@ func cnProbeInflight(t *conform.T, s *conform.Session) cnInflight {
 	if p.last = cnText(o); p.last == "" {
 		p.lastErr = toolkit.DescribeOutcome(o)
 	}
-	p.barrier = s.Conn.Flush(t.Ctx, nil)
 	select {
 	case <-call.Done():
 	default:
 		if p.last == string(call.ID.Raw()) {
-			return p // cancelled, and no reply before the barrier
+			// Cancelled: whether a reply comes anyway is read after the settle.
+			if err := s.Barrier(t.Ctx); err != nil && !conform.Gone(err) {
+				p.barrier = err
+			}
+			return p
 		}
 		// The server did not report the cancellation: its work goes on, so watch
 		// for the reply until that work would have ended.
@@ -284,11 +348,11 @@ func cnJudgeInflight(p cnInflight) conform.Verdict {
 	case p.replyErr != nil && errors.Is(p.replyErr, wire.ErrClosed):
 		return conform.Violation(want, "after the cancellation the server stopped serving: "+conform.Describe(nil, p.replyErr))
 	case p.barrier != nil:
-		return conform.Errorf("not verified: the barrier after the cancellation failed (%v), so nothing proves the response is not on its way", p.barrier)
+		return conform.Errorf("not verified: the request after the cancellation failed (%v), so nothing proves the response is not on its way", p.barrier)
 	case p.waited:
 		return conform.Errorf("not verified: %s does not name the cancelled request %s (it said %s), yet no response came within %d ms of work and the timeout", cnLastFixture, p.id, last, cnSlowMs)
 	}
-	return conform.Pass("%s (id %s) cancelled in flight: %s names it, and no response came (proven by the barrier)", cnSlowFixture, p.id, cnLastFixture)
+	return conform.Pass("%s (id %s) cancelled in flight: %s names it, and no response came (proven by the barrier when the session settled)", cnSlowFixture, p.id, cnLastFixture)
 }
 
 // CANCEL-DIRECTION-01 — {rev}/basic/utilities/cancellation.mdx (Behavior Requirements).

@@ -82,6 +82,7 @@ func SendUnsettled(t *conform.T, s *conform.Session, raws ...[]byte) StrayProbe 
 	}
 	hs, _ := s.Conn.Transport().(transport.HTTPSession)
 	p.after, p.dropped = s.Conn.Seq(), s.Conn.Dropped()
+	s.MarkStray(p.after)
 	for _, raw := range raws {
 		n := 0
 		if hs != nil {
@@ -117,7 +118,11 @@ func (p StrayProbe) strays() []wire.Entry {
 	}
 	var out []wire.Entry
 	var ours map[string]bool
+	end := p.s.StrayEnd(p.after)
 	for _, e := range p.s.Conn.Received(p.after) {
+		if end > 0 && e.Seq > end {
+			break // the next stray probe's
+		}
 		if e.Msg == nil || !e.Msg.IsResponse() || e.ForMethod != "" {
 			continue
 		}
