@@ -7,7 +7,9 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/loglevel"
 	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
@@ -227,4 +229,36 @@ func structState(c toolcall.SeenCall, schema json.RawMessage, dialect string) st
 		return fmt.Sprintf("structuredContent does not conform (%v), which is allowed", err)
 	}
 	return "structuredContent conforms"
+}
+
+// ERR-LOGLEVEL-01 — {rev}/server/utilities/logging.mdx (Error Handling).
+var _ = conform.Register(conform.Check{
+	ID: "ERR-LOGLEVEL-01", Title: "an unknown log level is refused with -32602 (Invalid params), not another code",
+	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupErr, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: `{rev}/server/utilities/logging.mdx (Error Handling): "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid log level: -32602 (Invalid params); Configuration errors: -32603 (Internal error)" (2026-07-28: "If the io.modelcontextprotocol/logLevel value carried in a request's _meta is not a recognized log level, the server SHOULD reject that request with a standard JSON-RPC error: Invalid log level: -32602 (Invalid params); Internal errors: -32603 (Internal error)"). This check judges the code of the refusal; whether the level is refused at all is LOG-SETLEVEL-INVALID-01's and LOG-R5-INVALID-01's`,
+	Run:    runLogLevelCode,
+})
+
+// runLogLevelCode judges the error code the server refused the unknown level
+// "verbose" with (the probe LOG-SETLEVEL-INVALID-01 and LOG-R5-INVALID-01 share).
+func runLogLevelCode(t *conform.T) conform.Verdict {
+	if !loglevel.Declared(t.Session()) {
+		return conform.Skip(reports.NotApplicable, "the server does not declare the logging capability; the invalid-level rule binds servers that log")
+	}
+	a, err := loglevel.InvalidProbe(t)
+	if err != nil {
+		return conform.Errorf("%v", err)
+	}
+	want := "JSON-RPC error -32602 (Invalid params) for " + a.What
+	switch {
+	case a.Err != nil:
+		return conform.Silence(want, a.Err)
+	case !a.Resp.IsError():
+		return conform.Skip(reports.NotExercised, "%s was accepted (%s): there is no error code to judge (LOG-SETLEVEL-INVALID-01 and LOG-R5-INVALID-01 judge the acceptance)", a.What, conform.Describe(a.Resp, nil))
+	case a.Resp.Error.Code == wire.CodeInternalError:
+		return conform.Violation(want, conform.Describe(a.Resp, nil)+": -32603 is for configuration and internal errors, an invalid level is -32602")
+	case a.Resp.Error.Code != wire.CodeInvalidParams:
+		return conform.Violation(want, conform.Describe(a.Resp, nil))
+	}
+	return conform.Pass("JSON-RPC error -32602 %q", conform.Clip(a.Resp.Error.Message, 80))
 }

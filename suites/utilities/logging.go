@@ -1,0 +1,547 @@
+package utilities
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/loglevel"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// Logging (the LOG rows, {rev}/server/utilities/logging.mdx). The fixture tool
+// test_tool_with_logging sends one notifications/message per level at or above the
+// minimum the client asked for: with logging/setLevel before 2026-07-28, with the
+// request's _meta io.modelcontextprotocol/logLevel in 2026-07-28. The transcript
+// checks (capability, shape, per-request scope) judge every log message of the
+// revision's sessions after a probe that calls the tool; the level filter is probed
+// on the main session, its silences proven by a barrier (loglevel.Settle).
+//
+// A server that does not declare the logging capability leaves the rows that
+// depend on it nothing to judge (not applicable); LOG-CAP-01 holds it to sending no
+// log message at all.
+
+// lgLevelFilter is the level LOG-FILTER-01 sets (the row's `setLevel error`).
+const lgLevelFilter = "error"
+
+// lgLevelR5 is the per-request level LOG-R5-PERREQ-01 asks for (the row's
+// `logLevel:"warning"`).
+const lgLevelR5 = "warning"
+
+// lgExercise is what the exercise probe did.
+type lgExercise struct {
+	called  bool   // the fixture was listed, allowed and called
+	outcome string // what its call returned
+}
+
+// lgFixtureTool returns the listed fixture tool the suite may call, or nil.
+func lgFixtureTool(t *conform.T) *toolkit.CallableTool {
+	l := toolkit.List(t)
+	tl := l.Find(loglevel.Fixture)
+	if tl == nil {
+		return nil
+	}
+	p := toolkit.Allowed(t, *tl)
+	if !p.Allowed {
+		return nil
+	}
+	return &toolkit.CallableTool{Tool: *tl, Permission: p}
+}
+
+// lgCall calls the fixture tool on s; level, when set, goes in the request's _meta
+// as io.modelcontextprotocol/logLevel (2026-07-28). It returns what came back.
+func lgCall(t *conform.T, s *conform.Session, ct *toolkit.CallableTool, level string) string {
+	params := map[string]any{"name": ct.Name, "arguments": ct.Args}
+	if level != "" {
+		params["_meta"] = map[string]any{conform.MetaLogLevel: level}
+	}
+	resp, err := s.Call(t.Ctx, "tools/call", params)
+	if r, ok := conform.RPCErrorReply(err, "tools/call"); ok {
+		resp, err = r, nil
+	}
+	return conform.Describe(resp, err)
+}
+
+// lgExerciseProbe calls test_tool_with_logging on the main session once per
+// revision, so that the transcript checks have log messages to judge (in
+// 2026-07-28 with _meta logLevel "debug": without it a server sends none), and
+// settles the channel after it. It runs whether or not the server declares
+// logging: a log message from a server that does not is LOG-CAP-01's finding.
+func lgExerciseProbe(t *conform.T) lgExercise {
+	s := t.Session()
+	return t.Once("lg.exercise:"+s.Label, func() any {
+		ct := lgFixtureTool(t)
+		if ct == nil {
+			return lgExercise{}
+		}
+		level := ""
+		if s.Modern() {
+			level = loglevel.Levels[0]
+		}
+		ex := lgExercise{called: true, outcome: lgCall(t, s, ct, level)}
+		_ = loglevel.Settle(t, s) // a failed barrier leaves the transcript as it is
+		return ex
+	}).(lgExercise)
+}
+
+// lgMessages returns every log message of the revision's sessions.
+func lgMessages(t *conform.T) []loglevel.Message {
+	var out []loglevel.Message
+	for _, s := range toolkit.RevisionSessions(t) {
+		out = append(out, loglevel.In(s, t.Transcript(s))...)
+	}
+	return out
+}
+
+// lgUnexercised is the skip of a transcript check that saw no log message.
+func lgUnexercised(ex lgExercise) conform.Verdict {
+	if !ex.called {
+		return conform.Skip(reports.NeedsFixture, "no %s was received; list the fixture tool %s (the fixture contract, fixtures/doc.go) to exercise logging", loglevel.Method, loglevel.Fixture)
+	}
+	return conform.Skip(reports.NotExercised, "no %s was received; %s returned %s", loglevel.Method, loglevel.Fixture, ex.outcome)
+}
+
+// lgUndeclared is the skip of a check whose rule binds servers that declare logging.
+func lgUndeclared(what string) conform.Verdict {
+	return conform.Skip(reports.NotApplicable, "the server does not declare the logging capability; %s", what)
+}
+
+// LOG-CAP-01 — {rev}/server/utilities/logging.mdx (Capabilities).
+var _ = conform.Register(conform.Check{
+	ID: "LOG-CAP-01", Title: "log messages come only from a server that declared the logging capability",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/server/utilities/logging.mdx (Capabilities): "Servers that emit log message notifications MUST declare the logging capability" (before 2026-07-28 in initialize's result, which precedes them; in 2026-07-28 in the DiscoverResult)`,
+	Run:    runLogCap,
+})
+
+func runLogCap(t *conform.T) conform.Verdict {
+	ex := lgExerciseProbe(t)
+	msgs := lgMessages(t)
+	if len(msgs) == 0 {
+		return lgUnexercised(ex)
+	}
+	declaredAt := map[*conform.Session]int{} // the seq of the initialize result (0: the DiscoverResult, before any request)
+	var f conform.Findings
+	for _, m := range msgs {
+		f.Judged++
+		if !loglevel.Declared(m.Session) {
+			f.Fail(fmt.Sprintf("%s: %s from a server whose capabilities have no logging", m.Where(), loglevel.Method))
+			continue
+		}
+		at, ok := declaredAt[m.Session]
+		if !ok {
+			at = lgInitializeSeq(t, m.Session)
+			declaredAt[m.Session] = at
+		}
+		if m.Seq < at {
+			f.Fail(fmt.Sprintf("%s: %s before the initialize result (#%d) declared the logging capability", m.Where(), loglevel.Method, at))
+		}
+	}
+	return f.Verdict("notifications/message only from a server that declared the logging capability first", "",
+		fmt.Sprintf("%d %s, each from a server that declared logging", f.Judged, loglevel.Method))
+}
+
+// lgInitializeSeq is the seq of a legacy session's initialize result (0 in
+// 2026-07-28, which has no handshake: the capability is the DiscoverResult's).
+func lgInitializeSeq(t *conform.T, s *conform.Session) int {
+	if s.Modern() {
+		return 0
+	}
+	for _, e := range t.Transcript(s) {
+		if e.Dir == wire.Received && e.ForMethod == "initialize" {
+			return e.Seq
+		}
+	}
+	return 0
+}
+
+// LOG-SHAPE-01 — schema LoggingMessageNotification; {rev}/server/utilities/logging.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "LOG-SHAPE-01", Title: "log messages carry a syslog level, data, and a string logger when they name one",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `{rev} schema LoggingMessageNotification: params {level: LoggingLevel, data (required, any JSON), logger?: string}; LoggingLevel is one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency" ({rev}/server/utilities/logging.mdx, Log Levels: "The protocol follows the standard syslog severity levels specified in RFC 5424")`,
+	Run:    runLogShape,
+})
+
+func runLogShape(t *conform.T) conform.Verdict {
+	ex := lgExerciseProbe(t)
+	msgs := lgMessages(t)
+	if len(msgs) == 0 {
+		return lgUnexercised(ex)
+	}
+	var f conform.Findings
+	for _, m := range msgs {
+		f.Judged++
+		if problem := lgShapeProblem(m.Params); problem != "" {
+			f.Fail(m.Where() + ": " + problem)
+		}
+	}
+	return f.Verdict("params {level: one of "+strings.Join(loglevel.Levels, ", ")+", data: any JSON, logger?: string}", "",
+		fmt.Sprintf("%d %s, each with a syslog level and data", f.Judged, loglevel.Method))
+}
+
+// lgShapeProblem says what is wrong with a log message's params ("" when nothing).
+func lgShapeProblem(params map[string]json.RawMessage) string {
+	if params == nil {
+		return "params is not an object"
+	}
+	var problems []string
+	raw, ok := params["level"]
+	var level string
+	switch {
+	case !ok:
+		problems = append(problems, "no level")
+	case json.Unmarshal(raw, &level) != nil:
+		problems = append(problems, fmt.Sprintf("level %s is not a string", conform.Clip(string(raw), 40)))
+	case loglevel.Rank(level) < 0:
+		problems = append(problems, fmt.Sprintf("level %q is no syslog level name", conform.Clip(level, 40)))
+	}
+	if _, ok := params["data"]; !ok {
+		problems = append(problems, "no data")
+	}
+	if raw, ok := params["logger"]; ok && toolkit.JSONKind(raw) != "string" {
+		problems = append(problems, fmt.Sprintf("logger %s is not a string", conform.Clip(string(raw), 40)))
+	}
+	return strings.Join(problems, ", ")
+}
+
+// LOG-SETLEVEL-01 — {rev}/server/utilities/logging.mdx (Setting Log Level, Message Flow).
+var _ = conform.Register(conform.Check{
+	ID: "LOG-SETLEVEL-01", Title: "logging/setLevel with each of the eight levels gets an empty result",
+	Level: conform.Derived, Revisions: revision.Span("R1–R4"), Group: conform.GroupUtil, Phase: conform.PhaseStateChange, Needs: conform.NeedsAny,
+	Source: `{rev}/server/utilities/logging.mdx (Setting Log Level): "To configure the minimum log level, clients MAY send a logging/setLevel request"; (Message Flow) "Client->>Server: logging/setLevel (info) / Server-->>Client: Empty Result"; schema SetLevelRequest: level is a LoggingLevel (eight syslog names). Derived: a declared logging capability answers every valid level with the empty result (WARN, never FAIL)`,
+	Run:    runSetLevel,
+})
+
+func runSetLevel(t *conform.T) conform.Verdict {
+	s := t.Session()
+	if !loglevel.Declared(s) {
+		return lgUndeclared("logging/setLevel belongs to servers that do")
+	}
+	var f conform.Findings
+	// From emergency down, so that the level is left at debug, where every message
+	// passes, for the checks after this one.
+	levels := slices.Clone(loglevel.Levels)
+	slices.Reverse(levels)
+	for _, level := range levels {
+		resp, err := lgSetLevel(t, s, level)
+		switch {
+		case err != nil:
+			return conform.Silence(fmt.Sprintf("an empty result for %s {level: %q}", loglevel.SetLevel, level), err)
+		case resp.IsError():
+			f.Fail(fmt.Sprintf("%q: %s", level, conform.Describe(resp, nil)))
+		default:
+			if extra := lgNonEmpty(resp.Result); extra != "" {
+				f.Fail(fmt.Sprintf("%q: %s", level, extra))
+			}
+		}
+		f.Judged++
+	}
+	return f.Verdict("an empty result for logging/setLevel with each of the eight syslog levels", "",
+		fmt.Sprintf("all %d levels answered with an empty result (emergency down to debug: the level is left at debug)", f.Judged))
+}
+
+// lgSetLevel sends logging/setLevel; an HTTP error status carrying a JSON-RPC error
+// is that error.
+func lgSetLevel(t *conform.T, s *conform.Session, level string) (*wire.Response, error) {
+	resp, err := s.Call(t.Ctx, loglevel.SetLevel, map[string]any{"level": level})
+	if r, ok := conform.RPCErrorReply(err, loglevel.SetLevel); ok {
+		return r, nil
+	}
+	return resp, err
+}
+
+// lgNonEmpty says how a result is not the empty result ("" when it is: an object
+// with nothing but _meta, which every Result may carry).
+func lgNonEmpty(result json.RawMessage) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(result, &obj) != nil || obj == nil {
+		return "the result " + conform.Clip(string(result), 80) + " is not an object"
+	}
+	var extra []string
+	for k := range obj {
+		if k != "_meta" {
+			extra = append(extra, k)
+		}
+	}
+	if len(extra) == 0 {
+		return ""
+	}
+	slices.Sort(extra)
+	return "the result has members " + strings.Join(extra, ", ")
+}
+
+// LOG-SETLEVEL-INVALID-01 — {rev}/server/utilities/logging.mdx (Error Handling).
+var _ = conform.Register(conform.Check{
+	ID: "LOG-SETLEVEL-INVALID-01", Title: "logging/setLevel with an unknown level is refused with -32602",
+	Level: conform.Should, Revisions: revision.Span("R1–R4"), Group: conform.GroupUtil, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: `{rev}/server/utilities/logging.mdx (Error Handling): "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid log level: -32602 (Invalid params)"`,
+	Run:    runInvalidLevel,
+})
+
+// LOG-R5-INVALID-01 — 2026-07-28/server/utilities/logging.mdx (Error Handling).
+var _ = conform.Register(conform.Check{
+	ID: "LOG-R5-INVALID-01", Title: "a request whose _meta logLevel is no level is refused with -32602",
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupUtil, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: `2026-07-28/server/utilities/logging.mdx (Error Handling): "If the io.modelcontextprotocol/logLevel value carried in a request's _meta is not a recognized log level, the server SHOULD reject that request with a standard JSON-RPC error: Invalid log level: -32602 (Invalid params)"`,
+	Run:    runInvalidLevel,
+})
+
+// runInvalidLevel judges the reply to the unknown level "verbose" (setLevel before
+// 2026-07-28, _meta logLevel in it): -32602, or the SHOULD is broken.
+func runInvalidLevel(t *conform.T) conform.Verdict {
+	if !loglevel.Declared(t.Session()) {
+		return lgUndeclared("the invalid-level rule binds servers that log")
+	}
+	a, err := loglevel.InvalidProbe(t)
+	if err != nil {
+		return conform.Errorf("%v", err)
+	}
+	return t.ExpectRPCError(a.Resp, a.Err, wire.CodeInvalidParams, a.What)
+}
+
+// LOG-FILTER-01 — {rev}/server/utilities/logging.mdx (Message Flow).
+var _ = conform.Register(conform.Check{
+	ID: "LOG-FILTER-01", Title: "after logging/setLevel error, no log message below error",
+	Level: conform.Descriptive, Revisions: revision.Span("R1–R4"), Group: conform.GroupUtil, Phase: conform.PhaseStateChange, Needs: conform.NeedsFixture,
+	Source: `{rev}/server/utilities/logging.mdx (Message Flow): "Client->>Server: logging/setLevel (error) … Note over Server: Only sends error level and above"; (Setting Log Level) "To configure the minimum log level, clients MAY send a logging/setLevel request". Descriptive (no key word): WARN, never FAIL`,
+	Run:    runLogFilter,
+})
+
+func runLogFilter(t *conform.T) conform.Verdict {
+	s := t.Session()
+	if !loglevel.Declared(s) {
+		return lgUndeclared("logging/setLevel belongs to servers that do")
+	}
+	ct := lgFixtureTool(t)
+	if ct == nil {
+		return conform.Skip(reports.NeedsFixture, "the level filter needs the fixture tool %s (the fixture contract, fixtures/doc.go), which the server does not list", loglevel.Fixture)
+	}
+	// Whatever happens, leave the level at debug, where every message passes.
+	defer func() { _, _ = lgSetLevel(t, s, loglevel.Levels[0]) }()
+	threshold := loglevel.Rank(lgLevelFilter)
+	control, v := lgFilterRound(t, s, ct, loglevel.Levels[0])
+	if v != nil {
+		return *v
+	}
+	if !slices.ContainsFunc(control, func(m loglevel.Message) bool { r := loglevel.Rank(m.Level); return r >= 0 && r < threshold }) {
+		return conform.Skip(reports.NotExercised, "after logging/setLevel debug, %s sent no message below %s (levels %s), so holding those back cannot be seen",
+			loglevel.Fixture, lgLevelFilter, lgLevelList(control))
+	}
+	filtered, v := lgFilterRound(t, s, ct, lgLevelFilter)
+	if v != nil {
+		return *v
+	}
+	var f conform.Findings
+	for _, m := range filtered {
+		f.Judged++
+		if r := loglevel.Rank(m.Level); r >= 0 && r < threshold {
+			f.Fail(fmt.Sprintf("%s: level %q after logging/setLevel %s", m.Where(), m.Level, lgLevelFilter))
+		}
+	}
+	return f.Verdict("after logging/setLevel error only error, critical, alert and emergency messages", "",
+		fmt.Sprintf("%s sent levels %s after setLevel debug, and only %s after setLevel %s", loglevel.Fixture, lgLevelList(control), lgLevelList(filtered), lgLevelFilter))
+}
+
+// lgFilterRound sets the level, calls the fixture tool and settles the channel; it
+// returns the log messages that arrived from the call on, or the verdict that stops
+// the check (a refused level is LOG-SETLEVEL-01's to judge).
+func lgFilterRound(t *conform.T, s *conform.Session, ct *toolkit.CallableTool, level string) ([]loglevel.Message, *conform.Verdict) {
+	resp, err := lgSetLevel(t, s, level)
+	if err != nil || resp.IsError() {
+		v := conform.Skip(reports.NotExercised, "logging/setLevel %s got %s (LOG-SETLEVEL-01 judges it), so the filter could not be set", level, conform.Describe(resp, err))
+		return nil, &v
+	}
+	mark := s.Conn.Seq()
+	lgCall(t, s, ct, "")
+	if err := loglevel.Settle(t, s); err != nil {
+		v := conform.Errorf("the barrier after %s failed (%v): nothing bounds the log messages still to come", loglevel.Fixture, err)
+		return nil, &v
+	}
+	return loglevel.In(s, s.Conn.Received(mark)), nil
+}
+
+// lgLevelList names the levels of messages, in arrival order, once each.
+func lgLevelList(msgs []loglevel.Message) string {
+	var levels []string
+	for _, m := range msgs {
+		if l := toolkit.Or(m.Level, "(none)"); !slices.Contains(levels, l) {
+			levels = append(levels, l)
+		}
+	}
+	if len(levels) == 0 {
+		return "(none)"
+	}
+	return "[" + strings.Join(levels, ", ") + "]"
+}
+
+// LOG-R5-PERREQ-01 — 2026-07-28/server/utilities/logging.mdx (Per-request log level).
+var _ = conform.Register(conform.Check{
+	ID: "LOG-R5-PERREQ-01", Title: "log messages only for a request whose _meta sets logLevel, on its own stream",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
+	Source: `2026-07-28/server/utilities/logging.mdx (Per-request log level): "The server MUST NOT emit notifications/message for a request that does not include this field. When the field is present, the server MAY send notifications/message notifications at or above the requested level on the response stream of that request, before the final response. notifications/message is request-scoped: the server MUST NOT deliver it on a subscriptions/listen stream or on any stream other than the one carrying the response to the request that set the log level." A message below the requested level is outside the MAY (WARN); one after the request's reply, when its stream has carried the final response, belongs to no request that set the field (FAIL)`,
+	Run:    runPerRequest,
+})
+
+// lgPerRequestProbe calls the fixture tool without, then with, _meta logLevel
+// "warning" on the main session (once), and settles the channel.
+func lgPerRequestProbe(t *conform.T) lgExercise {
+	s := t.Session()
+	return t.Once("lg.perreq:"+s.Label, func() any {
+		ct := lgFixtureTool(t)
+		if ct == nil {
+			return lgExercise{}
+		}
+		lgCall(t, s, ct, "")
+		ex := lgExercise{called: true, outcome: lgCall(t, s, ct, lgLevelR5)}
+		_ = loglevel.Settle(t, s)
+		return ex
+	}).(lgExercise)
+}
+
+// lgRequest is a request the suite sent, with the log level its _meta set.
+type lgRequest struct {
+	method   string
+	id       wire.ID
+	level    string // "" when _meta names no logLevel
+	answered int    // the seq of its reply (0 while in flight)
+}
+
+func (r *lgRequest) String() string { return fmt.Sprintf("%s (id %s)", r.method, r.id) }
+
+func runPerRequest(t *conform.T) conform.Verdict {
+	ex := lgPerRequestProbe(t)
+	var f conform.Findings
+	asked := 0 // log messages attributed to a request that set logLevel
+	for _, s := range toolkit.RevisionSessions(t) {
+		asked += lgJudgePerRequest(s, t.Transcript(s), &f)
+	}
+	if f.Count() > 0 {
+		return f.Verdict("no notifications/message for a request without _meta io.modelcontextprotocol/logLevel, and none on another request's or a listen stream",
+			"log messages at or above the requested level, before the request's reply", "")
+	}
+	if asked == 0 {
+		if ex.called && !loglevel.Declared(t.Session()) {
+			return lgUndeclared(fmt.Sprintf("%s sent no log message, asked or not", loglevel.Fixture))
+		}
+		if !ex.called {
+			return conform.Skip(reports.NeedsFixture, "no %s was received; the per-request level needs the fixture tool %s (the fixture contract, fixtures/doc.go), which the server does not list", loglevel.Method, loglevel.Fixture)
+		}
+		return conform.Skip(reports.NotExercised, "%s sent no %s even with _meta logLevel %q (it returned %s): a call without the field that gets none proves nothing", loglevel.Fixture, loglevel.Method, lgLevelR5, ex.outcome)
+	}
+	return conform.Pass("%d %s, each on the stream of a request whose _meta set logLevel, at or above it; none for a request without it", asked, loglevel.Method)
+}
+
+// lgJudgePerRequest walks one session's transcript: each log message belongs to the
+// request whose POST stream carried it (Streamable HTTP), else to the requests in
+// flight when it arrived (stdio); a message tagged with a subscription id came on a
+// listen stream. It records findings and returns how many messages belonged to a
+// request that set logLevel.
+func lgJudgePerRequest(s *conform.Session, entries []wire.Entry, f *conform.Findings) int {
+	var sent []*lgRequest
+	byKey, byRaw := map[string]*lgRequest{}, map[string]*lgRequest{}
+	asked := 0
+	for _, e := range entries {
+		if e.Msg == nil {
+			continue
+		}
+		switch {
+		case e.Dir == wire.Sent && e.Msg.Kind == wire.KindRequest:
+			r := &lgRequest{method: e.Msg.Method, id: e.Msg.ID, level: lgMetaLevel(e.Msg.Params)}
+			sent = append(sent, r)
+			byKey[r.id.Key()], byRaw[string(r.id.Raw())] = r, r
+			continue
+		case e.Dir == wire.Received && e.Msg.IsResponse():
+			if r := byKey[e.Msg.ID.Key()]; r != nil && r.answered == 0 {
+				r.answered = e.Seq
+			}
+			continue
+		}
+		m, ok := loglevel.Of(s, e)
+		if !ok {
+			continue
+		}
+		if _, tagged := conform.SubscriptionTag(e.Msg); tagged {
+			f.Fail(fmt.Sprintf("%s: tagged with a subscription id: delivered on a subscriptions/listen stream", m.Where()))
+			continue
+		}
+		owners := lgOwners(e, sent, byRaw)
+		var withLevel []*lgRequest
+		for _, r := range owners {
+			if r.level != "" {
+				withLevel = append(withLevel, r)
+			}
+		}
+		if len(withLevel) == 0 {
+			lgStray(m, owners, f)
+			continue
+		}
+		asked++
+		lowest := slices.MinFunc(withLevel, func(a, b *lgRequest) int { return loglevel.Rank(a.level) - loglevel.Rank(b.level) })
+		if r := loglevel.Rank(m.Level); r >= 0 && loglevel.Rank(lowest.level) >= 0 && r < loglevel.Rank(lowest.level) {
+			f.Warn(fmt.Sprintf("%s: level %q for %s, which asked for %q and above", m.Where(), m.Level, lowest, lowest.level))
+		}
+	}
+	return asked
+}
+
+// lgOwners are the requests a log message can belong to: the one whose POST stream
+// carried it, or those in flight when it arrived.
+func lgOwners(e wire.Entry, sent []*lgRequest, byRaw map[string]*lgRequest) []*lgRequest {
+	if e.Stream != "" {
+		if r := byRaw[e.Stream]; r != nil {
+			return []*lgRequest{r}
+		}
+		return nil
+	}
+	var out []*lgRequest
+	for _, r := range sent {
+		if r.answered == 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// lgStray records a log message that belongs to no request that set logLevel: it
+// came on the stream of a request that did not, or while only such requests (or
+// none) were in progress — after the reply of one that did, too: its response stream
+// had carried the final response.
+func lgStray(m loglevel.Message, owners []*lgRequest, f *conform.Findings) {
+	var names []string
+	for _, r := range owners {
+		names = append(names, r.String())
+	}
+	where := "no request was in progress"
+	switch {
+	case m.Stream != "":
+		where = "it came on the stream of " + toolkit.Or(strings.Join(names, ""), "no request of the suite's ("+m.Stream+")")
+	case len(names) > 0:
+		where = "only " + strings.Join(names, ", ") + " in progress"
+	}
+	f.Fail(fmt.Sprintf("%s: level %q for no request that set _meta logLevel (%s)", m.Where(), m.Level, where))
+}
+
+// lgMetaLevel is the log level a request's _meta names ("" when none).
+func lgMetaLevel(params json.RawMessage) string {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	raw, ok := p.Meta[conform.MetaLogLevel]
+	if !ok {
+		return ""
+	}
+	var level string
+	if json.Unmarshal(raw, &level) != nil || level == "" {
+		return string(raw) // present but no string: still "set" (LOG-R5-INVALID-01 judges its refusal)
+	}
+	return level
+}
