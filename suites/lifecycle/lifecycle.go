@@ -102,10 +102,11 @@ func unsupportedHere(t *conform.T) conform.Verdict {
 const bogusVersion = "1999-01-01"
 
 type fallbackProbe struct {
-	answer  string // the version answered, "" if none
-	rpcErr  string // the JSON-RPC error, if the server rejected the version
-	silence error  // no answer at all
-	supp    bool   // the answered version is one the server supports
+	answer  string      // the version answered, "" if none
+	rpcErr  string      // the JSON-RPC error, if the server rejected the version
+	rpc     *wire.Error // the same error, as it came
+	silence error       // no answer at all
+	supp    bool        // the answered version is one the server supports
 	suppErr error
 	newest  string // the newest version the server echoed in this run
 }
@@ -137,12 +138,61 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
+// LIFE-VERSION-ERRSHAPE-01 — lifecycle.mdx (Error Handling example).
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-VERSION-ERRSHAPE-01", Title: "a rejected version is -32602 with data.supported[] and data.requested, as the spec's example",
+	Level: conform.Descriptive, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
+	// The same probe as LIFE-VERSION-FALLBACK-01 (memoized): no session of its own.
+	PreOpen: []string{bogusVersion},
+	Source:  `{rev}/basic/lifecycle.mdx (Error Handling): the example error for a version mismatch is {"code": -32602, "message": "Unsupported protocol version", "data": {"supported": ["2024-11-05"], "requested": "1.0.0"}} (an example, no key word: a differing shape warns, never fails)`,
+	Run: func(t *conform.T) conform.Verdict {
+		p := t.Once("fallback-probe", func() any { return probeFallback(t) }).(fallbackProbe)
+		switch {
+		case p.silence != nil:
+			return conform.Skip(reports.NotExercised, "initialize{protocolVersion: %s} got no answer (judged by LIFE-VERSION-FALLBACK-01)", bogusVersion)
+		case p.rpc == nil:
+			return conform.Skip(reports.NotExercised, "the server answered initialize{protocolVersion: %s} with version %s, not an error: no error shape to judge", bogusVersion, p.answer)
+		}
+		return judgeVersionError(p.rpc)
+	},
+})
+
+// judgeVersionError compares a version rejection with the lifecycle page's example:
+// code -32602, data.supported an array of version strings, data.requested the version
+// asked for.
+func judgeVersionError(e *wire.Error) conform.Verdict {
+	var f conform.Findings
+	if e.Code != wire.CodeInvalidParams {
+		f.Fail(fmt.Sprintf("code %d, not -32602", e.Code))
+	}
+	var data struct {
+		Supported json.RawMessage `json:"supported"`
+		Requested json.RawMessage `json:"requested"`
+	}
+	if len(e.Data) == 0 || json.Unmarshal(e.Data, &data) != nil {
+		f.Fail("no data object (" + toolkit.Or(conform.Clip(string(e.Data), 60), "absent") + ")")
+	} else {
+		var supported []string
+		if err := json.Unmarshal(data.Supported, &supported); err != nil || len(supported) == 0 {
+			f.Fail("data.supported is not a non-empty array of version strings (" + toolkit.Or(conform.Clip(string(data.Supported), 60), "absent") + ")")
+		}
+		var req string
+		if err := json.Unmarshal(data.Requested, &req); err != nil || req != bogusVersion {
+			f.Fail(fmt.Sprintf("data.requested is not %q (%s)", bogusVersion, toolkit.Or(conform.Clip(string(data.Requested), 60), "absent")))
+		}
+	}
+	if f.Failed() {
+		return f.Violation(`the example's shape: -32602 with data {"supported": [...], "requested": "` + bogusVersion + `"}`)
+	}
+	return conform.Pass("-32602 with data.supported %s and data.requested %q", conform.Clip(string(data.Supported), 80), bogusVersion)
+}
+
 func probeFallback(t *conform.T) fallbackProbe {
 	var p fallbackProbe
 	s, err := t.OpenSession(bogusVersion)
 	switch {
 	case s != nil && s.Init != nil && s.Init.IsError():
-		p.rpcErr = conform.Describe(s.Init, nil)
+		p.rpcErr, p.rpc = conform.Describe(s.Init, nil), s.Init.Error
 		return p
 	case s != nil && s.Init == nil:
 		p.silence = err
