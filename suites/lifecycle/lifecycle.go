@@ -410,3 +410,69 @@ var _ = conform.Register(conform.Check{
 		return toolkit.JudgeEOFExits(t, "the server process exits once its stdin is closed, without SIGTERM")
 	},
 })
+
+// LIFE-INITIALIZED-01 — {rev}/basic/lifecycle.mdx (Initialization); {rev}/basic/index.mdx (Notifications).
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-INITIALIZED-01", Title: "notifications/initialized is taken silently",
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
+	Source: `{rev}/basic/lifecycle.mdx (Initialization): "After successful initialization, the client MUST send an initialized notification to indicate it is ready to begin normal operations"; {rev}/basic/index.mdx (Notifications), from 2025-03-26: "The receiver MUST NOT send a response."; JSON-RPC 2.0 §4.1: "The Server MUST NOT reply to a Notification". Judged in every session of the revision between the notification and the reply to the next request (on stdio the channel is ordered; over HTTP a reply to the notification's POST is read before the next request is sent); the POST's status is SHTTP-POST-202-01's.`,
+	Run: func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		open := 0
+		for _, s := range t.Sessions() {
+			switch judgeInitialized(s.Label, t.Transcript(s), &f) {
+			case initializedJudged:
+				f.Judged++
+			case initializedOpen:
+				open++
+			}
+		}
+		if f.Judged == 0 && !f.Failed() {
+			return conform.Skip(reports.NotExercised, "no session of this revision sent notifications/initialized and then got a reply to a later request (%d left unproven)", open)
+		}
+		return f.Verdict("no response to notifications/initialized", "", fmt.Sprintf("%d session(s): no response to notifications/initialized before the reply to the next request", f.Judged))
+	},
+})
+
+// initializedWindow says whether a session's transcript proves what followed its
+// notifications/initialized.
+type initializedWindow int
+
+const (
+	initializedNone   initializedWindow = iota // the session sent none (initialize failed, or 2026-07-28)
+	initializedOpen                            // no reply to a later request closed the window
+	initializedJudged                          // the window is closed: what came in it is judged
+)
+
+// judgeInitialized looks at what a session received between its
+// notifications/initialized and the first reply to a request sent after it: a
+// response that answers none of the suite's requests there answers the
+// notification. A window in which the suite sent odd input (the spare session's
+// first probes) proves nothing: a stray reply there may answer the probe.
+func judgeInitialized(label string, entries []wire.Entry, f *conform.Findings) initializedWindow {
+	sentAt := -1
+	for i, e := range entries {
+		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Kind == wire.KindNotification && e.Msg.Method == "notifications/initialized" {
+			sentAt = i
+			break
+		}
+	}
+	if sentAt < 0 {
+		return initializedNone
+	}
+	for _, e := range entries[sentAt+1:] {
+		if e.Dir == wire.Sent && (e.Msg == nil || e.Msg.Problem != "" || e.Msg.Kind != wire.KindRequest && e.Msg.Kind != wire.KindNotification) {
+			// Odd input (unparseable bytes, an invalid request, a batch) went out
+			// before the window closed: a reply no call claims may answer it.
+			return initializedOpen
+		}
+		if e.Dir != wire.Received || e.Msg == nil || !e.Msg.IsResponse() {
+			continue
+		}
+		if e.ForMethod != "" {
+			return initializedJudged
+		}
+		f.Fail(fmt.Sprintf("%s #%d: %s", label, e.Seq, toolkit.DescribeReply(e.Msg)))
+	}
+	return initializedOpen
+}

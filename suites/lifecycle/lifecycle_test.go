@@ -125,6 +125,15 @@ func TestVerdicts(t *testing.T) {
 				return initResult(req, requested(req))
 			})
 		}, reports.Skip},
+		{"notifications/initialized taken silently passes", "LIFE-INITIALIZED-01", "2025-06-18", nil, reports.Pass},
+		{"notifications/initialized answered with an error fails", "LIFE-INITIALIZED-01", "2025-06-18", func(s *conformtest.Server) {
+			s.Handle("notifications/initialized", func(*wire.Message) []string {
+				return []string{`{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found"}}`}
+			})
+		}, reports.Fail},
+		{"notifications/initialized answered with a result fails", "LIFE-INITIALIZED-01", "2024-11-05", func(s *conformtest.Server) {
+			s.Handle("notifications/initialized", func(*wire.Message) []string { return []string{`{"jsonrpc":"2.0","result":{}}`} })
+		}, reports.Fail},
 		{"capability not an object fails", "LIFE-CAPS-SHAPE-01", "2025-06-18", func(s *conformtest.Server) { s.Capabilities = `{"tools":true}` }, reports.Fail},
 		{"listChanged not boolean fails", "LIFE-CAPS-SHAPE-01", "2024-11-05", func(s *conformtest.Server) { s.Capabilities = `{"tools":{"listChanged":"yes"}}` }, reports.Fail},
 		{"schema-valid traffic passes", "BASE-SCHEMA-01", "2025-06-18", nil, reports.Pass},
