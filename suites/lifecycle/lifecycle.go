@@ -402,12 +402,15 @@ func absoluteURI(s string) bool {
 // LIFE-SHUTDOWN-STDIO-01 — {rev}/basic/lifecycle.mdx (Shutdown, stdio).
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-SHUTDOWN-STDIO-01", Title: "a stdio server exits once its stdin is closed, before SIGTERM",
-	Level: conform.Derived, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
+	Level: conform.Derived, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
+	// One clean process stopped on purpose, once per run for R1–R4 (toolkit.JudgeEOFExit
+	// says why the sessions the run stops anyway give no stable verdict).
+	FreshSessions: toolkit.EOFExitFreshSessions,
 	// Derived: the key word binds the client's procedure; the server's part (exit
 	// on EOF) is what that procedure waits for. A violation warns, never fails.
-	Source: `{rev}/basic/lifecycle.mdx (Shutdown, stdio): "the client SHOULD initiate shutdown by: 1. First, closing the input stream to the child process (the server) 2. Waiting for the server to exit, or sending SIGTERM if the server does not exit within a reasonable time" (the reasonable time is --kill-grace, 2 s by default; judged on the sessions the run has already stopped, no process of its own)`,
+	Source: `{rev}/basic/lifecycle.mdx (Shutdown, stdio): "the client SHOULD initiate shutdown by: 1. First, closing the input stream to the child process (the server) 2. Waiting for the server to exit, or sending SIGTERM if the server does not exit within a reasonable time" (the reasonable time is --kill-grace, 2 s by default)`,
 	Run: func(t *conform.T) conform.Verdict {
-		return toolkit.JudgeEOFExits(t, "the server process exits once its stdin is closed, without SIGTERM")
+		return toolkit.JudgeEOFExit(t, "the server process exits once its stdin is closed, without SIGTERM")
 	},
 })
 

@@ -6,11 +6,10 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
 	itransport "github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/reports"
-	_ "github.com/mcp-conform/mcp-conform/suites/base" // BASE-PARSE-01: its spare session is stopped before the judging
 )
 
-// STDIO-EOF-EXIT-01 judges the 2026-07-28 sessions the run stopped before the
-// transcript checks: here the spare session of BASE-PARSE-01, run alongside.
+// STDIO-EOF-EXIT-01 stops a 2026-07-28 session of its own and reads how the process
+// ended.
 func TestEOFExitVerdicts(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -25,8 +24,7 @@ func TestEOFExitVerdicts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := conformtest.Modern(conformtest.NewServer())
 			srv.Exit = tc.ending
-			vs := conformtest.JudgeAll(t, []string{"BASE-PARSE-01", "STDIO-EOF-EXIT-01"}, "2026-07-28", srv)
-			if v := vs[1]; v.Status != tc.want {
+			if v := conformtest.Judge(t, "STDIO-EOF-EXIT-01", "2026-07-28", srv); v.Status != tc.want {
 				t.Errorf("status %s, want %s (%s)", v.Status, tc.want, v.Message)
 			}
 		})

@@ -13,49 +13,56 @@ type exiter interface {
 	Exit() transport.ExitInfo
 }
 
-// JudgeEOFExits judges how the revision's stdio server processes that the run has
-// already stopped answered the end of their stdin (LIFE-SHUTDOWN-STDIO-01,
-// STDIO-EOF-EXIT-01). It opens nothing: before the transcript-wide checks judge,
-// the run closes every session of the revision but the main one (the spare session,
-// a negotiation probe's), and closing a stdio session is the shutdown the lifecycle
-// pages describe: stdin closed, then a wait of --kill-grace, then SIGTERM, then
-// SIGKILL. The transport records which step the process exited at. A process that
-// had ended before its stdin was closed (it crashed, or closed its own output) says
-// nothing about this rule; the main session, closed only at the end of the run, is
-// not judged.
-func JudgeEOFExits(t *conform.T, want string) conform.Verdict {
-	var f conform.Findings
-	stdio, ran := false, 0
-	for _, s := range t.Sessions() {
-		if s == nil || s.Conn == nil || s.Kind != "stdio" {
-			continue
+// eofExit is the outcome of the stop probe: how a freshly opened server process
+// ended once the suite closed its stdin.
+type eofExit struct {
+	exit  transport.ExitInfo
+	label string
+	err   error
+}
+
+// EOFExitFreshSessions is what a check that calls JudgeEOFExit declares as
+// FreshSessions: the one clean process it stops (once per era and run).
+const EOFExitFreshSessions = 1
+
+// JudgeEOFExit judges whether a stdio server exits once its stdin is closed
+// (LIFE-SHUTDOWN-STDIO-01, STDIO-EOF-EXIT-01). It opens one session of its own per
+// era and run (T.Once: the way a process answers the end of its input does not
+// depend on the revision it was asked for) and closes it at once, which is the
+// shutdown the lifecycle pages describe: stdin closed, a wait of --kill-grace, then
+// SIGTERM, then SIGKILL; the transport records the step the process exited at.
+//
+// Why not judge the sessions the run stops anyway (the spare session, the version
+// probe's): those take odd input, and a server that ends itself over it (the Go SDK
+// does, a moment after the probe) races the close, so whether any of them proves
+// anything changed from run to run; the version probe's session belongs to whichever
+// revision claims it first. A clean session stopped on purpose gives one verdict.
+func JudgeEOFExit(t *conform.T, want string) conform.Verdict {
+	if s := t.Session(); s == nil || s.Kind != "stdio" {
+		return conform.Skip(reports.NotApplicable, "the target is not a stdio server")
+	}
+	r := t.Once("eof-exit:"+string(t.Rev.Era), func() any {
+		s, err := t.NewSession()
+		if err != nil {
+			return eofExit{err: err}
 		}
-		stdio = true
 		p, ok := s.Conn.Transport().(exiter)
 		if !ok {
-			continue
+			return eofExit{err: fmt.Errorf("the session's transport reports no process exit")}
 		}
-		switch x := p.Exit(); x.Ending {
-		case transport.Running:
-			ran++ // the main session: stopped after the verdicts
-		case transport.EndedByItself:
-			f.Note(fmt.Sprintf("%s: the process had ended before its stdin was closed (%s)", s.Label, x))
-		case transport.EndedOnEOF:
-			f.Judged++
-		default:
-			f.Judged++
-			f.Fail(fmt.Sprintf("%s: still running when the wait after closing stdin (--kill-grace) ran out: %s", s.Label, x))
-		}
+		s.Close(t.Ctx)
+		return eofExit{exit: p.Exit(), label: s.Label}
+	}).(eofExit)
+	if r.err != nil {
+		return conform.Errorf("could not open a session to stop: %v", r.err)
 	}
-	switch {
-	case !stdio:
-		return conform.Skip(reports.NotApplicable, "the target is not a stdio server")
-	case f.Judged == 0:
-		why := fmt.Sprintf("no stdio session of this revision was stopped before the judging (%d still running; in a full run the spare session of the odd-input probes is)", ran)
-		if len(f.Notes()) > 0 {
-			why += "; not judged: " + conform.JoinAtMost(f.Notes(), 3)
-		}
-		return conform.Skip(reports.NotExercised, "%s", why)
+	switch r.exit.Ending {
+	case transport.EndedOnEOF:
+		return conform.Pass("%s: the server process exited once its stdin was closed, before SIGTERM (%s)", r.label, r.exit)
+	case transport.EndedByItself:
+		return conform.Skip(reports.NotExercised, "%s: the process had ended before its stdin was closed (%s)", r.label, r.exit)
+	case transport.Running:
+		return conform.Errorf("%s: the process was still running after the stop sequence", r.label)
 	}
-	return f.Verdict(want, "", fmt.Sprintf("%d server process(es) of this revision exited on their own once stdin was closed, before SIGTERM", f.Judged))
+	return conform.Violation(want, fmt.Sprintf("%s: still running when the wait after closing stdin (--kill-grace) ran out: %s", r.label, r.exit))
 }
