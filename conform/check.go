@@ -85,6 +85,10 @@ type Check struct {
 	// T.NewSession: only where isolation is truly needed (the README lists each
 	// case). They are opened when the check asks, never ahead of time.
 	FreshSessions int
+	// PreInitProbe marks a check that reads T.PreInit: the revision's spare session
+	// then opens in steps, probing the server before initialize and before
+	// notifications/initialized (PreInit). It needs FreshSessions (the spare).
+	PreInitProbe bool
 	// Phase is when, in its revision's run, the check runs on the main session.
 	// Every check declares it: what a check may touch follows from it (T.Scratch
 	// only in PhaseOddInput, T.Sessions and T.Transcript only in PhaseTranscript).

@@ -30,7 +30,10 @@ type column struct {
 	mu       sync.Mutex
 	sessions []*Session
 	// spare is the session of the probes that may end it (T.SpareSession).
-	spare   *Session
+	spare *Session
+	// preInit is what the spare session's first opening saw before its handshake
+	// was complete (T.PreInit; nil until then, or when no check asks).
+	preInit *PreInit
 	results map[string]reports.CheckResult
 	futures map[string]chan judged // set by startWorkers before Ginkgo runs
 	// lostAt is the check during which the main session ended ("" while it runs):
@@ -132,7 +135,7 @@ func (rs *runState) preOpenSession(ctx context.Context, col *column, version str
 	rs.preOpened[version] = p
 	go func() {
 		defer close(p.done)
-		p.s, p.err = rs.dialSession(ctx, version, col.rev)
+		p.s, p.err = rs.dialSession(ctx, version, col.rev, nil)
 	}()
 }
 
@@ -164,7 +167,12 @@ func (rs *runState) claimPreOpened(ctx context.Context, col *column, version str
 // openSession opens a session for a column (counted in its sessions, so that
 // transcript-wide checks see its traffic).
 func (rs *runState) openSession(ctx context.Context, col *column, requested string) (*Session, error) {
-	s, err := rs.dialSession(ctx, requested, col.rev)
+	return rs.openSessionWith(ctx, col, requested, nil)
+}
+
+// openSessionWith is openSession with the pre-initialize probe's steps (nil: none).
+func (rs *runState) openSessionWith(ctx context.Context, col *column, requested string, pre *preInitHooks) (*Session, error) {
+	s, err := rs.dialSession(ctx, requested, col.rev, pre)
 	col.mu.Lock()
 	col.sessions = append(col.sessions, s)
 	col.mu.Unlock()
@@ -173,7 +181,7 @@ func (rs *runState) openSession(ctx context.Context, col *column, requested stri
 
 // dialSession opens a session through the revision's era driver, retrying once if
 // the target fell back to another transport.
-func (rs *runState) dialSession(ctx context.Context, requested string, rev revision.Revision) (*Session, error) {
+func (rs *runState) dialSession(ctx context.Context, requested string, rev revision.Revision, pre *preInitHooks) (*Session, error) {
 	drv := driverOf(rev)
 	for attempt := 0; ; attempt++ {
 		rs.memoMu.Lock()
@@ -181,7 +189,7 @@ func (rs *runState) dialSession(ctx context.Context, requested string, rev revis
 		label := fmt.Sprintf("%s-%02d", rev.Name, rs.sessionSeq)
 		rs.memoMu.Unlock()
 		rs.dials.Add(1)
-		s, err := drv.open(ctx, rs.tgt, requested, rev, sessionOptions{timeout: rs.cfg.Timeout, initTimeout: rs.cfg.StartTimeout, label: label, version: rs.cfg.ToolVersion, budget: rs.transcriptBudget})
+		s, err := drv.open(ctx, rs.tgt, requested, rev, sessionOptions{timeout: rs.cfg.Timeout, initTimeout: rs.cfg.StartTimeout, label: label, version: rs.cfg.ToolVersion, budget: rs.transcriptBudget, preInit: pre})
 		if err != nil && attempt == 0 && s.Conn != nil {
 			if mayFallBack(err) && rs.tgt.fallback(ctx, err) {
 				s.Close(ctx)

@@ -192,6 +192,9 @@ type sessionOptions struct {
 	label       string
 	version     string // the suite's version for clientInfo
 	budget      *wire.Budget
+	// preInit, when set, adds the pre-initialize probe's steps to a legacy
+	// handshake (PreInit); other eras ignore it.
+	preInit *preInitHooks
 }
 
 // legacyDriver opens an R1–R4 session: initialize → result → notifications/initialized.
@@ -222,6 +225,9 @@ func (legacyDriver) open(ctx context.Context, tgt target, requested string, rev 
 		"protocolVersion": requested,
 		"capabilities":    map[string]any{},
 		"clientInfo":      map[string]any{"name": ClientName, "version": opts.version},
+	}
+	if opts.preInit != nil {
+		opts.preInit.beforeInitialize(ctx, s.Conn)
 	}
 	resp, err := s.Conn.Call(ctx, "initialize", params)
 	s.Conn.SetRequestTimeout(opts.timeout)
@@ -258,6 +264,9 @@ func (legacyDriver) open(ctx context.Context, tgt target, requested string, rev 
 		if s.Rev.Has(revision.VersionHeader) && s.Rev.Name == s.Negotiated {
 			hs.SetProtocolVersion(s.Negotiated)
 		}
+	}
+	if opts.preInit != nil {
+		opts.preInit.beforeInitialized(ctx, s.Conn, resp.Seq)
 	}
 	if err := s.Conn.Notify(ctx, "notifications/initialized", nil); err != nil {
 		s.InitErr = &initError{stage: "initialized", err: err}

@@ -127,7 +127,7 @@ func (t *T) SpareSession() (*Session, error) {
 	if s != nil && s.Conn != nil && s.Conn.Err() == nil {
 		return s, nil
 	}
-	s, err := t.run.openSession(t.Ctx, t.col, t.Rev.Name)
+	s, err := t.run.openSpare(t.Ctx, t.col)
 	t.col.mu.Lock()
 	t.col.spare = s
 	t.col.mu.Unlock()

@@ -323,8 +323,11 @@ func TestExitCodes(t *testing.T) {
 // revision's column (2026-07-28's included: its era probe is its session), one spare
 // per column for the probes that may end a session (T.SpareSession: unparseable
 // input, invalid requests, batches; the reference server survives them, so it is
-// opened once), plus the one the unsupported-version probe needs, and no more; the
-// 2026-07-28 column alone is two processes.
+// opened once; its first opening also makes the pre-initialize probes, T.PreInit),
+// plus the one the unsupported-version probe needs, plus the stop probe's clean
+// process per era (LIFE-SHUTDOWN-STDIO-01, STDIO-EOF-EXIT-01: closed at once to see
+// whether it exits on stdin's EOF), and no more; the 2026-07-28 column alone is three
+// processes.
 func TestProcessBudget(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -332,8 +335,8 @@ func TestProcessBudget(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"every revision", nil, 2*len(allRevisions) + 1},
-		{"2026-07-28 alone", []string{"--revision", "2026-07-28"}, 2},
+		{"every revision", nil, 2*len(allRevisions) + 1 + 2},
+		{"2026-07-28 alone", []string{"--revision", "2026-07-28"}, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -43,6 +43,11 @@ type Server struct {
 	Version string
 	// Sessions counts the sessions opened.
 	Sessions int
+	// Exit, when set, makes every session a stdio process that reports this ending
+	// once the suite has closed it (transport.EndedOnEOF: it exited when stdin was
+	// closed); a session not yet closed reports transport.Running. Unset, a session
+	// is no process and reports no exit.
+	Exit transport.Ending
 }
 
 // NewServer returns a server with the default behaviour.
@@ -213,7 +218,32 @@ func (s *Server) Dial(context.Context) (transport.Transport, error) {
 	s.mu.Lock()
 	s.Sessions++
 	s.mu.Unlock()
-	return &memTransport{srv: s, in: make(chan transport.Frame, 256), done: make(chan struct{})}, nil
+	m := &memTransport{srv: s, in: make(chan transport.Frame, 256), done: make(chan struct{})}
+	if s.Exit != transport.Running {
+		return &processTransport{memTransport: m, ending: s.Exit}, nil
+	}
+	return m, nil
+}
+
+// processTransport is a scripted session that stands for a server process: once
+// closed, it reports the ending the Server was given (Server.Exit).
+type processTransport struct {
+	*memTransport
+	ending transport.Ending
+}
+
+// Exit reports how the process ended: Running until the suite closes the session.
+func (p *processTransport) Exit() transport.ExitInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed {
+		return transport.ExitInfo{}
+	}
+	x := transport.ExitInfo{Ending: p.ending, At: time.Now()}
+	if p.ending == transport.EndedOnSIGTERM || p.ending == transport.EndedOnSIGKILL {
+		x.TermSent = true
+	}
+	return x
 }
 
 type memTransport struct {

@@ -78,6 +78,7 @@ var Homes = []Home{
 	{"BASE-META-", Base, "suites/base", "meta.go", "basic/index.mdx (_meta)"},
 	{"BASE-SCHEMA-", Base, "suites/base", "schema.go", "basic/index.mdx (Schema)"},
 	{"LIFE-", Lifecycle, "suites/lifecycle", "lifecycle.go", "basic/lifecycle.mdx"},
+	{"LIFE-PRE-INIT-", Lifecycle, "suites/lifecycle", "preinit.go", "basic/lifecycle.mdx (Initialization: before the handshake is complete)"},
 	{"MOD-", Modern, "suites/lifecycle", "modern.go", "2026-07-28 basic/index.mdx, basic/versioning.mdx, server/discover"},
 	{"MOD-MRTR-", Modern, "suites/lifecycle", "mrtr.go", "2026-07-28 basic/patterns/multi-round-trip.mdx"},
 	{"STDIO-", Stdio, "suites/transport", "stdio.go", "basic/transports.mdx (stdio); 2026-07-28 basic/transports/stdio.mdx"},

@@ -663,15 +663,7 @@ func probeNotification(t *conform.T) toolkit.StrayProbe {
 	if err != nil {
 		return toolkit.StrayProbe{Answer: toolkit.StrayAnswer{Err: fmt.Errorf("encode the notification: %w", err)}}
 	}
-	p := toolkit.SendUnsettled(t, s, raw)
-	if p.Answer.Err == nil {
-		// A round trip ends the probe's window before the next probe on the session
-		// (conform.Session.MarkStray); the column's settle proves the replies in.
-		if err := s.Barrier(t.Ctx); err != nil {
-			p.Answer.Err = fmt.Errorf("the request after the notification: %w", err)
-		}
-	}
-	return p
+	return toolkit.SendBeforeSettle(t, s, raw)
 }
 
 // BASE-ERR-ID-01 — {rev}/basic/index.mdx (Error Responses); JSON-RPC 2.0 §5.

@@ -102,10 +102,11 @@ func unsupportedHere(t *conform.T) conform.Verdict {
 const bogusVersion = "1999-01-01"
 
 type fallbackProbe struct {
-	answer  string // the version answered, "" if none
-	rpcErr  string // the JSON-RPC error, if the server rejected the version
-	silence error  // no answer at all
-	supp    bool   // the answered version is one the server supports
+	answer  string      // the version answered, "" if none
+	rpcErr  string      // the JSON-RPC error, if the server rejected the version
+	rpc     *wire.Error // the same error, as it came
+	silence error       // no answer at all
+	supp    bool        // the answered version is one the server supports
 	suppErr error
 	newest  string // the newest version the server echoed in this run
 }
@@ -137,12 +138,61 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
+// LIFE-VERSION-ERRSHAPE-01 — lifecycle.mdx (Error Handling example).
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-VERSION-ERRSHAPE-01", Title: "a rejected version is -32602 with data.supported[] and data.requested, as the spec's example",
+	Level: conform.Descriptive, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
+	// The same probe as LIFE-VERSION-FALLBACK-01 (memoized): no session of its own.
+	PreOpen: []string{bogusVersion},
+	Source:  `{rev}/basic/lifecycle.mdx (Error Handling): the example error for a version mismatch is {"code": -32602, "message": "Unsupported protocol version", "data": {"supported": ["2024-11-05"], "requested": "1.0.0"}} (an example, no key word: a differing shape warns, never fails)`,
+	Run: func(t *conform.T) conform.Verdict {
+		p := t.Once("fallback-probe", func() any { return probeFallback(t) }).(fallbackProbe)
+		switch {
+		case p.silence != nil:
+			return conform.Skip(reports.NotExercised, "initialize{protocolVersion: %s} got no answer (judged by LIFE-VERSION-FALLBACK-01)", bogusVersion)
+		case p.rpc == nil:
+			return conform.Skip(reports.NotExercised, "the server answered initialize{protocolVersion: %s} with version %s, not an error: no error shape to judge", bogusVersion, p.answer)
+		}
+		return judgeVersionError(p.rpc)
+	},
+})
+
+// judgeVersionError compares a version rejection with the lifecycle page's example:
+// code -32602, data.supported an array of version strings, data.requested the version
+// asked for.
+func judgeVersionError(e *wire.Error) conform.Verdict {
+	var f conform.Findings
+	if e.Code != wire.CodeInvalidParams {
+		f.Fail(fmt.Sprintf("code %d, not -32602", e.Code))
+	}
+	var data struct {
+		Supported json.RawMessage `json:"supported"`
+		Requested json.RawMessage `json:"requested"`
+	}
+	if len(e.Data) == 0 || json.Unmarshal(e.Data, &data) != nil {
+		f.Fail("no data object (" + toolkit.Or(conform.Clip(string(e.Data), 60), "absent") + ")")
+	} else {
+		var supported []string
+		if err := json.Unmarshal(data.Supported, &supported); err != nil || len(supported) == 0 {
+			f.Fail("data.supported is not a non-empty array of version strings (" + toolkit.Or(conform.Clip(string(data.Supported), 60), "absent") + ")")
+		}
+		var req string
+		if err := json.Unmarshal(data.Requested, &req); err != nil || req != bogusVersion {
+			f.Fail(fmt.Sprintf("data.requested is not %q (%s)", bogusVersion, toolkit.Or(conform.Clip(string(data.Requested), 60), "absent")))
+		}
+	}
+	if f.Failed() {
+		return f.Violation(`the example's shape: -32602 with data {"supported": [...], "requested": "` + bogusVersion + `"}`)
+	}
+	return conform.Pass("-32602 with data.supported %s and data.requested %q", conform.Clip(string(data.Supported), 80), bogusVersion)
+}
+
 func probeFallback(t *conform.T) fallbackProbe {
 	var p fallbackProbe
 	s, err := t.OpenSession(bogusVersion)
 	switch {
 	case s != nil && s.Init != nil && s.Init.IsError():
-		p.rpcErr = conform.Describe(s.Init, nil)
+		p.rpcErr, p.rpc = conform.Describe(s.Init, nil), s.Init.Error
 		return p
 	case s != nil && s.Init == nil:
 		p.silence = err
@@ -347,4 +397,85 @@ var _ = conform.Register(conform.Check{
 func absoluteURI(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && u.Scheme != "" && (u.Host != "" || u.Opaque != "" || u.Path != "")
+}
+
+// LIFE-SHUTDOWN-STDIO-01 — {rev}/basic/lifecycle.mdx (Shutdown, stdio).
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-SHUTDOWN-STDIO-01", Title: "a stdio server exits once its stdin is closed, before SIGTERM",
+	Level: conform.Derived, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
+	// One clean process stopped on purpose, once per run for R1–R4 (toolkit.JudgeEOFExit
+	// says why the sessions the run stops anyway give no stable verdict).
+	FreshSessions: toolkit.EOFExitFreshSessions,
+	// Derived: the key word binds the client's procedure; the server's part (exit
+	// on EOF) is what that procedure waits for. A violation warns, never fails.
+	Source: `{rev}/basic/lifecycle.mdx (Shutdown, stdio): "the client SHOULD initiate shutdown by: 1. First, closing the input stream to the child process (the server) 2. Waiting for the server to exit, or sending SIGTERM if the server does not exit within a reasonable time" (the reasonable time is --kill-grace, 2 s by default)`,
+	Run: func(t *conform.T) conform.Verdict {
+		return toolkit.JudgeEOFExit(t, "the server process exits once its stdin is closed, without SIGTERM")
+	},
+})
+
+// LIFE-INITIALIZED-01 — {rev}/basic/lifecycle.mdx (Initialization); {rev}/basic/index.mdx (Notifications).
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-INITIALIZED-01", Title: "notifications/initialized is taken silently",
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
+	Source: `{rev}/basic/lifecycle.mdx (Initialization): "After successful initialization, the client MUST send an initialized notification to indicate it is ready to begin normal operations"; {rev}/basic/index.mdx (Notifications), from 2025-03-26: "The receiver MUST NOT send a response."; JSON-RPC 2.0 §4.1: "The Server MUST NOT reply to a Notification". Judged in every session of the revision between the notification and the reply to the next request (on stdio the channel is ordered; over HTTP a reply to the notification's POST is read before the next request is sent); the POST's status is SHTTP-POST-202-01's.`,
+	Run: func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		open := 0
+		for _, s := range t.Sessions() {
+			switch judgeInitialized(s.Label, t.Transcript(s), &f) {
+			case initializedJudged:
+				f.Judged++
+			case initializedOpen:
+				open++
+			}
+		}
+		if f.Judged == 0 && !f.Failed() {
+			return conform.Skip(reports.NotExercised, "no session of this revision sent notifications/initialized and then got a reply to a later request (%d left unproven)", open)
+		}
+		return f.Verdict("no response to notifications/initialized", "", fmt.Sprintf("%d session(s): no response to notifications/initialized before the reply to the next request", f.Judged))
+	},
+})
+
+// initializedWindow says whether a session's transcript proves what followed its
+// notifications/initialized.
+type initializedWindow int
+
+const (
+	initializedNone   initializedWindow = iota // the session sent none (initialize failed, or 2026-07-28)
+	initializedOpen                            // no reply to a later request closed the window
+	initializedJudged                          // the window is closed: what came in it is judged
+)
+
+// judgeInitialized looks at what a session received between its
+// notifications/initialized and the first reply to a request sent after it: a
+// response that answers none of the suite's requests there answers the
+// notification. A window in which the suite sent odd input (the spare session's
+// first probes) proves nothing: a stray reply there may answer the probe.
+func judgeInitialized(label string, entries []wire.Entry, f *conform.Findings) initializedWindow {
+	sentAt := -1
+	for i, e := range entries {
+		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Kind == wire.KindNotification && e.Msg.Method == "notifications/initialized" {
+			sentAt = i
+			break
+		}
+	}
+	if sentAt < 0 {
+		return initializedNone
+	}
+	for _, e := range entries[sentAt+1:] {
+		if e.Dir == wire.Sent && (e.Msg == nil || e.Msg.Problem != "" || e.Msg.Kind != wire.KindRequest && e.Msg.Kind != wire.KindNotification) {
+			// Odd input (unparseable bytes, an invalid request, a batch) went out
+			// before the window closed: a reply no call claims may answer it.
+			return initializedOpen
+		}
+		if e.Dir != wire.Received || e.Msg == nil || !e.Msg.IsResponse() {
+			continue
+		}
+		if e.ForMethod != "" {
+			return initializedJudged
+		}
+		f.Fail(fmt.Sprintf("%s #%d: %s", label, e.Seq, toolkit.DescribeReply(e.Msg)))
+	}
+	return initializedOpen
 }

@@ -111,6 +111,29 @@ func TestVerdicts(t *testing.T) {
 				return []string{conformtest.HTTPError(400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"Unsupported protocol version"}}`)}
 			})
 		}, reports.Skip},
+		// LIFE-VERSION-ERRSHAPE-01 judges the fallback probe's error, when it is one.
+		{"a supported version answered: no error shape to judge", "LIFE-VERSION-ERRSHAPE-01", "2025-11-25", nil, reports.Skip},
+		{"the example's error shape passes", "LIFE-VERSION-ERRSHAPE-01", "2025-11-25", rejectBogus(`{"supported":["2025-11-25"],"requested":"1999-01-01"}`), reports.Pass},
+		{"a rejection without data warns", "LIFE-VERSION-ERRSHAPE-01", "2025-11-25", rejectBogus(``), reports.Warn},
+		{"data.requested not the version asked warns", "LIFE-VERSION-ERRSHAPE-01", "2025-11-25", rejectBogus(`{"supported":["2025-11-25"],"requested":"2025-11-25"}`), reports.Warn},
+		{"data.supported not an array warns", "LIFE-VERSION-ERRSHAPE-01", "2024-11-05", rejectBogus(`{"supported":"2024-11-05","requested":"1999-01-01"}`), reports.Warn},
+		{"silence on the bogus version: not exercised", "LIFE-VERSION-ERRSHAPE-01", "2025-06-18", func(s *conformtest.Server) {
+			s.Handle("initialize", func(req *wire.Message) []string {
+				if requested(req) == "1999-01-01" {
+					return nil
+				}
+				return initResult(req, requested(req))
+			})
+		}, reports.Skip},
+		{"notifications/initialized taken silently passes", "LIFE-INITIALIZED-01", "2025-06-18", nil, reports.Pass},
+		{"notifications/initialized answered with an error fails", "LIFE-INITIALIZED-01", "2025-06-18", func(s *conformtest.Server) {
+			s.Handle("notifications/initialized", func(*wire.Message) []string {
+				return []string{`{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found"}}`}
+			})
+		}, reports.Fail},
+		{"notifications/initialized answered with a result fails", "LIFE-INITIALIZED-01", "2024-11-05", func(s *conformtest.Server) {
+			s.Handle("notifications/initialized", func(*wire.Message) []string { return []string{`{"jsonrpc":"2.0","result":{}}`} })
+		}, reports.Fail},
 		{"capability not an object fails", "LIFE-CAPS-SHAPE-01", "2025-06-18", func(s *conformtest.Server) { s.Capabilities = `{"tools":true}` }, reports.Fail},
 		{"listChanged not boolean fails", "LIFE-CAPS-SHAPE-01", "2024-11-05", func(s *conformtest.Server) { s.Capabilities = `{"tools":{"listChanged":"yes"}}` }, reports.Fail},
 		{"schema-valid traffic passes", "BASE-SCHEMA-01", "2025-06-18", nil, reports.Pass},
@@ -125,6 +148,23 @@ func TestVerdicts(t *testing.T) {
 			if v.Status != tc.want {
 				t.Errorf("%s: status %s, want %s (%s)", tc.id, v.Status, tc.want, v.Message)
 			}
+		})
+	}
+}
+
+// rejectBogus makes initialize reject the fallback probe's unknown version with
+// -32602 carrying data (none when data is empty), and echo every other version.
+func rejectBogus(data string) func(s *conformtest.Server) {
+	return func(s *conformtest.Server) {
+		s.Handle("initialize", func(req *wire.Message) []string {
+			if requested(req) != "1999-01-01" {
+				return initResult(req, requested(req))
+			}
+			body := `{"code":-32602,"message":"Unsupported protocol version"`
+			if data != "" {
+				body += `,"data":` + data
+			}
+			return []string{`{"jsonrpc":"2.0","id":` + string(req.ID.Raw()) + `,"error":` + body + `}}`}
 		})
 	}
 }

@@ -247,3 +247,16 @@ var _ = conform.Register(conform.Check{
 		return conform.Pass("%d stdout messages, each on its own", n)
 	},
 })
+
+// STDIO-EOF-EXIT-01 — 2026-07-28/basic/transports/stdio.mdx (Shutdown).
+var _ = conform.Register(conform.Check{
+	ID: "STDIO-EOF-EXIT-01", Title: "the server exits promptly once stdin reaches EOF (2026-07-28)",
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupStdio, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
+	// One clean process stopped on purpose (toolkit.JudgeEOFExit says why the
+	// sessions the run stops anyway give no stable verdict).
+	FreshSessions: toolkit.EOFExitFreshSessions,
+	Source:        `2026-07-28/basic/transports/stdio.mdx (Shutdown): "Servers SHOULD exit promptly when their standard input is closed or reads return end-of-file." (promptly: before the run's --kill-grace, 2 s by default, runs out and SIGTERM follows)`,
+	Run: func(t *conform.T) conform.Verdict {
+		return toolkit.JudgeEOFExit(t, "the server process exits promptly once its stdin reaches EOF, without SIGTERM")
+	},
+})

@@ -109,6 +109,21 @@ func SendUnsettled(t *conform.T, s *conform.Session, raws ...[]byte) StrayProbe 
 	return p
 }
 
+// SendBeforeSettle is SendUnsettled for a transcript-wide check's probe: after the
+// sends a request round trip ends the probe's window before the next probe on the
+// session (conform.Session.MarkStray) and shows the server still serving; the
+// column's settle, not a grace period, proves the replies in (read them with
+// Settled when judging).
+func SendBeforeSettle(t *conform.T, s *conform.Session, raws ...[]byte) StrayProbe {
+	p := SendUnsettled(t, s, raws...)
+	if p.Answer.Err == nil {
+		if err := s.Barrier(t.Ctx); err != nil {
+			p.Answer.Err = fmt.Errorf("the request after the probe: %w", err)
+		}
+	}
+	return p
+}
+
 // strays are the responses that arrived on the session since the send and answer no
 // call of the suite's: neither claimed by a call nor carrying an id the suite sent
 // on the session (a late reply to an abandoned call is not the probe's).

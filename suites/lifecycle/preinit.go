@@ -1,0 +1,82 @@
+package lifecycle
+
+import (
+	"fmt"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// The pre-initialize rules (LIFE-PRE-INIT-*) are judged from one probe per revision
+// (conform.PreInit): the revision's spare session, on its first opening, sends a ping
+// before initialize and a ping before notifications/initialized. It opens no session
+// of its own; a server that ends the connection over the probe costs the spare one
+// more opening, without the probe.
+
+// LIFE-PRE-INIT-PING-01 — {rev}/basic/lifecycle.mdx (Initialization); {rev}/basic/utilities/ping.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-PRE-INIT-PING-01", Title: "a ping sent before initialize is answered",
+	Level: conform.Derived, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	// The spare session, whose first opening makes the probe: a server that ends
+	// the connection on a request before initialize costs no other check its session.
+	FreshSessions: 1, PreInitProbe: true,
+	Source: `{rev}/basic/lifecycle.mdx (Initialization): "The client SHOULD NOT send requests other than pings before the server has responded to the initialize request." (pings are the one request a client may send that early, so a server is expected to answer one; derived: silence warns, an error is noted). Over Streamable HTTP no session id exists before initialize: a refusal status reads as an error.`,
+	Run: func(t *conform.T) conform.Verdict {
+		p, err := t.PreInit()
+		if err != nil {
+			return conform.Errorf("no pre-initialize probe: %v", err)
+		}
+		return judgePreInitPing(p)
+	},
+})
+
+// judgePreInitPing judges the reply to the ping sent before initialize.
+func judgePreInitPing(p *conform.PreInit) conform.Verdict {
+	const want = "a reply to a ping sent before initialize"
+	switch {
+	case p.Ping != nil && !p.Ping.IsError():
+		return conform.Pass("answered %s before initialize", conform.Clip(string(p.Ping.Result), 60))
+	case p.Ping != nil:
+		return conform.Note("a ping before initialize was refused with %s (the specification does not say a server must answer it)", conform.Describe(p.Ping, nil))
+	case p.PingRefused != 0:
+		return conform.Note("a ping before initialize was refused with HTTP %d (no session id exists before initialize)", p.PingRefused)
+	case p.HandshakeErr != nil:
+		return conform.Violation(want, fmt.Sprintf("no reply, and the handshake after it failed: %v", p.HandshakeErr))
+	}
+	return conform.Silence(want, p.PingErr)
+}
+
+// LIFE-PRE-INIT-REQ-01 — {rev}/basic/lifecycle.mdx (Initialization).
+var _ = conform.Register(conform.Check{
+	ID: "LIFE-PRE-INIT-REQ-01", Title: "no server request but ping before notifications/initialized",
+	Level: conform.Should, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	// The spare session, whose first opening makes the probe (LIFE-PRE-INIT-PING-01).
+	FreshSessions: 1, PreInitProbe: true,
+	Source: `{rev}/basic/lifecycle.mdx (Initialization): "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification." Judged between the initialize result and the reply to a ping sent before notifications/initialized (the barrier), not by waiting.`,
+	Run: func(t *conform.T) conform.Verdict {
+		p, err := t.PreInit()
+		if err != nil {
+			return conform.Errorf("no pre-initialize probe: %v", err)
+		}
+		return judgeEarlyRequests(p)
+	},
+})
+
+// judgeEarlyRequests judges the server requests that came before
+// notifications/initialized.
+func judgeEarlyRequests(p *conform.PreInit) conform.Verdict {
+	var f conform.Findings
+	for _, e := range p.Early {
+		f.Fail(fmt.Sprintf("#%d %s", e.Seq, e.Msg.Method))
+	}
+	switch {
+	case f.Failed():
+		return f.Violation("no request but ping before notifications/initialized")
+	case p.HandshakeErr != nil:
+		return conform.Skip(reports.NotExercised, "the handshake after the pre-initialize ping failed: %v", p.HandshakeErr)
+	case p.BarrierErr != nil:
+		return conform.Skip(reports.NotExercised, "the ping sent before notifications/initialized got no reply, so nothing proves what the server would have sent: %v", p.BarrierErr)
+	}
+	return conform.Pass("no server request between the initialize result and the reply to a ping sent before notifications/initialized")
+}

@@ -1,0 +1,46 @@
+package notifications
+
+import (
+	"fmt"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// ctRootsChanged is the client notification NOTIF-CLIENTNOTIF-01 sends: one of the
+// notifications a client sends of its own, which the suite otherwise never does.
+const ctRootsChanged = "notifications/roots/list_changed"
+
+// NOTIF-CLIENTNOTIF-01 — {rev}/client/roots.mdx; {rev}/basic/index.mdx (Notifications).
+var _ = conform.Register(conform.Check{
+	ID: "NOTIF-CLIENTNOTIF-01", Title: "a client notification (notifications/roots/list_changed) is taken silently",
+	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupNotif, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
+	// The suite declared no roots capability, so a server may take the notification
+	// as unexpected; it still owes it no response. A transcript-wide check: sent in
+	// the probe pass, judged after the column settles (no grace period to wait out).
+	Source: `{rev}/client/roots.mdx (List Changed Notification): "When roots change, clients that support listChanged MUST send a notification: {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}"; {rev}/basic/index.mdx (Notifications), from 2025-03-26: "The receiver MUST NOT send a response."; JSON-RPC 2.0 §4.1: "The Server MUST NOT reply to a Notification". Over HTTP a refused POST is the transport's answer (SHTTP-POST-202-01 judges the status).`,
+	Run: func(t *conform.T) conform.Verdict {
+		p := t.Once("NOTIF-CLIENTNOTIF-01:"+t.Rev.Name, func() any {
+			raw, err := wire.EncodeNotification(ctRootsChanged, nil)
+			if err != nil {
+				return toolkit.StrayProbe{Answer: toolkit.StrayAnswer{Err: fmt.Errorf("encode the notification: %w", err)}}
+			}
+			return toolkit.SendBeforeSettle(t, t.Session(), raw)
+		}).(toolkit.StrayProbe)
+		if p.Answer.Err != nil {
+			return conform.Errorf("not verified: %s", conform.Describe(nil, p.Answer.Err))
+		}
+		a := p.Settled()
+		switch {
+		case len(a.Replies) > a.FromRefusals:
+			return conform.Violation("no response to "+ctRootsChanged, a.Describe())
+		case a.Err != nil:
+			return conform.Errorf("not verified: after the notification, %s", conform.Describe(nil, a.Err))
+		case len(a.Refused) > 0:
+			return conform.Note("no JSON-RPC response on any stream; the POST was refused with %s, which the transport allows (SHTTP-POST-202-01 judges the status)", a.Describe())
+		}
+		return conform.Pass("no response to %s (proven when the session settled)", ctRootsChanged)
+	},
+})
