@@ -3,11 +3,16 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/tasks"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // TOOLS-CALL-TASK-R4-01 — 2025-11-25 basic/utilities/tasks.mdx (Creating Tasks,
@@ -131,4 +136,122 @@ func orAbsent(s string) string {
 		return "(absent)"
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// TOOLS-CALL-TASK-NEG-R4-01 — 2025-11-25 basic/utilities/tasks.mdx (Tool-Level
+// Negotiation, rule 2). The probes break a client MUST NOT on purpose (a task for a
+// tool that does not allow one, no task for a tool that requires one), so the check
+// runs with the odd input.
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-CALL-TASK-NEG-R4-01", Title: "a task for a tool without task support, or no task for a tool that requires one, is -32601",
+	Level: conform.Must, Revisions: revision.Span("R4"), Group: conform.GroupTools, Phase: conform.PhaseOddInput, Needs: conform.NeedsFixture,
+	Source: `2025-11-25 basic/utilities/tasks.mdx (Tool-Level Negotiation), when the server declares tasks.requests.tools.call: "If execution.taskSupport is not present or "forbidden", clients MUST NOT attempt to invoke the tool as a task. Servers SHOULD return a -32601 (Method not found) error if a client attempts to do so." (a WARN) and "If execution.taskSupport is "required", clients MUST invoke the tool as a task. Servers MUST return a -32601 (Method not found) error if a client does not attempt to do so." (a FAIL). Probed with one callable tool of each kind the server lists (the fixture test_simple_text first for the former).`,
+	Run: func(t *conform.T) conform.Verdict {
+		return judgeTaskNegotiation(taskNegotiationProbes(t))
+	},
+})
+
+// taskNegProbes are the two probes of TOOLS-CALL-TASK-NEG-R4-01, or why none was made.
+type taskNegProbes struct {
+	skip *conform.Verdict
+	// forbidden is a task-augmented call to a tool whose taskSupport is absent or
+	// "forbidden"; required a call without a task to a tool that requires one. Label
+	// "" when the server lists no callable tool of the kind.
+	forbidden, required toolcall.Probe
+}
+
+// taskNegFixture is the fixture tool the forbidden probe prefers: it has no
+// execution member and no side effect.
+const taskNegFixture = "test_simple_text"
+
+func taskNegotiationProbes(t *conform.T) taskNegProbes {
+	if v := toolkit.SkipUndeclared(t); v != nil {
+		return taskNegProbes{skip: v}
+	}
+	s, err := t.Scratch()
+	if err != nil {
+		v := conform.Errorf("%v", err)
+		return taskNegProbes{skip: &v}
+	}
+	if !tasks.Declared(s) {
+		v := conform.Skip(reports.NotApplicable, "the server declares no tasks.requests.tools.call capability: the tool-level rules apply only when it does (2025-11-25 basic/utilities/tasks.mdx, Tool-Level Negotiation)")
+		return taskNegProbes{skip: &v}
+	}
+	l := toolkit.List(t)
+	if v := toolkit.ListVerdict(t, l); v != nil {
+		return taskNegProbes{skip: v}
+	}
+	var forbidden, required *toolkit.CallableTool
+	for _, ct := range toolkit.Callable(t, l) {
+		c := ct
+		switch tasks.TaskSupport(ct.Tool) {
+		case "", "forbidden":
+			if forbidden == nil || ct.Name == taskNegFixture {
+				forbidden = &c
+			}
+		case "required":
+			if required == nil {
+				required = &c
+			}
+		}
+	}
+	var p taskNegProbes
+	if forbidden != nil {
+		params := map[string]any{"name": forbidden.Name, "arguments": forbidden.Args, "task": map[string]any{"ttl": tasks.RequestedTTL}}
+		resp, err := s.Call(t.Ctx, "tools/call", params)
+		p.forbidden = toolcall.Probe{Label: forbidden.Name, R: toolcall.Classify(resp, err)}
+	}
+	if required != nil {
+		resp, err := s.Call(t.Ctx, "tools/call", map[string]any{"name": required.Name, "arguments": required.Args})
+		p.required = toolcall.Probe{Label: required.Name, R: toolcall.Classify(resp, err)}
+	}
+	if forbidden == nil && required == nil {
+		v := conform.Skip(reports.NeedsFixture, "no callable tool without task support and none requiring tasks; list the fixture tool %s (the fixture contract, fixtures/doc.go) to exercise it", taskNegFixture)
+		p.skip = &v
+	}
+	return p
+}
+
+// judgeTaskNegotiation judges the two probes: -32601 is the answer to both.
+func judgeTaskNegotiation(p taskNegProbes) conform.Verdict {
+	if p.skip != nil {
+		return *p.skip
+	}
+	var f conform.Findings
+	var silent []string
+	judge := func(pr toolcall.Probe, what string, must bool) {
+		if pr.Label == "" {
+			return
+		}
+		f.Judged++
+		r := pr.R
+		switch {
+		case r.Kind == toolcall.KindRPCError && r.Code == wire.CodeMethodNotFound:
+		case r.Kind == toolcall.KindNone:
+			silent = append(silent, fmt.Sprintf("%s %q: %s", what, pr.Label, r.Desc))
+		case must:
+			f.Fail(fmt.Sprintf("%s %q was answered with %s, not -32601 (\"Servers MUST return a -32601 (Method not found) error\")", what, pr.Label, r.Desc))
+		default:
+			f.Warn(fmt.Sprintf("%s %q was answered with %s, not -32601 (\"Servers SHOULD return a -32601 (Method not found) error\")", what, pr.Label, r.Desc))
+		}
+	}
+	judge(p.forbidden, "a task-augmented call to the tool without task support", false)
+	judge(p.required, "a call without a task to the tool that requires one", true)
+	for _, s := range silent {
+		f.Fail(s + ": no reply")
+	}
+	return f.Verdict("-32601 for a call that breaks the tool's execution.taskSupport", "-32601 for a task-augmented call to a tool without task support",
+		fmt.Sprintf("-32601 for %s", joinProbes(p)))
+}
+
+// joinProbes names the probes made, for the pass message.
+func joinProbes(p taskNegProbes) string {
+	var parts []string
+	if p.forbidden.Label != "" {
+		parts = append(parts, fmt.Sprintf("a task for %q (no task support)", p.forbidden.Label))
+	}
+	if p.required.Label != "" {
+		parts = append(parts, fmt.Sprintf("no task for %q (taskSupport required)", p.required.Label))
+	}
+	return strings.Join(parts, " and ")
 }

@@ -63,3 +63,32 @@ func TestTaskResultJudgedAsToolResult(t *testing.T) {
 		})
 	}
 }
+
+func TestTaskNegotiationVerdicts(t *testing.T) {
+	const id, rev = "TOOLS-CALL-TASK-NEG-R4-01", "2025-11-25"
+	srv := taskstest.Server
+	conformtest.RunCases(t, []conformtest.Case{
+		{Name: "-32601 for a task to a forbidden tool passes", ID: id, Rev: rev, Srv: srv(taskstest.Script{Support: "forbidden"}), Want: reports.Pass, Contains: "no task support"},
+		{Name: "-32601 for a tool without execution passes", ID: id, Rev: rev, Srv: srv(taskstest.Script{Support: "-"}), Want: reports.Pass},
+		{Name: "-32601 for no task to a required tool passes", ID: id, Rev: rev, Srv: srv(taskstest.Script{Support: "required"}), Want: reports.Pass, Contains: "taskSupport required"},
+		{Name: "a task to a tool without task support run normally warns", ID: id, Rev: rev, Srv: srv(taskstest.Script{Support: "-", Lax: true}), Want: reports.Warn, Contains: "SHOULD"},
+		{Name: "a task created for a forbidden tool warns", ID: id, Rev: rev, Srv: func() *conformtest.Server {
+			s := srv(taskstest.Script{Support: "forbidden"})()
+			s.Handle("tools/call", conformtest.Reply(`{"task":{"taskId":"t","status":"working","createdAt":"x","lastUpdatedAt":"x","ttl":null}}`))
+			return s
+		}, Want: reports.Warn},
+		{Name: "a required tool run without a task fails", ID: id, Rev: rev, Srv: srv(taskstest.Script{Support: "required", Lax: true}), Want: reports.Fail, Contains: "MUST"},
+		{Name: "another error for a required tool fails", ID: id, Rev: rev, Srv: func() *conformtest.Server {
+			s := srv(taskstest.Script{Support: "required"})()
+			s.Handle("tools/call", conformtest.ReplyError(-32600))
+			return s
+		}, Want: reports.Fail, Contains: "-32600"},
+		{Name: "no reply fails", ID: id, Rev: rev, Srv: func() *conformtest.Server {
+			s := srv(taskstest.Script{Support: "required"})()
+			s.Handle("tools/call", conformtest.Silent)
+			return s
+		}, Want: reports.Fail, Contains: "no reply"},
+		{Name: "no tasks capability is not applicable", ID: id, Rev: rev, Srv: srv(taskstest.Script{NoCapability: true, Support: "forbidden"}), Want: reports.Skip, Reason: reports.NotApplicable},
+		{Name: "only an optional tool needs the fixture", ID: id, Rev: rev, Srv: srv(taskstest.Script{}), Want: reports.Skip, Reason: reports.NeedsFixture, Contains: "test_simple_text"},
+	})
+}

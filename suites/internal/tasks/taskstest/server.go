@@ -33,6 +33,9 @@ type Script struct {
 	Payload  string   // tasks/result's result ("" for a text CallToolResult)
 	NoMeta   bool     // leave the related-task _meta out of tasks/result's result
 	Status   string   // the status tasks/get answers ("completed" when empty)
+	// Lax runs a call that breaks test_slow's taskSupport (a task when it allows
+	// none, none when it requires one) instead of answering -32601.
+	Lax bool
 }
 
 // Server returns the scripted server.
@@ -54,7 +57,12 @@ func (sc Script) server() *conformtest.Server {
 		Def: `{"name":"test_slow","inputSchema":{"type":"object"}` + support + `}`,
 		Reply: func(req *wire.Message) []string {
 			token = tokenIn(req)
-			if sc.NoTask || !strings.Contains(string(req.Params), `"task"`) {
+			asTask := strings.Contains(string(req.Params), `"task"`)
+			allows := sc.Support == "" || sc.Support == "optional" || sc.Support == "required"
+			if !sc.Lax && ((asTask && !allows) || (!asTask && sc.Support == "required")) {
+				return []string{conformtest.Error(req, wire.CodeMethodNotFound, "Method not found")}
+			}
+			if sc.NoTask || !asTask || !allows {
 				return []string{conformtest.Result(req, conformtest.Content(conformtest.TextBlock))}
 			}
 			return []string{conformtest.Result(req, `{"task":`+task(or(sc.CreateStatus, "working"))+`}`)}
