@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
@@ -300,6 +301,7 @@ func (s *Session) SchemaFindings() ([]SchemaFinding, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	probes := s.malformedModernRequests()
+	tasks := s.taskRequests()
 	for _, e := range s.Conn.Received(s.checked) {
 		s.checked = e.Seq
 		if e.Msg == nil || e.Err != "" {
@@ -309,6 +311,9 @@ func (s *Session) SchemaFindings() ([]SchemaFinding, int) {
 			continue // the answer to a request the server should have refused
 		}
 		def, value := schemaTarget(s.Rev, e)
+		if d, ok := tasks.resultDefinition(e); ok {
+			def = d
+		}
 		if def == "" {
 			continue
 		}
@@ -366,6 +371,79 @@ func isInputRequired(result json.RawMessage) bool {
 		ResultType string `json:"resultType"`
 	}
 	return json.Unmarshal(result, &r) == nil && r.ResultType == "input_required"
+}
+
+// taskRequests are, in a session whose revision has tasks (2025-11-25), the ids of
+// the task-augmented tools/call requests and of the tasks/result requests for their
+// tasks (keys of wire.ID.Key).
+type taskRequests struct {
+	augmented map[string]bool // tools/call with params.task
+	payload   map[string]bool // tasks/result for a task a tools/call created
+}
+
+// taskRequests reads the transcript for the requests whose results change schema
+// under tasks (2025-11-25 basic/utilities/tasks.mdx, Creating Tasks and Retrieving
+// Task Results): a task-augmented request is answered with a CreateTaskResult, and
+// tasks/result returns "the result structure [that] matches the original request
+// type (e.g., CallToolResult for tools/call)".
+func (s *Session) taskRequests() taskRequests {
+	tr := taskRequests{augmented: map[string]bool{}, payload: map[string]bool{}}
+	if !s.Rev.Has(revision.Tasks) {
+		return tr
+	}
+	callTasks := map[string]bool{} // task ids of CreateTaskResults to tools/call
+	all, _ := s.Conn.Transcript()
+	for _, e := range all {
+		m := e.Msg
+		switch {
+		case m == nil:
+		case e.Dir == wire.Sent && m.Kind == wire.KindRequest && m.Method == "tools/call":
+			if _, ok := rawjson.Lookup(m.Params, "task"); ok {
+				tr.augmented[m.ID.Key()] = true
+			}
+		case e.Dir == wire.Sent && m.Kind == wire.KindRequest && m.Method == "tasks/result":
+			if id, ok := stringMember(m.Params, "taskId"); ok && callTasks[id] {
+				tr.payload[m.ID.Key()] = true
+			}
+		case e.Dir == wire.Received && m.Kind == wire.KindResult && tr.augmented[m.ID.Key()]:
+			if task, ok := rawjson.Lookup(m.Result, "task"); ok {
+				if id, ok := stringMember(task, "taskId"); ok {
+					callTasks[id] = true
+				}
+			}
+		}
+	}
+	return tr
+}
+
+// resultDefinition is the definition a result of a task request must match: a
+// CreateTaskResult for a task-augmented tools/call that the server answered with a
+// task (one answered without is held to CallToolResult as usual), a CallToolResult
+// for tasks/result of a tools/call's task.
+func (tr taskRequests) resultDefinition(e wire.Entry) (string, bool) {
+	if e.Msg.Kind != wire.KindResult {
+		return "", false
+	}
+	key := e.Msg.ID.Key()
+	switch {
+	case tr.augmented[key] && e.ForMethod == "tools/call":
+		if _, ok := rawjson.Lookup(e.Msg.Result, "task"); ok {
+			return "CreateTaskResult", true
+		}
+	case tr.payload[key] && e.ForMethod == "tasks/result":
+		return "CallToolResult", true
+	}
+	return "", false
+}
+
+// stringMember returns a JSON object's string member.
+func stringMember(obj json.RawMessage, name string) (string, bool) {
+	raw, ok := rawjson.Lookup(obj, name)
+	if !ok {
+		return "", false
+	}
+	var v string
+	return v, json.Unmarshal(raw, &v) == nil
 }
 
 // malformedModernRequests returns the ids of the requests of a 2026-07-28 session that

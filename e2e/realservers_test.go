@@ -71,12 +71,15 @@ func everythingJS(npmDir string) string {
 // The tools the runs may call (tier 1, --call): on the Go SDK fixture and the mcp-go
 // fixture, their own tools and toggle_tool as the list-change trigger; on server-everything, the tools
 // that only build content — not get-env (it returns the environment),
-// gzip-file-as-resource (it fetches a URL), the toggles or the long operations.
+// gzip-file-as-resource (it fetches a URL), the toggles or the long operations —
+// and simulate-research-query, its one tool that requires a task (about 4 s of
+// simulated work, for TOOLS-CALL-TASK-R4-01).
 var (
 	gosdkCalls      = []string{"--call", "echo", "--call", "add", "--call", "fail", "--call", "upper", "--trigger-tool", "toggle_tool"}
 	mcpgoCalls      = []string{"--call", "echo", "--call", "add", "--call", "fail", "--call", "upper", "--call", "pixel", "--trigger-tool", "toggle_tool"}
 	everythingCalls = []string{"--call", "echo", "--call", "get-sum", "--call", "get-tiny-image", "--call", "get-annotated-message",
-		"--call", "get-resource-links", "--call", "get-resource-reference", "--call", "get-structured-content"}
+		"--call", "get-resource-links", "--call", "get-resource-reference", "--call", "get-structured-content",
+		"--call", "simulate-research-query"}
 )
 
 func realServers(gosdk, npmDir string) []realServer {

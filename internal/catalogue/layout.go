@@ -89,6 +89,7 @@ var Homes = []Home{
 	{"TOOLS-CAP-", Tools, "suites/tools", "capabilities.go", "server/tools.mdx (Capabilities)"},
 	{"TOOLS-LIST-", Tools, "suites/tools", "list.go", "server/tools.mdx (Listing Tools)"},
 	{"TOOLS-CALL-", Tools, "suites/tools", "call.go", "server/tools.mdx (Calling Tools, Error Handling)"},
+	{"TOOLS-CALL-TASK-", Tools, "suites/tools", "tasks.go", "2025-11-25 basic/utilities/tasks.mdx (task-augmented tools/call)"},
 	{"TOOLS-ICONS-", Tools, "suites/tools", "icons.go", "basic/index.mdx (Icons); server/tools.mdx"},
 	{"TOOLS-INSCHEMA-", Tools, "suites/tools", "schemas.go", "server/tools.mdx (Tool: inputSchema)"},
 	{"TOOLS-OUTSCHEMA-", Tools, "suites/tools", "schemas.go", "server/tools.mdx (Output Schema)"},
@@ -102,6 +103,7 @@ var Homes = []Home{
 	{"NOTIF-LISTEN-", Notif, "suites/notifications", "listen.go", "2026-07-28 basic/patterns/subscriptions.mdx"},
 	{"PING-", Util, "suites/utilities", "ping.go", "basic/utilities/ping.mdx"},
 	{"PROG-", Util, "suites/utilities", "progress.go", "basic/utilities/progress.mdx"},
+	{"PROG-TASKS-", Util, "suites/utilities", "progress_tasks.go", "2025-11-25 basic/utilities/progress.mdx (task-augmented requests)"},
 	{"CANCEL-", Util, "suites/utilities", "cancellation.go", "basic/utilities/cancellation.mdx"},
 	{"LOG-", Util, "suites/utilities", "logging.go", "server/utilities/logging.mdx"},
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/tasks"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -43,6 +44,22 @@ type ctTokenRequest struct {
 	Token   wire.ID // the token, kept with its JSON type
 	SentSeq int
 	Resp    *wire.Entry // the reply (nil when none came)
+	// Task is the task the server created for the request (2025-11-25), nil for a
+	// request answered as usual.
+	Task *tasks.Task
+	// End is when the request stopped being active: its reply, or for a task the
+	// first sign of the task's terminal status (progress.mdx: the token "remains
+	// valid and associated with the task until the task reaches a terminal status").
+	// Nil while neither came.
+	End *wire.Entry
+}
+
+// ended describes the request's end for messages.
+func (r *ctTokenRequest) ended() string {
+	if r.Task != nil {
+		return fmt.Sprintf("the end of the task %s created for %s (#%d, %s)", r.Task.ID, r.Method, r.End.Seq, r.Task.EndHow)
+	}
+	return fmt.Sprintf("the reply to %s (#%d)", r.Method, r.End.Seq)
 }
 
 // ctProgress is one progress notification received.
@@ -53,6 +70,9 @@ type ctProgress struct {
 	Progress *float64
 	Req      *ctTokenRequest // the request with exactly this token, or nil
 	Loose    *ctTokenRequest // the request whose token has this value in another JSON type
+	// RelTask is the task the notification's related-task _meta names (nil when it
+	// names none the session's transcript created).
+	RelTask *tasks.Task
 }
 
 // ctProgressTraffic is every request with a progressToken and every progress
@@ -67,8 +87,10 @@ func ctCollectProgress(t *conform.T) *ctProgressTraffic {
 	pt := &ctProgressTraffic{}
 	for _, s := range toolkit.RevisionSessions(t) {
 		entries, _ := s.Conn.Transcript()
+		track := tasks.Track(entries)
 		byID, byLoose := map[string]*ctTokenRequest{}, map[string]*ctTokenRequest{}
 		var reqs []*ctTokenRequest
+		first := len(pt.Progress)
 		for i := range entries {
 			e := &entries[i]
 			if e.Msg == nil {
@@ -91,6 +113,15 @@ func ctCollectProgress(t *conform.T) *ctProgressTraffic {
 			case e.Dir == wire.Received && e.Msg.Method == ctProgressMethod:
 				pt.Progress = append(pt.Progress, ctProgressOf(s, *e, reqs))
 			}
+		}
+		for _, r := range reqs {
+			r.Task, r.End = track.ByRequest[r.ID.Key()], r.Resp
+			if r.Task != nil {
+				r.End = r.Task.End
+			}
+		}
+		for _, p := range pt.Progress[first:] {
+			p.RelTask = track.ByID[tasks.RelatedTask(p.Msg)]
 		}
 		pt.Requests = append(pt.Requests, reqs...)
 	}
@@ -155,18 +186,19 @@ func (p *ctProgress) request() *ctTokenRequest {
 	return p.Loose
 }
 
-// afterDone says, for a notification received after its request's reply, how late it
-// was ("" when it was not, or when it came on another HTTP stream within the slack).
+// afterDone says, for a notification received after its request's end (its reply;
+// for a task, the task's end), how late it was ("" when it was not, or when it came
+// on another HTTP stream within the slack).
 func (p *ctProgress) afterDone() string {
 	r := p.request()
-	if r == nil || r.Resp == nil || p.Seq < r.Resp.Seq {
+	if r == nil || r.End == nil || p.Seq < r.End.Seq {
 		return ""
 	}
-	late := p.At.Sub(r.Resp.At)
-	if !p.Session.Modern() && p.Source != r.Resp.Source && late < ctCrossStreamSlack {
+	late := p.At.Sub(r.End.At)
+	if !p.Session.Modern() && p.Source != r.End.Source && late < ctCrossStreamSlack {
 		return ""
 	}
-	return fmt.Sprintf("%s (token %s) arrived after the reply to %s (#%d, %s later)", p.Where(), p.TokenRaw, r.Method, r.Resp.Seq, late.Round(time.Millisecond))
+	return fmt.Sprintf("%s (token %s) arrived after %s, %s later", p.Where(), p.TokenRaw, r.ended(), late.Round(time.Millisecond))
 }
 
 // ctProbeResult is what the progress probe did.
@@ -333,7 +365,7 @@ func runProgressAfterDone(t *conform.T) conform.Verdict {
 		}
 	}
 	for r := range withProgress {
-		if r.Resp != nil {
+		if r.End != nil {
 			f.Judged++
 		}
 	}

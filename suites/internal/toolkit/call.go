@@ -154,6 +154,11 @@ func nextToken() any {
 	return fmt.Sprintf("mcp-conform-progress-%d", n)
 }
 
+// NewToken returns a fresh progressToken for a request the suite builds itself
+// (suites/internal/tasks' task-augmented call): unique across the run, like the
+// tokens of Call.
+func NewToken() any { return nextToken() }
+
 // tokens records every progressToken the suite sent, per session, for PROG-* checks.
 var tokens = struct {
 	sync.Mutex
