@@ -124,7 +124,11 @@ func (t *T) SpareSession() (*Session, error) {
 	t.col.mu.Lock()
 	s := t.col.spare
 	t.col.mu.Unlock()
-	if s != nil && s.Conn != nil && s.Conn.Err() == nil {
+	// A server may end its connection a moment after it answered odd input (the Go
+	// SDK writes its error, then exits): before the session takes the next probe, a
+	// request round trip shows it still serving (free when nothing was sent since the
+	// last one). A probe sent to a dying process would read its end as its own.
+	if s != nil && s.Conn != nil && s.Conn.Err() == nil && s.Barrier(t.Ctx) == nil {
 		return s, nil
 	}
 	s, err := t.run.openSpare(t.Ctx, t.col)

@@ -143,7 +143,7 @@ func (p StrayProbe) strays() []wire.Entry {
 		}
 		if !e.Msg.ID.IsZero() && !e.Msg.ID.IsNull() {
 			if ours == nil {
-				ours = sentIDs(p.s, p.after)
+				ours = sentIDs(p.s)
 			}
 			if ours[e.Msg.ID.LooseKey()] {
 				continue
@@ -155,12 +155,14 @@ func (p StrayProbe) strays() []wire.Entry {
 }
 
 // sentIDs are the loose keys of the ids of the well-formed requests the suite sent on
-// s up to seq before: the probe's own ids, sent after it, are not among them.
-func sentIDs(s *conform.Session, before int) map[string]bool {
+// s, before the probe or after it (a barrier whose call gave up under load): a late
+// reply to one is not the probe's. A stray probe's own raw bytes are never a
+// well-formed request with an id of the suite's.
+func sentIDs(s *conform.Session) map[string]bool {
 	ids := map[string]bool{}
 	entries, _ := s.Conn.Transcript()
 	for _, e := range entries {
-		if e.Seq <= before && e.Dir == wire.Sent && e.Msg != nil && e.Msg.Kind == wire.KindRequest && e.Msg.Problem == "" && !e.Msg.ID.IsZero() {
+		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Kind == wire.KindRequest && e.Msg.Problem == "" && !e.Msg.ID.IsZero() {
 			ids[e.Msg.ID.LooseKey()] = true
 		}
 	}
