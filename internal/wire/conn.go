@@ -378,9 +378,30 @@ func (c *Conn) CallID(ctx context.Context, id ID, method string, params any) (*R
 // CallRaw sends raw bytes that carry a request with the given id (used by probes that
 // send deliberately malformed params) and waits for the reply to that id.
 func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*Response, error) {
+	return c.callRaw(ctx, id, method, raw, false)
+}
+
+// CallAnsweredID sends a request whose id an earlier request of this session used
+// and that was answered, and waits for its reply: 2026-07-28 makes a request id
+// unique only among the requests in flight (BASE-REQID-INFLIGHT-01). An id never
+// used, or one whose request still waits for its reply, is an error.
+func (c *Conn) CallAnsweredID(ctx context.Context, id ID, method string, params any) (*Response, error) {
+	raw, err := EncodeRequest(id, method, c.Stamp(params))
+	if err != nil {
+		return nil, err
+	}
+	return c.callRaw(ctx, id, method, raw, true)
+}
+
+// callRaw is CallRaw; again allows an answered request's id.
+func (c *Conn) callRaw(ctx context.Context, id ID, method string, raw []byte, again bool) (*Response, error) {
 	pc := &pendingCall{id: id, method: method, ch: make(chan *Response, 1), failed: make(chan error, 1)}
 	c.mu.Lock()
-	if c.used[id.Key()] {
+	switch _, pending := c.pending[id.Key()]; {
+	case again && (!c.used[id.Key()] || pending):
+		c.mu.Unlock()
+		return nil, fmt.Errorf("%s: request id %s is not the id of an answered request of this session", method, id)
+	case !again && c.used[id.Key()]:
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%s: request id %s was already used in this session", method, id)
 	}

@@ -271,6 +271,23 @@ func TestIDReuseIsRefused(t *testing.T) {
 	}
 }
 
+// CallAnsweredID sends an answered request's id again (BASE-REQID-INFLIGHT-01), and
+// nothing else: not a fresh id.
+func TestCallAnsweredID(t *testing.T) {
+	c := NewConn(newFake(echoServer(nil)), Options{RequestTimeout: time.Second})
+	defer c.Close(context.Background())
+	if _, err := c.CallAnsweredID(context.Background(), NumberID(7), "ping", nil); err == nil {
+		t.Fatal("CallAnsweredID sent an id no request used")
+	}
+	if _, err := c.CallID(context.Background(), NumberID(1), "ping", nil); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.CallAnsweredID(context.Background(), NumberID(1), "ping", nil)
+	if err != nil || resp.Msg.ID.Key() != NumberID(1).Key() {
+		t.Fatalf("the answered id 1 again: %v, %v", resp, err)
+	}
+}
+
 func TestGarbageAndBatchesAreRecorded(t *testing.T) {
 	f := newFake(nil)
 	c := NewConn(f, Options{RequestTimeout: time.Second})

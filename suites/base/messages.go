@@ -725,3 +725,121 @@ func hasKey(m map[string]bool, k string) bool {
 	_, ok := m[k]
 	return ok
 }
+
+// BASE-ERR-CODES-01 — JSON-RPC 2.0 §5.1; schema/<rev>/schema.ts error constants.
+var _ = conform.Register(conform.Check{
+	ID: "BASE-ERR-CODES-01", Title: "the standard error codes keep their meanings, and no code JSON-RPC reserves without a meaning is sent",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `JSON-RPC 2.0 §5.1: "-32700 Parse error: Invalid JSON was received by the server."; "-32601 Method not found: The method does not exist / is not available."; "The error codes from and including -32768 to -32000 are reserved for pre-defined errors. Any code within this range, but not defined explicitly below is reserved for future use." (defined: -32700, -32600 to -32603, and -32000 to -32099 for implementation-defined server errors); schema/<rev>/schema.ts: PARSE_ERROR = -32700, INVALID_REQUEST = -32600, METHOD_NOT_FOUND = -32601, INVALID_PARAMS = -32602, INTERNAL_ERROR = -32603; ` + jsonrpcRule + `. Judged from every error of the revision's sessions against the request it answers: -32700 answering a well-formed request whose id the server read, -32601 for a method the same session got a result from (tools/call's codes are the TOOLS-CALL- rows'), any code of -32768…-32100 but the five. Errors that came with an HTTP error status are not messages of the transcript and are not seen.`,
+	Run: func(t *conform.T) conform.Verdict {
+		var seen []seenCode
+		for _, s := range t.Sessions() {
+			seen = append(seen, sessionCodes(s, t.Transcript(s))...)
+		}
+		return judgeErrCodes(seen)
+	},
+})
+
+// seenCode is one error the server sent and what it answered.
+type seenCode struct {
+	where  string
+	code   int
+	method string // the method of the request it answers ("" when it answers none)
+	// wellFormed: it carries the id of a request the suite sent as valid JSON.
+	wellFormed bool
+	// served: the same session got a result for method.
+	served bool
+}
+
+// sessionCodes pairs every error a session received with the request it answers.
+func sessionCodes(s *conform.Session, entries []wire.Entry) []seenCode {
+	parsed := map[string]bool{}  // ids of the messages the suite sent that were JSON objects
+	results := map[string]bool{} // methods that got a result
+	for _, e := range entries {
+		switch {
+		case e.Dir == wire.Sent && e.Msg != nil && !e.Msg.ID.IsZero() && !e.Msg.ID.IsNull():
+			parsed[e.Msg.ID.Key()] = json.Valid(e.Raw)
+		case e.Dir == wire.Received && e.Msg != nil && e.Msg.Kind == wire.KindResult && e.ForMethod != "":
+			results[e.ForMethod] = true
+		}
+	}
+	var out []seenCode
+	for _, e := range entries {
+		if e.Dir != wire.Received || e.Msg == nil || e.Msg.Kind != wire.KindError || e.Msg.Error == nil {
+			continue
+		}
+		out = append(out, seenCode{
+			where: where(s, e), code: e.Msg.Error.Code, method: e.ForMethod,
+			wellFormed: e.ForMethod != "" && parsed[e.Msg.ID.Key()],
+			served:     e.ForMethod != "" && results[e.ForMethod],
+		})
+	}
+	return out
+}
+
+// standardCode reports whether JSON-RPC 2.0 §5.1 defines code: the five pre-defined
+// errors and the implementation-defined server errors -32000 to -32099 (whose use in
+// 2026-07-28 is BASE-ERRRANGE-01's).
+func standardCode(code int) bool {
+	switch code {
+	case wire.CodeParseError, wire.CodeInvalidRequest, wire.CodeMethodNotFound, wire.CodeInvalidParams, wire.CodeInternalError:
+		return true
+	}
+	return code >= -32099 && code <= -32000
+}
+
+// judgeErrCodes holds each error's code to its meaning where the request it answers
+// shows the meaning is wrong.
+func judgeErrCodes(seen []seenCode) conform.Verdict {
+	var f conform.Findings
+	for _, c := range seen {
+		f.Judged++
+		switch {
+		case c.code >= -32768 && c.code <= -32000 && !standardCode(c.code):
+			f.Fail(fmt.Sprintf("%s: code %d, which JSON-RPC reserves for future use (no meaning is defined for it)", c.where, c.code))
+		case c.code == wire.CodeParseError && c.wellFormed:
+			f.Fail(fmt.Sprintf("%s: -32700 (parse error) answering the well-formed %s request whose id it echoes", c.where, c.method))
+		case c.code == wire.CodeMethodNotFound && c.served && c.method != "tools/call":
+			f.Fail(fmt.Sprintf("%s: -32601 (method not found) for %s, which the same session answered with a result", c.where, c.method))
+		}
+	}
+	if f.Judged == 0 {
+		return conform.Skip(reports.NotExercised, "no JSON-RPC error was received in this revision's sessions")
+	}
+	return f.Verdict("each standard code with its meaning (-32700 parse, -32600 invalid request, -32601 method not found, -32602 invalid params, -32603 internal), no code reserved for future use", "",
+		fmt.Sprintf("%d error replies, none with a code against its meaning or reserved for future use", f.Judged))
+}
+
+// BASE-REQID-INFLIGHT-01 — 2026-07-28/basic/index.mdx (Requests).
+var _ = conform.Register(conform.Check{
+	ID: "BASE-REQID-INFLIGHT-01", Title: "a request whose id an answered request used before is served like any other",
+	Level: conform.Derived, Revisions: revision.Span("R5"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: `2026-07-28/basic/index.mdx (Requests): "The request ID MUST NOT match the ID of any other request the sender has issued and not yet received a response for." (a client rule; the server's part is derived: an id is unique only among requests in flight, so a client may use an answered request's id again, and a server that refuses or drops such a request fails a conforming client — WARN). The probe sends the barrier request (server/discover) twice with one id, the second after the first was answered.`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, err := t.Scratch()
+		if err != nil {
+			return conform.Errorf("no session for the id-reuse probe: %v", err)
+		}
+		method := s.Conn.BarrierMethod()
+		id := s.Conn.NextID()
+		first, err := s.Conn.CallID(t.Ctx, id, method, nil)
+		if err != nil || first.IsError() {
+			return conform.Errorf("not verified: %s with a fresh id %s got %s", method, id, conform.Describe(first, err))
+		}
+		again, err := s.Conn.CallAnsweredID(t.Ctx, id, method, nil)
+		return judgeReusedID(method, id, toolcall.Classify(again, err))
+	},
+})
+
+// judgeReusedID wants the request that reuses an answered request's id served: a
+// result, as the first one got.
+func judgeReusedID(method string, id wire.ID, r toolcall.Reply) conform.Verdict {
+	want := fmt.Sprintf("%s with id %s, which an answered request used, served with a result like the first", method, id)
+	switch r.Kind {
+	case toolcall.KindResult:
+		return conform.Pass("%s with id %s served twice, the second after the first was answered", method, id)
+	case toolcall.KindNone:
+		return conform.Silence(want, r.Err)
+	}
+	return conform.Violation(want, r.Desc)
+}

@@ -262,3 +262,79 @@ func runLogLevelCode(t *conform.T) conform.Verdict {
 	}
 	return conform.Pass("JSON-RPC error -32602 %q", conform.Clip(a.Resp.Error.Message, 80))
 }
+
+// gatedMethod is the main method of a server capability: the request ERR-NOTDECLARED-01
+// sends when the capability is not declared.
+type gatedMethod struct {
+	capability, method string
+	params             map[string]any
+	// from and before bound the revisions where the method is gated by the capability
+	// ("" for no bound): completion/complete has a capability from 2025-03-26,
+	// logging/setLevel is gone in 2026-07-28.
+	from, before string
+}
+
+// gatedMethods are the probes, one per server capability with a method behind it.
+var gatedMethods = []gatedMethod{
+	{capability: "tools", method: "tools/list", params: map[string]any{}},
+	{capability: "prompts", method: "prompts/list", params: map[string]any{}},
+	{capability: "resources", method: "resources/list", params: map[string]any{}},
+	{capability: "completions", method: "completion/complete", from: "2025-03-26", params: map[string]any{
+		"ref":      map[string]any{"type": "ref/prompt", "name": "x_conformance_prompt"},
+		"argument": map[string]any{"name": "x", "value": ""},
+	}},
+	{capability: "logging", method: "logging/setLevel", before: "2026-07-28", params: map[string]any{"level": "error"}},
+}
+
+// ERR-NOTDECLARED-01 — 2026-07-28 schema MethodNotFoundError; JSON-RPC 2.0 §5.1.
+var _ = conform.Register(conform.Check{
+	ID: "ERR-NOTDECLARED-01", Title: "a method behind a capability the server did not declare is answered with -32601",
+	Level: conform.Derived, Revisions: revision.Span("all"), Group: conform.GroupErr, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: `2026-07-28 schema MethodNotFoundError: "In MCP, a server returns this error when a client invokes a method the server does not implement — either a genuinely unknown method, or one gated behind a server capability the server did not advertise (e.g., calling prompts/list when the prompts capability was not advertised)."; JSON-RPC 2.0 §5.1: "-32601 Method not found: The method does not exist / is not available." (derived for every revision: a result or another code → WARN). The main method of each capability the server did not declare is sent once on the main session, after the clean checks: tools/list, prompts/list, resources/list, completion/complete (2025-03-26 on), logging/setLevel (before 2026-07-28).`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, err := t.Scratch()
+		if err != nil {
+			return conform.Errorf("no session for the undeclared-capability probes: %v", err)
+		}
+		caps := s.Capabilities()
+		var probes []toolcall.Probe
+		for _, g := range gatedMethods {
+			if _, declared := caps[g.capability]; declared || (g.from != "" && t.Rev.Before(g.from)) || (g.before != "" && !t.Rev.Before(g.before)) {
+				continue
+			}
+			resp, err := s.Call(t.Ctx, g.method, g.params)
+			probes = append(probes, toolcall.Probe{Label: fmt.Sprintf("%s (no %s capability)", g.method, g.capability), R: toolcall.Classify(resp, err)})
+			if conform.Gone(err) {
+				break
+			}
+		}
+		if t.Ctx.Err() != nil {
+			return conform.Errorf("not verified: %v", t.Ctx.Err())
+		}
+		return judgeNotDeclared(probes)
+	},
+})
+
+// judgeNotDeclared wants -32601 for every probe.
+func judgeNotDeclared(probes []toolcall.Probe) conform.Verdict {
+	if len(probes) == 0 {
+		return conform.Skip(reports.NotApplicable, "the server declares every capability with a method behind it in this revision")
+	}
+	var f conform.Findings
+	var names []string
+	for _, p := range probes {
+		f.Judged++
+		switch {
+		case p.R.Kind == toolcall.KindNone:
+			return conform.Silence("JSON-RPC error -32601 for "+p.Label, p.R.Err)
+		case p.R.Kind == toolcall.KindRPCError && p.R.Code == wire.CodeMethodNotFound:
+			names = append(names, p.Label)
+		case p.R.Kind == toolcall.KindResult:
+			f.Fail(p.Label + ": served with a result " + conform.Clip(string(p.R.Raw), 120))
+		default:
+			f.Fail(p.Label + ": " + p.R.Desc)
+		}
+	}
+	return f.Verdict("JSON-RPC error -32601 (method not found) for a method behind a capability the server did not declare", "",
+		"-32601 for "+strings.Join(names, ", "))
+}

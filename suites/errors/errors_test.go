@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/conform/conformtest"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
@@ -101,5 +102,56 @@ func TestExecInResultInputRequired(t *testing.T) {
 	ir := result(`{"resultType":"input_required","inputRequests":{"n":{"method":"elicitation/create","params":{}}},"requestState":"s1"}`).InEra(true)
 	if got := judgeExecInResult(ir); got.Outcome() != conform.OutcomeViolation {
 		t.Errorf("got kind %s (%s), want a violation", got.Outcome(), got.Message)
+	}
+}
+
+func TestJudgeNotDeclared(t *testing.T) {
+	probe := func(r toolcall.Reply) toolcall.Probe {
+		return toolcall.Probe{Label: "prompts/list (no prompts capability)", R: r}
+	}
+	tests := []struct {
+		name   string
+		probes []toolcall.Probe
+		want   conform.Outcome
+	}{
+		{"-32601 passes", []toolcall.Probe{probe(rpcErr(-32601)), probe(rpcErr(-32601))}, conform.OutcomePass},
+		{"a result is a violation", []toolcall.Probe{probe(rpcErr(-32601)), probe(result(`{"prompts":[]}`))}, conform.OutcomeViolation},
+		{"another code is a violation", []toolcall.Probe{probe(rpcErr(-32603))}, conform.OutcomeViolation},
+		{"silence", []toolcall.Probe{probe(none(errClosed))}, conform.OutcomeSilence},
+		{"everything declared", nil, conform.OutcomeSkip},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := judgeNotDeclared(tc.probes); got.Outcome() != tc.want {
+				t.Errorf("got kind %s (%s)", got.Outcome(), got.Message)
+			}
+		})
+	}
+}
+
+// ERR-NOTDECLARED-01 on scripted servers: the default one declares only tools and
+// answers anything else with -32601.
+func TestNotDeclaredVerdicts(t *testing.T) {
+	serving := func() *conformtest.Server {
+		return conformtest.NewServer().Handle("prompts/list", conformtest.Reply(`{"prompts":[]}`))
+	}
+	allDeclared := func() *conformtest.Server {
+		srv := conformtest.NewServer()
+		srv.Capabilities = `{"tools":{},"prompts":{},"resources":{},"logging":{},"completions":{}}`
+		return srv
+	}
+	conformtest.RunCases(t, []conformtest.Case{
+		{Name: "-32601 passes", ID: "ERR-NOTDECLARED-01", Rev: "2025-06-18", Srv: conformtest.NewServer, Want: reports.Pass, Contains: "completion/complete"},
+		{Name: "-32601 in 2026-07-28 passes", ID: "ERR-NOTDECLARED-01", Rev: "2026-07-28", Srv: func() *conformtest.Server { return conformtest.Modern(conformtest.NewServer()) }, Want: reports.Pass, Contains: "prompts/list"},
+		{Name: "undeclared prompts served warns", ID: "ERR-NOTDECLARED-01", Rev: "2024-11-05", Srv: serving, Want: reports.Warn, Contains: "prompts/list"},
+		{Name: "every capability declared is not applicable", ID: "ERR-NOTDECLARED-01", Rev: "2025-03-26", Srv: allDeclared, Want: reports.Skip, Reason: reports.NotApplicable},
+	})
+}
+
+// logging/setLevel is gone in 2026-07-28: it is not probed there.
+func TestNotDeclaredModernSkipsSetLevel(t *testing.T) {
+	v := conformtest.Judge(t, "ERR-NOTDECLARED-01", "2026-07-28", conformtest.Modern(conformtest.NewServer()))
+	if v.Status != reports.Pass || strings.Contains(v.Message, "logging/setLevel") {
+		t.Errorf("got %s: %s", v.Status, v.Message)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/suites/internal/metakey"
 	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
 )
 
@@ -107,52 +108,9 @@ func probeMethod(s *conform.Session) string {
 const unsupportedVersion = "1999-01-01"
 
 // extensionIDProblem checks an extension identifier against the _meta key naming
-// rules with a mandatory prefix (2026-07-28/basic/index.mdx, _meta): labels
-// separated by dots, a slash, then a name; labels start with a letter and end with a
-// letter or digit; the name begins and ends with an alphanumeric character.
-func extensionIDProblem(id string) string {
-	prefix, name, ok := strings.Cut(id, "/")
-	if !ok || prefix == "" {
-		return "no prefix (labels followed by a slash)"
-	}
-	for _, l := range strings.Split(prefix, ".") {
-		if !validLabel(l) {
-			return fmt.Sprintf("prefix label %q does not start with a letter, end with a letter or digit and hold only letters, digits and hyphens", l)
-		}
-	}
-	if name == "" || !validName(name) {
-		return fmt.Sprintf("name %q does not begin and end with an alphanumeric character (with -, _, . and alphanumerics between)", name)
-	}
-	return ""
-}
-
-func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
-
-func validLabel(l string) bool {
-	if l == "" || !isLetter(l[0]) || !(isLetter(l[len(l)-1]) || isDigit(l[len(l)-1])) {
-		return false
-	}
-	for i := range len(l) {
-		if c := l[i]; !isLetter(c) && !isDigit(c) && c != '-' {
-			return false
-		}
-	}
-	return true
-}
-
-func validName(n string) bool {
-	alnum := func(c byte) bool { return isLetter(c) || isDigit(c) }
-	if !alnum(n[0]) || !alnum(n[len(n)-1]) {
-		return false
-	}
-	for i := range len(n) {
-		if c := n[i]; !alnum(c) && c != '-' && c != '_' && c != '.' {
-			return false
-		}
-	}
-	return true
-}
+// rules with a mandatory prefix (2026-07-28/basic/index.mdx, _meta); the rules are
+// shared with BASE-META-KEYS-01 (suites/internal/metakey).
+func extensionIDProblem(id string) string { return metakey.ExtensionIDProblem(id) }
 
 // legacyInitVersion is the legacy version MOD-LEGACY-INIT-01's initialize asks for.
 const legacyInitVersion = "2025-11-25"

@@ -2,9 +2,13 @@ package tools
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -112,3 +116,47 @@ var _ = conform.Register(conform.Check{
 		return judgeMalformed(probes, headerOK)
 	},
 })
+
+// ctBlockDefs names the schema definition of each content block type.
+var ctBlockDefs = map[string]string{
+	"text": "TextContent", "image": "ImageContent", "audio": "AudioContent",
+	"resource": "EmbeddedResource", "resource_link": "ResourceLink",
+}
+
+// TOOLS-CALL-CONTENT-01 — schema CallToolResult.content (the revision's union).
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-CALL-CONTENT-01", Title: "every content block of every tools/call result is valid under the revision's definition of its type",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `schema CallToolResult.content: 2024-11-05 "items": {"anyOf": [TextContent, ImageContent, EmbeddedResource]}; 2025-03-26 adds AudioContent; 2025-06-18 on "items": {"$ref": "#/definitions/ContentBlock"} (TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource). Every block of every tools/call result seen in the revision's sessions is validated against the definition its type names, with every member (annotations, _meta, resource contents); a type outside the union, a block that is no object or has no type, is CONTENT-UNKNOWN-TYPE-01's.`,
+	Run: func(t *conform.T) conform.Verdict {
+		l := ctExercise(t)
+		blocks := ctBlocks(t)
+		if len(blocks) == 0 {
+			return ctUnexercised(t, l, "test_multiple_content_types", "content block")
+		}
+		return judgeCallContent(t.Rev, blocks)
+	},
+})
+
+// judgeCallContent validates each block of a type in rev's union against its
+// definition.
+func judgeCallContent(rev revision.Revision, blocks []ctBlock) conform.Verdict {
+	union := ctUnion(rev)
+	var f conform.Findings
+	var other []string
+	for _, b := range blocks {
+		if !slices.Contains(union, b.Type) {
+			other = append(other, b.at(""))
+			continue
+		}
+		f.Judged++
+		if err := b.Rev().Validate(ctBlockDefs[b.Type], b.Raw); err != nil {
+			f.Fail(toolkit.Problems(err, b.at("")))
+		}
+	}
+	if f.Judged == 0 {
+		return conform.Skip(reports.NotExercised, "no block of a type in the %s union (%s): CONTENT-UNKNOWN-TYPE-01 judges %s", rev.Name, strings.Join(union, ", "), conform.JoinAtMost(other, 3))
+	}
+	return f.Verdict(fmt.Sprintf("every block valid under the %s definition of its type", rev.Name), "",
+		fmt.Sprintf("%d block%s, each valid under the %s definition of its type (%s)", f.Judged, toolkit.Plural(f.Judged), rev.Name, ctSummary(blocks)))
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/sniff"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/metakey"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -443,4 +444,49 @@ func ctFallback(t *conform.T, o *toolkit.Outcome, typ string) conform.Verdict {
 		return conform.Skip(reports.NotExercised, "%s gave no result object to judge: %s", o.Name, o.Describe())
 	}
 	return conform.Pass("%s fell back to %s", o.Name, toolkit.DescribeOutcome(o))
+}
+
+// CONTENT-META-01 — schema ContentBlock._meta (2025-06-18 on); {rev}/basic/index.mdx (`_meta`).
+var _ = conform.Register(conform.Check{
+	ID: "CONTENT-META-01", Title: "a content block's _meta (and its embedded resource's) is keyed by the _meta key name format",
+	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `schema TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink (2025-06-18 on): "_meta": "See [General fields: _meta] for notes on _meta usage." (optional); {rev}/basic/index.mdx (` + "`_meta`" + `): "Key name format: valid _meta key names have two segments: an optional prefix, and a name." Prefix: "If specified, MUST be a series of labels separated by dots (.), followed by a slash (/). Labels MUST start with a letter and end with a letter or digit; interior characters can be letters, digits, or hyphens (-)." Name: "Unless empty, MUST begin and end with an alphanumeric character ([a-z0-9A-Z])." A _meta that is not an object is TOOLS-CALL-CONTENT-01's and BASE-SCHEMA-01's.`,
+	Run: func(t *conform.T) conform.Verdict {
+		l := ctExercise(t)
+		var f conform.Findings
+		for _, b := range ctBlocks(t) {
+			ctMetaKeys(b, &f)
+		}
+		if f.Judged == 0 {
+			return ctUnexercised(t, l, "test_annotated_content", "content block with a _meta object")
+		}
+		return f.Verdict("every _meta key of a content block an optional valid prefix (dot-separated labels, then /) and a valid name", "",
+			fmt.Sprintf("%d _meta keys on content blocks, each with a valid prefix and name", f.Judged))
+	},
+})
+
+// ctMetaKeys judges the keys of a block's _meta and of its embedded resource's
+// _meta, counting each key judged.
+func ctMetaKeys(b ctBlock, f *conform.Findings) {
+	if b.Fields == nil {
+		return
+	}
+	metas := map[string]json.RawMessage{"/_meta": b.Fields["_meta"]}
+	if res := toolkit.Object(b.Fields["resource"]); res != nil {
+		metas["/resource/_meta"] = res["_meta"]
+	}
+	for _, ptr := range []string{"/_meta", "/resource/_meta"} {
+		meta := toolkit.Object(metas[ptr])
+		keys := make([]string, 0, len(meta))
+		for k := range meta {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			f.Judged++
+			if p := metakey.Problem(k); p != "" {
+				f.Fail(fmt.Sprintf("%s key %q: %s", b.at(ptr), k, p))
+			}
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
@@ -271,4 +272,115 @@ func defOutShape(rev revision.Revision, d defTool) string {
 		return ""
 	}
 	return fmt.Sprintf("%s: %s", d, strings.Join(probs, "; "))
+}
+
+// TOOLS-INSCHEMA-REF-01 — 2026-07-28/basic/index.mdx (JSON Schema Usage, $ref Resolution).
+var _ = conform.Register(conform.Check{
+	ID: "TOOLS-INSCHEMA-REF-01", Title: "no inputSchema or outputSchema leans on a $ref outside itself, which clients do not fetch",
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
+	Source: "2026-07-28/basic/index.mdx ($ref Resolution): \"Implementations **MUST NOT** automatically dereference `$ref` values that resolve to a network URI.\" … \"Schemas that fail to validate due to an unresolved external `$ref` **SHOULD** be rejected rather than silently treated as permissive.\" Consumer rules: a tool schema whose $ref points outside the schema (neither a fragment nor an embedded $id) cannot be resolved by a conforming client, which should then reject it (WARN). The suite fetches nothing either: every $ref and $dynamicRef of every listed schema is read, and each schema is compiled offline.",
+	Run: func(t *conform.T) conform.Verdict {
+		l, v := defList(t)
+		if v != nil {
+			return *v
+		}
+		var schemas []refSchema
+		for _, d := range l.Tools {
+			for _, member := range []string{"inputSchema", "outputSchema"} {
+				if d.Has(member) {
+					schemas = append(schemas, refSchema{where: d.Pointer("/" + member), raw: d.Fields[member]})
+				}
+			}
+		}
+		if len(schemas) == 0 {
+			return defNone(l, "has an inputSchema or outputSchema", "TOOLS-DEF-01 judges the missing ones")
+		}
+		return judgeExternalRefs(schemas)
+	},
+})
+
+// refSchema is one tool schema and where it stands in the listing.
+type refSchema struct {
+	where string
+	raw   json.RawMessage
+}
+
+// judgeExternalRefs finds, in every schema, the references a client would have to
+// fetch: those found by reading the schema, and the one its offline compile stopped at.
+func judgeExternalRefs(schemas []refSchema) conform.Verdict {
+	var f conform.Findings
+	for _, s := range schemas {
+		f.Judged++
+		refs := externalRefs(s.raw)
+		if _, err := revision.CompileToolSchema(s.raw, revision.Draft2020); errors.Is(err, revision.ErrRemoteRef) && len(refs) == 0 {
+			refs = append(refs, err.Error())
+		}
+		for _, r := range refs {
+			f.Fail(fmt.Sprintf("%s: $ref %s", s.where, r))
+		}
+	}
+	return f.Verdict("every $ref of a tool schema resolving inside the schema (a fragment or an embedded $id); a client does not fetch a network $ref and should reject the schema", "",
+		fmt.Sprintf("%d tool schemas, no $ref outside the schema", f.Judged))
+}
+
+// externalRefs returns the $ref and $dynamicRef values of a schema that resolve
+// neither to a fragment of it nor to a resource it embeds with $id. Instance data
+// (enum, const, default, examples) is not read.
+func externalRefs(raw json.RawMessage) []string {
+	var doc any
+	if json.Unmarshal(raw, &doc) != nil {
+		return nil
+	}
+	ids := map[string]bool{}
+	var refs []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch n := v.(type) {
+		case map[string]any:
+			for k, c := range n {
+				switch k {
+				case "enum", "const", "default", "examples":
+					continue
+				case "$id":
+					if s, ok := c.(string); ok {
+						ids[strings.TrimSuffix(s, "#")] = true
+					}
+				case "$ref", "$dynamicRef":
+					if s, ok := c.(string); ok {
+						refs = append(refs, s)
+					}
+				}
+				walk(c)
+			}
+		case []any:
+			for _, c := range n {
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	var out []string
+	for _, r := range refs {
+		target, _, _ := strings.Cut(r, "#")
+		if target == "" || ids[target] || embeddedID(ids, target) {
+			continue
+		}
+		out = append(out, strconv.Quote(r))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// embeddedID reports whether a relative reference names an embedded resource by the
+// last path segment of its $id (e.g. "item.json" for "https://example.com/item.json").
+func embeddedID(ids map[string]bool, target string) bool {
+	if strings.Contains(target, ":") {
+		return false
+	}
+	for id := range ids {
+		if strings.HasSuffix(id, "/"+strings.TrimPrefix(target, "./")) {
+			return true
+		}
+	}
+	return false
 }
