@@ -218,9 +218,16 @@ var _ = conform.Register(conform.Check{
 	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
 	Source: shttpPage + ` (Sending Messages to the Server): "If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object." (2025-03-26: "If the input contains any number of JSON-RPC requests")`,
 	Run: func(t *conform.T) conform.Verdict {
-		if _, _, v := shttpSession(t); v != nil {
+		main, _, v := shttpSession(t)
+		if v != nil {
 			return *v
 		}
+		// One request of its own, so that a request other than initialize is
+		// judged whichever checks ran; its reply is judged like every other.
+		t.Once("shttp-post-ct:"+t.Rev.Name, func() any {
+			_, err := main.Call(t.Ctx, "ping", nil)
+			return err
+		})
 		var f conform.Findings
 		for _, s := range t.Sessions() {
 			hs, ok := s.Conn.Transport().(*transport.StreamableHTTP)

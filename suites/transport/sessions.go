@@ -368,6 +368,14 @@ func judgeSecure(ids []string) conform.Verdict {
 		fmt.Sprintf("%d session ids, distinct, each of %d or more characters, none a count of another", f.Judged, minSecureID))
 }
 
+// trimZeros drops the leading zeros of a number, keeping one digit.
+func trimZeros(n string) string {
+	for len(n) > 1 && n[0] == '0' {
+		n = n[1:]
+	}
+	return n
+}
+
 // sequential reports whether two ids are the same but for one number that differs by
 // a small count (decimal or hex): a counter, which anyone can guess.
 func sequential(a, b string) bool {
@@ -387,7 +395,7 @@ func sequential(a, b string) bool {
 	for s > 0 && isDigit(a[len(a)-s]) {
 		s--
 	}
-	da, db := a[p:len(a)-s], b[p:len(b)-s]
+	da, db := trimZeros(a[p:len(a)-s]), trimZeros(b[p:len(b)-s])
 	if da == "" || db == "" || len(da) > 16 || len(db) > 16 {
 		return false
 	}
