@@ -475,7 +475,10 @@ var _ = conform.Register(conform.Check{
 		}
 		method := shttpProbeMethod(s)
 		var cases []h5Case
-		for _, bad := range []string{"1999-01-01", "not-a-version"} {
+		// A date before and one after every real version (a server that compares
+		// with one bound instead of a list of versions passes one of them), and
+		// one that is no version at all.
+		for _, bad := range []string{"1999-01-01", "2099-01-01", "not-a-version"} {
 			r := h5Call(t, s, hs, method, nil, hdr(transport.HeaderProtocolVersion, bad))
 			c := h5Case{what: fmt.Sprintf("%s with MCP-Protocol-Version: %s", method, bad)}
 			if r.x == nil {
