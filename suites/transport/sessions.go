@@ -238,8 +238,8 @@ func sessionEndFor(t *conform.T) (*sessionEnd, *conform.Verdict) {
 // SHTTP-SESSION-DELETE-01 — {rev}/basic/transports.mdx (Session Management).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-DELETE-01", Title: "DELETE with the session id ends the session, or is answered 405",
-	Level: conform.May, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	FreshSessions: 1, // the session it ends (probeSessionEnd)
+	Level: conform.May, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1,
+	// FreshSessions: the session it ends (probeSessionEnd).
 	Source: shttpPage + ` (Session Management): "Clients that no longer need a particular session … SHOULD send an HTTP DELETE to the MCP endpoint with the Mcp-Session-Id header, to explicitly terminate the session. The server MAY respond to this request with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions."`,
 	Run: func(t *conform.T) conform.Verdict {
 		e, v := sessionEndFor(t)
@@ -263,8 +263,8 @@ func judgeDelete(status int) conform.Verdict {
 // SHTTP-SESSION-404-01 — {rev}/basic/transports.mdx (Session Management).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-404-01", Title: "a request naming a terminated session is answered 404",
-	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	FreshSessions: 1, // the session it ends (probeSessionEnd)
+	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1,
+	// FreshSessions: the session it ends (probeSessionEnd).
 	Source: shttpPage + ` (Session Management): "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found." (a session id the server never issued names no live session either: 404 is expected there too, derived, a WARN)`,
 	Run: func(t *conform.T) conform.Verdict {
 		e, v := sessionEndFor(t)
@@ -297,8 +297,8 @@ func judge404(e *sessionEnd) conform.Verdict {
 // SHTTP-SESSION-REINIT-01 — {rev}/basic/transports.mdx (Session Management).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-REINIT-01", Title: "after a 404 a new initialize without a session id opens a new session",
-	Level: conform.Derived, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	FreshSessions: 1, // the session it ends (probeSessionEnd)
+	Level: conform.Derived, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1,
+	// FreshSessions: the session it ends (probeSessionEnd).
 	Source: shttpPage + ` (Session Management): "When a client receives HTTP 404 in response to a request containing an Mcp-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session ID attached." (a client rule; the server's part, serving that InitializeRequest, is derived)`,
 	Run: func(t *conform.T) conform.Verdict {
 		e, v := sessionEndFor(t)
@@ -328,8 +328,8 @@ func judgeReinit(e *sessionEnd) conform.Verdict {
 // SHTTP-SESSION-SECURE-01 — {rev}/basic/transports.mdx (Session Management).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-SECURE-01", Title: "session ids are unique and look cryptographically random",
-	Level: conform.Should, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	FreshSessions: 1, // the session SHTTP-SESSION-404-01 ends; its id and the re-initialized one's are compared with the main one
+	Level: conform.Should, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1,
+	// FreshSessions: the session SHTTP-SESSION-404-01 ends; its id and the re-initialized one's are compared with the main one.
 	Source: shttpPage + ` (Session Management): "The session ID SHOULD be globally unique and cryptographically secure (e.g., a securely generated UUID, a JWT, or a cryptographic hash)." (judged by a heuristic: distinct, at least 16 characters, not consecutive numbers)`,
 	Run: func(t *conform.T) conform.Verdict {
 		e, v := sessionEndFor(t)
@@ -458,8 +458,8 @@ func shttpProbeMethod(s *conform.Session) string {
 // SHTTP-PV-HEADER-BAD-01 — {rev}/basic/transports.mdx (Protocol Version Header).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-PV-HEADER-BAD-01", Title: "an invalid or unsupported MCP-Protocol-Version header is answered 400",
-	Level: conform.Must, Revisions: revision.Span("R3–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	FreshSessions: 1, // the spare session: a server may end a session that sends a bad version
+	Level: conform.Must, Revisions: revision.Span("R3–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1,
+	// FreshSessions: the spare session: a server may end a session that sends a bad version.
 	Source: shttpPage + ` (Protocol Version Header): "If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request."`,
 	Run: func(t *conform.T) conform.Verdict {
 		if _, _, v := shttpSession(t); v != nil {
