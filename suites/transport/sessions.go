@@ -42,14 +42,15 @@ func shttpSession(t *conform.T) (*conform.Session, *transport.StreamableHTTP, *c
 	return s, hs, nil
 }
 
-// assignedIDs lists every Mcp-Session-Id value the server's replies carried, with
-// where each came, in the order of the exchanges.
+// seenID is one Mcp-Session-Id value a reply carried, and which reply.
 type seenID struct {
 	at    int // the exchange's index
 	what  string
 	value string
 }
 
+// sessionIDsSeen lists every Mcp-Session-Id value the replies carried, in the order
+// of the exchanges.
 func sessionIDsSeen(xs []transport.Exchange) []seenID {
 	var out []seenID
 	for i, x := range xs {
@@ -156,7 +157,7 @@ const neverIssuedID = "mcp-conform-never-issued-3b5f0c9e7a2d4186"
 // session id, as the spec tells a client to do. The session is the check's own
 // (FreshSessions: 1): ending the main one would cost every other check its
 // session. The re-initialized session is DELETEd at once; the probe keeps none.
-func probeSessionEnd(t *conform.T, s *conform.Session, hs *transport.StreamableHTTP) *sessionEnd {
+func probeSessionEnd(t *conform.T, hs *transport.StreamableHTTP) *sessionEnd {
 	return t.Once("shttp-session-end:"+t.Rev.Name, func() any {
 		e := &sessionEnd{mainID: hs.SessionID()}
 		fs, err := t.NewSession()
@@ -212,7 +213,7 @@ func probeSessionEnd(t *conform.T, s *conform.Session, hs *transport.StreamableH
 // sessionEndFor runs the probe for a check, or returns the verdict of a column where
 // it cannot run.
 func sessionEndFor(t *conform.T) (*sessionEnd, *conform.Verdict) {
-	s, hs, v := shttpSession(t)
+	_, hs, v := shttpSession(t)
 	if v != nil {
 		return nil, v
 	}
@@ -220,7 +221,7 @@ func sessionEndFor(t *conform.T) (*sessionEnd, *conform.Verdict) {
 		v := conform.Skip(reports.NotApplicable, "the server assigned no session id: there is no session to end")
 		return nil, &v
 	}
-	e := probeSessionEnd(t, s, hs)
+	e := probeSessionEnd(t, hs)
 	switch {
 	case e.err != nil:
 		v := conform.Errorf("not verified: %v", e.err)
