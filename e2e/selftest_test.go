@@ -42,23 +42,39 @@ type stRun struct {
 	ids        []string          // every check ID of the run, sorted
 }
 
-// stHTTP is the transport of the faults that bite only over Streamable HTTP
-// (fixtures.Fault.Transport).
-const stHTTP = "http"
+// The transports of the faults that bite only over HTTP (fixtures.Fault.Transport):
+// Streamable HTTP against a modern-only fixture (the 2026-07-28 transport's rules,
+// some of which bind only a server that serves no earlier revision), Streamable
+// HTTP against a legacy-only fixture (the session rules of 2025-03-26 to
+// 2025-11-25), and the 2024-11-05 HTTP+SSE transport.
+const (
+	stHTTP       = "http"
+	stLegacyHTTP = "http-legacy"
+	stSSE        = "sse"
+)
+
+// stServed is what each transport's fixture serves: "modern" (2026-07-28 only),
+// "legacy" (2024-11-05 to 2025-11-25 only) or "" (every revision).
+var stServed = map[string]string{"": "", stHTTP: "modern", stLegacyHTTP: "legacy", stSSE: "legacy"}
 
 // stRunSuite runs the whole suite against `mcp-conform fixture` with the given faults
-// switched on and reads its reports: over stdio, or with transport stHTTP over
-// Streamable HTTP against a modern-only fixture (the HTTP faults break rules of
-// 2026-07-28's transport, some of which bind only a server that serves no earlier
-// revision).
+// switched on and reads its reports: over stdio, or over the HTTP transport named
+// (stHTTP, stLegacyHTTP, stSSE).
 func stRunSuite(t *testing.T, transport string, faults ...string) *stRun {
 	t.Helper()
 	server := []string{shQuote(bin), "fixture", "--transport", "stdio"}
 	var url []string
-	if transport == stHTTP {
+	if transport != "" {
 		port := freePort(t)
-		server = []string{shQuote(bin), "fixture", "--transport", "http", "--era", "modern", "--addr", fmt.Sprintf("127.0.0.1:%d", port)}
-		url = []string{"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port)}
+		kind, path := "http", "mcp"
+		if transport == stSSE {
+			kind, path = "sse", "sse"
+		}
+		server = []string{shQuote(bin), "fixture", "--transport", kind, "--era", stServed[transport], "--addr", fmt.Sprintf("127.0.0.1:%d", port)}
+		url = []string{"--url", fmt.Sprintf("http://127.0.0.1:%d/%s", port, path)}
+		if transport == stSSE {
+			url = append(url, "--transport", "sse")
+		}
 	}
 	for _, f := range faults {
 		server = append(server, "--fault", shQuote(f))
@@ -96,12 +112,15 @@ var stSkipReasons = []reports.SkipReason{
 }
 
 // stAssertBaseline wants every check of the clean run to pass, or to skip with a
-// reason, in every revision, each revision negotiated as asked (with modernOnly, the
-// legacy ones refused: the fixture serves 2026-07-28 only).
-func stAssertBaseline(t *testing.T, base *stRun, modernOnly bool) {
+// reason, in every revision, each revision negotiated as asked (served "modern": the
+// legacy ones refused, the fixture serves 2026-07-28 only; "legacy": 2026-07-28
+// refused).
+func stAssertBaseline(t *testing.T, base *stRun, served string) {
 	t.Helper()
 	for rev, neg := range base.negotiated {
-		if r, ok := revision.Lookup(rev); modernOnly && ok && r.Era == revision.Legacy && neg == "" {
+		r, ok := revision.Lookup(rev)
+		refused := ok && neg == "" && (served == "modern" && r.Era == revision.Legacy || served == "legacy" && r.Era != revision.Legacy)
+		if refused {
 			continue
 		}
 		if neg != rev {
@@ -288,18 +307,20 @@ func stSortedKeys(m map[stKey]reports.CheckResult) []stKey {
 // its faults (fixtures/faults.go): every fault flips its target
 // checks and nothing else, and every check of the suite is flipped by some fault.
 func TestSelfTest(t *testing.T) {
-	// One clean run per transport a fault needs: stdio for most, and one Streamable
-	// HTTP baseline for the faults that bite only there.
+	// One clean run per transport a fault needs: stdio for most, and a baseline over
+	// each HTTP transport that faults bite on (only when some fault does).
 	faults := fixtures.Faults()
 	byTransport := map[string][]fixtures.Fault{}
 	for _, f := range faults {
 		byTransport[f.Transport] = append(byTransport[f.Transport], f)
 	}
 	bases := map[string]*stRun{"": stRunSuite(t, "")}
-	stAssertBaseline(t, bases[""], false)
-	if len(byTransport[stHTTP]) > 0 {
-		bases[stHTTP] = stRunSuite(t, stHTTP)
-		stAssertBaseline(t, bases[stHTTP], true)
+	stAssertBaseline(t, bases[""], "")
+	for _, tr := range []string{stHTTP, stLegacyHTTP, stSSE} {
+		if len(byTransport[tr]) > 0 {
+			bases[tr] = stRunSuite(t, tr)
+			stAssertBaseline(t, bases[tr], stServed[tr])
+		}
 	}
 	for tr, fs := range byTransport {
 		b, ok := bases[tr]

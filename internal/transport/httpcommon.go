@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -417,6 +418,54 @@ func mediaType(h http.Header) string {
 }
 
 func is2xx(status int) bool { return status >= 200 && status < 300 }
+
+// Carries classifies a POST body as Exchange.Carried does: one JSON-RPC 2.0 object
+// with a string or integer id and a string method is a "request", with a method and
+// no id a "notification", with such an id, no method and exactly one of result and
+// error a "response"; anything else (a batch, a null id, a method that is no string,
+// another jsonrpc, unparseable bytes) is "".
+func Carries(body []byte) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil || string(m["jsonrpc"]) != `"2.0"` {
+		return ""
+	}
+	id, hasID := m["id"]
+	if hasID && !validID(id) {
+		return ""
+	}
+	method, hasMethod := m["method"]
+	var name string
+	if hasMethod && json.Unmarshal(method, &name) != nil {
+		return ""
+	}
+	_, hasResult := m["result"]
+	_, hasError := m["error"]
+	switch {
+	case hasMethod && hasID:
+		return "request"
+	case hasMethod:
+		return "notification"
+	case hasID && hasResult != hasError:
+		return "response"
+	}
+	return ""
+}
+
+// validID reports whether raw is a JSON string or an integer.
+func validID(raw json.RawMessage) bool {
+	var s string
+	if len(raw) > 0 && raw[0] == '"' {
+		return json.Unmarshal(raw, &s) == nil
+	}
+	var n json.Number
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if d.Decode(&n) != nil {
+		return false
+	}
+	_, err := n.Int64()
+	return err == nil
+}
 
 // newExchange records the head of a reply (never request headers).
 func newExchange(method string, resp *http.Response) Exchange {

@@ -37,11 +37,11 @@ func (t *StreamableHTTP) SetModern(version string) {
 // headersKey carries per-request header overrides through a context.
 type headersKey struct{}
 
-// WithHeaders returns a context whose Send over Streamable HTTP applies h to the POST
-// after the transport's own headers: a value replaces the derived one, and a name
-// mapped to an empty slice removes the header. Probes of the header rules use it to
-// send what a correct client never would (a mismatched Mcp-Method, a missing
-// MCP-Protocol-Version); other transports ignore it.
+// WithHeaders returns a context whose Send over Streamable HTTP or HTTP+SSE applies h
+// to the POST after the transport's own headers: a value replaces the derived one, and
+// a name mapped to an empty slice removes the header. Probes of the header rules use
+// it to send what a correct client never would (a mismatched Mcp-Method, a missing
+// MCP-Protocol-Version or Mcp-Session-Id, a foreign Origin); stdio ignores it.
 func WithHeaders(ctx context.Context, h http.Header) context.Context {
 	return context.WithValue(ctx, headersKey{}, h)
 }

@@ -24,6 +24,8 @@ type SSE struct {
 	closed    bool
 	err       error
 	exchanges []Exchange
+	ignored   []IgnoredEvent
+	nIgnored  int
 
 	wg       sync.WaitGroup // the stream reader and in-flight Sends
 	done     chan struct{}
@@ -150,7 +152,11 @@ func (t *SSE) readStream(body io.ReadCloser, er *eventReader) {
 			t.end(fmt.Errorf("HTTP+SSE: the event stream ended: %w", err))
 			return
 		}
-		if (ev.Type != "" && ev.Type != "message") || (ev.Data == "" && err == nil) {
+		if ev.Type != "" && ev.Type != "message" {
+			t.ignore(ev)
+			continue
+		}
+		if ev.Data == "" && err == nil {
 			continue
 		}
 		f := Frame{Data: []byte(ev.Data), Source: "sse", At: time.Now()}
@@ -169,6 +175,77 @@ func (t *SSE) readStream(body io.ReadCloser, er *eventReader) {
 			return
 		}
 	}
+}
+
+// IgnoredEvent is an event of the HTTP+SSE stream that carried data under a type
+// other than "message" (after the endpoint event): the transport delivers no frame
+// for it, as a client does not (SSE-MESSAGE-EVENT-01 judges it).
+type IgnoredEvent struct {
+	Type string
+	Data string // at most the first OversizeHead bytes
+}
+
+// maxIgnored bounds the record of ignored events.
+const maxIgnored = 16
+
+func (t *SSE) ignore(ev Event) {
+	if ev.Data == "" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.nIgnored++
+	if len(t.ignored) < maxIgnored {
+		t.ignored = append(t.ignored, IgnoredEvent{Type: ev.Type, Data: string(headOf([]byte(ev.Data)))})
+	}
+}
+
+// Ignored returns the first events that carried data under another type than
+// "message", and how many there were in all.
+func (t *SSE) Ignored() ([]IgnoredEvent, int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]IgnoredEvent(nil), t.ignored...), t.nIgnored
+}
+
+// ProbeStream sends a GET to the SSE URL, as DialSSE does, with the header
+// overrides h (as WithHeaders applies them), records the exchange and returns it
+// without reading the reply: a stream the server opened is closed at once, which
+// ends the session it started. SSE-ORIGIN-01 probes with it.
+func (t *SSE) ProbeStream(ctx context.Context, h http.Header) (Exchange, error) {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return Exchange{}, fmt.Errorf("GET %s: %w", t.safeURL, ErrClosed)
+	}
+	t.wg.Add(1)
+	t.mu.Unlock()
+	defer t.wg.Done()
+	reqCtx, cancel := context.WithCancelCause(t.life)
+	defer cancel(nil)
+	stop := context.AfterFunc(ctx, func() { cancel(nil) })
+	defer stop()
+	req, err := t.newRequest(reqCtx, http.MethodGet, t.url.String(), nil)
+	if err != nil {
+		return Exchange{}, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Cache-Control", "no-cache")
+	applyOverrides(req, h)
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return Exchange{}, t.requestErr(ctx, http.MethodGet, t.safeURL, err)
+	}
+	defer resp.Body.Close()
+	x := t.scrubExchange(newExchange(http.MethodGet, resp))
+	t.mu.Lock()
+	t.exchanges = append(t.exchanges, x)
+	t.mu.Unlock()
+	if mediaType(resp.Header) != "text/event-stream" {
+		defer t.bodyTimer(cancel).Stop()
+		drain(resp.Body)
+	}
+	return x, nil
 }
 
 // end records why the transport ended (the first reason wins) and closes Done.
@@ -210,7 +287,7 @@ func (t *SSE) Exchanges() []Exchange {
 	return copyExchanges(t.exchanges)
 }
 
-// Send POSTs msg to the endpoint. Any 2xx is accepted (the status is recorded in
+// Send POSTs msg to the endpoint, with the header overrides of WithHeaders. Any 2xx is accepted (the status is recorded in
 // Exchanges); the reply itself arrives on the event stream. A non-2xx reply is
 // returned as *HTTPStatusError. After the stream has ended or Close, Send returns an
 // error wrapping ErrClosed.
@@ -237,6 +314,7 @@ func (t *SSE) Send(ctx context.Context, msg []byte) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	applyOverrides(req, headersFrom(ctx))
 	resp, err := t.client.Do(req)
 	if err != nil {
 		return t.requestErr(ctx, http.MethodPost, t.endpoint.Redacted(), err)
@@ -246,7 +324,9 @@ func (t *SSE) Send(ctx context.Context, msg []byte) error {
 	// and no longer than the body timer allows.
 	defer t.bodyTimer(cancel).Stop()
 	t.mu.Lock()
-	t.exchanges = append(t.exchanges, t.scrubExchange(newExchange(http.MethodPost, resp)))
+	x := t.scrubExchange(newExchange(http.MethodPost, resp))
+	x.Carried = Carries(msg)
+	t.exchanges = append(t.exchanges, x)
 	t.mu.Unlock()
 	if !is2xx(resp.StatusCode) {
 		return t.statusError(resp)

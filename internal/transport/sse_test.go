@@ -420,3 +420,74 @@ func TestSSEUnended(t *testing.T) {
 		})
 	}
 }
+
+// A probe GET carries its header overrides and is recorded, and so does a POST with
+// the overrides of WithHeaders.
+func TestSSEProbeOverridesAndIgnoredEvents(t *testing.T) {
+	ls := newLegacyServer(t, 0)
+	tr := dialSSE(t, ls.URL+"/sse")
+	ctx := bg(t, 10*time.Second)
+	x, err := tr.ProbeStream(ctx, http.Header{"Origin": {"http://mcp-conform.invalid"}})
+	if err != nil || x.Method != http.MethodGet || x.Status != http.StatusOK {
+		t.Fatalf("ProbeStream = %+v, %v", x, err)
+	}
+	if err := tr.Send(WithHeaders(ctx, http.Header{"Origin": {"http://mcp-conform.invalid"}}), []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	recv(t, tr.Inbound())
+	ls.mu.Lock()
+	for i, h := range ls.headers[1:] {
+		if h.Get("Origin") != "http://mcp-conform.invalid" {
+			t.Errorf("request %d: Origin %q, want the override", i+1, h.Get("Origin"))
+		}
+	}
+	ls.mu.Unlock()
+	if xs := tr.Exchanges(); len(xs) != 3 || xs[2].Carried != "request" {
+		t.Errorf("exchanges %+v: want the stream, the probe and a POST carrying a request", xs)
+	}
+
+	if ev, n := tr.Ignored(); n != 0 || len(ev) != 0 {
+		t.Fatalf("ignored %v (%d): the stream had only message events", ev, n)
+	}
+}
+
+func TestSSEIgnoredEventTypes(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /sse", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		sseWrite(w, "event: endpoint\ndata: /messages\n\nevent: response\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\nevent: heartbeat\ndata:\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n")
+		<-r.Context().Done()
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	tr := dialSSE(t, srv.URL+"/sse")
+	if f := recv(t, tr.Inbound()); string(f.Data) != `{"jsonrpc":"2.0","id":2,"result":{}}` {
+		t.Fatalf("frame %q, want the unnamed (message) event only", f.Data)
+	}
+	ev, n := tr.Ignored()
+	if n != 1 || len(ev) != 1 || ev[0].Type != "response" || !strings.Contains(ev[0].Data, `"id":1`) {
+		t.Fatalf("ignored %+v (%d), want the one data-carrying event of type response", ev, n)
+	}
+}
+
+func TestCarries(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`:               "request",
+		`{"jsonrpc":"2.0","id":"a","method":"ping","params":{}}`: "request",
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`: "notification",
+		`{"jsonrpc":"2.0","id":1,"result":{}}`:                   "response",
+		`{"jsonrpc":"2.0","id":"x","error":{"code":1}}`:          "response",
+		`{"jsonrpc":"2.0","id":1}`:                               "",
+		`{"jsonrpc":"2.0","id":1,"result":{},"error":{}}`:        "",
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`:            "",
+		`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`:             "",
+		`{"jsonrpc":"2.0","method":5}`:                           "",
+		`{"jsonrpc":"1.0","id":1,"method":"ping"}`:               "",
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`:             "",
+		`{`: "",
+	} {
+		if got := Carries([]byte(body)); got != want {
+			t.Errorf("Carries(%s) = %q, want %q", body, got, want)
+		}
+	}
+}

@@ -122,6 +122,9 @@ func newMCPServer(t *testing.T) (*httptest.Server, *recorder) {
 			w.Header().Set("Content-Type", "text/plain")
 			w.WriteHeader(http.StatusNotFound)
 			io.WriteString(w, "session not found")
+		case strings.Contains(body, `"plainjson"`):
+			w.Header().Set("Content-Type", "text/plain")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":10,"result":{}}`)
 		case strings.Contains(body, `"plain"`):
 			w.Header().Set("Content-Type", "text/plain")
 			io.WriteString(w, "hello")
@@ -167,6 +170,10 @@ func TestStreamableSend(t *testing.T) {
 		{"400 with body", `{"jsonrpc":"2.0","id":6,"method":"bad"}`, nil, "HTTP 400 Bad Request"},
 		{"404", `{"jsonrpc":"2.0","id":7,"method":"gone"}`, nil, "HTTP 404 Not Found: session not found"},
 		{"unexpected content type", `{"jsonrpc":"2.0","id":8,"method":"plain"}`, nil, `Content-Type "text/plain"`},
+		// A whole JSON reply under another type is delivered (SHTTP-POST-CT-01
+		// judges the type from the exchange).
+		{"JSON under another content type", `{"jsonrpc":"2.0","id":10,"method":"plainjson"}`,
+			[]frameWant{{data: `{"jsonrpc":"2.0","id":10,"result":{}}`, source: "post"}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -87,6 +87,11 @@ type Exchange struct {
 	ContentType string
 	Header      http.Header // reply headers (request header values are never kept)
 	At          time.Time
+	// Carried says what a POST's body was: "request", "notification" or
+	// "response" for one well-formed JSON-RPC 2.0 message (Carries), "" for anything
+	// else (a batch, a malformed probe) and for GET and DELETE. The transport rules
+	// of a POST depend on it (202 for a notification, JSON or SSE for a request).
+	Carried string
 	// Stream summarises the reply's SSE stream when it was one (nil otherwise). It is
 	// updated while the stream runs; Exchanges returns a snapshot.
 	Stream *StreamInfo

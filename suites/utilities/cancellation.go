@@ -237,13 +237,11 @@ func (p cnInflight) settled() cnInflight {
 		return p
 	}
 	// The transcript, not the call's Done, says whether the reply came: the call
-	// takes its reply on a goroutine of its own, a moment after the reader recorded it.
+	// takes its reply on a goroutine of its own, a moment after the reader recorded
+	// it, and over Streamable HTTP the settle's DELETE ends the cancelled call's
+	// open stream, which is no sign of the server's (the probe's own barrier judged
+	// whether it still served).
 	e, replied := cnReplyEntry(p.s, p.call.ID, p.after)
-	select {
-	case <-p.call.Done():
-		replied = true
-	default:
-	}
 	if !replied {
 		return p
 	}
@@ -298,7 +296,10 @@ func cnProbeInflight(t *conform.T, s *conform.Session) cnInflight {
 	default:
 		if p.last == string(call.ID.Raw()) {
 			// Cancelled: whether a reply comes anyway is read after the settle.
-			if err := s.Barrier(t.Ctx); err != nil && !conform.Gone(err) {
+			switch err := s.Barrier(t.Ctx); {
+			case err != nil && conform.Gone(err):
+				p.replyErr = err // the server stopped serving
+			case err != nil:
 				p.barrier = err
 			}
 			return p
