@@ -380,7 +380,7 @@ func TestWriteAllThree(t *testing.T) {
 	for _, want := range []string{
 		"| 1 | clean | 100.0% | ✅ 2025-06-18 · 3 pass · 0 warn · 0 fail · 1 skip | ✅ 2025-11-25 · 3 pass · 0 warn · 0 fail · 1 skip | 0 | mcp-conform 1.0.0 | [report.html](../clean/report.html) |",
 		"| 3 | old | 75.0% | ⚠️ 2025-06-18 · 3 pass · 1 warn · 0 fail · 0 skip | ⏭️ unsupported (answered 2025-06-18) |",
-		"| 4 | down | — | 💥 no session | — not tested | 4 |",
+		"| 4 | down | — | 💥 no session | — | 4 |",
 		"- **CHECK-2** check 2 — 1 of 4 runs: failing (2025-06-18 fail)",
 		"- down: the target could not be reached: exit status 1",
 	} {

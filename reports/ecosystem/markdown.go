@@ -127,6 +127,9 @@ func WriteMarkdown(w io.Writer, m *Matrix) error {
 		for ci := range r.Cells {
 			c := &r.Cells[ci]
 			text := mark(c) + " " + md(stateText(c))
+			if c.State == StateNotTested {
+				text = "—"
+			}
 			if c.State == StateNegotiated {
 				text += " · " + counts(c.Summary)
 			}
