@@ -12,7 +12,8 @@
 #                   (fixtures/mcpgo, its own module) and the pinned npm packages
 #                   of fixtures/npm (npm ci)
 #   make browser    install headless Chromium (Debian's chromium package, as root) when
-#                   missing, for the report.html and badge browser tests (part of test-e2e)
+#                   missing, for the report.html, badge and matrix.html browser tests
+#                   (part of test-e2e)
 #   make bench      the full-run and floor benchmarks, then their summary
 #   make dist       release binaries in dist/: static (CGO_ENABLED=0), reproducible
 #                   (-trimpath, -buildvcs=false) builds for linux, darwin and windows on
@@ -93,10 +94,12 @@ test-e2e: real-servers browser xmllint
 	@cat $(SELFTEST_SUMMARY)
 	@echo "report.html as headless Chromium rendered it: bin/test-output/report-html-failures.png"
 	@echo "the badges as headless Chromium rendered them: bin/test-output/badges.png"
+	@echo "a merged ecosystem matrix.html as headless Chromium rendered it: bin/test-output/matrix-html.png (and matrix-html-check.png, one check across the runs)"
 
 real-servers: bin/gosdk-fixture bin/mcpgo-fixture fixtures/npm/node_modules/.package-lock.json
 
-# Headless Chromium for e2e/html_browser_test.go (report.html and the badges), from
+# Headless Chromium for e2e/html_browser_test.go (report.html, the badges and the
+# ecosystem matrix.html), from
 # Debian's archive on a fresh (root) CI machine; a machine that has chromium already
 # is left alone.
 browser:

@@ -50,9 +50,9 @@ type htmlRow struct {
 }
 
 type htmlCell struct {
-	ID, Revision, State, Mark, Text, Share, Class string
-	Summary                                       reports.Summary
-	Negotiated, Transport, Server                 string
+	ID, Revision, State, Text, Share, Class string
+	Summary                                 reports.Summary
+	Negotiated, Transport, Server           string
 }
 
 type htmlCheck struct{ ID, Label string }
@@ -139,7 +139,7 @@ func newHTMLPage(m *Matrix) (*htmlPage, error) {
 		for ci := range r.Cells {
 			c := &r.Cells[ci]
 			hc := htmlCell{
-				ID: hr.ID + "-" + cleanID(c.Revision), Revision: t(c.Revision), State: c.State, Mark: mark(c),
+				ID: hr.ID + "-" + cleanID(c.Revision), Revision: t(c.Revision), State: c.State,
 				Text: t(stateText(c)), Summary: c.Summary, Negotiated: t(c.Negotiated), Transport: t(c.Transport), Server: t(c.Server),
 				Share: "-1", Class: cellClass(c),
 			}
