@@ -251,7 +251,8 @@ type plannedTarget struct {
 
 // targetResult is how one target's run ended.
 type targetResult struct {
-	code    int // the exit code of its run
+	started bool // false: interrupted before it could start
+	code    int  // the exit code of its run
 	elapsed time.Duration
 	report  *reports.Report // as read back from its report.json
 }
@@ -346,8 +347,13 @@ func runTargets(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 
 	var runs []ecosystem.Run
 	var skipped []ecosystem.Skipped
-	for _, p := range planned {
+	for i, p := range planned {
 		path := filepath.Join(p.dir, reports.JSONFile)
+		if !results[i].started {
+			// Whatever report.json its directory holds is an earlier run's.
+			skipped = append(skipped, ecosystem.Skipped{Path: path, Problem: "not run: interrupted before it started"})
+			continue
+		}
 		if run, err := ecosystem.ReadRun(p.name, path); err == nil {
 			runs = append(runs, run)
 		} else {
@@ -484,7 +490,7 @@ func oneLineTrunc(s string, n int) string {
 // says so, with no verdict: the target's row, and only its row, shows the failure.
 func (tr *targetRunner) runOne(ctx context.Context, p *plannedTarget) targetResult {
 	start := time.Now()
-	res := targetResult{}
+	res := targetResult{started: true}
 	writeFallback := func(why string) {
 		res.elapsed = time.Since(start)
 		rep := &reports.Report{
@@ -567,8 +573,12 @@ func (tr *targetRunner) runOne(ctx context.Context, p *plannedTarget) targetResu
 		why = "mcp-conform ended without a report"
 	}
 	if res.report != nil {
-		// It overran but had written a report: keep it, and say so.
+		// It overran but had written a report (on SIGINT, as a run does): keep it,
+		// and say so in it.
 		res.report.Notes = append(res.report.Notes, why)
+		if _, err := reports.WriteAll(p.dir, res.report, nil); err != nil {
+			fmt.Fprintf(tr.stderr, "mcp-conform: %s: %v\n", p.name, err)
+		}
 		return res
 	}
 	if t := strings.TrimSpace(tail.String()); t != "" {

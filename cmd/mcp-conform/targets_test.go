@@ -190,7 +190,7 @@ func TestRunOneContainsAFailingTarget(t *testing.T) {
 	}{
 		{"crash", "echo 'panic: token s3cret-value-9 leaked' >&2; exit 2", 2, "exit status 2; the end of its output: panic: token [REDACTED] leaked"},
 		{"silent exit 0", "exit 0", conform.ExitFailed, "ended without a report"},
-		{"stuck", "trap '' INT; sleep 60", reports.ExitInterrupted, "stopped after"},
+		{"stuck", "trap '' INT; exec sleep 60", reports.ExitInterrupted, "stopped after"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -278,5 +278,43 @@ func TestRunAllBoundsParallelism(t *testing.T) {
 	}
 	if peak != 2 {
 		t.Errorf("%d ran at once, want 2 (--jobs 2):\n%s", peak, data)
+	}
+}
+
+// Interrupted before any target starts: none starts, each is marked so.
+func TestRunAllInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	marker := filepath.Join(t.TempDir(), "started")
+	tr := &targetRunner{self: []string{"sh", "-c", `touch "$0"`, marker}, jobs: 1, stdout: io.Discard, stderr: io.Discard, grace: time.Second, stopDelay: time.Second}
+	results := tr.runAll(ctx, []plannedTarget{fakeTarget(t, "a", time.Minute), fakeTarget(t, "b", time.Minute)})
+	for i, r := range results {
+		if r.started || r.code != reports.ExitInterrupted {
+			t.Errorf("target %d: %+v, want not started, exit %d", i, r, reports.ExitInterrupted)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a target started after the interrupt")
+	}
+}
+
+// A run that overran but wrote its report (on SIGINT) keeps it, with a note.
+func TestRunOneKeepsTheReportOfAnOverrun(t *testing.T) {
+	p := fakeTarget(t, "srv", 100*time.Millisecond)
+	rep := &reports.Report{Target: "./server", Tool: "mcp-conform test", ExitCode: reports.ExitInterrupted, Revisions: []reports.RevisionReport{{Revision: "2025-06-18", Negotiated: "2025-06-18", Checks: []reports.CheckResult{{ID: "X-01", Status: reports.Pass}}}}}
+	var doc bytes.Buffer
+	if err := reports.WriteJSON(&doc, rep); err != nil {
+		t.Fatal(err)
+	}
+	// It writes its report when interrupted, then exits 130.
+	script := `trap 'kill $!; printf "%s" "$1" > "$0/report.json"; exit 130' INT; sleep 60 >/dev/null 2>&1 & wait`
+	tr := &targetRunner{self: []string{"sh", "-c", script, p.dir, doc.String()}, jobs: 1, stdout: io.Discard, stderr: io.Discard, grace: 200 * time.Millisecond, stopDelay: 5 * time.Second}
+	res := tr.runOne(context.Background(), &p)
+	run, err := ecosystem.ReadRun("srv", filepath.Join(p.dir, reports.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.code != reports.ExitInterrupted || len(run.Report.Revisions) != 1 || len(run.Report.Notes) != 1 || !strings.Contains(run.Report.Notes[0], "stopped after") {
+		t.Errorf("exit %d, report %+v", res.code, run.Report)
 	}
 }
