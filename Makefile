@@ -20,7 +20,7 @@
 #                   amd64 and arm64, mcp-conform-OS-ARCH[.exe], stamped with VERSION
 #                   (default: git describe; `mcp-conform --version` prints it), and
 #                   their SHA256SUMS
-#   make clean      remove bin/, dist/ and the default report directory
+#   make clean      remove bin/, dist/ and the default report directories
 #
 
 GO ?= go
@@ -161,4 +161,4 @@ dist:
 	@echo "dist: $(DIST_DIR)/SHA256SUMS (version $(VERSION))"
 
 clean:
-	rm -rf bin dist mcp-conform-report fixtures/npm/node_modules fixtures/npm-bench/node_modules
+	rm -rf bin dist mcp-conform-report mcp-conform-matrix fixtures/npm/node_modules fixtures/npm-bench/node_modules
