@@ -136,6 +136,15 @@ func TestForwardedFlags(t *testing.T) {
 	if !o.reportDirSet || o.jobs != 3 {
 		t.Errorf("report dir set %v, jobs %d", o.reportDirSet, o.jobs)
 	}
+	// An entry's own flags come after: a single-valued one overrides, a repeatable
+	// one adds.
+	eo, err := parseFlags(append(slices.Clone(o.forward), "--timeout=20s", "--env=C=3"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if eo.timeout != 20*time.Second || !slices.Equal(eo.env, multiFlag{"A=1", "B=2", "C=3"}) {
+		t.Errorf("timeout %s, env %q: want the entry's timeout and every env", eo.timeout, eo.env)
+	}
 	if _, err := parseFlags([]string{"--jobs", "2"}, io.Discard); err == nil {
 		t.Error("--jobs without --targets: no error")
 	}
