@@ -272,6 +272,14 @@ func TestActionSteps(t *testing.T) {
 		}
 	})
 
+	t.Run("bad merge input", func(t *testing.T) {
+		env := inputs("", "all")
+		env["INPUT_MERGE"] = `shards "unterminated`
+		if code, out := g.step(t, "run", env); code != 2 || !strings.Contains(out, "the merge input does not split like shell words") {
+			t.Errorf("run step with an unmatched quote in merge exited %d, want 2 with a message:\n%s", code, out)
+		}
+	})
+
 	t.Run("baseline input", func(t *testing.T) {
 		env := inputs("mcp-conform fixture", "2025-11-25")
 		env["INPUT_BASELINE"] = "known-failures.yml"

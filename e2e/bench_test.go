@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +33,10 @@ const (
 	goalHundredKSeconds = 3.0 // 100,000 tools in one reply (the hostile corpus's many-tools)
 	goalHundredKMiB     = 128 // peak RSS of mcp-conform at 100,000 tools
 	goalRSSMiB          = 32  // peak RSS of mcp-conform on a normal run
+	// A many-target run of twenty (--targets) ends within max(Σ targets / jobs, the
+	// longest target) and this overhead: a share of that bound plus seconds.
+	goalTargetsOverheadShare   = 0.10
+	goalTargetsOverheadSeconds = 2.0
 )
 
 // benchEnv turns TestBenchSummary on; `make bench` sets it.
@@ -479,4 +484,51 @@ func nodeVersion(node string) string {
 		return "?"
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// TestBenchTargets prints the figure of the ecosystem matrix: the twenty targets of
+// TestEcosystemTwentyTargets in one --targets run at the default --jobs (the number
+// of CPUs), its wall time against the least any schedule of those targets on that
+// many jobs could take — the larger of the sum of their own run times over the jobs
+// and the longest of them (report.json's durationMs, each measured inside the
+// parallel run) — and the overhead between the two: starting each target's process,
+// writing its reports, the matrix. It never fails on its goal. It runs with
+// MCPCONFORM_BENCH=1 (make bench); MCPCONFORM_BENCH_N runs, at most 3 (each takes
+// about a minute on the 2-core machine), the median run printed.
+func TestBenchTargets(t *testing.T) {
+	if os.Getenv(benchEnv) != "1" {
+		t.Skipf("set %s=1 (make bench) to measure", benchEnv)
+	}
+	n := min(benchRuns(t), 3)
+	type measure struct {
+		wall, sum, longest, bound time.Duration
+	}
+	var runs []measure
+	for range n {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "servers.yaml"), []byte(entriesYAML(t, twentyTargets(t))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := manyTargetRun(t, dir, append([]string{"--targets", "servers.yaml", "-q"}, ecosystemFlags...)...)
+		if r.code != 0 && r.code != 1 {
+			t.Fatalf("exit %d\n%s", r.code, r)
+		}
+		m := readMatrix(t, filepath.Join(dir, "mcp-conform-matrix"))
+		var x measure
+		x.wall = r.elapsed
+		for _, row := range m.Rows {
+			d := time.Duration(row.DurationMs) * time.Millisecond
+			x.sum += d
+			x.longest = max(x.longest, d)
+		}
+		x.bound = max(x.sum/time.Duration(runtime.NumCPU()), x.longest)
+		runs = append(runs, x)
+	}
+	slices.SortFunc(runs, func(a, b measure) int { return int(a.wall - b.wall) })
+	x := runs[len(runs)/2]
+	over := x.wall - x.bound
+	goal := time.Duration(float64(x.bound)*goalTargetsOverheadShare) + time.Duration(goalTargetsOverheadSeconds*float64(time.Second))
+	benchLine("many targets: 20 (TestEcosystemTwentyTargets's) with --jobs %d (the CPUs): %.1f s; their own runs %.1f s in all, the longest %.1f s: bound max(Σ/jobs, longest) %.1f s; overhead %.1f s, %.1f%% (goal ≤ %.0f%% + %.0f s = %.1f s: %s; median of %d runs)",
+		runtime.NumCPU(), x.wall.Seconds(), x.sum.Seconds(), x.longest.Seconds(), x.bound.Seconds(), over.Seconds(), 100*float64(over)/float64(x.bound),
+		100*goalTargetsOverheadShare, goalTargetsOverheadSeconds, goal.Seconds(), verdict(over <= goal), n)
 }

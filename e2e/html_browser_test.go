@@ -9,12 +9,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/reports/ecosystem"
 )
 
 // browserTimeout bounds one headless Chromium run.
@@ -234,4 +236,153 @@ window.addEventListener("load", () => {
 		t.Fatalf("screenshot %s: %d bytes, %v: want a PNG", shot, len(png), err)
 	}
 	t.Logf("screenshot of the badges: %s", shot)
+}
+
+// mergedMatrix writes two many-target runs of the reference server — clean, in each
+// era alone, and with a fault — and merges them, as a CI job merges its shards; it
+// returns the merged matrix's directory.
+func mergedMatrix(t *testing.T) string {
+	t.Helper()
+	work := t.TempDir()
+	ref := shQuote(bin) + " fixture"
+	shards := map[string][]ecosystemEntry{
+		"shard-1": {{"reference", []string{"--target", ref}}, {"broken-ping", []string{"--target", ref + " --fault ping-error"}}},
+		"shard-2": {{"legacy-only", []string{"--target", ref + " --era legacy"}}, {"modern-only", []string{"--target", ref + " --era modern"}}},
+	}
+	for name, entries := range shards {
+		file := filepath.Join(work, name+".yaml")
+		if err := os.WriteFile(file, []byte(entriesYAML(t, entries)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := runCLI(t, "--targets", file, "--report-dir", filepath.Join(work, name), "--jobs", "2", "-q")
+		if r.code != 0 && r.code != 1 {
+			t.Fatalf("%s: %s", name, r)
+		}
+	}
+	out := filepath.Join(work, "matrix")
+	wantCode(t, runCLI(t, "merge", "--report-dir", out, filepath.Join(work, "shard-1"), filepath.Join(work, "shard-2")), 0)
+	return out
+}
+
+// rowOrder is the order of the runs' rows in a dumped DOM.
+func rowOrder(dom string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`<tr id="run-([^"]+)"`).FindAllStringSubmatch(dom, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// TestMatrixHTMLInBrowser loads the merged matrix.html in headless Chromium: the
+// runs in rank order, each control — sort by name or by one revision, keep one
+// revision, one check's row across the runs, its failures only; all set through the
+// URL fragment — does what it says, and a screenshot is kept in the test output
+// directory.
+func TestMatrixHTMLInBrowser(t *testing.T) {
+	browser := chromium(t)
+	dir := mergedMatrix(t)
+	url := "file://" + filepath.Join(dir, ecosystem.HTMLFile)
+
+	views := []struct {
+		fragment       string
+		order          []string          // the rows, in the order shown (hidden ones too)
+		shown, hidden  []string          // element ids
+		attrs          map[string]string // element id → an attribute its start tag has
+		text, countTxt string
+		links          []string
+	}{
+		{
+			fragment: "",
+			// All four pass everything but broken-ping; ties go to more revisions.
+			order: []string{"reference", "legacy-only", "modern-only", "broken-ping"},
+			shown: []string{"run-reference", "run-broken-ping", "run-reference-2024-11-05"},
+			attrs: map[string]string{"run-modern-only-2025-06-18": `data-state="unsupported"`, "run-reference-2026-07-28": `data-state="negotiated"`},
+		},
+		{fragment: "sort=name", order: []string{"broken-ping", "legacy-only", "modern-only", "reference"}},
+		{
+			// By conformance at 2026-07-28: those that support it first, in rank order
+			// where they tie (ping is gone in 2026-07-28: broken-ping passes there).
+			fragment: "sort=rev:2026-07-28",
+			order:    []string{"reference", "modern-only", "broken-ping", "legacy-only"},
+		},
+		{
+			fragment: "rev=2026-07-28",
+			shown:    []string{"run-reference", "run-modern-only", "run-reference-2026-07-28"},
+			hidden:   []string{"run-legacy-only", "run-reference-2025-06-18", "run-modern-only-2024-11-05"},
+			countTxt: "3 of 4 runs shown",
+		},
+		{
+			fragment: "check=PING-01",
+			shown:    []string{"run-reference", "run-broken-ping", "run-legacy-only", "run-modern-only", "check-head"},
+			attrs: map[string]string{
+				"run-broken-ping-2025-06-18": `data-verdict="fail"`, "run-reference-2025-06-18": `data-verdict="pass"`,
+				"run-modern-only-2025-06-18": `data-verdict="skip"`, "run-reference-2026-07-28": `data-verdict="none"`,
+			},
+			text: "PING-01 — ",
+			// Each verdict links to its details in the run's report.html.
+			links: []string{"../shard-1/broken-ping/report.html#d-2025-06-18-PING-01"},
+		},
+		{
+			fragment: "check=PING-01&status=problems",
+			shown:    []string{"run-broken-ping"},
+			hidden:   []string{"run-reference", "run-legacy-only", "run-modern-only"},
+			text:     "fails, warns or errors on 1 of 4 runs",
+			countTxt: "1 of 4 runs shown",
+		},
+	}
+	for _, v := range views {
+		dom := runChromium(t, browser, url+"#"+v.fragment, "--dump-dom")
+		if !strings.Contains(dom, `data-ready="1"`) {
+			t.Fatalf("#%s: the page's script did not run:\n%.2000s", v.fragment, dom)
+		}
+		if v.order != nil && !slices.Equal(rowOrder(dom), v.order) {
+			t.Errorf("#%s: rows %q, want %q", v.fragment, rowOrder(dom), v.order)
+		}
+		for _, id := range v.shown {
+			if hidden(element(t, dom, id)) {
+				t.Errorf("#%s: %s is hidden, want shown", v.fragment, id)
+			}
+		}
+		for _, id := range v.hidden {
+			if !hidden(element(t, dom, id)) {
+				t.Errorf("#%s: %s is shown, want hidden", v.fragment, id)
+			}
+		}
+		for id, attr := range v.attrs {
+			if tag := element(t, dom, id); !strings.Contains(tag, attr) {
+				t.Errorf("#%s: %s is %s, want %s", v.fragment, id, tag, attr)
+			}
+		}
+		if v.text != "" && !strings.Contains(dom, v.text) {
+			t.Errorf("#%s: the page does not say %q", v.fragment, v.text)
+		}
+		for _, href := range v.links {
+			if !strings.Contains(dom, `<a href="`+href+`">`) {
+				t.Errorf("#%s: no link to %s", v.fragment, href)
+			}
+			target := filepath.Join(dir, filepath.FromSlash(strings.Split(href, "#")[0]))
+			page, err := os.ReadFile(target)
+			if err != nil || !strings.Contains(string(page), `id="`+strings.Split(href, "#")[1]+`"`) {
+				t.Errorf("#%s: %s does not lead to an element of %s: %v", v.fragment, href, target, err)
+			}
+		}
+		if v.countTxt != "" && !strings.Contains(dom, `<span id="shown">`+v.countTxt) {
+			t.Errorf("#%s: the shown count is not %q", v.fragment, v.countTxt)
+		}
+	}
+	shot := filepath.Join(testOutputDir(t), "matrix-html.png")
+	_ = os.Remove(shot)
+	runChromium(t, browser, url, "--window-size=1600,700", "--screenshot="+shot)
+	png, err := os.ReadFile(shot)
+	if err != nil || len(png) < 10_000 || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Fatalf("screenshot %s: %d bytes, %v: want a PNG", shot, len(png), err)
+	}
+	// And one check's row across the runs, its failures only.
+	checkShot := filepath.Join(testOutputDir(t), "matrix-html-check.png")
+	_ = os.Remove(checkShot)
+	runChromium(t, browser, url+"#check=PING-01", "--window-size=1600,500", "--screenshot="+checkShot)
+	if png, err := os.ReadFile(checkShot); err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Fatalf("screenshot %s: %v: want a PNG", checkShot, err)
+	}
+	t.Logf("screenshots of the merged matrix: %s, and of PING-01 across the runs: %s", shot, checkShot)
 }

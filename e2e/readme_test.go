@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,6 +43,12 @@ var readmeExamples = map[string]readmeExample{
 	// from a failing run, then accepted by the next.
 	`mcp-conform --target "node build/index.js" --write-baseline conformance-baseline.yml`: {coveredBy: "TestBaselineEverything"},
 	`mcp-conform --target "node build/index.js" --baseline conformance-baseline.yml`:       {coveredBy: "TestBaselineEverything"},
+	// The twenty servers of TestEcosystemTwentyTargets are such a servers.yaml
+	// (TestREADMEServersFile runs the README's own); TestEcosystemShardsMerge runs
+	// the four shards of it and merges them, as here.
+	"mcp-conform --targets servers.yaml":                                  {coveredBy: "TestEcosystemTwentyTargets"},
+	"mcp-conform --targets servers.yaml --shard 2/4 --report-dir shard-2": {coveredBy: "TestEcosystemShardsMerge"},
+	"mcp-conform merge shard-1 shard-2 shard-3 shard-4":                   {coveredBy: "TestEcosystemShardsMerge"},
 	// make test is what runs this test; make bench runs these.
 	"make test":  {coveredBy: "TestREADMEExamples"},
 	"make bench": {coveredBy: "TestBenchSummary"},
@@ -227,4 +234,67 @@ func runMissingNodeServer(t *testing.T, argv []string) {
 		t.Errorf("want the cause once with node's error, under 20 lines; got %d lines:\n%s", strings.Count(out, "\n"), out)
 	}
 	loadReports(t, dir)
+}
+
+// TestREADMEServersFile runs the README's servers.yaml with the README's command:
+// every entry is valid, and as none of its servers exists here, each row says so —
+// unreachable, exit 4 — while the matrix of the three is written and the run exits
+// 1. The header's ${MCP_TOKEN} comes from the environment and is written nowhere.
+func TestREADMEServersFile(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```yaml\n(# servers.yaml.*?)```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README has no ```yaml block starting with # servers.yaml")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "servers.yaml"), m[1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The baseline an entry names.
+	if err := os.WriteFile(filepath.Join(dir, "weather-baseline.yml"), []byte("expected-failures: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const token = "readme-token-20931"
+	argv, err := transport.SplitCommand("mcp-conform --targets servers.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, code := runIn(t, dir, []string{"MCP_TOKEN=" + token}, append([]string{bin}, argv[1:]...)...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	matrix := readMatrix(t, filepath.Join(dir, "mcp-conform-matrix"))
+	var names []string
+	for _, row := range matrix.Rows {
+		names = append(names, row.Name)
+		if row.ExitCode != 4 {
+			t.Errorf("%s: exit %d, want 4 (unreachable)", row.Name, row.ExitCode)
+		}
+	}
+	slices.Sort(names)
+	if want := []string{"hosted", "weather", "weather-http"}; !slices.Equal(names, want) {
+		t.Errorf("rows %q, want %q", names, want)
+	}
+	if strings.Contains(out, token) {
+		t.Error("the console shows the token")
+	}
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if data, _ := os.ReadFile(p); strings.Contains(string(data), token) {
+				t.Errorf("%s holds the token", p)
+			}
+		}
+		return nil
+	})
+	// Without the variable the file is refused before anything runs.
+	if _, set := os.LookupEnv("MCP_TOKEN"); !set {
+		out, code = runIn(t, t.TempDir(), nil, bin, "--targets", filepath.Join(dir, "servers.yaml"))
+		if code != 2 || !strings.Contains(out, "${MCP_TOKEN}, which is not set") {
+			t.Errorf("without MCP_TOKEN: exit %d, want 2 naming it\n%s", code, out)
+		}
+	}
 }

@@ -11,7 +11,8 @@
 #
 # Inputs (environment): INPUT_TARGET, INPUT_URL, INPUT_REVISIONS, INPUT_BASELINE,
 # INPUT_ARGS (extra flags, quoted as in a shell; nothing in them is executed),
-# INPUT_REPORT_DIR, INPUT_WORKING_DIRECTORY.
+# INPUT_REPORT_DIR, INPUT_WORKING_DIRECTORY, INPUT_MERGE (paths whose report.json
+# files `mcp-conform merge` combines into one matrix, instead of a run).
 set -euo pipefail
 
 die() { echo "::error title=mcp-conform::$*" >&2; exit 2; }
@@ -27,6 +28,12 @@ install() {
 	(cd "$GITHUB_ACTION_PATH" && GOBIN="$bindir" go install ./cmd/mcp-conform)
 	echo "$bindir" >>"${GITHUB_PATH:?GITHUB_PATH is not set}"
 	"$bindir/mcp-conform" --version
+}
+
+# split_words prints its argument's shell words, one a line, without running anything
+# (xargs splits like a shell: quotes, backslashes); it fails on an unmatched quote.
+split_words() {
+	printf '%s' "$1" | xargs -r printf '%s\n'
 }
 
 # summary_counts prints "key=value" for every field of report.json's top-level
@@ -49,12 +56,22 @@ run() {
 		cd "$INPUT_WORKING_DIRECTORY"
 	fi
 	local -a args=(--report-dir "$dir" --no-color)
-	[[ -n "${INPUT_TARGET:-}" ]] && args+=(--target "$INPUT_TARGET")
-	[[ -n "${INPUT_URL:-}" ]] && args+=(--url "$INPUT_URL")
-	if [[ -n "${INPUT_REVISIONS:-}" && "${INPUT_REVISIONS}" != "all" ]]; then
+	local mode=run
+	if [[ -n "${INPUT_MERGE:-}" ]]; then
+		mode=merge
+		local split
+		split="$(split_words "$INPUT_MERGE")" ||
+			die "the merge input does not split like shell words (an unmatched quote?): $INPUT_MERGE"
+		local -a paths=()
+		mapfile -t paths <<<"$split"
+		args=(merge --report-dir "$dir" "${paths[@]}")
+	fi
+	[[ "$mode" == run && -n "${INPUT_TARGET:-}" ]] && args+=(--target "$INPUT_TARGET")
+	[[ "$mode" == run && -n "${INPUT_URL:-}" ]] && args+=(--url "$INPUT_URL")
+	if [[ "$mode" == run && -n "${INPUT_REVISIONS:-}" && "${INPUT_REVISIONS}" != "all" ]]; then
 		args+=(--revision "$INPUT_REVISIONS")
 	fi
-	if [[ -n "${INPUT_BASELINE:-}" ]]; then
+	if [[ "$mode" == run && -n "${INPUT_BASELINE:-}" ]]; then
 		# The help text is read whole first: under pipefail, grep -q leaving at its
 		# first match could SIGPIPE mcp-conform and fail the pipeline on a binary
 		# that has the flag.
@@ -63,10 +80,9 @@ run() {
 			die "this mcp-conform has no --baseline flag; update the action's version or drop the baseline input"
 		args+=(--baseline "$INPUT_BASELINE")
 	fi
-	if [[ -n "${INPUT_ARGS:-}" ]]; then
-		# xargs splits like a shell (quotes, backslashes) without running anything.
+	if [[ "$mode" == run && -n "${INPUT_ARGS:-}" ]]; then
 		local split
-		split="$(printf '%s' "$INPUT_ARGS" | xargs -r printf '%s\n')" ||
+		split="$(split_words "$INPUT_ARGS")" ||
 			die "the args input does not split like shell words (an unmatched quote?): $INPUT_ARGS"
 		local -a extra=()
 		mapfile -t extra <<<"$split"
@@ -85,12 +101,13 @@ run() {
 		out report-path "$(cd "$dir" && pwd)" # absolute, for the upload
 	fi
 	local verdict
-	case "$code" in
-	0) verdict="✅ PASS" ;;
-	1) verdict="❌ FAIL" ;;
-	2) verdict="⚠️ usage or configuration error" ;;
-	3) verdict="⏭️ INCOMPLETE" ;;
-	4) verdict="💥 target unreachable" ;;
+	case "$mode:$code" in
+	merge:0) verdict="ecosystem matrix" ;;
+	*:0) verdict="✅ PASS" ;;
+	*:1) verdict="❌ FAIL" ;;
+	*:2) verdict="⚠️ usage or configuration error" ;;
+	*:3) verdict="⏭️ INCOMPLETE" ;;
+	*:4) verdict="💥 target unreachable" ;;
 	*) verdict="💥 exit $code" ;;
 	esac
 	{
@@ -105,6 +122,10 @@ run() {
 			echo "Verdicts: $(echo "$counts" | paste -sd ' ' | sed 's/=/: /g; s/ \([a-zA-Z]\)/ · \1/g')"
 			echo
 			echo "Reports: the \`${INPUT_ARTIFACT_NAME:-mcp-conform-report}\` artifact of this run (report.html, report.json, junit.xml, matrix.md, transcripts); every failure carries the command that reproduces it."
+			echo
+		fi
+		if [[ ! -f "$dir/report.json" && -f "$dir/matrix.json" ]]; then
+			echo "Reports: the \`${INPUT_ARTIFACT_NAME:-mcp-conform-report}\` artifact of this run: matrix.html (sort and filter by revision or check), matrix.md, matrix.json and each run's report directory."
 			echo
 		fi
 		if [[ -f "$dir/report.json" ]] && command -v jq >/dev/null; then
@@ -123,7 +144,8 @@ run() {
 			fi
 		fi
 		if [[ -f "$dir/matrix.md" ]]; then
-			# The matrix's own title is the summary's heading already.
+			# The matrix's own title is the summary's heading already (the ecosystem
+			# matrix of --targets or merge too: its matrix.md is the same file name).
 			sed '1{/^# /{N;d;};}' "$dir/matrix.md"
 		else
 			echo '```'

@@ -37,6 +37,15 @@ type options struct {
 	quiet                                   bool
 	baseline, writeBaseline                 string
 	coverage                                bool
+
+	// Many targets (--targets): the servers file, how many run at once, which shard
+	// of its entries this run takes.
+	targets, shard string
+	jobs           int
+	// reportDirSet says --report-dir was given; forward holds every single-run flag
+	// given on the command line, as --name=value, for each target of --targets.
+	reportDirSet bool
+	forward      []string
 }
 
 const usageHead = `mcp-conform: conformance checks for MCP servers, every protocol revision in one run.
@@ -48,6 +57,8 @@ Usage:
   mcp-conform --target "CMD" --url URL      launch a server, then speak HTTP to URL
   mcp-conform --list                        list every check
   mcp-conform --coverage                    the requirements the checks cover, and why the others are not
+  mcp-conform --targets servers.yaml        many servers (--jobs at once, --shard K/N of them), then their matrix
+  mcp-conform merge DIR…                    merge report.json files of many runs into one matrix (see merge --help)
   mcp-conform fixture --transport stdio|http|sse [--addr 127.0.0.1:PORT]
   mcp-conform replay FILE --target …         re-send a failing check's exchange (see replay --help)
 
@@ -55,6 +66,9 @@ Exit codes: 0 no failure; 1 a check failed or errored; 2 usage or configuration 
 3 incomplete (a filter matched nothing, or every selected check was skipped);
 4 the target could not be reached or died before any check ran;
 130 interrupted (Ctrl-C, SIGINT or SIGTERM): the reports say what ran.
+With --targets: 0 every target exited 0; 1 some target did not (it failed a check, was
+incomplete or unreachable, crashed or overran); 2 servers.yaml or a flag is wrong (nothing
+ran); 3 the shard selects no target; 130 interrupted.
 
 Output: progress, each failure and warning once, skip reasons and a summary table;
 -v every check, -q the summary only. Colours on a terminal unless NO_COLOR is set.
@@ -82,7 +96,33 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.verbose && o.quiet {
 		return nil, errors.New("-v and -q contradict each other")
 	}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "report-dir":
+			o.reportDirSet = true
+		case "targets", "jobs", "shard":
+			// The many-target run's own flags, never a target's.
+		default:
+			o.forward = append(o.forward, flagArgs(f)...)
+		}
+	})
+	if o.targets == "" && (o.jobs != 0 || o.shard != "") {
+		return nil, errors.New("--jobs and --shard go with --targets")
+	}
 	return o, nil
+}
+
+// flagArgs renders a set flag back as command-line arguments: --name=value, once per
+// value of a repeatable flag.
+func flagArgs(f *flag.Flag) []string {
+	if m, ok := f.Value.(*multiFlag); ok {
+		out := make([]string, len(*m))
+		for i, v := range *m {
+			out[i] = "--" + f.Name + "=" + v
+		}
+		return out
+	}
+	return []string{"--" + f.Name + "=" + f.Value.String()}
 }
 
 // writeUsage prints the help text to w.
@@ -129,6 +169,9 @@ func newFlagSet() (*options, *flag.FlagSet) {
 	fs.BoolVar(&o.noColor, "no-color", false, "no ANSI colours on the console (as does the NO_COLOR environment variable)")
 	fs.BoolVar(&o.verbose, "v", false, "verbose: a line for every check as it finishes, and every report file")
 	fs.BoolVar(&o.quiet, "q", false, "quiet: only the summary table and the result line")
+	fs.StringVar(&o.targets, "targets", "", "YAML file of many servers to test, each with its name, target and single-run flags; each runs in its own process into --report-dir/NAME (default report directory: "+matrixDir+"), then their matrix is written (matrix.md, matrix.html, matrix.json); the other flags given apply to every target")
+	fs.IntVar(&o.jobs, "jobs", 0, "with --targets: how many targets run at once (default: the number of CPUs)")
+	fs.StringVar(&o.shard, "shard", "", "with --targets: K/N runs the K-th of N shards of the entries (entry i, from 0, when i mod N = K-1), for CI jobs whose reports are merged after (mcp-conform merge)")
 	return o, fs
 }
 

@@ -7,6 +7,8 @@
 //	mcp-conform --target "node server.js"        # a command, over stdio
 //	mcp-conform --target http://127.0.0.1:3000/mcp
 //	mcp-conform fixture --transport http         # serve the reference server
+//	mcp-conform --targets servers.yaml           # many servers, then their matrix
+//	mcp-conform merge DIR…                       # one matrix of many runs' reports
 package main
 
 import (
@@ -48,9 +50,15 @@ const (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	args := os.Args[1:]
+	// One target of a --targets run: its arguments come in the environment, not on
+	// the command line where every user could read a --header value.
+	if targetArgs, ok := childArgs(); ok && len(args) == 0 {
+		args = targetArgs
+	}
 	// Nothing a server starts may outlive the run, even a child that called setsid():
 	// as subreaper we inherit every orphan, and at the end we kill what is left.
-	reaper := len(os.Args) < 2 || os.Args[1] != "fixture"
+	reaper := len(args) == 0 || args[0] != "fixture"
 	if reaper {
 		if os.Getenv("GOGC") == "" {
 			debug.SetGCPercent(gcPercent)
@@ -64,7 +72,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "mcp-conform: %v (processes that leave their group may outlive the run)\n", err)
 		}
 	}
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if reaper {
 		killCtx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -82,6 +90,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if len(args) > 0 && args[0] == "replay" {
 		return runReplay(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "merge" {
+		return runMerge(ctx, args[1:], stdout, stderr)
 	}
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "mcp-conform: %s\n", plainText(err.Error(), stderr))
@@ -117,6 +128,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return conform.ExitUsage
 		}
 		return conform.ExitOK
+	}
+	if opts.targets != "" {
+		return runTargets(ctx, opts, stdout, stderr)
 	}
 	cfg, err := opts.config(stdout)
 	if err != nil {

@@ -1,7 +1,8 @@
 // Package reportstest validates the reports mcp-conform writes against the schemas
 // their consumers use: junit.xml against the Jenkins (xunit-plugin junit-10.xsd) and
 // the Ant JUnit XML Schemas, with xmllint; report.json against reports.ReportSchema.
-// It is for tests: the reports package's own and the end-to-end ones.
+// matrix.json against ecosystem.Schema. It is for tests: the reports packages' own and
+// the end-to-end ones.
 package reportstest
 
 import (
@@ -17,6 +18,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/reports/ecosystem"
 )
 
 // The JUnit schemas, kept unchanged with their licences and provenance (xsd/README.md).
@@ -65,26 +67,45 @@ func ValidateJUnit(data []byte) error {
 	return nil
 }
 
-var (
-	schemaOnce sync.Once
-	schema     *jsonschema.Schema
-	schemaErr  error
-)
+// compileSchema compiles a draft 2020-12 schema document, asserting formats.
+func compileSchema(url string, doc []byte) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	if err := c.AddResource(url, bytes.NewReader(doc)); err != nil {
+		return nil, fmt.Errorf("load %s: %w", url, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("compile %s: %w", url, err)
+	}
+	return s, nil
+}
 
 // compiled is reports.ReportSchema, compiled once.
-func compiled() (*jsonschema.Schema, error) {
-	schemaOnce.Do(func() {
-		c := jsonschema.NewCompiler()
-		c.Draft = jsonschema.Draft2020
-		c.AssertFormat = true
-		const url = "report.schema.json"
-		if err := c.AddResource(url, bytes.NewReader(reports.ReportSchema)); err != nil {
-			schemaErr = fmt.Errorf("load the report schema: %w", err)
-			return
-		}
-		schema, schemaErr = c.Compile(url)
-	})
-	return schema, schemaErr
+var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	return compileSchema("report.schema.json", reports.ReportSchema)
+})
+
+// compiledMatrix is ecosystem.Schema, compiled once.
+var compiledMatrix = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	return compileSchema("matrix.schema.json", ecosystem.Schema)
+})
+
+// ValidateMatrix validates the matrix.json document data against ecosystem.Schema.
+func ValidateMatrix(data []byte) error {
+	s, err := compiledMatrix()
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return fmt.Errorf("matrix.json does not parse: %w", err)
+	}
+	if err := s.Validate(v); err != nil {
+		return fmt.Errorf("matrix.json does not validate against its schema: %#v", err)
+	}
+	return nil
 }
 
 // ValidateJSON validates the report.json document data against reports.ReportSchema.
