@@ -399,13 +399,13 @@ func (s *Session) taskRequests() taskRequests {
 		case m == nil:
 		case e.Dir == wire.Sent && m.Kind == wire.KindRequest && m.Method == "tools/call":
 			if _, ok := rawjson.Lookup(m.Params, "task"); ok {
-				tr.augmented[m.ID.Key()] = true
+				tr.augmented[m.ID.LooseKey()] = true
 			}
 		case e.Dir == wire.Sent && m.Kind == wire.KindRequest && m.Method == "tasks/result":
 			if id, ok := stringMember(m.Params, "taskId"); ok && callTasks[id] {
-				tr.payload[m.ID.Key()] = true
+				tr.payload[m.ID.LooseKey()] = true
 			}
-		case e.Dir == wire.Received && m.Kind == wire.KindResult && tr.augmented[m.ID.Key()]:
+		case e.Dir == wire.Received && m.Kind == wire.KindResult && tr.augmented[m.ID.LooseKey()]:
 			if task, ok := rawjson.Lookup(m.Result, "task"); ok {
 				if id, ok := stringMember(task, "taskId"); ok {
 					callTasks[id] = true
@@ -424,7 +424,9 @@ func (tr taskRequests) resultDefinition(e wire.Entry) (string, bool) {
 	if e.Msg.Kind != wire.KindResult {
 		return "", false
 	}
-	key := e.Msg.ID.Key()
+	// Loose keys: a reply that echoes the id in another JSON type (BASE-RESP-ID-01's
+	// finding) is still the reply to the task request, and held to its schema.
+	key := e.Msg.ID.LooseKey()
 	switch {
 	case tr.augmented[key] && e.ForMethod == "tools/call":
 		if _, ok := rawjson.Lookup(e.Msg.Result, "task"); ok {
