@@ -217,16 +217,24 @@ func openTransport(ctx context.Context, tgt target, requested string, rev revisi
 	return s, tr, nil
 }
 
+// InitializeParams are the params of the suite's initialize request: the version it
+// asks for, no client capabilities, and clientInfo naming the suite (clientVersion
+// says which probe sent it). Every initialize the suite sends, the sessions' and the
+// probes', is this one request.
+func InitializeParams(protocolVersion, clientVersion string) map[string]any {
+	return map[string]any{
+		"protocolVersion": protocolVersion,
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": ClientName, "version": clientVersion},
+	}
+}
+
 func (legacyDriver) open(ctx context.Context, tgt target, requested string, rev revision.Revision, opts sessionOptions) (*Session, error) {
 	s, tr, err := openTransport(ctx, tgt, requested, rev, opts, wire.Options{})
 	if err != nil {
 		return s, err
 	}
-	params := map[string]any{
-		"protocolVersion": requested,
-		"capabilities":    map[string]any{},
-		"clientInfo":      map[string]any{"name": ClientName, "version": opts.version},
-	}
+	params := InitializeParams(requested, opts.version)
 	if opts.preInit != nil {
 		opts.preInit.beforeInitialize(ctx, s.Conn)
 	}

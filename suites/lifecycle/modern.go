@@ -273,11 +273,7 @@ var _ = conform.Register(conform.Check{
 		if err != nil {
 			return conform.Errorf("%v", err)
 		}
-		params := map[string]any{
-			"protocolVersion": legacyInitVersion,
-			"capabilities":    map[string]any{},
-			"clientInfo":      map[string]any{"name": "mcp-conform", "version": "legacy-probe"},
-		}
+		params := conform.InitializeParams(legacyInitVersion, "legacy-probe")
 		// A legacy client sends none of the 2026-07-28 request headers: over
 		// Streamable HTTP they are removed, so that only the body speaks.
 		ctx := transport.WithHeaders(t.Ctx, http.Header{

@@ -270,12 +270,7 @@ type originCase struct {
 func probeOrigin(t *conform.T, s *conform.Session, hs *transport.StreamableHTTP) *originProbe {
 	return t.Once("shttp-origin:"+t.Rev.Name, func() any {
 		p := &originProbe{}
-		params := map[string]any{
-			"protocolVersion": t.Rev.Name,
-			"capabilities":    map[string]any{},
-			"clientInfo":      map[string]any{"name": conform.ClientName, "version": "origin-probe"},
-		}
-		raw, err := wire.EncodeRequest(s.Conn.NextID(), "initialize", params)
+		raw, err := wire.EncodeRequest(s.Conn.NextID(), "initialize", conform.InitializeParams(t.Rev.Name, "origin-probe"))
 		if err != nil {
 			p.err = fmt.Errorf("encode initialize: %w", err)
 			return p

@@ -186,12 +186,7 @@ func probeSessionEnd(t *conform.T, hs *transport.StreamableHTTP) *sessionEnd {
 		if (e.oldID == nil || e.oldID.status() != http.StatusNotFound) && e.neverID.status() != http.StatusNotFound {
 			return e
 		}
-		params := map[string]any{
-			"protocolVersion": t.Rev.Name,
-			"capabilities":    map[string]any{},
-			"clientInfo":      map[string]any{"name": conform.ClientName, "version": "reinit"},
-		}
-		raw, err := wire.EncodeRequest(fs.Conn.NextID(), "initialize", params)
+		raw, err := wire.EncodeRequest(fs.Conn.NextID(), "initialize", conform.InitializeParams(t.Rev.Name, "reinit"))
 		if err != nil {
 			e.err = fmt.Errorf("encode initialize: %w", err)
 			return e

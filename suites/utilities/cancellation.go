@@ -86,19 +86,14 @@ func runCancelIgnore(t *conform.T) conform.Verdict {
 	if p.err != nil {
 		return conform.Errorf("%v", p.err)
 	}
-	a := p.Settled()
-	if a.Err == nil && p.serving != nil {
-		a.Err = p.serving
-	}
-	return cnJudgeIgnore(a, p.what)
+	return cnJudgeIgnore(p.Settled(), p.what)
 }
 
 // cnIgnoreProbe is CANCEL-IGNORE-01's probe: three cancellations on the main session.
 type cnIgnoreProbe struct {
 	toolkit.StrayProbe
-	what    string
-	err     error // the probe could not be made
-	serving error // the request after the cancellations failed
+	what string
+	err  error // the probe could not be made
 }
 
 func cnProbeIgnore(t *conform.T) cnIgnoreProbe {
@@ -128,15 +123,8 @@ func cnProbeIgnore(t *conform.T) cnIgnoreProbe {
 		}
 		raws, whats = append(raws, raw), append(whats, p.what)
 	}
-	p := cnIgnoreProbe{StrayProbe: toolkit.SendUnsettled(t, s, raws...), what: strings.Join(whats, ", ")}
-	if p.Answer.Err == nil {
-		// The server still serves: its reply to a request after them (not a proof
-		// of silence: the settle is).
-		if err := s.Barrier(t.Ctx); err != nil {
-			p.serving = err
-		}
-	}
-	return p
+	// The request after them shows the server still serving (SendBeforeSettle).
+	return cnIgnoreProbe{StrayProbe: toolkit.SendBeforeSettle(t, s, raws...), what: strings.Join(whats, ", ")}
 }
 
 // cnJudgeIgnore judges what the server did with the three cancellations.

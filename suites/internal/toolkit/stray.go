@@ -124,6 +124,15 @@ func SendBeforeSettle(t *conform.T, s *conform.Session, raws ...[]byte) StrayPro
 	return p
 }
 
+// Received is everything the session received since the probe's send (read it after
+// the settle to have it all), for a judge that looks past the stray replies.
+func (p StrayProbe) Received() []wire.Entry {
+	if p.s == nil || p.s.Conn == nil {
+		return nil
+	}
+	return p.s.Conn.Received(p.after)
+}
+
 // strays are the responses that arrived on the session since the send and answer no
 // call of the suite's: neither claimed by a call nor carrying an id the suite sent
 // on the session (a late reply to an abandoned call is not the probe's).
