@@ -46,6 +46,10 @@ type stRun struct {
 // (fixtures.Fault.Transport).
 const stHTTP = "http"
 
+// stHTTPDual is the transport of the Streamable HTTP faults whose rules are those of
+// legacy sessions (the stream rows): the fixture serves both eras.
+const stHTTPDual = "http-dual"
+
 // stRunSuite runs the whole suite against `mcp-conform fixture` with the given faults
 // switched on and reads its reports: over stdio, or with transport stHTTP over
 // Streamable HTTP against a modern-only fixture (the HTTP faults break rules of
@@ -55,9 +59,13 @@ func stRunSuite(t *testing.T, transport string, faults ...string) *stRun {
 	t.Helper()
 	server := []string{shQuote(bin), "fixture", "--transport", "stdio"}
 	var url []string
-	if transport == stHTTP {
+	if transport == stHTTP || transport == stHTTPDual {
 		port := freePort(t)
-		server = []string{shQuote(bin), "fixture", "--transport", "http", "--era", "modern", "--addr", fmt.Sprintf("127.0.0.1:%d", port)}
+		era := "modern"
+		if transport == stHTTPDual {
+			era = "dual"
+		}
+		server = []string{shQuote(bin), "fixture", "--transport", "http", "--era", era, "--addr", fmt.Sprintf("127.0.0.1:%d", port)}
 		url = []string{"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port)}
 	}
 	for _, f := range faults {
@@ -300,6 +308,10 @@ func TestSelfTest(t *testing.T) {
 	if len(byTransport[stHTTP]) > 0 {
 		bases[stHTTP] = stRunSuite(t, stHTTP)
 		stAssertBaseline(t, bases[stHTTP], true)
+	}
+	if len(byTransport[stHTTPDual]) > 0 {
+		bases[stHTTPDual] = stRunSuite(t, stHTTPDual)
+		stAssertBaseline(t, bases[stHTTPDual], false)
 	}
 	for tr, fs := range byTransport {
 		b, ok := bases[tr]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 )
 
@@ -87,7 +88,11 @@ func (t *StreamableHTTP) OpenProbeStream(ctx context.Context, method string, bod
 	}
 	x := t.scrubExchange(newExchange(method, resp))
 	x.Probe = true
-	x.LastEventID = req.Header.Get("Last-Event-ID")
+	for name, vs := range req.Header { // as applyOverrides spelled it
+		if strings.EqualFold(name, "Last-Event-ID") && len(vs) > 0 {
+			x.LastEventID = vs[0]
+		}
+	}
 	if method == http.MethodPost {
 		x.Request, x.RPCMethod = requestKey(body)
 	}
