@@ -362,3 +362,32 @@ func TestSelfTest(t *testing.T) {
 		}
 	}
 }
+
+// TestBroadcastVerdictsStable is issue 20's broadcast case: a server that sends one
+// session's progress to every open session (mcp-framework 0.2 over Streamable HTTP
+// does; the fault sh-stream-broadcast) must get the same verdicts on every run,
+// whichever concurrent column made a call: SHTTP-NO-BROADCAST-01 fails in each
+// legacy HTTP column, and PROG-TOKEN-01 passes in every column.
+func TestBroadcastVerdictsStable(t *testing.T) {
+	var first *stRun
+	for i := 0; i < 3; i++ {
+		run := stRunSuite(t, stHTTPDual, "sh-stream-broadcast")
+		for k, c := range run.verdicts {
+			switch {
+			case k.id == "SHTTP-NO-BROADCAST-01" && k.rev != "2024-11-05" && k.rev != "2026-07-28" && c.Status != reports.Fail:
+				t.Errorf("run %d: %s = %s, want fail: %s", i+1, k, c.Status, c.Message)
+			case k.id == "PROG-TOKEN-01" && c.Status != reports.Pass:
+				t.Errorf("run %d: %s = %s, want pass (a leaked token is not the column's): %s", i+1, k, c.Status, c.Message)
+			}
+		}
+		if first == nil {
+			first = run
+			continue
+		}
+		for k, c := range run.verdicts {
+			if was := first.verdicts[k]; was.Status != c.Status {
+				t.Errorf("run %d: %s = %s, run 1 said %s: %s", i+1, k, c.Status, was.Status, c.Message)
+			}
+		}
+	}
+}
