@@ -76,6 +76,11 @@ var _ = conform.Register(conform.Check{
 		}
 		var f conform.Findings
 		for i, hs := range hss {
+			if ss[i].Requested != t.Rev.Name {
+				// A session that asked another version (a negotiation probe) had its
+				// initialize stream primed, or not, by that version's rules.
+				continue
+			}
 			for _, x := range hs.Exchanges() {
 				// New streams only: a resumed stream goes on from its cursor.
 				if x.Stream == nil || x.LastEventID != "" || x.Stream.Events == 0 {
