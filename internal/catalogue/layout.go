@@ -94,6 +94,7 @@ var Homes = []Home{
 	{"H5-", H5, "suites/transport", "modernhttp.go", "2026-07-28 basic/transports/streamable-http.mdx"},
 	{"H5-SSE-", H5, "suites/transport", "modernstream.go", "2026-07-28 basic/transports/streamable-http.mdx (Receiving Messages)"},
 	{"H5-CANCEL-", H5, "suites/transport", "modernstream.go", "2026-07-28 basic/transports/streamable-http.mdx (Cancellation)"},
+	{"H5-PARAM-", H5, "suites/transport", "modernstream.go", "2026-07-28 basic/transports/streamable-http.mdx (Custom Headers from Tool Parameters)"},
 	{"TOOLS-", Tools, "suites/tools", "definitions.go", "server/tools.mdx (Tool, Tool Names)"},
 	{"TOOLS-CAP-", Tools, "suites/tools", "capabilities.go", "server/tools.mdx (Capabilities)"},
 	{"TOOLS-LIST-", Tools, "suites/tools", "list.go", "server/tools.mdx (Listing Tools)"},

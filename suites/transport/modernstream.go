@@ -1,9 +1,12 @@
 package transport
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -144,5 +147,146 @@ var _ = conform.Register(conform.Check{
 		}
 		return conform.Violation(fmt.Sprintf("the call (id %s) cancelled when its stream was closed", raw),
 			fmt.Sprintf("test_last_cancellation still answers %q %s after the close", last, t.Timeout()))
+	},
+})
+
+// paramHeader is one x-mcp-header annotation: the property path from the schema root
+// (through properties only: the only place the annotation is valid) and its type.
+type paramHeader struct {
+	path []string
+	name string // the {Name} of Mcp-Param-{Name}
+	typ  string
+}
+
+// paramHeaders lists the x-mcp-header annotations of an inputSchema reachable from
+// its root through properties.
+func paramHeaders(schema json.RawMessage) []paramHeader {
+	var walk func(n map[string]any, path []string) []paramHeader
+	walk = func(n map[string]any, path []string) []paramHeader {
+		var out []paramHeader
+		props, _ := n["properties"].(map[string]any)
+		for _, key := range slices.Sorted(maps.Keys(props)) {
+			child, ok := props[key].(map[string]any)
+			if !ok {
+				continue
+			}
+			p := append(append([]string(nil), path...), key)
+			if h, ok := child["x-mcp-header"].(string); ok && h != "" {
+				typ, _ := child["type"].(string)
+				out = append(out, paramHeader{path: p, name: h, typ: typ})
+			}
+			out = append(out, walk(child, p)...)
+		}
+		return out
+	}
+	var root map[string]any
+	if json.Unmarshal(schema, &root) != nil {
+		return nil
+	}
+	return walk(root, nil)
+}
+
+// paramValues are the argument value and its header form the probe sends for a
+// parameter of each type, and a second, different value.
+func paramValues(typ string) (v any, header, other string) {
+	switch typ {
+	case "integer":
+		return 42, "42", "43"
+	case "boolean":
+		return true, "true", "false"
+	}
+	return "mcp-conform-value", "mcp-conform-value", "mcp-conform-other"
+}
+
+// setPath puts v at path in args, making objects on the way.
+func setPath(args map[string]any, path []string, v any) {
+	for _, k := range path[:len(path)-1] {
+		next, ok := args[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			args[k] = next
+		}
+		args = next
+	}
+	args[path[len(path)-1]] = v
+}
+
+// headerParamTool is the fixture contract's tool with an x-mcp-header parameter
+// (fixtures/doc.go): callable for this probe, whose every call names its header.
+const headerParamTool = "test_header_param"
+
+// H5-PARAM-HEADER-01 — 2026-07-28/basic/transports/streamable-http.mdx (Custom Headers from Tool Parameters).
+var _ = conform.Register(conform.Check{
+	ID: "H5-PARAM-HEADER-01", Title: "a tools/call whose Mcp-Param-{Name} header is missing or differs from the body is rejected with 400 and -32020",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsFixture,
+	Source: h5Page + ` (Server Behavior for Custom Headers): "Any server that processes the message body MUST validate that encoded header values, after decoding if Base64-encoded, match the corresponding values in the request body. Servers MUST reject requests with a 400 Bad Request HTTP status and JSON-RPC error code -32020 (HeaderMismatch) if any validation fails."; "Client omits header but value is in body: … Server MUST reject the request"`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		if !toolkit.Declared(s) {
+			return conform.Skip(reports.NotExercised, "the server declares no tools capability")
+		}
+		declared := 0
+		for _, tl := range toolkit.List(t).Tools {
+			hps := paramHeaders(tl.Fields["inputSchema"])
+			if len(hps) == 0 {
+				continue
+			}
+			declared++
+			p := toolkit.Allowed(t, tl)
+			if !p.Allowed && tl.Name != headerParamTool {
+				continue
+			}
+			args := map[string]any{}
+			if p.Allowed {
+				_ = json.Unmarshal(p.Args, &args)
+			}
+			right, wrong, none := http.Header{}, http.Header{}, http.Header{}
+			for i, hp := range hps {
+				v, h, other := paramValues(hp.typ)
+				setPath(args, hp.path, v)
+				name := "Mcp-Param-" + hp.name
+				right.Set(name, h)
+				none[name] = []string{}
+				if i == 0 {
+					wrong.Set(name, other)
+				} else {
+					wrong.Set(name, h)
+				}
+			}
+			// A correct header in the =?base64?…?= form: the server decodes it.
+			b64 := right.Clone()
+			first := "Mcp-Param-" + hps[0].name
+			b64.Set(first, "=?base64?"+base64.StdEncoding.EncodeToString([]byte(right.Get(first)))+"?=")
+			call := map[string]any{"name": tl.Name, "arguments": args}
+			var cases []h5Case
+			for _, c := range []struct {
+				what string
+				h    http.Header
+				ok   bool
+			}{
+				{fmt.Sprintf("%s: %s", first, right.Get(first)), right, true},
+				{fmt.Sprintf("%s: %s (base64)", first, b64.Get(first)), b64, true},
+				{fmt.Sprintf("%s: %s, differing from the argument", first, wrong.Get(first)), wrong, false},
+				{fmt.Sprintf("no %s header, the argument set", first), none, false},
+			} {
+				r := h5Call(t, s, hs, "tools/call", call, c.h)
+				k := h5Case{what: fmt.Sprintf("tools/call %q with %s", tl.Name, c.what)}
+				switch {
+				case c.ok && !r.processed():
+					k.bad = r.describe()
+				case !c.ok:
+					k.bad = want400(r, conform.CodeHeaderMismatch)
+				}
+				cases = append(cases, k)
+			}
+			return h5Judge(t, "HTTP 400 with -32020 for a missing or mismatched Mcp-Param header, and the call served with a matching one", cases)
+		}
+		if declared == 0 {
+			return conform.Skip(reports.NotExercised, "no listed tool declares an x-mcp-header parameter")
+		}
+		return toolkit.NotAllowed("H5-PARAM-HEADER-01 (a tool with x-mcp-header parameters)")
 	},
 })

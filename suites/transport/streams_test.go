@@ -93,6 +93,8 @@ func TestStreamVerdicts(t *testing.T) {
 		{"modern stream left open", r5, "H5-SSE-END-01", []string{"sh-stream-lingers"}, reports.Warn, "still open"},
 		{"close cancels", r5, "H5-CANCEL-CLOSE-01", nil, reports.Pass, "was cancelled"},
 		{"close does not cancel", r5, "H5-CANCEL-CLOSE-01", []string{"r5-close-not-cancel"}, reports.Fail, "still answers"},
+		{"param headers checked", r5, "H5-PARAM-HEADER-01", nil, reports.Pass, "(base64)"},
+		{"param headers unchecked", r5, "H5-PARAM-HEADER-01", []string{"r5-param-header-unchecked"}, reports.Fail, "no Mcp-Param-Region header"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,7 +117,7 @@ func TestStreamChecksNotApplicableOnStdio(t *testing.T) {
 	n := 0
 	for _, c := range conform.Checks() {
 		home := strings.TrimPrefix(c.ID, "SHTTP-")
-		if home == c.ID && !strings.HasPrefix(c.ID, "H5-SSE-") && !strings.HasPrefix(c.ID, "H5-CANCEL-") {
+		if home == c.ID && !strings.HasPrefix(c.ID, "H5-SSE-") && !strings.HasPrefix(c.ID, "H5-CANCEL-") && !strings.HasPrefix(c.ID, "H5-PARAM-") {
 			continue
 		}
 		for _, rev := range c.Revisions {
