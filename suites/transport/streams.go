@@ -197,8 +197,10 @@ type endProbe struct {
 
 func runEndProbe(t *conform.T, s *conform.Session, ps probeStreamer) (endProbe, *conform.Verdict) {
 	var p endProbe
-	args, ok := fixtureTool(t, "test_slow")
-	if ok {
+	var args json.RawMessage
+	if _, ok := fixtureTool(t, "test_slow"); ok {
+		// Long enough for a progress notification: in 2026-07-28 a reply becomes a
+		// stream only when something precedes the response.
 		p.tool, args = "test_slow", json.RawMessage(`{"ms":250}`)
 	} else {
 		ct, why := h5Tool(t, s)
