@@ -46,20 +46,23 @@ type stRun struct {
 // Streamable HTTP against a modern-only fixture (the 2026-07-28 transport's rules,
 // some of which bind only a server that serves no earlier revision), Streamable
 // HTTP against a legacy-only fixture (the session rules of 2025-03-26 to
-// 2025-11-25), and the 2024-11-05 HTTP+SSE transport.
+// 2025-11-25), Streamable HTTP against a fixture serving both eras (the stream
+// rows, whose faults break a legacy row and its 2026-07-28 twin at once), and the
+// 2024-11-05 HTTP+SSE transport.
 const (
 	stHTTP       = "http"
 	stLegacyHTTP = "http-legacy"
+	stHTTPDual   = "http-dual"
 	stSSE        = "sse"
 )
 
 // stServed is what each transport's fixture serves: "modern" (2026-07-28 only),
-// "legacy" (2024-11-05 to 2025-11-25 only) or "" (every revision).
-var stServed = map[string]string{"": "", stHTTP: "modern", stLegacyHTTP: "legacy", stSSE: "legacy"}
+// "legacy" (2024-11-05 to 2025-11-25 only), "dual" or "" (every revision).
+var stServed = map[string]string{"": "", stHTTP: "modern", stLegacyHTTP: "legacy", stHTTPDual: "dual", stSSE: "legacy"}
 
 // stRunSuite runs the whole suite against `mcp-conform fixture` with the given faults
 // switched on and reads its reports: over stdio, or over the HTTP transport named
-// (stHTTP, stLegacyHTTP, stSSE).
+// (stHTTP, stLegacyHTTP, stHTTPDual, stSSE).
 func stRunSuite(t *testing.T, transport string, faults ...string) *stRun {
 	t.Helper()
 	server := []string{shQuote(bin), "fixture", "--transport", "stdio"}
@@ -316,7 +319,7 @@ func TestSelfTest(t *testing.T) {
 	}
 	bases := map[string]*stRun{"": stRunSuite(t, "")}
 	stAssertBaseline(t, bases[""], "")
-	for _, tr := range []string{stHTTP, stLegacyHTTP, stSSE} {
+	for _, tr := range []string{stHTTP, stLegacyHTTP, stHTTPDual, stSSE} {
 		if len(byTransport[tr]) > 0 {
 			bases[tr] = stRunSuite(t, tr)
 			stAssertBaseline(t, bases[tr], stServed[tr])
@@ -368,6 +371,35 @@ func TestSelfTest(t *testing.T) {
 	if path := os.Getenv("MCPCONFORM_SELFTEST_SUMMARY"); path != "" {
 		if err := os.WriteFile(path, []byte(line+"\n"), 0o644); err != nil {
 			t.Errorf("write the self-test summary: %v", err)
+		}
+	}
+}
+
+// TestBroadcastVerdictsStable is issue 20's broadcast case: a server that sends one
+// session's progress to every open session (mcp-framework 0.2 over Streamable HTTP
+// does; the fault sh-stream-broadcast) must get the same verdicts on every run,
+// whichever concurrent column made a call: SHTTP-NO-BROADCAST-01 fails in each
+// legacy HTTP column, and PROG-TOKEN-01 passes in every column.
+func TestBroadcastVerdictsStable(t *testing.T) {
+	var first *stRun
+	for i := 0; i < 3; i++ {
+		run := stRunSuite(t, stHTTPDual, "sh-stream-broadcast")
+		for k, c := range run.verdicts {
+			switch {
+			case k.id == "SHTTP-NO-BROADCAST-01" && k.rev != "2024-11-05" && k.rev != "2026-07-28" && c.Status != reports.Fail:
+				t.Errorf("run %d: %s = %s, want fail: %s", i+1, k, c.Status, c.Message)
+			case k.id == "PROG-TOKEN-01" && c.Status != reports.Pass:
+				t.Errorf("run %d: %s = %s, want pass (a leaked token is not the column's): %s", i+1, k, c.Status, c.Message)
+			}
+		}
+		if first == nil {
+			first = run
+			continue
+		}
+		for k, c := range run.verdicts {
+			if was := first.verdicts[k]; was.Status != c.Status {
+				t.Errorf("run %d: %s = %s, run 1 said %s: %s", i+1, k, c.Status, was.Status, c.Message)
+			}
 		}
 	}
 }

@@ -485,6 +485,7 @@ func copyExchanges(xs []Exchange) []Exchange {
 		x.Header = x.Header.Clone()
 		if x.Stream != nil {
 			s := *x.Stream
+			s.IDs = append([]string(nil), s.IDs...)
 			x.Stream = &s
 		}
 		out[i] = x

@@ -198,6 +198,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	}
 	x := t.scrubExchange(newExchange(http.MethodPost, resp))
 	x.Carried = Carries(msg)
+	x.Request, x.RPCMethod = requestKey(msg)
 	ct := mediaType(resp.Header)
 	if ct == "text/event-stream" && is2xx(resp.StatusCode) {
 		x.Stream = &StreamInfo{Retry: -1}
@@ -397,12 +398,22 @@ func (t *StreamableHTTP) noteEvent(idx int, ev Event) {
 	if ev.Retry >= 0 {
 		s.Retry = ev.Retry
 	}
+	if ev.HasID {
+		if len(s.IDs) < MaxStreamIDs {
+			s.IDs = append(s.IDs, ev.ID)
+		} else {
+			s.IDsDropped++
+		}
+	}
 }
+
+// MaxStreamIDs bounds the event ids kept per stream (StreamInfo.IDs).
+const MaxStreamIDs = 1024
 
 func (t *StreamableHTTP) endStream(idx int, err error) {
 	reason := "eof"
 	switch {
-	case t.life.Err() != nil:
+	case t.life.Err() != nil, errors.Is(err, errProbeClosed):
 		reason = "closed"
 	case err != nil && !errors.Is(err, io.EOF):
 		reason = err.Error()
@@ -425,8 +436,8 @@ func (t *StreamableHTTP) OpenPostStreams() (int, <-chan struct{}) {
 	defer t.mu.Unlock()
 	n := 0
 	for _, x := range t.exchanges {
-		if x.Method == http.MethodPost && x.Stream != nil && x.Stream.Ended.IsZero() {
-			n++
+		if x.Method == http.MethodPost && x.Stream != nil && x.Stream.Ended.IsZero() && !x.Probe {
+			n++ // a probe's stream carries nothing to Inbound: no reply waits on it
 		}
 	}
 	if t.streamEnded == nil {
@@ -466,7 +477,7 @@ func (t *StreamableHTTP) Drain(ctx context.Context) bool {
 		t.mu.Lock()
 		open := false
 		for _, x := range t.exchanges {
-			if x.Stream != nil && x.Stream.Ended.IsZero() && (deleted || x.Method == http.MethodPost) {
+			if x.Stream != nil && x.Stream.Ended.IsZero() && !x.Probe && (deleted || x.Method == http.MethodPost) {
 				open = true
 			}
 		}

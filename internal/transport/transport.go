@@ -95,6 +95,16 @@ type Exchange struct {
 	// Stream summarises the reply's SSE stream when it was one (nil otherwise). It is
 	// updated while the stream runs; Exchanges returns a snapshot.
 	Stream *StreamInfo
+	// Request is, for a POST, the raw JSON id of the request its body carried ("" for
+	// a notification, a response or a batch), and RPCMethod its method: the SSE stream
+	// that answers a POST belongs to that request (SHTTP-POST-SSE-*).
+	Request, RPCMethod string
+	// LastEventID is the Last-Event-ID header the request carried: a GET that resumes
+	// an earlier stream (SHTTP-RESUME-01) rather than opening one of its own.
+	LastEventID string
+	// Probe marks a stream a check read itself (OpenProbeStream): its messages were
+	// handed to the check, not delivered to Inbound.
+	Probe bool
 }
 
 // StreamInfo summarises an SSE stream that answered a request.
@@ -108,6 +118,11 @@ type StreamInfo struct {
 	FirstEmpty bool
 	// Retry is the last retry value the server sent, in milliseconds, or -1.
 	Retry int
+	// IDs are the event ids the stream carried, in order (at most MaxStreamIDs;
+	// IDsDropped counts the rest): ids must be unique across a session's streams
+	// (SHTTP-EVENTID-01).
+	IDs        []string
+	IDsDropped int
 	// Ended is when the stream ended; zero while it is open.
 	Ended time.Time
 	// EndReason is "eof" (the server ended it), "closed" (the client closed it) or the

@@ -111,7 +111,11 @@ func ctCollectProgress(t *conform.T) *ctProgressTraffic {
 					r.Resp = e
 				}
 			case e.Dir == wire.Received && e.Msg.Method == ctProgressMethod:
-				pt.Progress = append(pt.Progress, ctProgressOf(s, *e, reqs))
+				p := ctProgressOf(s, *e, reqs)
+				if p.request() == nil && toolkit.TokenElsewhere(s, p.TokenRaw) {
+					continue // another session's or a probe's: SHTTP-NO-BROADCAST-01
+				}
+				pt.Progress = append(pt.Progress, p)
 			}
 		}
 		for _, r := range reqs {

@@ -107,7 +107,7 @@ func roundTrip(t *conform.T, s *conform.Session) *Trip {
 	if skip != nil {
 		return &Trip{Skip: skip}
 	}
-	trip := &Trip{Tool: ct.Name, TaskSupport: TaskSupport(ct.Tool), Token: toolkit.NewToken()}
+	trip := &Trip{Tool: ct.Name, TaskSupport: TaskSupport(ct.Tool), Token: toolkit.NewToken(s)}
 	params := map[string]any{"name": ct.Name, "task": map[string]any{"ttl": RequestedTTL},
 		"_meta": map[string]any{"progressToken": trip.Token}}
 	if ct.Args != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -159,13 +160,43 @@ func nextToken() any {
 // tokens of Call, and always a string: the alternating types of Call's tokens follow
 // the order of calls across concurrent columns, and a call whose token type changed
 // from run to run met the number-token faults in some runs only.
-func NewToken() any { return fmt.Sprintf("mcp-conform-progress-%d", tokenSeq.Add(1)) }
+// The token is recorded as s's, so that progress naming it on another session is
+// TokenElsewhere's leak there.
+func NewToken(s *conform.Session) any {
+	tok := fmt.Sprintf("mcp-conform-progress-%d", tokenSeq.Add(1))
+	if id, err := wire.ParseID([]byte(strconv.Quote(tok))); err == nil {
+		tokens.Lock()
+		tokens.built[id.Key()] = s
+		tokens.Unlock()
+	}
+	return tok
+}
 
-// tokens records every progressToken the suite sent, per session, for PROG-* checks.
+// tokens records every progressToken the suite sent, per session, for PROG-* checks,
+// and those of the stream probes' calls (ProbeToken).
 var tokens = struct {
 	sync.Mutex
 	bySession map[*conform.Session][]*Outcome
-}{bySession: map[*conform.Session][]*Outcome{}}
+	probes    map[string]bool             // wire.ID keys
+	built     map[string]*conform.Session // NewToken's, by wire.ID key
+}{bySession: map[*conform.Session][]*Outcome{}, probes: map[string]bool{}, built: map[string]*conform.Session{}}
+
+// ProbeToken records the progress token of a call a stream probe made on a stream it
+// reads itself (transport.ProbeStream): the call and its stream are in no
+// transcript, so a progress notification naming the token that reaches a transcript
+// all the same (on a GET stream, or another session's) is left out of the progress
+// rows (TokenElsewhere), as a leak SHTTP-NO-BROADCAST-01 and SHTTP-GET-UNRELATED-01
+// judge.
+func ProbeToken(token string) {
+	b, _ := json.Marshal(token)
+	id, err := wire.ParseID(b)
+	if err != nil {
+		return
+	}
+	tokens.Lock()
+	tokens.probes[id.Key()] = true
+	tokens.Unlock()
+}
 
 // Call sends tools/call{name, arguments, _meta.progressToken} and decodes the reply.
 func Call(t *conform.T, s *conform.Session, name string, args json.RawMessage) *Outcome {
@@ -200,6 +231,43 @@ func Call(t *conform.T, s *conform.Session, name string, args json.RawMessage) *
 		o.Content = content
 	}
 	return o
+}
+
+// TokenElsewhere reports whether a progress token (raw JSON) is one the suite sent on
+// a tools/call of another session than s, in any column of the run, or on a stream
+// probe's call (ProbeToken): a progress
+// notification naming it on s leaked from that session (a server that sends every
+// session's progress to every session). Whether it arrives depends on which
+// sessions were open when the other call ran, so the per-session progress rows leave
+// it out, and SHTTP-NO-BROADCAST-01 judges the leak with a probe of its own.
+func TokenElsewhere(s *conform.Session, raw json.RawMessage) bool {
+	want, err := wire.ParseID(raw)
+	if err != nil || want.IsZero() {
+		return false
+	}
+	tokens.Lock()
+	defer tokens.Unlock()
+	if tokens.probes[want.Key()] {
+		return true
+	}
+	if owner, ok := tokens.built[want.Key()]; ok && owner != s {
+		return true
+	}
+	for other, calls := range tokens.bySession {
+		if other == s {
+			continue
+		}
+		for _, o := range calls {
+			b, err := json.Marshal(o.Token)
+			if err != nil {
+				continue
+			}
+			if id, err := wire.ParseID(b); err == nil && id.Key() == want.Key() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // CallsOn returns the calls the suite made on a session.
