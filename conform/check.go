@@ -81,6 +81,12 @@ type Check struct {
 	// Handshake marks checks that judge initialize itself: they also run in columns
 	// whose revision the server did not support or whose initialize was refused.
 	Handshake bool
+	// Opening marks checks that judge the connection itself from the record of how
+	// the revision's main session opened (T.Opening): they run in every column, also
+	// one whose session failed to open (broken or refused), where every other check
+	// is not run. They send nothing, and give the same verdict from the same
+	// evidence whether or not the session opened.
+	Opening bool
 	// FreshSessions is how many sessions of its own the check opens with
 	// T.NewSession: only where isolation is truly needed (the README lists each
 	// case). They are opened when the check asks, never ahead of time.
@@ -226,6 +232,8 @@ func validateCheck(c *Check) error {
 		return fmt.Errorf("check %s: group %q is not a catalogue group", c.ID, c.Group)
 	case c.Phase < PhaseClean || c.Phase > PhaseTranscript:
 		return fmt.Errorf("check %s: no phase: every check declares when it runs (PhaseClean, PhaseStateChange, PhaseOddInput or PhaseTranscript)", c.ID)
+	case c.Opening && (c.Phase != PhaseClean || c.Handshake || c.FreshSessions > 0 || len(c.PreOpen) > 0):
+		return fmt.Errorf("check %s: an opening check judges only the opening record: it declares PhaseClean, and no handshake, fresh or pre-opened session", c.ID)
 	}
 
 	switch c.Level {

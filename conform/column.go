@@ -196,6 +196,9 @@ func (rs *runState) dialSession(ctx context.Context, requested string, rev revis
 				continue
 			}
 		}
+		if s != nil {
+			s.opening = openingOf(s, err)
+		}
 		return s, err
 	}
 }

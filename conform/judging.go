@@ -15,9 +15,9 @@ func (rs *runState) judge(col *column, c *Check) Verdict {
 	switch {
 	case rs.ctx.Err() != nil:
 		return Errorf("not run: %v", context.Cause(rs.ctx))
-	case col.state == colBroken:
+	case col.state == colBroken && !c.Opening:
 		return Errorf("no session for %s: %v", col.rev.Name, col.err)
-	case col.state == colRefused && !c.Handshake:
+	case col.state == colRefused && !c.Handshake && !c.Opening:
 		return Errorf("no session for %s: %v", col.rev.Name, col.err)
 	case col.state == colUnsupported && (!c.Handshake || col.why != ""):
 		// A handshake check judges initialize even in an unsupported column, but not

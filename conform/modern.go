@@ -50,6 +50,13 @@ var errNotModern = errors.New("the server did not answer server/discover as a 20
 
 func (modernDriver) open(ctx context.Context, tgt target, requested string, rev revision.Revision, opts sessionOptions) (*Session, error) {
 	s, tr, err := openTransport(ctx, tgt, requested, rev, opts, wire.Options{Meta: ModernMeta(requested), BarrierMethod: "server/discover"})
+	var sseFailed *transport.OpeningError
+	if errors.As(err, &sseFailed) {
+		// The target serves HTTP+SSE, whose event stream did not open: whatever
+		// broke it, 2026-07-28 does not run over that transport.
+		s.InitErr = &initError{stage: "discover", err: fmt.Errorf("%w: the URL serves the legacy HTTP+SSE transport (%w)", errNotModern, err)}
+		return s, s.InitErr
+	}
 	if err != nil {
 		return s, err
 	}

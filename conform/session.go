@@ -36,6 +36,8 @@ type Session struct {
 	InitErr error
 	// Label names the session in transcripts ("2025-06-18#1").
 	Label string
+	// opening is what the session's opening put on the wire (T.Opening).
+	opening *Opening
 
 	mu        sync.Mutex
 	findings  []SchemaFinding

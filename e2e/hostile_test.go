@@ -90,6 +90,11 @@ var hostileCases = []hostileCase{
 		transcript: "after top-level value", flags: []string{"--revision", "2026-07-28"}},
 	{mode: "redirect", http: "http", code: 4, decoy: true},
 	{mode: "off-origin-endpoint", http: "sse", code: 4, want: "another origin", decoy: true},
+	// The same server judged in 2024-11-05, where SSE-ENDPOINT-EVENT-01 (an opening
+	// check) names the broken rule: the run fails (exit 1) instead of finding the
+	// target unreachable, and still sends nothing to the other origin.
+	{mode: "off-origin-endpoint-r1", http: "sse", code: 1, want: "whose first event is endpoint, its data a URI that resolves to an http(s) URL on the server's origin", decoy: true,
+		flags: []string{"--revision", "2024-11-05"}},
 	{mode: "echo-secret", http: "http", code: 1},
 	{mode: "echo-secret-sse-less", http: "http", code: 1},
 }
@@ -145,7 +150,7 @@ func runHostileCase(t *testing.T, server string, hc hostileCase) {
 	dir := t.TempDir()
 	reportDir := filepath.Join(dir, "report")
 	hitsFile := filepath.Join(dir, "decoy-hits")
-	mode := strings.TrimSuffix(hc.mode, "-sse-less")
+	mode := strings.TrimSuffix(strings.TrimSuffix(hc.mode, "-sse-less"), "-r1")
 	serverCmd := fmt.Sprintf("%s -mode %s -token %s -hits %s", shQuote(server), mode, token, shQuote(hitsFile))
 	args := []string{"--revision", "2025-06-18", "--timeout", hostileTimeout.String(), "--start-timeout", "5s",
 		"--run-timeout", hostileRunTimeout.String(), "--report-dir", reportDir}

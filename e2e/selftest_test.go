@@ -36,10 +36,11 @@ func (k stKey) String() string { return k.rev + " " + k.id }
 
 // stRun is one finished run of the suite, read from its report.json.
 type stRun struct {
-	report     *reports.Report
-	verdicts   map[stKey]reports.CheckResult
-	negotiated map[string]string // revision → the version the server answered ("" when none)
-	ids        []string          // every check ID of the run, sorted
+	report      *reports.Report
+	verdicts    map[stKey]reports.CheckResult
+	negotiated  map[string]string // revision → the version the server answered ("" when none)
+	unsupported map[string]bool   // revision → every check of the column skipped as revision-unsupported
+	ids         []string          // every check ID of the run, sorted
 }
 
 // The transports of the faults that bite only over HTTP (fixtures.Fault.Transport):
@@ -92,10 +93,11 @@ func stRunSuite(t *testing.T, transport string, faults ...string) *stRun {
 	if rep.ExitCode != r.code {
 		t.Errorf("report.json says exit code %d, the run exited %d", rep.ExitCode, r.code)
 	}
-	run := &stRun{report: rep, verdicts: map[stKey]reports.CheckResult{}, negotiated: map[string]string{}}
+	run := &stRun{report: rep, verdicts: map[stKey]reports.CheckResult{}, negotiated: map[string]string{}, unsupported: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, col := range rep.Revisions {
 		run.negotiated[col.Revision] = col.Negotiated
+		run.unsupported[col.Revision] = stUnsupported(col)
 		for _, c := range col.Checks {
 			run.verdicts[stKey{col.Revision, c.ID}] = c
 			if !seen[c.ID] {
@@ -106,6 +108,17 @@ func stRunSuite(t *testing.T, transport string, faults ...string) *stRun {
 	}
 	sort.Strings(run.ids)
 	return run
+}
+
+// stUnsupported says whether a column was revision-unsupported: every check of it
+// skipped for that reason (report.json does not carry the column's state).
+func stUnsupported(col reports.RevisionReport) bool {
+	for _, c := range col.Checks {
+		if c.Status != reports.Skip || !strings.HasPrefix(c.Message, string(reports.RevisionUnsupported)+": ") {
+			return false
+		}
+	}
+	return len(col.Checks) > 0
 }
 
 // stSkipReasons are the reasons a skip may give (the verdict policy (README, Verdicts)).
@@ -197,12 +210,14 @@ func stFlips(base, got reports.Status) bool {
 func stJudgeFault(t *testing.T, f fixtures.Fault, base, run *stRun) []string {
 	t.Helper()
 	// A column whose negotiated version changed was lost to the fault (initialize
-	// refused, or answered with another version): by the runner's design every check
-	// of such a column that does not judge the handshake itself is skipped as
-	// revision-unsupported or errors with "no session".
+	// refused, or answered with another version), and so was one that no longer
+	// opens as revision-unsupported (a server whose endpoint refuses every POST): by
+	// the runner's design every check of such a column that does not judge the
+	// handshake or the opening itself is skipped as revision-unsupported or errors
+	// with "no session".
 	lost := map[string]bool{}
 	for rev, neg := range base.negotiated {
-		if run.negotiated[rev] != neg {
+		if run.negotiated[rev] != neg || run.unsupported[rev] != base.unsupported[rev] {
 			lost[rev] = true
 			if !slices.Contains(f.Revisions, rev) {
 				t.Errorf("the %s column was lost (asked for %s, the server answered %q), but the fault does not list %s among its revisions", rev, rev, run.negotiated[rev], rev)

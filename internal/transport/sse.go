@@ -24,6 +24,7 @@ type SSE struct {
 	closed    bool
 	err       error
 	exchanges []Exchange
+	opening   SSEOpening
 	ignored   []IgnoredEvent
 	nIgnored  int
 
@@ -34,17 +35,45 @@ type SSE struct {
 
 var _ Transport = (*SSE)(nil)
 
+// SSEOpening is what the GET of an HTTP+SSE event stream showed up to its endpoint
+// event, kept whether or not the stream opened: the evidence SSE-ENDPOINT-EVENT-01
+// judges (2024-11-05/basic/transports.mdx, HTTP with SSE).
+type SSEOpening struct {
+	URL string // the SSE URL, redacted
+	// Exchange is the GET's reply (nil when none came: the connection failed).
+	Exchange *Exchange
+	// First is the first dispatched event, its Data cut to OversizeHead bytes (nil
+	// when the stream ended, or was not an event stream, before one came).
+	First *Event
+	// Endpoint is the endpoint event's data resolved against URL, redacted ("" when
+	// it is not a URI or does not resolve to an http(s) URL).
+	Endpoint string
+	// Problem is why the stream is unusable (nil when it opened): an
+	// *HTTPStatusError, an error wrapping ErrNoEndpointEvent (ErrEndpointOffOrigin
+	// among them), or a failure to reach the server.
+	Problem error
+}
+
+// OpeningError is DialSSE's failure, carrying what the opening showed. It unwraps
+// to the Problem, so errors.Is and errors.As see through it.
+type OpeningError struct{ Opening SSEOpening }
+
+func (e *OpeningError) Error() string { return e.Opening.Problem.Error() }
+func (e *OpeningError) Unwrap() error { return e.Opening.Problem }
+
 // DialSSE opens the GET event stream at cfg.URL and waits (bounded by ctx) for its
 // first event, which must be "endpoint" with a URI that resolves, against cfg.URL, to
-// an http or https URL. A non-2xx reply is returned as *HTTPStatusError; a reply that
-// is not an event stream, or whose first event is not a usable endpoint event, gives
-// an error wrapping ErrNoEndpointEvent.
+// an http or https URL on the stream's origin. A failure is an *OpeningError with what
+// the GET showed: it wraps an *HTTPStatusError for a non-2xx reply, and
+// ErrNoEndpointEvent for a reply that is not an event stream or whose first event is
+// not a usable endpoint event.
 func DialSSE(ctx context.Context, cfg HTTPConfig) (*SSE, error) {
 	b, err := newHTTPBase(cfg, "HTTP+SSE")
 	if err != nil {
 		return nil, err
 	}
 	t := &SSE{httpBase: b, in: make(chan Frame, inboundBuffer), done: make(chan struct{})}
+	t.opening.URL = t.safeURL
 	ok := false
 	defer func() {
 		if !ok {
@@ -57,80 +86,97 @@ func DialSSE(ctx context.Context, cfg HTTPConfig) (*SSE, error) {
 	// Until the endpoint event arrives, ctx may end the whole stream.
 	stop := context.AfterFunc(ctx, t.cancel)
 	defer stop()
+	body, er, err := t.openStream(ctx, stop)
+	if err != nil {
+		t.opening.Problem = err
+		return nil, &OpeningError{Opening: t.opening}
+	}
+	ok = true
+	t.wg.Add(1)
+	go t.readStream(body, er)
+	return t, nil
+}
 
+// openStream sends the GET and reads up to the endpoint event, recording what it
+// saw in t.opening; stop ends ctx's hold on the stream once the event is in.
+func (t *SSE) openStream(ctx context.Context, stop func() bool) (io.ReadCloser, *eventReader, error) {
 	req, err := t.newRequest(t.life, http.MethodGet, t.url.String(), nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Cache-Control", "no-cache")
 	resp, err := t.client.Do(req)
 	if err != nil {
-		return nil, t.requestErr(ctx, http.MethodGet, t.safeURL, err)
+		return nil, nil, t.requestErr(ctx, http.MethodGet, t.safeURL, err)
 	}
-	t.exchanges = append(t.exchanges, t.scrubExchange(newExchange(http.MethodGet, resp)))
+	x := t.scrubExchange(newExchange(http.MethodGet, resp))
+	t.exchanges = append(t.exchanges, x)
+	t.opening.Exchange = &x
 	if !is2xx(resp.StatusCode) {
 		defer resp.Body.Close()
-		return nil, t.statusError(resp)
+		return nil, nil, t.statusError(resp)
+	}
+	fail := func(err error) (io.ReadCloser, *eventReader, error) {
+		resp.Body.Close()
+		return nil, nil, err
 	}
 	if mt := mediaType(resp.Header); mt != "text/event-stream" {
-		resp.Body.Close()
-		return nil, fmt.Errorf("GET %s: HTTP %d reply has Content-Type %q, not text/event-stream: %w",
-			t.safeURL, resp.StatusCode, resp.Header.Get("Content-Type"), ErrNoEndpointEvent)
+		return fail(fmt.Errorf("GET %s: HTTP %d reply has Content-Type %q, not text/event-stream: %w",
+			t.safeURL, resp.StatusCode, resp.Header.Get("Content-Type"), ErrNoEndpointEvent))
 	}
 	er := newEventReader(resp.Body, t.limits.MaxFrame)
 	ev, err := firstEvent(er)
+	if ev != nil {
+		first := *ev
+		first.Data = string(headOf([]byte(first.Data)))
+		t.opening.First = &first
+	}
 	if err != nil {
-		resp.Body.Close()
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("GET %s: waiting for the endpoint event: %w", t.safeURL, ctx.Err())
+			return fail(fmt.Errorf("GET %s: waiting for the endpoint event: %w", t.safeURL, ctx.Err()))
 		}
-		return nil, fmt.Errorf("GET %s: %w", t.safeURL, err)
+		return fail(fmt.Errorf("GET %s: %w", t.safeURL, err))
 	}
 	if !stop() {
-		resp.Body.Close()
-		return nil, fmt.Errorf("GET %s: waiting for the endpoint event: %w", t.safeURL, ctx.Err())
+		return fail(fmt.Errorf("GET %s: waiting for the endpoint event: %w", t.safeURL, ctx.Err()))
 	}
 	raw := strings.TrimSpace(ev.Data)
 	ref, err := url.Parse(raw)
 	if err != nil {
-		resp.Body.Close()
-		return nil, fmt.Errorf("GET %s: endpoint %q is not a URI (%v): %w", t.safeURL, raw, err, ErrNoEndpointEvent)
+		return fail(fmt.Errorf("GET %s: endpoint %q is not a URI (%v): %w", t.safeURL, raw, err, ErrNoEndpointEvent))
 	}
 	t.endpoint = t.url.ResolveReference(ref)
 	if t.endpoint.Scheme != "http" && t.endpoint.Scheme != "https" || t.endpoint.Host == "" {
-		resp.Body.Close()
-		return nil, fmt.Errorf("GET %s: endpoint %q does not resolve to an http(s) URL: %w", t.safeURL, raw, ErrNoEndpointEvent)
+		return fail(fmt.Errorf("GET %s: endpoint %q does not resolve to an http(s) URL: %w", t.safeURL, raw, ErrNoEndpointEvent))
 	}
+	t.opening.Endpoint = t.endpoint.Redacted()
 	if o, want := Origin(t.endpoint), Origin(t.url); o != want {
-		resp.Body.Close()
-		return nil, fmt.Errorf("GET %s: endpoint %q is on origin %s, not the SSE stream's origin %s; no request was sent there (the user's headers would go with it): %w",
-			t.safeURL, t.endpoint.Redacted(), o, want, ErrEndpointOffOrigin)
+		return fail(fmt.Errorf("GET %s: endpoint %q is on origin %s, not the SSE stream's origin %s; no request was sent there (the user's headers would go with it): %w",
+			t.safeURL, t.endpoint.Redacted(), o, want, ErrEndpointOffOrigin))
 	}
-	ok = true
-	t.wg.Add(1)
-	go t.readStream(resp.Body, er)
-	return t, nil
+	return resp.Body, er, nil
 }
 
-// firstEvent returns the first dispatchable event, which must be an endpoint event.
-// Events with neither a type nor data (which WHATWG would not dispatch) are skipped.
-func firstEvent(er *eventReader) (Event, error) {
+// firstEvent returns the first dispatchable event, which must be an endpoint event;
+// the event is returned with the error when one came but is not usable. Events with
+// neither a type nor data (which WHATWG would not dispatch) are skipped.
+func firstEvent(er *eventReader) (*Event, error) {
 	for {
 		ev, err := er.Next()
 		switch {
 		case errors.Is(err, ErrFrameTooLarge):
-			return Event{}, fmt.Errorf("first event: %v: %w", err, ErrNoEndpointEvent)
+			return &ev, fmt.Errorf("first event: %v: %w", err, ErrNoEndpointEvent)
 		case err != nil:
-			return Event{}, fmt.Errorf("stream ended before the first event (%v): %w", err, ErrNoEndpointEvent)
+			return nil, fmt.Errorf("stream ended before the first event (%v): %w", err, ErrNoEndpointEvent)
 		case ev.Type == "" && ev.Data == "":
 			continue
 		case ev.Type != "endpoint":
-			return Event{}, fmt.Errorf("first event has type %q, want \"endpoint\": %w", ev.Type, ErrNoEndpointEvent)
+			return &ev, fmt.Errorf("first event has type %q, want \"endpoint\": %w", ev.Type, ErrNoEndpointEvent)
 		case strings.TrimSpace(ev.Data) == "":
-			return Event{}, fmt.Errorf("endpoint event has no data: %w", ErrNoEndpointEvent)
+			return &ev, fmt.Errorf("endpoint event has no data: %w", ErrNoEndpointEvent)
 		}
-		return ev, nil
+		return &ev, nil
 	}
 }
 
@@ -263,6 +309,9 @@ func (t *SSE) end(err error) {
 
 // Kind returns "sse".
 func (t *SSE) Kind() string { return "sse" }
+
+// Opening returns what the GET of the event stream showed up to its endpoint event.
+func (t *SSE) Opening() SSEOpening { return t.opening }
 
 // Endpoint returns the resolved URL that takes POSTed messages.
 func (t *SSE) Endpoint() string { return t.endpoint.Redacted() }

@@ -358,7 +358,7 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "H5-HEADERS-REQUIRED-01", Title: "a POST without a required MCP header is rejected with 400 and -32020",
 	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: h5Page + ` (Standard Request Headers): "These headers are REQUIRED for compliance."; (Server Validation): "When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response"; -32020 HeaderMismatch: "or required headers are missing/malformed"; (Protocol Version Header): "A server that does not support such clients MUST reject a request without the header per Server Validation."`,
+	Source: h5Page + ` (Standard Request Headers): "These headers are REQUIRED for compliance."; (Server Validation): "When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response"; -32020 HeaderMismatch: "or required headers are missing/malformed" (a missing MCP-Protocol-Version is H5-NOHEADER-LEGACY-01's)`,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs, v := h5Session(t)
 		if v != nil {
@@ -375,22 +375,88 @@ var _ = conform.Register(conform.Check{
 			cases = append(cases, h5Case{what: fmt.Sprintf("tools/call %q without Mcp-Name", ct.Name), bad: want400(r, conform.CodeHeaderMismatch)})
 		}
 
-		// H5-NOHEADER-LEGACY-01: a server that still serves clients older than
-		// 2025-06-18 may take a request without the version header as 2025-03-26.
-		r = h5Call(t, s, hs, h5Discover, nil, hdr(transport.HeaderProtocolVersion, ""))
-		c := h5Case{what: "server/discover without MCP-Protocol-Version", bad: want400(r, conform.CodeHeaderMismatch)}
-		if c.bad != "" {
-			switch servesLegacy(t.RevisionsAsked(), "2024-11-05", "2025-03-26") {
-			case legacyYes:
-				c.bad, c.note = "", "the server serves clients older than 2025-06-18, so it MAY take the request as 2025-03-26 (H5-NOHEADER-LEGACY-01); it answered "+r.describe()
-			case legacyUnknown:
-				c.bad, c.note = "", "not rejected ("+r.describe()+"), and this run asked no revision older than 2025-06-18, so whether H5-NOHEADER-LEGACY-01's exception applies is unknown"
-			}
-		}
-		cases = append(cases, c)
+		// A POST without MCP-Protocol-Version is H5-NOHEADER-LEGACY-01's: a server
+		// that still serves clients older than 2025-06-18 may take it as 2025-03-26.
 		return h5Judge(t, "HTTP 400 with JSON-RPC error -32020 (HeaderMismatch) for a POST missing a required header", cases)
 	},
 })
+
+// H5-NOHEADER-LEGACY-01 — streamable-http.mdx (Protocol Version Header).
+var _ = conform.Register(conform.Check{
+	ID: "H5-NOHEADER-LEGACY-01", Title: "a POST without MCP-Protocol-Version is rejected, unless the server serves clients older than 2025-06-18",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: h5Page + ` (Protocol Version Header): "A server that supports clients implementing protocol versions earlier than 2025-06-18 (which did not define the MCP-Protocol-Version header) MAY treat a request that omits the header as protocol version 2025-03-26. A server that does not support such clients MUST reject a request without the header per Server Validation." (Server Validation: HTTP 400 with a JSON-RPC error, -32020 HeaderMismatch for a missing required header)`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		r := h5Call(t, s, hs, h5Discover, nil, hdr(transport.HeaderProtocolVersion, ""))
+		if r.err != nil && r.x == nil {
+			return conform.Silence("an answer to server/discover without MCP-Protocol-Version", r.err)
+		}
+		return judgeNoVersionHeader(r.describe(), want400(r, conform.CodeHeaderMismatch) == "", servesLegacy(t.RevisionsAsked(), "2024-11-05", "2025-03-26"))
+	},
+})
+
+// judgeNoVersionHeader settles H5-NOHEADER-LEGACY-01: rejected per Server Validation
+// is right for every server; anything else (served, or answered as another
+// revision's request) is the MAY of a server that serves clients older than
+// 2025-06-18, which the run's 2024-11-05 and 2025-03-26 columns tell.
+func judgeNoVersionHeader(got string, rejected bool, older legacyTri) conform.Verdict {
+	const what = "server/discover without MCP-Protocol-Version"
+	switch {
+	case rejected:
+		return conform.Pass("%s was rejected per Server Validation: %s", what, got)
+	case older == legacyYes:
+		return conform.Note("%s was not rejected (%s); the server serves clients older than 2025-06-18 (this run negotiated 2024-11-05 or 2025-03-26), so it MAY treat the request as 2025-03-26", what, got)
+	case older == legacyNo:
+		return conform.Violation("HTTP 400 with JSON-RPC error -32020 (HeaderMismatch): the server serves no client older than 2025-06-18 (this run's 2024-11-05 and 2025-03-26 sessions were not negotiated)", what+": "+got)
+	}
+	return conform.Skip(reports.NotExercised, "%s was not rejected (%s), and this run asked neither 2024-11-05 nor 2025-03-26, so whether the server serves older clients (and MAY take it as 2025-03-26) is unknown: run with those revisions too", what, got)
+}
+
+// H5-ENDPOINT-01 — streamable-http.mdx (Overview). An opening check: a server without a
+// POST endpoint is exactly a 2026-07-28 column that cannot open, so the verdict comes
+// from the record of the opening's POST, in every column.
+var _ = conform.Register(conform.Check{
+	ID: "H5-ENDPOINT-01", Title: "the MCP endpoint takes POST",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseClean, Needs: conform.NeedsAny, Opening: true,
+	Source: h5Page + `: "The server MUST provide a single HTTP endpoint path (hereafter referred to as the MCP endpoint) that supports POST." (405 Method Not Allowed or 501 Not Implemented to the POST of a request refuses it; a 404 without a JSON-RPC error is, per Backward Compatibility, "a legacy HTTP+SSE server that does not host the modern MCP endpoint")`,
+	Run: func(t *conform.T) conform.Verdict {
+		o := t.Opening()
+		switch o.Kind {
+		case "http":
+		case "":
+			return conform.Errorf("not verified: no transport was opened: %v", o.Err)
+		default:
+			return conform.Skip(reports.NotApplicable, "the target is not a Streamable HTTP server (this rule is of the Streamable HTTP transport)")
+		}
+		for _, x := range o.Exchanges {
+			if x.Method == http.MethodPost {
+				return judgeEndpointPOST(x, o.Err)
+			}
+		}
+		return conform.Errorf("not verified: the opening's POST got no reply: %v", o.Err)
+	},
+})
+
+// judgeEndpointPOST judges the first POST of the opening (server/discover); openErr is
+// why the column did not open (nil when it did).
+func judgeEndpointPOST(x transport.Exchange, openErr error) conform.Verdict {
+	// A reply carrying a JSON-RPC error made the column revision-unsupported (era
+	// detection), where this check does not run: here an error status has none.
+	got := fmt.Sprintf("POST of server/discover → HTTP %d", x.Status)
+	switch {
+	case x.Status >= 200 && x.Status < 300:
+		return conform.Pass("%s: the endpoint takes POST", got)
+	case x.Status == http.StatusMethodNotAllowed || x.Status == http.StatusNotImplemented:
+		return conform.Violation("an MCP endpoint that supports POST", got+" (Allow: "+x.Header.Get("Allow")+")")
+	case x.Status == http.StatusNotFound:
+		return conform.Skip(reports.NotApplicable, "%s without a JSON-RPC error: by the page's Backward Compatibility, a legacy server that does not host the 2026-07-28 endpoint", got)
+	}
+	return conform.Skip(reports.NotExercised, "%s: the endpoint neither served the POST nor refused the method, so whether it takes POST is not shown (%v)", got, openErr)
+}
 
 // H5-HEADERS-MATCH-01 — streamable-http.mdx (Protocol Version Header; Server Validation).
 var _ = conform.Register(conform.Check{

@@ -34,6 +34,7 @@ type h5Server struct {
 	anyOrigin       bool // Origin is not checked
 	listen          bool // subscriptions/listen opens an SSE stream (else -32601)
 	noAccel         bool // that stream has no X-Accel-Buffering: no
+	postStatus      int  // every POST is answered with this status and no JSON-RPC body (0: served)
 }
 
 func (s *h5Server) reply(w http.ResponseWriter, status int, body string) {
@@ -61,6 +62,11 @@ func (s *h5Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodPost {
 		s.reply(w, or(s.getStatus, http.StatusMethodNotAllowed), errBody(nil, -32600))
+		return
+	}
+	if s.postStatus != 0 {
+		w.Header().Set("Allow", http.MethodGet)
+		http.Error(w, "refused", s.postStatus)
 		return
 	}
 	if o := r.Header.Get("Origin"); o != "" && !strings.HasPrefix(o, "http://127.0.0.1") && !s.anyOrigin {
@@ -196,6 +202,16 @@ func TestH5Verdicts(t *testing.T) {
 		{"SSE with X-Accel-Buffering pass", "H5-XACCEL-01", &h5Server{listen: true}, reports.Pass, "1 SSE"},
 		{"SSE without X-Accel-Buffering warns", "H5-XACCEL-01", &h5Server{listen: true, noAccel: true}, reports.Warn, `X-Accel-Buffering ""`},
 		{"no SSE at all is not exercised", "H5-XACCEL-01", &h5Server{}, reports.Skip, "listen did not open one"},
+		// An opening check: judged from the opening's POST, whether the column opened.
+		{"endpoint takes POST passes", "H5-ENDPOINT-01", &h5Server{}, reports.Pass, "POST of server/discover → HTTP 200"},
+		{"POST 405 fails", "H5-ENDPOINT-01", &h5Server{postStatus: http.StatusMethodNotAllowed}, reports.Fail, "HTTP 405 (Allow: GET)"},
+		{"POST 501 fails", "H5-ENDPOINT-01", &h5Server{postStatus: http.StatusNotImplemented}, reports.Fail, "HTTP 501"},
+		{"POST 404 without JSON-RPC is a legacy server", "H5-ENDPOINT-01", &h5Server{postStatus: http.StatusNotFound}, reports.Skip, "HTTP 404 without a JSON-RPC error"},
+		{"POST 500 shows nothing of POST", "H5-ENDPOINT-01", &h5Server{postStatus: http.StatusInternalServerError}, reports.Skip, "neither served the POST nor refused the method"},
+		{"no version header rejected passes", "H5-NOHEADER-LEGACY-01", &h5Server{}, reports.Pass, "rejected per Server Validation: HTTP 400"},
+		// Judge runs 2026-07-28 alone: whether the server serves older clients is
+		// unknown, so the MAY cannot be told from the MUST.
+		{"no version header served, older clients unknown", "H5-NOHEADER-LEGACY-01", &h5Server{headersOptional: true}, reports.Skip, "not rejected (HTTP 200"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -204,6 +220,28 @@ func TestH5Verdicts(t *testing.T) {
 				t.Errorf("%s = %s (%s), want %s mentioning %q", tc.id, v.Status, v.Message, tc.want, tc.says)
 			}
 		})
+	}
+}
+
+// H5-NOHEADER-LEGACY-01's branches: rejected passes for every server; not rejected is
+// the MAY of a server that serves clients older than 2025-06-18, a violation of any
+// other, and unknown when the run asked no such revision.
+func TestJudgeNoVersionHeader(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		rejected bool
+		older    legacyTri
+		want     conform.Outcome
+	}{
+		{"rejected, serves older clients", true, legacyYes, conform.OutcomePass},
+		{"rejected, serves none", true, legacyNo, conform.OutcomePass},
+		{"served, serves older clients", false, legacyYes, conform.OutcomeNote},
+		{"served, serves none", false, legacyNo, conform.OutcomeViolation},
+		{"served, unknown", false, legacyUnknown, conform.OutcomeSkip},
+	} {
+		if got := judgeNoVersionHeader("HTTP 200", tc.rejected, tc.older).Outcome(); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -1,8 +1,11 @@
 package transport
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
@@ -34,6 +37,124 @@ func sseSession(t *conform.T) (*conform.Session, *transport.SSE, *conform.Verdic
 		return nil, nil, &v
 	}
 	return s, tr, nil
+}
+
+// sseOpening returns the column's opening record over HTTP+SSE, or the verdict of a
+// column that opened none: another transport's rule does not apply; a target that
+// could not be dialled at all gave nothing to judge.
+func sseOpening(t *conform.T) (conform.Opening, *conform.Verdict) {
+	o := t.Opening()
+	switch {
+	case o.Kind == "sse" && o.SSE != nil:
+		return o, nil
+	case o.Kind == "":
+		v := conform.Errorf("not verified: no transport was opened: %v", o.Err)
+		return o, &v
+	}
+	v := conform.Skip(reports.NotApplicable, "the session runs over %s, not HTTP+SSE (this rule is of the 2024-11-05 HTTP+SSE transport)", o.Kind)
+	return o, &v
+}
+
+// SSE-ENDPOINT-EVENT-01 — 2024-11-05/basic/transports.mdx (HTTP with SSE). An opening
+// check: a stream without a usable endpoint event is exactly a column that cannot
+// open, so the verdict comes from the record of the GET, in every column.
+var _ = conform.Register(conform.Check{
+	ID: "SSE-ENDPOINT-EVENT-01", Title: "the event stream opens with an endpoint event naming the POST URI",
+	Level: conform.Must, Revisions: revision.Span("R1"), Group: conform.GroupSSE, Phase: conform.PhaseClean, Needs: conform.NeedsAny, Opening: true,
+	Source: ssePage + ` (HTTP with SSE): "When a client connects, the server MUST send an endpoint event containing a URI for the client to use for sending messages."; "The server MUST provide two endpoints: [...] A regular HTTP POST endpoint for clients to send messages to the server" (a URI on another origin is no endpoint of this server: the suite sends nothing there)`,
+	Run: func(t *conform.T) conform.Verdict {
+		o, v := sseOpening(t)
+		if v != nil {
+			return *v
+		}
+		return judgeEndpointEvent(*o.SSE)
+	},
+})
+
+// judgeEndpointEvent judges what the GET of the event stream showed.
+func judgeEndpointEvent(op transport.SSEOpening) conform.Verdict {
+	const expected = "a 2xx text/event-stream reply to the GET whose first event is endpoint, its data a URI that resolves to an http(s) URL on the server's origin"
+	x := op.Exchange
+	if x == nil {
+		return conform.Errorf("not verified: the GET of %s got no reply: %v", op.URL, op.Problem)
+	}
+	got := fmt.Sprintf("GET %s → HTTP %d (Content-Type %q)", op.URL, x.Status, x.ContentType)
+	if op.First != nil {
+		got += fmt.Sprintf(", first event of type %q with data %q", eventType(op.First.Type), conform.Clip(op.First.Data, 120))
+	}
+	var se *transport.HTTPStatusError
+	switch {
+	case op.Problem == nil:
+		return conform.Pass("%s: the POST URI %s", got, op.Endpoint)
+	case errors.As(op.Problem, &se):
+		return conform.Violation(expected, got)
+	case errors.Is(op.Problem, transport.ErrNoEndpointEvent):
+		return conform.Violation(expected, got+": "+problemOf(op.Problem))
+	case op.First == nil && errors.Is(op.Problem, context.DeadlineExceeded):
+		return conform.Violation(expected, got+", and no event before the opening's deadline (--start-timeout)")
+	}
+	return conform.Errorf("not verified: %s: %v", got, op.Problem)
+}
+
+// eventType names an SSE event's type as a client reads it ("" is message).
+func eventType(typ string) string {
+	if typ == "" {
+		return "message"
+	}
+	return typ
+}
+
+// problemOf is the last clause of a DialSSE error, the part that says what was wrong
+// (the GET and its URL are already said).
+func problemOf(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, "GET ") {
+		msg = msg[i+2:]
+	}
+	return msg
+}
+
+// SSE-POST-01 — 2024-11-05/basic/transports.mdx (HTTP with SSE). An opening check: the
+// handshake's messages are the first POSTs, and a server that refuses them loses the
+// session, so the verdict comes from their record, in every column.
+var _ = conform.Register(conform.Check{
+	ID: "SSE-POST-01", Title: "the POST endpoint accepts the client's messages with 2xx",
+	Level: conform.Must, Revisions: revision.Span("R1"), Group: conform.GroupSSE, Phase: conform.PhaseClean, Needs: conform.NeedsAny, Opening: true,
+	Source: ssePage + ` (HTTP with SSE): "The server MUST provide two endpoints: [...] A regular HTTP POST endpoint for clients to send messages to the server"; "All subsequent client messages MUST be sent as HTTP POST requests to this endpoint." (no success status is named: any 2xx, the exact one recorded)`,
+	Run: func(t *conform.T) conform.Verdict {
+		o, v := sseOpening(t)
+		if v != nil {
+			return *v
+		}
+		if o.SSE.Problem != nil {
+			return conform.Errorf("not verified: no message was POSTed, the event stream named no usable endpoint (SSE-ENDPOINT-EVENT-01): %v", o.SSE.Problem)
+		}
+		var f conform.Findings
+		var seen []string
+		for _, x := range o.Exchanges {
+			if x.Method != http.MethodPost {
+				continue
+			}
+			f.Judged++
+			what := fmt.Sprintf("POST of a %s to %s → HTTP %d", orMessage(x.Carried), o.SSE.Endpoint, x.Status)
+			seen = append(seen, what)
+			if x.Status < 200 || x.Status > 299 {
+				f.Fail(what)
+			}
+		}
+		if f.Judged == 0 {
+			return conform.Errorf("not verified: no POST to %s got a reply: %v", o.SSE.Endpoint, o.Err)
+		}
+		return f.Verdict("a 2xx status for every message POSTed to the endpoint", "", strings.Join(seen, "; "))
+	},
+})
+
+// orMessage names what a POST carried ("message" when it was not one JSON-RPC message).
+func orMessage(carried string) string {
+	if carried == "" {
+		return "message"
+	}
+	return carried
 }
 
 // SSE-ORIGIN-01 — 2024-11-05/basic/transports.mdx (HTTP with SSE, Security Warning).

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,11 @@ import (
 type sseServer struct {
 	anyOrigin  bool   // Origin is not checked
 	otherEvent string // every reply is also sent as an event of this type
+	before     string // raw SSE text sent before the endpoint event
+	endpoint   string // the endpoint event's data ("": /messages)
+	getStatus  int    // the GET's status (0: 200)
+	getType    string // the GET's Content-Type ("": text/event-stream)
+	postStatus int    // every POST's status (0: 202, and the message is served)
 	mu         sync.Mutex
 	push       chan string
 }
@@ -41,9 +47,12 @@ func (s *sseServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	switch {
 	case r.Method == http.MethodGet:
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		fmt.Fprint(w, "event: endpoint\ndata: /messages\n\n")
+		w.Header().Set("Content-Type", cmp.Or(s.getType, "text/event-stream"))
+		w.WriteHeader(cmp.Or(s.getStatus, http.StatusOK))
+		if s.getStatus != 0 || s.getType != "" {
+			return
+		}
+		fmt.Fprintf(w, "%sevent: endpoint\ndata: %s\n\n", s.before, cmp.Or(s.endpoint, "/messages"))
 		w.(http.Flusher).Flush()
 		for {
 			select {
@@ -67,6 +76,10 @@ func (s *sseServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			} `json:"params"`
 		}
 		_ = json.Unmarshal(b, &m)
+		if s.postStatus != 0 {
+			http.Error(w, "refused", s.postStatus)
+			return
+		}
 		w.WriteHeader(http.StatusAccepted)
 		if m.ID == nil || m.Method == "" {
 			return
@@ -107,6 +120,17 @@ func TestSSEVerdicts(t *testing.T) {
 		{"foreign Origin served fails", "SSE-ORIGIN-01", &sseServer{anyOrigin: true}, reports.Fail, "GET of the SSE endpoint with Origin: http://mcp-conform.invalid: HTTP 200"},
 		{"message events", "SSE-MESSAGE-EVENT-01", &sseServer{}, reports.Pass, "each in an event of type message"},
 		{"another event type warns", "SSE-MESSAGE-EVENT-01", &sseServer{otherEvent: "response"}, reports.Warn, `type "response"`},
+		// SSE-ENDPOINT-EVENT-01 and SSE-POST-01 are opening checks: judged from the
+		// opening's record, in a column that opened or not.
+		{"endpoint event first passes", "SSE-ENDPOINT-EVENT-01", &sseServer{}, reports.Pass, `first event of type "endpoint" with data "/messages": the POST URI http://127.0.0.1`},
+		{"message event first fails", "SSE-ENDPOINT-EVENT-01", &sseServer{before: "event: message\ndata: {}\n\n"}, reports.Fail, `first event has type "message"`},
+		{"endpoint event without data fails", "SSE-ENDPOINT-EVENT-01", &sseServer{endpoint: " "}, reports.Fail, "endpoint event has no data"},
+		{"off-origin endpoint fails", "SSE-ENDPOINT-EVENT-01", &sseServer{endpoint: "http://127.0.0.2:9/messages"}, reports.Fail, "not the SSE stream's origin"},
+		{"GET refused fails", "SSE-ENDPOINT-EVENT-01", &sseServer{getStatus: http.StatusNotFound}, reports.Fail, "HTTP 404"},
+		{"no event stream fails", "SSE-ENDPOINT-EVENT-01", &sseServer{getType: "application/json"}, reports.Fail, "not text/event-stream"},
+		{"POSTs accepted pass with the code", "SSE-POST-01", &sseServer{}, reports.Pass, "POST of a request to http://127.0.0.1"},
+		{"POST refused fails", "SSE-POST-01", &sseServer{postStatus: http.StatusMethodNotAllowed}, reports.Fail, "→ HTTP 405"},
+		{"no endpoint, no POST to judge", "SSE-POST-01", &sseServer{before: "event: message\ndata: {}\n\n"}, reports.Error, "no message was POSTed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := judgeSSE(t, tc.srv, tc.id)
@@ -117,10 +141,29 @@ func TestSSEVerdicts(t *testing.T) {
 	}
 }
 
+// A target that answers nothing gives the opening checks nothing to judge: an error,
+// never a pass or a failure.
+func TestSSEOpeningUnreachable(t *testing.T) {
+	hs := httptest.NewServer(http.NotFoundHandler())
+	url := hs.URL + "/sse"
+	hs.Close() // nothing listens there now
+	for _, id := range []string{"SSE-ENDPOINT-EVENT-01", "SSE-POST-01"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		dial := func(ctx context.Context) (transport.Transport, error) {
+			return transport.DialSSE(ctx, transport.HTTPConfig{URL: url})
+		}
+		v, err := conform.Judge(ctx, conform.Config{Timeout: 3 * time.Second, KillGrace: 10 * time.Millisecond}, conform.Lookup(id), revision.MustLookup("2024-11-05"), dial)
+		cancel()
+		if err != nil || v.Status != reports.Error || !strings.Contains(v.Message, "not verified") {
+			t.Errorf("%s against a closed port = %s (%s), %v; want error, not verified", id, v.Status, v.Message, err)
+		}
+	}
+}
+
 // Over stdio (and Streamable HTTP) the HTTP+SSE rules do not apply.
 func TestSSENotApplicableOnStdio(t *testing.T) {
 	srv := conformtest.NewServer()
-	for _, id := range []string{"SSE-ORIGIN-01", "SSE-MESSAGE-EVENT-01"} {
+	for _, id := range []string{"SSE-ORIGIN-01", "SSE-MESSAGE-EVENT-01", "SSE-ENDPOINT-EVENT-01", "SSE-POST-01"} {
 		v := conformtest.Judge(t, id, "2024-11-05", srv)
 		if v.Status != reports.Skip || v.Reason != reports.NotApplicable {
 			t.Errorf("%s over stdio = %s %s (%s), want skip not-applicable", id, v.Status, v.Reason, v.Message)
