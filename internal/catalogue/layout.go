@@ -82,6 +82,8 @@ var Homes = []Home{
 	{"MOD-", Modern, "suites/lifecycle", "modern.go", "2026-07-28 basic/index.mdx, basic/versioning.mdx, server/discover"},
 	{"MOD-MRTR-", Modern, "suites/lifecycle", "mrtr.go", "2026-07-28 basic/patterns/multi-round-trip.mdx"},
 	{"STDIO-", Stdio, "suites/transport", "stdio.go", "basic/transports.mdx (stdio); 2026-07-28 basic/transports/stdio.mdx"},
+	// Judged from CANCEL-INFLIGHT-01's probe, beside it.
+	{"STDIO-CANCEL-", Stdio, "suites/utilities", "cancellation.go", "2026-07-28 basic/transports/stdio.mdx (Cancellation)"},
 	{"SSE-", SSE, "suites/transport", "sse.go", "2024-11-05 basic/transports.mdx (HTTP with SSE)"},
 	{"SHTTP-", SHTTP, "suites/transport", "streamable.go", "basic/transports.mdx (Streamable HTTP)"},
 	{"SHTTP-SESSION-", SHTTP, "suites/transport", "sessions.go", "basic/transports.mdx (Streamable HTTP: Session Management)"},

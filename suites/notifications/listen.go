@@ -1,6 +1,7 @@
 package notifications
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -282,4 +283,138 @@ func lsJudgeScope(obs []subscribe.Observed) conform.Verdict {
 	}
 	return f.Verdict("no request-scoped notification (progress, message) on a listen stream", "",
 		fmt.Sprintf("%d message%s on %d listen stream%s, none of them progress or message", f.Judged, toolkit.Plural(f.Judged), subs, toolkit.Plural(subs)))
+}
+
+// lsEndFixture is the fixture tool that makes the server end a subscription itself
+// (the fixture contract, fixtures/doc.go): without it a server does so only at
+// shutdown, after every check.
+const lsEndFixture = "test_end_subscription"
+
+// NOTIF-LISTEN-CLOSE-R5-01 — 2026-07-28/basic/patterns/subscriptions.mdx (Graceful
+// Closure) against basic/patterns/cancellation.mdx.
+//
+// The two pages disagree about how a server that ends a subscription itself says
+// so: subscriptions.mdx SHOULD answer the listen request with a completion result,
+// cancellation.mdx MUST send notifications/cancelled naming it. They disagree about
+// which message, not about whether one is owed, so a server that follows either page
+// passes, with a note saying which (the row's "accept either one; report which"). A
+// server that sends neither follows no reading of the specification: both pages
+// are broken, and the stricter one, cancellation.mdx's MUST, sets the verdict
+// (fail). The same on every transport: over stdio the tool's reply and a barrier
+// bound what the server sent before it; over HTTP the subscription's own stream must
+// end (bounded by the timeout), which puts every event it carried in.
+var _ = conform.Register(conform.Check{
+	ID: "NOTIF-LISTEN-CLOSE-R5-01", Title: "a subscription the server ends itself ends with a completion result or notifications/cancelled",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Phase: conform.PhaseStateChange, Needs: conform.NeedsFixture,
+	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Graceful Closure): "When the server ends a subscription on its own initiative (for example, during shutdown), it SHOULD respond to the original subscriptions/listen request with a completion result before closing the stream."; basic/patterns/cancellation.mdx: "A server MUST send notifications/cancelled referencing a subscriptions/listen request ID when it tears down that subscription stream". The pages conflict: either message passes with a note saying which; neither breaks the MUST (fail). Probed with the fixture tool test_end_subscription, which ends the subscription before it answers.`,
+	Run:    runListenClose,
+})
+
+func runListenClose(t *conform.T) conform.Verdict {
+	l := toolkit.List(t)
+	if v := toolkit.ListVerdict(t, l); v != nil {
+		return *v
+	}
+	tl := l.Find(lsEndFixture)
+	if tl == nil {
+		return conform.Skip(reports.NeedsFixture, "the fixture tool %s (the fixture contract, fixtures/doc.go) is not listed: nothing makes the server end a subscription itself before it shuts down", lsEndFixture)
+	}
+	if p := toolkit.Allowed(t, *tl); !p.Allowed {
+		return conform.Skip(reports.CallsNotAllowed, "%s: %s", lsEndFixture, p.Why)
+	}
+	s := t.Session()
+	before := s.Conn.Seq()
+	sub, v := subscribe.Open(t, subscribe.Tools, 1)
+	if v != nil {
+		return *v
+	}
+	args, err := json.Marshal(map[string]any{"subscriptionId": sub.ID})
+	if err != nil {
+		subscribe.Cancel(t, sub)
+		return conform.Errorf("encode the arguments of %s: %v", lsEndFixture, err)
+	}
+	if o := toolkit.Call(t, s, lsEndFixture, args); !o.Succeeded() {
+		subscribe.Cancel(t, sub)
+		return conform.Errorf("not verified: %s did not end subscription %s: %s", lsEndFixture, sub.ID, o.Describe())
+	}
+	// No listen stream may stay open (HTTP: the ended one's stream must close), then
+	// the barrier: what the server sent for the subscription is in.
+	ctx, cancel := context.WithTimeout(t.Ctx, t.Timeout())
+	syncErr := sub.Sync(ctx, 0)
+	cancel()
+	end := lsEndOf(sub.ID, s.Conn.Received(before))
+	if end.result == nil && end.cancelled == nil {
+		// As far as the client can tell the subscription is still open: end it.
+		subscribe.Cancel(t, sub)
+	}
+	return lsJudgeClose(sub.ID, end, syncErr)
+}
+
+// lsEnd is how a subscription ended: the first response to its listen request (a
+// result, or an error) and the first notifications/cancelled naming it.
+type lsEnd struct {
+	result, refusal, cancelled *wire.Entry
+}
+
+// lsEndOf finds the end of subscription id among received entries.
+func lsEndOf(id wire.ID, received []wire.Entry) lsEnd {
+	var end lsEnd
+	for i := range received {
+		e := &received[i]
+		m := e.Msg
+		switch {
+		case m == nil:
+		case m.IsResponse() && m.ID.Key() == id.Key() && m.Error != nil:
+			if end.refusal == nil {
+				end.refusal = e
+			}
+		case m.IsResponse() && m.ID.Key() == id.Key():
+			if end.result == nil {
+				end.result = e
+			}
+		case m.Kind == wire.KindNotification && m.Method == "notifications/cancelled" && end.cancelled == nil:
+			var p struct {
+				RequestID json.RawMessage `json:"requestId"`
+			}
+			if json.Unmarshal(m.Params, &p) == nil {
+				if rid, err := wire.ParseID(p.RequestID); err == nil && !rid.IsZero() && rid.Key() == id.Key() {
+					end.cancelled = e
+				}
+			}
+		}
+	}
+	return end
+}
+
+// lsJudgeClose judges how the server ended subscription id itself; syncErr is why
+// the wait for its stream's end and the barrier after it failed (nil when they
+// worked).
+func lsJudgeClose(id wire.ID, end lsEnd, syncErr error) conform.Verdict {
+	switch {
+	case end.result != nil && end.cancelled != nil:
+		return conform.Pass("subscription %s ended with notifications/cancelled naming it (#%d) and a completion result (#%d): both pages followed", id, end.cancelled.Seq, end.result.Seq)
+	case end.result != nil:
+		var r struct {
+			ResultType json.RawMessage `json:"resultType"`
+		}
+		_ = json.Unmarshal(end.result.Msg.Result, &r)
+		return conform.Note("subscription %s ended with a result for its listen request (#%d, resultType %s), the graceful closure of subscriptions.mdx; no notifications/cancelled, which cancellation.mdx requires: the pages conflict, and either is accepted",
+			id, end.result.Seq, toolkit.Or(string(r.ResultType), "absent"))
+	case end.cancelled != nil:
+		return conform.Note("subscription %s ended with notifications/cancelled naming it (#%d), as cancellation.mdx requires; no completion result, which subscriptions.mdx recommends: the pages conflict, and either is accepted", id, end.cancelled.Seq)
+	case syncErr != nil && conform.Gone(syncErr):
+		return conform.Errorf("not verified: the session ended after %s ended subscription %s (%v)", lsEndFixture, id, syncErr)
+	}
+	const want = "when the server ends a subscription itself, a completion result for its listen request (subscriptions.mdx, SHOULD) or notifications/cancelled naming it (cancellation.mdx, MUST)"
+	actual := fmt.Sprintf("after %s ended subscription %s, neither came", lsEndFixture, id)
+	switch {
+	case end.refusal != nil:
+		actual = fmt.Sprintf("after %s ended subscription %s its listen request was answered with error %d %q (#%d), which is no completion result, and no notifications/cancelled came",
+			lsEndFixture, id, end.refusal.Msg.Error.Code, conform.Clip(end.refusal.Msg.Error.Message, 80), end.refusal.Seq)
+	case syncErr != nil:
+		actual += fmt.Sprintf(", and its stream did not end (%v)", syncErr)
+	default:
+		actual += " (the subscription just stopped)"
+	}
+	return conform.Violation(want, actual)
 }

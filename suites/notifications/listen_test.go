@@ -240,3 +240,63 @@ func TestListenObservedVerdicts(t *testing.T) {
 
 // conformtestAck is the acknowledgement's method.
 const conformtestAck = conform.MethodAcknowledged
+
+// lsCloseServer is a 2026-07-28 server whose test_end_subscription ends the
+// subscription it names with the messages end returns (given the listen request's
+// id), before its own reply; with end nil it fails (isError).
+func lsCloseServer(end func(sub wire.ID) []string) func() *conformtest.Server {
+	return func() *conformtest.Server {
+		var mu sync.Mutex
+		subs := map[string]wire.ID{}
+		srv := conformtest.Modern(conformtest.ServeTools(map[string]conformtest.Tool{
+			lsEndFixture: {Reply: func(req *wire.Message) []string {
+				var p struct {
+					Arguments struct {
+						ID json.RawMessage `json:"subscriptionId"`
+					} `json:"arguments"`
+				}
+				_ = json.Unmarshal(req.Params, &p)
+				id, _ := wire.ParseID(p.Arguments.ID)
+				mu.Lock()
+				sub, ok := subs[id.Key()]
+				mu.Unlock()
+				if !ok || end == nil {
+					return []string{conformtest.Result(req, `{"content":[{"type":"text","text":"no such subscription"}],"isError":true}`)}
+				}
+				return append(end(sub), conformtest.Result(req, conformtest.Content(conformtest.TextBlock)))
+			}},
+		}))
+		srv.Handle("subscriptions/listen", func(req *wire.Message) []string {
+			mu.Lock()
+			subs[req.ID.Key()] = req.ID
+			mu.Unlock()
+			return []string{conformtest.Notification(conform.MethodAcknowledged, `{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":`+string(req.ID.Raw())+`}}`)}
+		})
+		return srv
+	}
+}
+
+func TestListenCloseVerdicts(t *testing.T) {
+	const r5 = "2026-07-28"
+	complete := func(sub wire.ID) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":%s}}}`, sub.Raw(), sub.Raw())
+	}
+	cancelled := func(sub wire.ID) string {
+		return conformtest.Notification("notifications/cancelled", `{"requestId":`+string(sub.Raw())+`}`)
+	}
+	const id = "NOTIF-LISTEN-CLOSE-R5-01"
+	conformtest.RunCases(t, []conformtest.Case{
+		{Name: "a completion result is accepted with a note", ID: id, Rev: r5, Srv: lsCloseServer(func(sub wire.ID) []string { return []string{complete(sub)} }), Want: reports.Pass, Contains: "note: subscription"},
+		{Name: "notifications/cancelled is accepted with a note", ID: id, Rev: r5, Srv: lsCloseServer(func(sub wire.ID) []string { return []string{cancelled(sub)} }), Want: reports.Pass, Contains: "as cancellation.mdx requires"},
+		{Name: "both pass", ID: id, Rev: r5, Srv: lsCloseServer(func(sub wire.ID) []string { return []string{cancelled(sub), complete(sub)} }), Want: reports.Pass, Contains: "both pages followed"},
+		{Name: "neither fails", ID: id, Rev: r5, Srv: lsCloseServer(func(wire.ID) []string { return nil }), Want: reports.Fail, Contains: "just stopped"},
+		{Name: "cancelling another request is neither and fails", ID: id, Rev: r5, Srv: lsCloseServer(func(wire.ID) []string {
+			return []string{conformtest.Notification("notifications/cancelled", `{"requestId":"other"}`)}
+		}), Want: reports.Fail, Contains: "neither came"},
+		{Name: "an error for the listen request is no completion and fails", ID: id, Rev: r5, Srv: lsCloseServer(func(sub wire.ID) []string {
+			return []string{fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"gone"}}`, sub.Raw())}
+		}), Want: reports.Fail, Contains: "no completion result"},
+		{Name: "the tool failing is not verified", ID: id, Rev: r5, Srv: lsCloseServer(nil), Want: reports.Error, Contains: "did not end"},
+		{Name: "no fixture needs the fixture", ID: id, Rev: r5, Srv: func() *conformtest.Server { return conformtest.Modern(conformtest.NewServer()) }, Want: reports.Skip, Reason: reports.NeedsFixture, Contains: lsEndFixture},
+	})
+}

@@ -183,6 +183,8 @@ type cnInflight struct {
 	call     *wire.Call
 	after    int // the transcript's sequence number before the call
 	id       wire.ID
+	token    string         // the call's progressToken
+	cancels  int            // the transcript's sequence number before the cancellation
 	early    string         // why the call could not be cancelled in flight ("" when it was)
 	cancelAt time.Time      // when the cancellation was sent
 	reply    *wire.Response // the reply to the cancelled call, when one came
@@ -255,7 +257,7 @@ func cnProbeInflight(t *conform.T, s *conform.Session) cnInflight {
 	if err != nil {
 		return cnInflight{early: "the call could not be sent: " + conform.Describe(nil, err)}
 	}
-	p := cnInflight{s: s, call: call, after: after, id: call.ID}
+	p := cnInflight{s: s, call: call, after: after, id: call.ID, token: token}
 	// At work: its first progress notification, or (a server that sends none) the
 	// request read, which stdio's order guarantees before the cancellation.
 	ctx, cancel := context.WithTimeout(t.Ctx, t.Timeout())
@@ -270,7 +272,7 @@ func cnProbeInflight(t *conform.T, s *conform.Session) cnInflight {
 		return p
 	default:
 	}
-	p.cancelAt = time.Now()
+	p.cancelAt, p.cancels = time.Now(), s.Conn.Seq()
 	if err := s.Conn.Notify(t.Ctx, cnMethod, s.Conn.Stamp(map[string]any{"requestId": call.ID, "reason": "mcp-conform: CANCEL-INFLIGHT-01"})); err != nil {
 		p.early = "the cancellation could not be sent: " + conform.Describe(nil, err)
 		return p
@@ -342,6 +344,127 @@ func cnJudgeInflight(p cnInflight) conform.Verdict {
 		return conform.Errorf("not verified: %s does not name the cancelled request %s (it said %s), yet no response came within %d ms of work and the timeout", cnLastFixture, p.id, last, cnSlowMs)
 	}
 	return conform.Pass("%s (id %s) cancelled in flight: %s names it, and no response came (proven by the barrier when the session settled)", cnSlowFixture, p.id, cnLastFixture)
+}
+
+// STDIO-CANCEL-R5-01 — 2026-07-28/basic/transports/stdio.mdx (Cancellation).
+//
+// One probe, two rows: CANCEL-INFLIGHT-01's cancellation of test_slow (T.Once). That
+// row judges the SHOULD of every revision that no response follows; this one the
+// stdio MUST NOT of 2026-07-28, which forbids any further message for the request:
+// its response, and its progress notifications (the only notifications stdio can tie
+// to a request: by their token). A response after the cancellation fails whenever it
+// comes: test_slow was asked for 2000 ms of work and cancelled as it started, so no
+// completion can cross the cancellation. Progress is sent on the server's own clock,
+// and one written before the server read the cancellation may still be on its way
+// ("Both parties MUST handle these race conditions gracefully", cancellation.mdx,
+// Timing Considerations): only progress that follows the reply to a request sent
+// after the cancellation fails, because stdin is one ordered stream and a server
+// that answered a later request had read the cancellation. The column's settle
+// proves the silence after it, with no wait of its own.
+var _ = conform.Register(conform.Check{
+	ID: "STDIO-CANCEL-R5-01", Title: "over stdio, nothing more is sent for a request the client cancelled: no response, no progress",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupStdio, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
+	Source: `2026-07-28/basic/transports/stdio.mdx (Cancellation): "Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it." Probed with CANCEL-INFLIGHT-01's cancellation of the fixture tool test_slow (2000 ms, with a progressToken): no response to it, and no progress for its token once the server has answered a request sent after the cancellation (progress before that may have crossed the cancellation: a note); the column's settle proves the silence.`,
+	Run:    runStdioCancel,
+})
+
+func runStdioCancel(t *conform.T) conform.Verdict {
+	s := t.Session()
+	if s.Kind != "stdio" {
+		return conform.Skip(reports.NotApplicable, "a stdio rule; over Streamable HTTP a 2026-07-28 request is cancelled by closing its response stream (H5-CANCEL-CLOSE-01)")
+	}
+	if v := cnFixtures(t, cnSlowFixture, cnLastFixture); v != nil {
+		return *v
+	}
+	p := t.Once("CANCEL-INFLIGHT-01:"+t.Rev.Name, func() any { return cnProbeInflight(t, s) }).(cnInflight)
+	return cnJudgeStdioR5(p.settled(), t.Transcript(s))
+}
+
+// cnAfterCancel is what the server sent for the cancelled call after the
+// cancellation, read from the session's transcript.
+type cnAfterCancel struct {
+	// read is the transcript position of the first reply to a request sent after
+	// the cancellation: by then the server had read it (0: no such reply).
+	read      int
+	responses []wire.Entry // responses to the cancelled call
+	late      []wire.Entry // its progress after read
+	crossed   []wire.Entry // its progress between the cancellation and read
+}
+
+// cnSortAfterCancel sorts the messages of entries, a session's transcript, that
+// came after the cancellation p sent.
+func cnSortAfterCancel(p cnInflight, entries []wire.Entry) cnAfterCancel {
+	var a cnAfterCancel
+	later := map[string]bool{} // requests sent after the cancellation
+	for _, e := range entries {
+		if e.Seq <= p.cancels || e.Msg == nil {
+			continue
+		}
+		m := e.Msg
+		switch {
+		case e.Dir == wire.Sent && m.Kind == wire.KindRequest && !m.ID.IsZero():
+			later[m.ID.Key()] = true
+		case e.Dir != wire.Received:
+		case m.IsResponse() && m.ID.Key() == p.id.Key():
+			a.responses = append(a.responses, e)
+		case m.IsResponse() && a.read == 0 && later[m.ID.Key()]:
+			a.read = e.Seq
+		case m.Method == ctProgressMethod && cnProgressFor(m, p.token):
+			if a.read == 0 {
+				a.crossed = append(a.crossed, e)
+			} else {
+				a.late = append(a.late, e)
+			}
+		}
+	}
+	return a
+}
+
+// cnProgressFor reports whether a progress notification names the token.
+func cnProgressFor(m *wire.Message, token string) bool {
+	var params struct {
+		Token json.RawMessage `json:"progressToken"`
+	}
+	if json.Unmarshal(m.Params, &params) != nil {
+		return false
+	}
+	id, err := wire.ParseID(params.Token)
+	return err == nil && !id.IsZero() && id.Key() == wire.StringID(token).Key()
+}
+
+// cnJudgeStdioR5 judges what followed the cancellation of test_slow over stdio.
+func cnJudgeStdioR5(p cnInflight, entries []wire.Entry) conform.Verdict {
+	const want = "no further message for a request cancelled with notifications/cancelled: no response, no progress"
+	if p.early != "" {
+		return conform.Errorf("not verified: %s", p.early)
+	}
+	a := cnSortAfterCancel(p, entries)
+	var f conform.Findings
+	for _, e := range a.responses {
+		f.Fail(fmt.Sprintf("#%d answers the cancelled %s: %s", e.Seq, cnSlowFixture, toolkit.DescribeReply(e.Msg)))
+	}
+	for _, e := range a.late {
+		f.Fail(fmt.Sprintf("#%d %s for its token %s, after the server answered a request sent after the cancellation (#%d)", e.Seq, ctProgressMethod, p.token, a.read))
+	}
+	if f.Failed() {
+		return f.Violation(want)
+	}
+	switch {
+	case p.replyErr != nil && errors.Is(p.replyErr, wire.ErrClosed):
+		return conform.Errorf("not verified: after the cancellation the server stopped serving (%s)", conform.Describe(nil, p.replyErr))
+	case p.barrier != nil:
+		return conform.Errorf("not verified: the request after the cancellation failed (%v), so nothing proves the silence", p.barrier)
+	case a.read == 0:
+		return conform.Errorf("not verified: no request sent after the cancellation was answered, so nothing shows the server read it")
+	}
+	for _, e := range a.crossed {
+		f.Note(fmt.Sprintf("#%d %s for its token came before the server answered a later request (#%d): it may have crossed the cancellation", e.Seq, ctProgressMethod, a.read))
+	}
+	pass := fmt.Sprintf("%s (id %s) cancelled in flight: no response and no progress after the server answered a later request (#%d), proven when the session settled", cnSlowFixture, p.id, a.read)
+	if p.waited {
+		pass += fmt.Sprintf("; %s did not name it, and nothing came while its %d ms of work would have run", cnLastFixture, cnSlowMs)
+	}
+	return f.Verdict(want, "", pass)
 }
 
 // CANCEL-DIRECTION-01 — {rev}/basic/utilities/cancellation.mdx (Behavior Requirements).

@@ -56,6 +56,21 @@ func TestJudgeCancel(t *testing.T) {
 // and answered with onCancel's messages; test_last_cancellation names the recorded
 // id when record is set, else "none".
 func cnSlowServer(slow func(req *wire.Message) []string, record bool, onCancel func(slowReq *wire.Message) []string) func() *conformtest.Server {
+	return cnScripted(cnScript{slow: slow, record: record, onCancel: onCancel})
+}
+
+// cnScript is what cnScripted's server does: cnSlowServer's arguments, and what
+// test_last_cancellation sends after its reply (afterLast, given test_slow's request).
+type cnScript struct {
+	slow      func(req *wire.Message) []string
+	record    bool
+	onCancel  func(slowReq *wire.Message) []string
+	afterLast func(slowReq *wire.Message) []string
+}
+
+// cnScripted is cnSlowServer with every part of the script given.
+func cnScripted(sc cnScript) func() *conformtest.Server {
+	slow, record, onCancel := sc.slow, sc.record, sc.onCancel
 	return func() *conformtest.Server {
 		var mu sync.Mutex
 		var slowReq *wire.Message
@@ -73,7 +88,11 @@ func cnSlowServer(slow func(req *wire.Message) []string, record bool, onCancel f
 			cnLastFixture: {Reply: func(req *wire.Message) []string {
 				mu.Lock()
 				defer mu.Unlock()
-				return []string{conformtest.Result(req, fmt.Sprintf(`{"content":[{"type":"text","text":%q}]}`, last))}
+				out := []string{conformtest.Result(req, fmt.Sprintf(`{"content":[{"type":"text","text":%q}]}`, last))}
+				if sc.afterLast != nil && slowReq != nil {
+					out = append(out, sc.afterLast(slowReq)...)
+				}
+				return out
 			}},
 		})
 		srv.Handle(cnMethod, func(n *wire.Message) []string {
@@ -115,6 +134,47 @@ func TestCancelInflightVerdicts(t *testing.T) {
 		{Name: "no fixture needs the fixture", ID: "CANCEL-INFLIGHT-01", Rev: "2025-06-18", Srv: conformtest.NewServer, Want: reports.Skip, Reason: reports.NeedsFixture, Contains: cnSlowFixture},
 	})
 }
+
+// cnProgressOf is a progress notification for the token of test_slow's request.
+func cnProgressOf(req *wire.Message, progress int) string {
+	var p struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	return conformtest.Notification(ctProgressMethod, fmt.Sprintf(`{"progressToken":%s,"progress":%d}`, p.Meta.Token, progress))
+}
+
+// STDIO-CANCEL-R5-01 from CANCEL-INFLIGHT-01's probe, over the scripted stdio
+// transport of 2026-07-28.
+func TestStdioCancelVerdicts(t *testing.T) {
+	r5 := func(sc cnScript) func() *conformtest.Server {
+		return func() *conformtest.Server { return conformtest.Modern(cnScripted(sc)()) }
+	}
+	starts := func(req *wire.Message) []string { return []string{cnProgressOf(req, 0)} }
+	progress := func(req *wire.Message) []string { return []string{cnProgressOf(req, 1)} }
+	answer := func(req *wire.Message) []string {
+		return []string{conformtest.Result(req, conformtest.Content(conformtest.TextBlock))}
+	}
+	later := func(req *wire.Message) []string {
+		return []string{cnProgressOf(req, 0), conformtest.Later(800*time.Millisecond, conformtest.Result(req, conformtest.Content(conformtest.TextBlock)))}
+	}
+	const id = "STDIO-CANCEL-R5-01"
+	conformtest.RunCases(t, []conformtest.Case{
+		{Name: "cancelled and silent passes", ID: id, Rev: r5Rev, Srv: r5(cnScript{slow: starts, record: true}), Want: reports.Pass, Contains: "no response and no progress"},
+		{Name: "progress that may have crossed the cancellation is a note", ID: id, Rev: r5Rev, Srv: r5(cnScript{slow: starts, record: true, onCancel: progress}), Want: reports.Pass, Contains: "may have crossed"},
+		{Name: "progress after a later request's reply fails", ID: id, Rev: r5Rev, Srv: r5(cnScript{slow: starts, record: true, afterLast: progress}), Want: reports.Fail, Contains: "after the server answered a request sent after the cancellation"},
+		{Name: "answered on the cancellation fails", ID: id, Rev: r5Rev, Srv: r5(cnScript{slow: starts, record: true, onCancel: answer}), Want: reports.Fail, Contains: "answers the cancelled"},
+		{Name: "ignored and answered later fails", ID: id, Rev: r5Rev, Srv: r5(cnScript{slow: later}), Want: reports.Fail, Contains: "answers the cancelled"},
+		{Name: "unreported and silent passes", ID: id, Rev: r5Rev, Srv: r5(cnScript{slow: starts}), Want: reports.Pass, Contains: "did not name it"},
+		{Name: "answered before the cancellation is an error", ID: id, Rev: r5Rev, Srv: r5(cnScript{slow: answer, record: true}), Want: reports.Error, Contains: "before it was cancelled"},
+		{Name: "no fixture needs the fixture", ID: id, Rev: r5Rev, Srv: func() *conformtest.Server { return conformtest.Modern(conformtest.NewServer()) }, Want: reports.Skip, Reason: reports.NeedsFixture, Contains: cnSlowFixture},
+	})
+}
+
+// r5Rev is the stateless revision.
+const r5Rev = "2026-07-28"
 
 func TestCancelIgnoreVerdicts(t *testing.T) {
 	conformtest.RunCases(t, []conformtest.Case{

@@ -34,8 +34,9 @@ var FixtureTools = map[string]bool{
 	"test_requires_elicitation": true, // 2026-07-28: refuses without the elicitation capability (-32021)
 	// Additions of this project's reference server (README: the fixture contract).
 	"test_structured_no_schema": true, "test_structured_error": true,
-	// 2026-07-28 additions: structuredContent that is not an object.
-	"test_structured_array": true,
+	// 2026-07-28 additions: structuredContent that is not an object; the server
+	// ending a subscription itself (NOTIF-LISTEN-CLOSE-R5-01).
+	"test_structured_array": true, "test_end_subscription": true,
 }
 
 // Permission is whether the suite may call a tool, and with what.
