@@ -110,7 +110,11 @@ func TestSessionBudgetAndLoss(t *testing.T) {
 			}
 		}
 		reg := func(id string, phase Phase, fn func(t *T) Verdict) {
-			Register(Check{ID: id, Title: id, Level: Must, Revisions: revs, Group: GroupBase, Source: "test", Phase: phase, Run: record(id, fn)})
+			var changes ServerState
+			if phase == PhaseStateChange {
+				changes = StateToolList
+			}
+			Register(Check{ID: id, Title: id, Level: Must, Revisions: revs, Group: GroupBase, Source: "test", Phase: phase, Changes: changes, Run: record(id, fn)})
 		}
 		// Registered out of run order on purpose.
 		reg("ZZ-TRANSCRIPT-01", PhaseTranscript, func(t *T) Verdict { return Pass("%d sessions", len(t.Sessions())) })

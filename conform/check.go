@@ -99,6 +99,11 @@ type Check struct {
 	// Every check declares it: what a check may touch follows from it (T.Scratch
 	// only in PhaseOddInput, T.Sessions and T.Transcript only in PhaseTranscript).
 	Phase Phase
+	// Changes names the server state a PhaseStateChange check changes (and only
+	// those declare it). On a server every revision shares (HTTP), the checks that
+	// change one state run one revision at a time; checks of different states
+	// overlap, as a change of one cannot move what the other observes.
+	Changes ServerState
 	// PreOpen lists protocol versions the check asks for with T.OpenSession (a
 	// negotiation probe): the runner opens those sessions alongside the main ones,
 	// once per run for each version.
@@ -114,6 +119,19 @@ type Check struct {
 // input (a server that dies on one loses only what was left), and last the checks
 // that judge the whole transcript, once it is provably complete.
 type Phase int
+
+// ServerState is a piece of server-wide state that checks change (Check.Changes).
+type ServerState string
+
+// The states that PhaseStateChange checks change.
+const (
+	// StateToolList is the tool list: a trigger changes it, and every session
+	// (every subscription in 2026-07-28) may be told.
+	StateToolList ServerState = "tool list"
+	// StateLogLevel is the level logging/setLevel sets, which a server may keep
+	// for every session alike.
+	StateLogLevel ServerState = "log level"
+)
 
 // The phases, in run order. The zero value is no phase: Register refuses it.
 const (
@@ -232,6 +250,10 @@ func validateCheck(c *Check) error {
 		return fmt.Errorf("check %s: group %q is not a catalogue group", c.ID, c.Group)
 	case c.Phase < PhaseClean || c.Phase > PhaseTranscript:
 		return fmt.Errorf("check %s: no phase: every check declares when it runs (PhaseClean, PhaseStateChange, PhaseOddInput or PhaseTranscript)", c.ID)
+	case (c.Phase == PhaseStateChange) != (c.Changes != ""):
+		return fmt.Errorf("check %s: a PhaseStateChange check, and only one, declares the server state it changes (Changes)", c.ID)
+	case c.Changes != "" && c.Changes != StateToolList && c.Changes != StateLogLevel:
+		return fmt.Errorf("check %s: unknown server state %q", c.ID, c.Changes)
 	case c.Opening && (c.Phase != PhaseClean || c.Handshake || c.FreshSessions > 0 || len(c.PreOpen) > 0):
 		return fmt.Errorf("check %s: an opening check judges only the opening record: it declares PhaseClean, and no handshake, fresh or pre-opened session", c.ID)
 	}

@@ -46,6 +46,10 @@ func TestRegisterRejectsDuplicatesAndMalformedChecks(t *testing.T) {
 		{"unknown level", []Check{func() Check { c := okCheck("PING-01"); c.Level = "must-ish"; return c }()}, "unknown level"},
 		{"no run", []Check{func() Check { c := okCheck("PING-01"); c.Run = nil; return c }()}, "no Run"},
 		{"no phase", []Check{func() Check { c := okCheck("PING-01"); c.Phase = 0; return c }()}, "no phase"},
+		{"state change without its state", []Check{func() Check { c := okCheck("PING-01"); c.Phase = PhaseStateChange; return c }()}, "declares the server state"},
+		{"a state outside the state-change phase", []Check{func() Check { c := okCheck("PING-01"); c.Changes = StateToolList; return c }()}, "declares the server state"},
+		{"unknown state", []Check{func() Check { c := okCheck("PING-01"); c.Phase, c.Changes = PhaseStateChange, "cache"; return c }()}, "unknown server state"},
+		{"valid state change", []Check{func() Check { c := okCheck("PING-01"); c.Phase, c.Changes = PhaseStateChange, StateLogLevel; return c }()}, ""},
 		{"unknown group", []Check{func() Check { c := okCheck("PING-01"); c.Group = "tools"; return c }()}, "not a catalogue group"},
 	}
 	for _, tc := range tests {

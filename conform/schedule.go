@@ -2,6 +2,7 @@ package conform
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -17,10 +18,13 @@ type judged struct {
 // server per session: stdio) the revisions overlap freely, a goroutine each. On a
 // shared server (HTTP) they overlap where they cannot disturb each other: every
 // revision finishes a phase before any starts the next (so no revision's clean checks
-// see another's list change or odd input), the phases that need a clean session or
-// send odd input run concurrently, and the state changes (a list change is global,
-// the fixture contract, fixtures/doc.go) and the transcript-wide checks (whose probes' notifications may
-// reach every session) run one revision at a time.
+// see another's list change or odd input); the phases that need a clean session or
+// send odd input run concurrently; a check that changes server-wide state (the tool
+// list, the fixture contract, fixtures/doc.go; the log level) runs while no other
+// revision changes that same state (Check.Changes); and the transcript-wide checks
+// make their probes and settle one revision at a time (their probes' notifications
+// may reach every session), each revision's judging overlapping the next one's
+// probes once its own sessions are all closed.
 func (rs *runState) startWorkers() {
 	gates := newPhaseGates(len(rs.columns), rs.tgt.isolated())
 	for _, col := range rs.columns {
@@ -31,6 +35,7 @@ func (rs *runState) startWorkers() {
 		}
 		go func() {
 			var held Phase // the serialised phase this worker holds, if any
+			quiet := false // the column settled with every session closed
 			at := PhaseClean
 			for _, c := range list {
 				for at < c.RunPhase() {
@@ -41,12 +46,25 @@ func (rs *runState) startWorkers() {
 					gates.finish(at)
 					at++
 				}
-				if gates.shared && !concurrentPhase(at) && held == 0 {
+				if gates.shared && at == PhaseTranscript && held == 0 && !quiet {
 					gates.serial.Lock()
 					held = at
 				}
+				if held == PhaseTranscript && rs.judgeable(col) {
+					// The column's traffic ends at its settle. Once every session
+					// of it is closed (Streamable HTTP ends them all), nothing
+					// another column sends can reach its transcripts: its judging
+					// is its own CPU, and the next column may probe meanwhile.
+					rs.settleFor(col, list)
+					if col.quiet() {
+						gates.serial.Unlock()
+						held, quiet = 0, true
+					}
+				}
 				start := time.Now()
+				unlock := gates.change(c)
 				v := rs.judgeInOrder(col, c, list)
+				unlock()
 				col.futures[c.ID] <- judged{v: v, dur: time.Since(start)}
 			}
 			if held != 0 {
@@ -59,26 +77,52 @@ func (rs *runState) startWorkers() {
 	}
 }
 
-// concurrentPhase reports whether revisions sharing one server may run the phase at
-// the same time.
-func concurrentPhase(p Phase) bool { return p == PhaseClean || p == PhaseOddInput }
+// quiet reports whether every session of the column is closed, so that no message
+// can reach its transcripts any more.
+func (col *column) quiet() bool {
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	for _, s := range append(slices.Clone(col.sessions), col.spare) {
+		if s != nil && s.Conn != nil && s.Conn.Err() == nil {
+			return false
+		}
+	}
+	return true
+}
 
 // phaseGates hold every revision at the end of each phase until all have finished it
 // (on a shared server; on isolated ones they pass at once).
 type phaseGates struct {
 	shared bool
+	// serial is held by one revision at a time through its transcript probes and
+	// settle.
 	serial sync.Mutex
+	// states are held by one revision at a time through a check that changes that
+	// state (Check.Changes).
+	states map[ServerState]*sync.Mutex
 	done   map[Phase]*sync.WaitGroup
 }
 
 func newPhaseGates(n int, isolated bool) *phaseGates {
-	g := &phaseGates{shared: !isolated, done: map[Phase]*sync.WaitGroup{}}
+	g := &phaseGates{shared: !isolated, done: map[Phase]*sync.WaitGroup{},
+		states: map[ServerState]*sync.Mutex{StateToolList: {}, StateLogLevel: {}}}
 	for p := PhaseClean; p <= PhaseTranscript; p++ {
 		wg := &sync.WaitGroup{}
 		wg.Add(n)
 		g.done[p] = wg
 	}
 	return g
+}
+
+// change takes, on a shared server, the lock of the state check c changes, and
+// returns its release.
+func (g *phaseGates) change(c *Check) (unlock func()) {
+	mu := g.states[c.Changes]
+	if !g.shared || mu == nil {
+		return func() {}
+	}
+	mu.Lock()
+	return mu.Unlock
 }
 
 // finish marks one worker's end of phase p and, on a shared server, waits for every

@@ -31,7 +31,7 @@ const ctListChangedWait = 2 * time.Second
 // NOTIF-LC-01 — {rev}/server/tools.mdx (List Changed Notification).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LC-01", Title: "a change of the tool list is announced with notifications/tools/list_changed",
-	Level: conform.Should, Revisions: revision.Span("R1–R4"), Group: conform.GroupNotif, Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange,
+	Level: conform.Should, Revisions: revision.Span("R1–R4"), Group: conform.GroupNotif, Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange, Changes: conform.StateToolList,
 	FreshSessions: 1, // only for a server without listChanged: provokeUndeclared
 	Source:        `{rev}/server/tools.mdx (List Changed Notification): "When the list of available tools changes, servers that declared the listChanged capability SHOULD send a notification" {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}`,
 	Run:           runListChangedProbe,

@@ -77,7 +77,7 @@ var _ = conform.Register(conform.Check{
 // judged too).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-TAG-R5-01", Title: "every message on a listen stream carries _meta subscriptionId",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Needs: conform.NeedsAny, Phase: conform.PhaseStateChange,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Needs: conform.NeedsAny, Phase: conform.PhaseStateChange, Changes: conform.StateToolList,
 	Source: `2026-07-28/basic/index.mdx: "On notifications delivered via a subscriptions/listen stream, the server MUST include io.modelcontextprotocol/subscriptionId in _meta"; subscriptions.mdx (Graceful Closure): "Like every other message on the stream, the response carries io.modelcontextprotocol/subscriptionId in _meta"`,
 	Run: func(t *conform.T) conform.Verdict {
 		sub, v := subscribe.Open(t, subscribe.Tools, 1)
@@ -135,7 +135,7 @@ func lsSplit(t *conform.T, sub *conform.Subscription, after int) (on []wire.Entr
 // NOTIF-LISTEN-LC-R5-01 — 2026-07-28/server/tools.mdx (List Changed Notification).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-LC-R5-01", Title: "a tool list change is announced on the listen stream that asked for toolsListChanged, and only there",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange,
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange, Changes: conform.StateToolList,
 	Source: `2026-07-28/server/tools.mdx (List Changed Notification): "When the list of available tools changes, servers that declared the listChanged capability SHOULD send a notification to clients that have opened a subscriptions/listen stream with toolsListChanged: true"; "listChanged indicates whether the server will emit notifications when the list of available tools changes"`,
 	Run: func(t *conform.T) conform.Verdict {
 		declared := toolkit.ListChangedDeclared(t.Session())
@@ -216,7 +216,7 @@ var _ = conform.Register(conform.Check{
 // NOTIF-LISTEN-FILTER-R5-01 — 2026-07-28/basic/patterns/subscriptions.mdx (Opening a Stream).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-FILTER-R5-01", Title: "a subscription gets only the notification types it asked for",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange, Changes: conform.StateToolList,
 	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Opening a Stream): "The server MUST NOT send notification types the client has not explicitly requested."`,
 	Run: func(t *conform.T) conform.Verdict {
 		trig := subscribe.PickTrigger(t)
@@ -305,7 +305,7 @@ const lsEndFixture = "test_end_subscription"
 // end (bounded by the timeout), which puts every event it carried in.
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-CLOSE-R5-01", Title: "a subscription the server ends itself ends with a completion result or notifications/cancelled",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Phase: conform.PhaseStateChange, Needs: conform.NeedsFixture,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Phase: conform.PhaseStateChange, Changes: conform.StateToolList, Needs: conform.NeedsFixture,
 	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Graceful Closure): "When the server ends a subscription on its own initiative (for example, during shutdown), it SHOULD respond to the original subscriptions/listen request with a completion result before closing the stream."; basic/patterns/cancellation.mdx: "A server MUST send notifications/cancelled referencing a subscriptions/listen request ID when it tears down that subscription stream". The pages conflict: either message passes with a note saying which; neither breaks the MUST (fail). Probed with the fixture tool test_end_subscription, which ends the subscription before it answers.`,
 	Run:    runListenClose,
 })

@@ -168,7 +168,7 @@ var _ = conform.Register(conform.Check{
 // Two subscriptions share the channel at once: each message must name its own.
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-SUBID-R5-01", Title: "stdio: two concurrent subscriptions are told apart by _meta subscriptionId",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupStdio, Needs: conform.NeedsAny, Phase: conform.PhaseStateChange,
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupStdio, Needs: conform.NeedsAny, Phase: conform.PhaseStateChange, Changes: conform.StateToolList,
 	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Multiple Concurrent Subscriptions): "every notification on the stream carries that ID in io.modelcontextprotocol/subscriptionId so clients can demultiplex them"; basic/index.mdx: "the server MUST include io.modelcontextprotocol/subscriptionId in _meta"; basic/transports/stdio.mdx: "Clients MUST correlate these using the io.modelcontextprotocol/subscriptionId field in _meta"`,
 	Run: func(t *conform.T) conform.Verdict {
 		if t.Session().Kind != "stdio" {

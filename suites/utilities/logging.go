@@ -213,7 +213,7 @@ func lgShapeProblem(params map[string]json.RawMessage) string {
 // LOG-SETLEVEL-01 — {rev}/server/utilities/logging.mdx (Setting Log Level, Message Flow).
 var _ = conform.Register(conform.Check{
 	ID: "LOG-SETLEVEL-01", Title: "logging/setLevel with each of the eight levels gets an empty result",
-	Level: conform.Derived, Revisions: revision.Span("R1–R4"), Group: conform.GroupUtil, Phase: conform.PhaseStateChange, Needs: conform.NeedsAny,
+	Level: conform.Derived, Revisions: revision.Span("R1–R4"), Group: conform.GroupUtil, Phase: conform.PhaseStateChange, Changes: conform.StateLogLevel, Needs: conform.NeedsAny,
 	Source: `{rev}/server/utilities/logging.mdx (Setting Log Level): "To configure the minimum log level, clients MAY send a logging/setLevel request"; (Message Flow) "Client->>Server: logging/setLevel (info) / Server-->>Client: Empty Result"; schema SetLevelRequest: level is a LoggingLevel (eight syslog names). Derived: a declared logging capability answers every valid level with the empty result (WARN, never FAIL)`,
 	Run:    runSetLevel,
 })
@@ -308,7 +308,7 @@ func runInvalidLevel(t *conform.T) conform.Verdict {
 // LOG-FILTER-01 — {rev}/server/utilities/logging.mdx (Message Flow).
 var _ = conform.Register(conform.Check{
 	ID: "LOG-FILTER-01", Title: "after logging/setLevel error, no log message below error",
-	Level: conform.Descriptive, Revisions: revision.Span("R1–R4"), Group: conform.GroupUtil, Phase: conform.PhaseStateChange, Needs: conform.NeedsFixture,
+	Level: conform.Descriptive, Revisions: revision.Span("R1–R4"), Group: conform.GroupUtil, Phase: conform.PhaseStateChange, Changes: conform.StateLogLevel, Needs: conform.NeedsFixture,
 	Source: `{rev}/server/utilities/logging.mdx (Message Flow): "Client->>Server: logging/setLevel (error) … Note over Server: Only sends error level and above"; (Setting Log Level) "To configure the minimum log level, clients MAY send a logging/setLevel request". Descriptive (no key word): WARN, never FAIL`,
 	Run:    runLogFilter,
 })
