@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
@@ -69,9 +70,12 @@ func lgCall(t *conform.T, s *conform.Session, ct *toolkit.CallableTool, level st
 
 // lgExerciseProbe calls test_tool_with_logging on the main session once per
 // revision, so that the transcript checks have log messages to judge (in
-// 2026-07-28 with _meta logLevel "debug": without it a server sends none), and
-// settles the channel after it. It runs whether or not the server declares
-// logging: a log message from a server that does not is LOG-CAP-01's finding.
+// 2026-07-28 with _meta logLevel "debug": without it a server sends none). It
+// waits for no barrier of its own: its users are transcript checks, whose probes
+// all run before the column settles (conform's settle), and that settle proves
+// every message of the call in, over Streamable HTTP without the grace a barrier
+// needs there. It runs whether or not the server declares logging: a log message
+// from a server that does not is LOG-CAP-01's finding.
 func lgExerciseProbe(t *conform.T) lgExercise {
 	s := t.Session()
 	return t.Once("lg.exercise:"+s.Label, func() any {
@@ -83,9 +87,7 @@ func lgExerciseProbe(t *conform.T) lgExercise {
 		if s.Modern() {
 			level = loglevel.Levels[0]
 		}
-		ex := lgExercise{called: true, outcome: lgCall(t, s, ct, level)}
-		_ = loglevel.Settle(t, s) // a failed barrier leaves the transcript as it is
-		return ex
+		return lgExercise{called: true, outcome: lgCall(t, s, ct, level)}
 	}).(lgExercise)
 }
 
@@ -224,12 +226,29 @@ func runSetLevel(t *conform.T) conform.Verdict {
 		return lgUndeclared("logging/setLevel belongs to servers that do")
 	}
 	var f conform.Findings
-	// From emergency down, so that the level is left at debug, where every message
-	// passes, for the checks after this one.
+	// Every level but debug at once, then debug alone, so that the level is left at
+	// debug, where every message passes, for the checks after this one. The replies
+	// are judged in the levels' order, from emergency down.
 	levels := slices.Clone(loglevel.Levels)
 	slices.Reverse(levels)
-	for _, level := range levels {
-		resp, err := lgSetLevel(t, s, level)
+	type reply struct {
+		resp *wire.Response
+		err  error
+	}
+	replies := make([]reply, len(levels))
+	var wg sync.WaitGroup
+	for i, level := range levels[:len(levels)-1] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			replies[i].resp, replies[i].err = lgSetLevel(t, s, level)
+		}()
+	}
+	wg.Wait()
+	last := len(levels) - 1
+	replies[last].resp, replies[last].err = lgSetLevel(t, s, levels[last])
+	for i, level := range levels {
+		resp, err := replies[i].resp, replies[i].err
 		switch {
 		case err != nil:
 			return conform.Silence(fmt.Sprintf("an empty result for %s {level: %q}", loglevel.SetLevel, level), err)
@@ -243,7 +262,7 @@ func runSetLevel(t *conform.T) conform.Verdict {
 		f.Judged++
 	}
 	return f.Verdict("an empty result for logging/setLevel with each of the eight syslog levels", "",
-		fmt.Sprintf("all %d levels answered with an empty result (emergency down to debug: the level is left at debug)", f.Judged))
+		fmt.Sprintf("all %d levels answered with an empty result (debug last: the level is left at debug)", f.Judged))
 }
 
 // lgSetLevel sends logging/setLevel; an HTTP error status carrying a JSON-RPC error
@@ -322,20 +341,33 @@ func runLogFilter(t *conform.T) conform.Verdict {
 	if ct == nil {
 		return conform.Skip(reports.NeedsFixture, "the level filter needs the fixture tool %s (the fixture contract, fixtures/doc.go), which the server does not list", loglevel.Fixture)
 	}
-	// Whatever happens, leave the level at debug, where every message passes.
-	defer func() { _, _ = lgSetLevel(t, s, loglevel.Levels[0]) }()
+	// Whatever happens, leave the level at debug, where every message passes (the
+	// control round, last, sets it there when it runs).
+	reset := true
+	defer func() {
+		if reset {
+			_, _ = lgSetLevel(t, s, loglevel.Levels[0])
+		}
+	}()
 	threshold := loglevel.Rank(lgLevelFilter)
-	control, v := lgFilterRound(t, s, ct, loglevel.Levels[0])
+	below := func(m loglevel.Message) bool { r := loglevel.Rank(m.Level); return r >= 0 && r < threshold }
+	// The filtered round first: it proves a silence (no message below error), which
+	// over legacy Streamable HTTP costs the barrier's grace. The control round after
+	// it needs only one message below error, so its wait ends at the barrier once
+	// one is in. In this order no message of the control round can fall into the
+	// filtered round's window, as one trailing its barrier could the other way.
+	filtered, v := lgFilterRound(t, s, ct, lgLevelFilter, nil)
 	if v != nil {
 		return *v
 	}
-	if !slices.ContainsFunc(control, func(m loglevel.Message) bool { r := loglevel.Rank(m.Level); return r >= 0 && r < threshold }) {
+	control, v := lgFilterRound(t, s, ct, loglevel.Levels[0], func(msgs []loglevel.Message) bool { return slices.ContainsFunc(msgs, below) })
+	if v != nil {
+		return *v
+	}
+	reset = false
+	if !slices.ContainsFunc(control, below) {
 		return conform.Skip(reports.NotExercised, "after logging/setLevel debug, %s sent no message below %s (levels %s), so holding those back cannot be seen",
 			loglevel.Fixture, lgLevelFilter, lgLevelList(control))
-	}
-	filtered, v := lgFilterRound(t, s, ct, lgLevelFilter)
-	if v != nil {
-		return *v
 	}
 	var f conform.Findings
 	for _, m := range filtered {
@@ -348,10 +380,11 @@ func runLogFilter(t *conform.T) conform.Verdict {
 		fmt.Sprintf("%s sent levels %s after setLevel debug, and only %s after setLevel %s", loglevel.Fixture, lgLevelList(control), lgLevelList(filtered), lgLevelFilter))
 }
 
-// lgFilterRound sets the level, calls the fixture tool and settles the channel; it
-// returns the log messages that arrived from the call on, or the verdict that stops
-// the check (a refused level is LOG-SETLEVEL-01's to judge).
-func lgFilterRound(t *conform.T, s *conform.Session, ct *toolkit.CallableTool, level string) ([]loglevel.Message, *conform.Verdict) {
+// lgFilterRound sets the level, calls the fixture tool and settles the channel
+// (until enough holds of the messages so far, when enough is set); it returns the
+// log messages that arrived from the call on, or the verdict that stops the check
+// (a refused level is LOG-SETLEVEL-01's to judge).
+func lgFilterRound(t *conform.T, s *conform.Session, ct *toolkit.CallableTool, level string, enough func([]loglevel.Message) bool) ([]loglevel.Message, *conform.Verdict) {
 	resp, err := lgSetLevel(t, s, level)
 	if err != nil || resp.IsError() {
 		v := conform.Skip(reports.NotExercised, "logging/setLevel %s got %s (LOG-SETLEVEL-01 judges it), so the filter could not be set", level, conform.Describe(resp, err))
@@ -359,7 +392,11 @@ func lgFilterRound(t *conform.T, s *conform.Session, ct *toolkit.CallableTool, l
 	}
 	mark := s.Conn.Seq()
 	lgCall(t, s, ct, "")
-	if err := loglevel.Settle(t, s); err != nil {
+	var until func() bool
+	if enough != nil {
+		until = func() bool { return enough(loglevel.In(s, s.Conn.Received(mark))) }
+	}
+	if err := loglevel.SettleUntil(t, s, until); err != nil {
 		v := conform.Errorf("the barrier after %s failed (%v): nothing bounds the log messages still to come", loglevel.Fixture, err)
 		return nil, &v
 	}

@@ -85,9 +85,14 @@ func In(s *conform.Session, entries []wire.Entry) []Message {
 // the request is answered (2026-07-28 Streamable HTTP); over legacy Streamable HTTP,
 // whose GET stream is ordered with nothing, the barrier, the end of every POST
 // stream, and the grace after them (wire.Conn.Flush).
-func Settle(t *conform.T, s *conform.Session) error {
+func Settle(t *conform.T, s *conform.Session) error { return SettleUntil(t, s, nil) }
+
+// SettleUntil is Settle for a probe that needs only some of the messages: over
+// legacy Streamable HTTP the grace is skipped once enough holds after the barrier
+// (wire.Conn.Flush); elsewhere the barrier alone proves every message in.
+func SettleUntil(t *conform.T, s *conform.Session, enough func() bool) error {
 	if s.Kind == "http" && !s.Modern() {
-		return s.Conn.Flush(t.Ctx, nil)
+		return s.Conn.Flush(t.Ctx, enough)
 	}
 	return s.Barrier(t.Ctx)
 }
