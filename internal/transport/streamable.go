@@ -451,8 +451,12 @@ func (t *StreamableHTTP) OpenPostStreams() (int, <-chan struct{}) {
 // on them has been delivered to Inbound: it DELETEs the session when one was
 // assigned, then waits for every stream if the server accepted the DELETE (2xx), and
 // for the POST streams only otherwise (a GET stream of a session that lives on has no
-// end to wait for). It returns whether every awaited stream ended. Close must still
-// be called; it sends no second DELETE.
+// end to wait for). A GET stream the server keeps open after it accepted the DELETE
+// and once every POST stream has ended is given TrailGrace, the grace a barrier
+// gives a reply on a channel ordered with nothing, and then left to Close: waiting
+// for it to the end of ctx would cost every such server the request timeout in each
+// session. It returns whether every awaited stream ended. Close must still be called;
+// it sends no second DELETE.
 func (t *StreamableHTTP) Drain(ctx context.Context) bool {
 	t.mu.Lock()
 	sid := t.sessionID
@@ -473,12 +477,14 @@ func (t *StreamableHTTP) Drain(ctx context.Context) bool {
 		}
 		t.mu.Unlock()
 	}
+	var trail <-chan time.Time
 	for {
 		t.mu.Lock()
-		open := false
+		open, posts := false, false
 		for _, x := range t.exchanges {
 			if x.Stream != nil && x.Stream.Ended.IsZero() && !x.Probe && (deleted || x.Method == http.MethodPost) {
 				open = true
+				posts = posts || x.Method == http.MethodPost
 			}
 		}
 		if !open {
@@ -490,13 +496,25 @@ func (t *StreamableHTTP) Drain(ctx context.Context) bool {
 		}
 		ended := t.streamEnded
 		t.mu.Unlock()
+		if !posts && trail == nil {
+			tm := time.NewTimer(TrailGrace)
+			defer tm.Stop()
+			trail = tm.C
+		}
 		select {
 		case <-ended:
+		case <-trail:
+			return false
 		case <-ctx.Done():
 			return false
 		}
 	}
 }
+
+// TrailGrace is how long a message may trail the proof that it was sent — a
+// barrier's reply, the end of the POST streams — on a stream ordered with nothing
+// else (the GET stream): some servers write such a stream from another goroutine.
+const TrailGrace = 200 * time.Millisecond
 
 // Close DELETEs the session when one was assigned (any status is fine, and it is
 // recorded), closes every stream, waits for the goroutines, and closes Inbound.

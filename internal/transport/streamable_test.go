@@ -656,3 +656,70 @@ func TestStreamableEndlessEventLine(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Drain after an accepted DELETE: a GET stream the server ends is read to its end;
+// one it keeps open is given TrailGrace and left to Close, not waited for until the
+// context ends (the mcp-go server keeps its GET stream open after the DELETE). Either
+// way the message the server wrote on it before answering the DELETE is delivered.
+func TestStreamableDrainAfterDelete(t *testing.T) {
+	tests := []struct {
+		name     string
+		endOnDel bool
+		want     bool
+	}{
+		{"GET stream ended by the DELETE", true, true},
+		{"GET stream kept open after the DELETE", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			deleted := make(chan struct{})
+			getOpen := make(chan http.Flusher, 1)
+			var getW http.ResponseWriter
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.Method {
+				case http.MethodPost:
+					w.Header().Set("Mcp-Session-Id", "sess-drain")
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+				case http.MethodGet:
+					w.Header().Set("Content-Type", "text/event-stream")
+					sseWrite(w, ": open\n\n")
+					getW = w
+					getOpen <- w.(http.Flusher)
+					<-deleted
+					if !tt.endOnDel {
+						<-r.Context().Done() // the session "lives on" for this stream
+					}
+				case http.MethodDelete:
+					// A notification on the GET stream before the DELETE is answered.
+					sseWrite(getW, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n")
+					close(deleted)
+					w.WriteHeader(http.StatusOK)
+				}
+			}))
+			defer srv.Close()
+			tr := dialStreamable(t, srv.URL, nil)
+			ctx := bg(t, 30*time.Second)
+			if err := tr.Send(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`)); err != nil {
+				t.Fatal(err)
+			}
+			recv(t, tr.Inbound())
+			if ok, err := tr.OpenGetStream(ctx); !ok || err != nil {
+				t.Fatalf("OpenGetStream = %v, %v", ok, err)
+			}
+			<-getOpen
+			if got := tr.Drain(ctx); got != tt.want {
+				t.Errorf("Drain = %v, want %v", got, tt.want)
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("Drain returned only when its context ended: %v", ctx.Err())
+			}
+			if f := recv(t, tr.Inbound()); !strings.Contains(string(f.Data), "notifications/message") {
+				t.Fatalf("frame %q, want the notification sent before the DELETE was answered", f.Data)
+			}
+			if err := tr.Close(ctx); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+		})
+	}
+}

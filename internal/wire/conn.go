@@ -196,7 +196,7 @@ type Conn struct {
 
 // BarrierGrace is how long a reply may trail the barrier ping's reply: some SDKs
 // answer pipelined requests out of order.
-const BarrierGrace = 200 * time.Millisecond
+const BarrierGrace = transport.TrailGrace
 
 // BarrierDelay is how long a call waits for its reply before it sends the barrier:
 // most probes are answered at once, and a reply that is in needs no proof. It only
