@@ -672,43 +672,13 @@ var _ = conform.Register(conform.Check{
 	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
 	Source: `JSON-RPC 2.0 §5 (id): "If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null."; from 2025-11-25, {rev}/basic/index.mdx (Error Responses): "Error responses MUST include the same ID as the request they correspond to (except in error cases where the ID could not be read due a malformed request)." with id?: string | number. An error reply that answers no request is judged here (BASE-PARSE-01's and BASE-INVALID-REQ-01's probes make them); replies to the suite's own calls are BASE-RESP-ID-01's.`,
 	Run: func(t *conform.T) conform.Verdict {
-		optional := t.Rev.Has(revision.ErrorIDOptional)
 		var bad conform.Findings
 		n := 0
 		for _, s := range t.Sessions() {
-			// The ids the suite sent: true for a message that was not a valid request
-			// (its error echoes the id when the server could read it); false for a
-			// valid one, whose late reply to an abandoned call is BASE-RESP-ID-01's.
-			sent := map[string]bool{}
-			for _, e := range t.Transcript(s) {
-				switch {
-				case e.Dir == wire.Sent && e.Msg != nil && !e.Msg.ID.IsZero():
-					sent[e.Msg.ID.LooseKey()] = e.Msg.Problem != "" || e.Msg.Kind != wire.KindRequest
-				case e.Dir == wire.Sent:
-					for _, id := range toolkit.ArrayIDs(e.Raw) {
-						sent[id] = false // inside a batch: the batch rules judge its replies
-					}
-				case e.Dir != wire.Received || e.Msg == nil || e.Msg.Kind != wire.KindError || e.ForMethod != "":
-				case e.Msg.ID.IsNull():
-					n++
-				case e.Msg.ID.IsZero() && optional:
-					n++
-				case e.Msg.ID.IsZero():
-					n++
-					bad.Fail(fmt.Sprintf("%s #%d: error %d with no id (before 2025-11-25 the id member is required, null when unreadable)", s.Label, e.Seq, e.Msg.Error.Code))
-				case sent[e.Msg.ID.LooseKey()]:
-					n++ // the id of an invalid request the server could read, echoed
-				case hasKey(sent, e.Msg.ID.LooseKey()):
-					// A late reply to a valid request whose call was abandoned, or an id
-					// of the wrong JSON type (BASE-RESP-ID-01's finding).
-				default:
-					n++
-					bad.Fail(fmt.Sprintf("%s #%d: error %d with id %s, which no message the suite sent carried", s.Label, e.Seq, e.Msg.Error.Code, e.Msg.ID))
-				}
-			}
+			n += judgeErrIDs(&bad, s.Rev, s.Label, t.Transcript(s))
 		}
 		want := "id null for an error whose request's id could not be read"
-		if optional {
+		if t.Rev.Has(revision.ErrorIDOptional) {
 			want = "id null or no id for an error whose request's id could not be read"
 		}
 		switch {
@@ -720,6 +690,46 @@ var _ = conform.Register(conform.Check{
 		return conform.Pass("%d error replies to unreadable or invalid requests, each with null, no id (allowed here) or the id the suite sent", n)
 	},
 })
+
+// judgeErrIDs judges the error replies of one session's transcript that answer no
+// request of the suite's, adding what breaks the rule to bad, and returns how many it
+// judged. A session is held to the revision it negotiated (rev), not its column's:
+// the column that holds a version-probe session varies from run to run.
+func judgeErrIDs(bad *conform.Findings, rev revision.Revision, label string, entries []wire.Entry) int {
+	optional := rev.Has(revision.ErrorIDOptional)
+	// The ids the suite sent: true for a message that was not a valid request (its
+	// error echoes the id when the server could read it); false for a valid one,
+	// whose late reply to an abandoned call is BASE-RESP-ID-01's.
+	sent := map[string]bool{}
+	n := 0
+	for _, e := range entries {
+		switch {
+		case e.Dir == wire.Sent && e.Msg != nil && !e.Msg.ID.IsZero():
+			sent[e.Msg.ID.LooseKey()] = e.Msg.Problem != "" || e.Msg.Kind != wire.KindRequest
+		case e.Dir == wire.Sent:
+			for _, id := range toolkit.ArrayIDs(e.Raw) {
+				sent[id] = false // inside a batch: the batch rules judge its replies
+			}
+		case e.Dir != wire.Received || e.Msg == nil || e.Msg.Kind != wire.KindError || e.ForMethod != "":
+		case e.Msg.ID.IsNull():
+			n++
+		case e.Msg.ID.IsZero() && optional:
+			n++
+		case e.Msg.ID.IsZero():
+			n++
+			bad.Fail(fmt.Sprintf("%s #%d: error %d with no id (before 2025-11-25 the id member is required, null when unreadable)", label, e.Seq, e.Msg.Error.Code))
+		case sent[e.Msg.ID.LooseKey()]:
+			n++ // the id of an invalid request the server could read, echoed
+		case hasKey(sent, e.Msg.ID.LooseKey()):
+			// A late reply to a valid request whose call was abandoned, or an id of
+			// the wrong JSON type (BASE-RESP-ID-01's finding).
+		default:
+			n++
+			bad.Fail(fmt.Sprintf("%s #%d: error %d with id %s, which no message the suite sent carried", label, e.Seq, e.Msg.Error.Code, e.Msg.ID))
+		}
+	}
+	return n
+}
 
 func hasKey(m map[string]bool, k string) bool {
 	_, ok := m[k]

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
@@ -154,6 +155,38 @@ func TestJudgeRemovedBatch(t *testing.T) {
 		t.Run("R2 "+tc.name, func(t *testing.T) {
 			if got := probe(tc.a).JudgeBatch(); got.Outcome() != tc.want {
 				t.Errorf("got %s (%s), want %s", got.Outcome(), got.Message, tc.want)
+			}
+		})
+	}
+}
+
+// BASE-ERR-ID-01 holds each session to the revision it negotiated: an error with no
+// id breaks the rule before 2025-11-25 and is allowed from it, whichever column the
+// session belongs to.
+func TestJudgeErrIDsByNegotiatedRevision(t *testing.T) {
+	const noID = `{"jsonrpc":"2.0","error":{"code":-32700,"message":"parse error"}}`
+	const foreignID = `{"jsonrpc":"2.0","id":"zz","error":{"code":-32600,"message":"invalid"}}`
+	tests := []struct {
+		name  string
+		rev   string
+		reply string
+		fail  bool
+	}{
+		{"no id, 2025-06-18", "2025-06-18", noID, true},
+		{"no id, 2025-11-25", "2025-11-25", noID, false},
+		{"id null, 2025-06-18", "2025-06-18", parseErr, false},
+		{"an id nobody sent, 2025-11-25", "2025-11-25", foreignID, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			entries := []wire.Entry{
+				{Seq: 1, Dir: wire.Sent, Raw: []byte(`{"jsonrpc":"2.0",`)},
+				{Seq: 2, Dir: wire.Received, Msg: msg(t, tc.reply)},
+			}
+			var bad conform.Findings
+			n := judgeErrIDs(&bad, revision.MustLookup(tc.rev), "s#1", entries)
+			if n != 1 || bad.Failed() != tc.fail {
+				t.Errorf("judged %d, failed %v; want 1, %v", n, bad.Failed(), tc.fail)
 			}
 		})
 	}
