@@ -372,7 +372,7 @@ func runLogFilter(t *conform.T) conform.Verdict {
 	var f conform.Findings
 	for _, m := range filtered {
 		f.Judged++
-		if r := loglevel.Rank(m.Level); r >= 0 && r < threshold {
+		if below(m) {
 			f.Fail(fmt.Sprintf("%s: level %q after logging/setLevel %s", m.Where(), m.Level, lgLevelFilter))
 		}
 	}
