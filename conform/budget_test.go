@@ -171,6 +171,96 @@ func TestSessionBudgetAndLoss(t *testing.T) {
 	})
 }
 
+// On a target of a process per session the spare session opens while the clean
+// checks run (Check.Spare): a clean check sees its dial happen, the odd-input check
+// gets that same session, and no other session is opened. A run whose checks do not
+// use the spare session opens none.
+func TestSpareSessionOpensWithTheCleanChecks(t *testing.T) {
+	rev := revision.MustLookup("2025-06-18")
+	revs := []revision.Revision{rev}
+	tests := []struct {
+		name      string
+		spare     bool
+		wantDials int32
+		wantClean reports.Status
+	}{
+		{"a check uses the spare session", true, 2, reports.Pass},
+		{"no check uses it", false, 1, reports.Skip},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			withRegistry(t, func() {
+				srv := &pipeServer{}
+				var opened atomic.Pointer[Session]
+				Register(Check{ID: "AA-CLEAN-01", Title: "t", Level: Must, Revisions: revs, Group: GroupBase, Source: "test", Phase: PhaseClean,
+					Run: func(t *T) Verdict {
+						if !tc.spare {
+							// Nothing to wait for: the dials counted once the run
+							// has ended show that no spare session was opened.
+							return Skip(reports.NotExercised, "no check uses the spare session")
+						}
+						// Bounded: a spare opened on first use would only come after
+						// this check, so it would never be seen here.
+						for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+							if srv.dials.Load() == 2 {
+								return Pass("the spare session was dialled during the clean phase")
+							}
+						}
+						return Skip(reports.NotExercised, "%d dial(s) by the end of the clean check", srv.dials.Load())
+					}})
+				odd := Check{ID: "AB-ODD-01", Title: "t", Level: Must, Revisions: revs, Group: GroupBase, Source: "test", Phase: PhaseOddInput,
+					Run: func(t *T) Verdict {
+						if !t.Check.Spare {
+							return Pass("no spare session used")
+						}
+						s, err := t.SpareSession()
+						if err != nil {
+							return Errorf("%v", err)
+						}
+						opened.Store(s)
+						return Pass("the spare session")
+					}}
+				if tc.spare {
+					odd.FreshSessions, odd.Spare = 1, true
+				}
+				Register(odd)
+				if err := RegistryErr(); err != nil {
+					t.Fatal(err)
+				}
+				cfg := Config{Timeout: time.Second, KillGrace: 10 * time.Millisecond, Revisions: revs}.withDefaults()
+				sel, err := newSelection(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rs := newRunState(cfg, dialTarget{dialer: srv.dial}, sel)
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				rs.ctx = ctx
+				rs.openColumns(ctx)
+				defer rs.closeSessions(context.Background())
+				rs.startWorkers()
+				col := rs.columns[0]
+				got := map[string]Verdict{}
+				for _, c := range rs.checksFor(rev) {
+					got[c.ID] = (<-col.futures[c.ID]).v
+				}
+				if v := got["AA-CLEAN-01"]; v.Status != tc.wantClean {
+					t.Errorf("AA-CLEAN-01 = %s (%s), want %s", v.Status, v.Message, tc.wantClean)
+				}
+				if v := got["AB-ODD-01"]; v.Status != reports.Pass {
+					t.Errorf("AB-ODD-01 = %s (%s), want pass", v.Status, v.Message)
+				}
+				if n := srv.dials.Load(); n != tc.wantDials {
+					t.Errorf("%d sessions opened, want %d", n, tc.wantDials)
+				}
+				if s := opened.Load(); tc.spare && (s == nil || s != col.spare || s == col.main) {
+					t.Errorf("the odd-input check got session %v, want the column's spare session %v", s, col.spare)
+				}
+			})
+		})
+	}
+}
+
 // A revision whose era has no session driver is a configuration error, not a crash.
 func TestRevisionWithoutDriver(t *testing.T) {
 	r := revision.MustLookup("2025-06-18")

@@ -91,9 +91,15 @@ type Check struct {
 	// T.NewSession: only where isolation is truly needed (the README lists each
 	// case). They are opened when the check asks, never ahead of time.
 	FreshSessions int
+	// Spare marks a check that uses the revision's spare session (T.SpareSession,
+	// T.PreInit). It counts in FreshSessions. On a target of a process per session
+	// (stdio), a column with such a check starts opening its spare session when its
+	// checks begin, so that the process starts while the clean checks run instead
+	// of in front of the first odd-input check: the same session, opened earlier.
+	Spare bool
 	// PreInitProbe marks a check that reads T.PreInit: the revision's spare session
 	// then opens in steps, probing the server before initialize and before
-	// notifications/initialized (PreInit). It needs FreshSessions (the spare).
+	// notifications/initialized (PreInit). It needs Spare.
 	PreInitProbe bool
 	// Phase is when, in its revision's run, the check runs on the main session.
 	// Every check declares it: what a check may touch follows from it (T.Scratch
@@ -254,6 +260,10 @@ func validateCheck(c *Check) error {
 		return fmt.Errorf("check %s: a PhaseStateChange check, and only one, declares the server state it changes (Changes)", c.ID)
 	case c.Changes != "" && c.Changes != StateToolList && c.Changes != StateLogLevel:
 		return fmt.Errorf("check %s: unknown server state %q", c.ID, c.Changes)
+	case c.Spare && (c.FreshSessions == 0 || (c.Phase != PhaseOddInput && c.Phase != PhaseTranscript)):
+		return fmt.Errorf("check %s: a check that uses the spare session counts it in FreshSessions and runs in PhaseOddInput or PhaseTranscript", c.ID)
+	case c.PreInitProbe && !c.Spare:
+		return fmt.Errorf("check %s: PreInitProbe reads the spare session's opening: it declares Spare", c.ID)
 	case c.Opening && (c.Phase != PhaseClean || c.Handshake || c.FreshSessions > 0 || len(c.PreOpen) > 0):
 		return fmt.Errorf("check %s: an opening check judges only the opening record: it declares PhaseClean, and no handshake, fresh or pre-opened session", c.ID)
 	}

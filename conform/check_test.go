@@ -51,6 +51,18 @@ func TestRegisterRejectsDuplicatesAndMalformedChecks(t *testing.T) {
 		{"unknown state", []Check{func() Check { c := okCheck("PING-01"); c.Phase, c.Changes = PhaseStateChange, "cache"; return c }()}, "unknown server state"},
 		{"valid state change", []Check{func() Check { c := okCheck("PING-01"); c.Phase, c.Changes = PhaseStateChange, StateLogLevel; return c }()}, ""},
 		{"unknown group", []Check{func() Check { c := okCheck("PING-01"); c.Group = "tools"; return c }()}, "not a catalogue group"},
+		{"spare session not counted", []Check{func() Check { c := okCheck("PING-01"); c.Phase, c.Spare = PhaseOddInput, true; return c }()}, "counts it in FreshSessions"},
+		{"spare session in the clean phase", []Check{func() Check { c := okCheck("PING-01"); c.FreshSessions, c.Spare = 1, true; return c }()}, "runs in PhaseOddInput or PhaseTranscript"},
+		{"pre-initialize probe without the spare session", []Check{func() Check {
+			c := okCheck("PING-01")
+			c.Phase, c.FreshSessions, c.PreInitProbe = PhaseOddInput, 1, true
+			return c
+		}()}, "declares Spare"},
+		{"valid spare session", []Check{func() Check {
+			c := okCheck("PING-01")
+			c.Phase, c.FreshSessions, c.Spare, c.PreInitProbe = PhaseOddInput, 1, true, true
+			return c
+		}()}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

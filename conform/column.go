@@ -31,6 +31,9 @@ type column struct {
 	sessions []*Session
 	// spare is the session of the probes that may end it (T.SpareSession).
 	spare *Session
+	// earlySpare is the spare session being opened ahead of its first use
+	// (startEarlySpare); the first T.SpareSession claims it.
+	earlySpare *preOpen
 	// preInit is what the spare session's first opening saw before its handshake
 	// was complete (T.PreInit; nil until then, or when no check asks).
 	preInit *PreInit

@@ -74,6 +74,9 @@ func JudgeAll(ctx context.Context, cfg Config, checks []*Check, rev revision.Rev
 	defer rs.closeSessions(context.WithoutCancel(ctx))
 	col := rs.columns[0]
 	order := rs.checksFor(rev)
+	if rs.judgeable(col) {
+		rs.startEarlySpare(col, order)
+	}
 	got := map[*Check]Verdict{}
 	for _, c := range order {
 		got[c] = rs.judgeInOrder(col, c, order).final(cfg.Strict)

@@ -36,6 +36,12 @@ func TestPhaseGuards(t *testing.T) {
 		}
 		return Pass("a session of its own")
 	}
+	spare := func(t *T) Verdict {
+		if _, err := t.SpareSession(); err != nil {
+			return Errorf("%v", err)
+		}
+		return Pass("the spare session")
+	}
 	tests := []struct {
 		name  string
 		phase Phase
@@ -43,21 +49,25 @@ func TestPhaseGuards(t *testing.T) {
 		want  reports.Status
 		msg   string
 		fresh int
+		spare bool
 	}{
-		{"transcript read in the transcript phase", PhaseTranscript, readsAll, reports.Pass, "", 0},
-		{"transcript read in the clean phase", PhaseClean, readsAll, reports.Error, "only a check of phase transcript may", 0},
-		{"transcript read in the odd-input phase", PhaseOddInput, readsAll, reports.Error, "declares phase odd-input", 0},
-		{"odd input in the odd-input phase", PhaseOddInput, scratch, reports.Pass, "", 0},
-		{"odd input in the clean phase", PhaseClean, scratch, reports.Error, "only a check of phase odd-input may", 0},
+		{"transcript read in the transcript phase", PhaseTranscript, readsAll, reports.Pass, "", 0, false},
+		{"transcript read in the clean phase", PhaseClean, readsAll, reports.Error, "only a check of phase transcript may", 0, false},
+		{"transcript read in the odd-input phase", PhaseOddInput, readsAll, reports.Error, "declares phase odd-input", 0, false},
+		{"odd input in the odd-input phase", PhaseOddInput, scratch, reports.Pass, "", 0, false},
+		{"odd input in the clean phase", PhaseClean, scratch, reports.Error, "only a check of phase odd-input may", 0, false},
 		// A session of its own costs a process on stdio: only where declared.
-		{"a declared session of its own", PhaseClean, fresh, reports.Pass, "", 1},
-		{"an undeclared session of its own", PhaseClean, fresh, reports.Error, "declares FreshSessions: 0", 0},
+		{"a declared session of its own", PhaseClean, fresh, reports.Pass, "", 1, false},
+		{"an undeclared session of its own", PhaseClean, fresh, reports.Error, "declares FreshSessions: 0", 0, false},
+		// The spare session may be opened ahead of its first use: only where declared.
+		{"the declared spare session", PhaseOddInput, spare, reports.Pass, "", 1, true},
+		{"an undeclared spare session", PhaseOddInput, spare, reports.Error, "does not declare Spare", 1, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			withRegistry(t, func() {
 				c := Register(Check{ID: "ZZ-PHASE-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
-					Group: GroupBase, Phase: tc.phase, Source: "test", Run: tc.run, FreshSessions: tc.fresh})
+					Group: GroupBase, Phase: tc.phase, Source: "test", Run: tc.run, FreshSessions: tc.fresh, Spare: tc.spare})
 				if err := RegistryErr(); err != nil {
 					t.Fatal(err)
 				}

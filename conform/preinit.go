@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
@@ -181,14 +182,74 @@ func (rs *runState) openSpare(ctx context.Context, col *column) (*Session, error
 	return s, nil
 }
 
+// startEarlySpare starts opening the column's spare session in the background, on
+// a target of a process per session (stdio) whose selected checks use it
+// (Check.Spare): a process start (Node's takes most of a second) then overlaps
+// the column's clean checks instead of holding up its first odd-input check. The
+// session is the one T.SpareSession would open, opened the same way; only its
+// start is earlier. Over HTTP every session shares one server, so a spare session
+// opened early would be open during other revisions' state changes: it stays on
+// first use there.
+func (rs *runState) startEarlySpare(col *column, list []*Check) {
+	if !rs.tgt.isolated() || !slices.ContainsFunc(list, func(c *Check) bool { return c.Spare }) {
+		return
+	}
+	p := &preOpen{done: make(chan struct{})}
+	col.mu.Lock()
+	col.earlySpare = p
+	col.mu.Unlock()
+	go func() {
+		defer close(p.done)
+		p.s, p.err = rs.openSpare(rs.ctx, col)
+	}()
+}
+
+// claimEarlySpare hands the first caller the spare session opened early (waiting
+// for its opening to end) and makes it the column's spare; ok is false when none
+// was opened early or it was claimed already.
+func (col *column) claimEarlySpare(ctx context.Context) (s *Session, err error, ok bool) {
+	col.mu.Lock()
+	p := col.earlySpare
+	if p == nil || p.claimed {
+		col.mu.Unlock()
+		return nil, nil, false
+	}
+	p.claimed = true
+	col.mu.Unlock()
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx), true
+	}
+	col.mu.Lock()
+	col.spare = p.s
+	col.mu.Unlock()
+	return p.s, p.err, true
+}
+
+// awaitEarlySpare waits until the spare session opened early, if any, has opened
+// (or failed to), so that it is among the column's sessions when they are settled
+// or closed.
+func (col *column) awaitEarlySpare(ctx context.Context) {
+	col.mu.Lock()
+	p := col.earlySpare
+	col.mu.Unlock()
+	if p == nil {
+		return
+	}
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+	}
+}
+
 // PreInit returns what the server did before its handshake was complete, seen on
 // the revision's spare session (opened here if no check opened it yet). Only
-// odd-input checks that declare PreInitProbe and FreshSessions (the spare session)
-// may use it.
+// odd-input checks that declare PreInitProbe (and so Spare) may use it.
 func (t *T) PreInit() (*PreInit, error) {
 	t.allow(PhaseOddInput, "reads the pre-initialize probe (T.PreInit)")
-	if (!t.Check.PreInitProbe || t.Check.FreshSessions == 0) && t.misuse == "" {
-		t.misuse = fmt.Sprintf("%s reads T.PreInit and does not declare PreInitProbe and FreshSessions: 1", t.Check.ID)
+	if !t.Check.PreInitProbe && t.misuse == "" {
+		t.misuse = fmt.Sprintf("%s reads T.PreInit and does not declare PreInitProbe", t.Check.ID)
 	}
 	_, err := t.SpareSession()
 	t.col.mu.Lock()

@@ -33,6 +33,9 @@ func (rs *runState) startWorkers() {
 		for _, c := range list {
 			col.futures[c.ID] = make(chan judged, 1)
 		}
+		if rs.judgeable(col) {
+			rs.startEarlySpare(col, list)
+		}
 		go func() {
 			var held Phase // the serialised phase this worker holds, if any
 			quiet := false // the column settled with every session closed

@@ -38,6 +38,7 @@ func (rs *runState) settleFor(col *column, list []*Check) {
 
 // settleSessions settles every session of the column concurrently.
 func (rs *runState) settleSessions(col *column) {
+	col.awaitEarlySpare(rs.ctx)
 	col.mu.Lock()
 	sessions := slices.Clone(col.sessions)
 	col.mu.Unlock()

@@ -105,10 +105,11 @@ func (t *T) Scratch() (*Session, error) {
 }
 
 // SpareSession is the revision's session for probes that may end it (unparseable
-// input, invalid requests, batches): opened on first use and opened again only when
-// the server has ended it, so a server that survives such input costs one more
+// input, invalid requests, batches): opened on first use (on stdio, from the start
+// of the column's checks: Check.Spare) and opened again only when the server has
+// ended it, so a server that survives such input costs one more
 // process per revision on stdio, and one that does not costs no other check its
-// session. Only odd-input checks that declare FreshSessions may use it, and
+// session. Only odd-input checks that declare Spare may use it, and
 // transcript-wide checks while they make their probes (T.Once): those are judged
 // after the column settles, when the spare session has been closed and everything
 // the server sent on it is in, so a probe owed no reply is proven silent by the end
@@ -118,8 +119,14 @@ func (t *T) SpareSession() (*Session, error) {
 	if !(t.probing && t.Check.Phase == PhaseTranscript) {
 		t.allow(PhaseOddInput, "uses the spare session (T.SpareSession) outside a transcript check's probe pass")
 	}
-	if t.Check.FreshSessions == 0 && t.misuse == "" {
-		t.misuse = fmt.Sprintf("%s uses the spare session (T.SpareSession) and declares FreshSessions: 0", t.Check.ID)
+	if !t.Check.Spare && t.misuse == "" {
+		t.misuse = fmt.Sprintf("%s uses the spare session (T.SpareSession) and does not declare Spare", t.Check.ID)
+	}
+	if s, err, ok := t.col.claimEarlySpare(t.Ctx); ok {
+		if err != nil {
+			return s, fmt.Errorf("open the spare session: %w", err)
+		}
+		return s, nil
 	}
 	t.col.mu.Lock()
 	s := t.col.spare

@@ -449,6 +449,7 @@ var _ = conform.Register(conform.Check{
 	// The spare session: a server that ends its connection on unparseable input
 	// (go-sdk does) would otherwise cost the other odd-input checks theirs.
 	FreshSessions: 1,
+	Spare:         true,
 	Source:        `JSON-RPC 2.0 §5: "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."; §5.1: "-32700 Parse error: Invalid JSON was received by the server."; ` + jsonrpcRule + `. Over HTTP an error status with no JSON-RPC body is the transport's answer (SHTTP-BADBODY-01 judges it): not verified here.`,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.SpareSession()
@@ -505,6 +506,7 @@ var _ = conform.Register(conform.Check{
 	// The spare session: a server that ends its connection on an invalid request
 	// (go-sdk does) would otherwise cost the other odd-input checks theirs.
 	FreshSessions: 1,
+	Spare:         true,
 	Source:        `JSON-RPC 2.0 §5: "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."; §5.1: "-32600 Invalid Request: The JSON sent is not a valid Request object."; ` + jsonrpcRule + `. Another error code is a WARN (the request was refused, with the wrong code).`,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.SpareSession()

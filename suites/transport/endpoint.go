@@ -142,7 +142,7 @@ func postRaw(t *conform.T, s *conform.Session, hs *transport.StreamableHTTP, raw
 // SHTTP-POST-REJECT-01 — {rev}/basic/transports.mdx (Sending Messages to the Server).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-POST-REJECT-01", Title: "a notification the server cannot accept is answered with an HTTP error status",
-	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1,
+	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1, Spare: true,
 	// FreshSessions: the spare session: a server may end a session that sends what it cannot accept.
 	Source: shttpPage + ` (Sending Messages to the Server): "If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request). The HTTP response body MAY comprise a JSON-RPC error response that has no id."`,
 	Run: func(t *conform.T) conform.Verdict {
@@ -174,7 +174,7 @@ func judgeReject(raw string, x transport.Exchange) conform.Verdict {
 // SHTTP-BADBODY-01 — {rev}/basic/transports.mdx (Sending Messages to the Server); JSON-RPC 2.0 §5.1.
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-BADBODY-01", Title: "an unparseable POST body is answered with a 4xx status",
-	Level: conform.Derived, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1,
+	Level: conform.Derived, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1, Spare: true,
 	// FreshSessions: the spare session: a server may end a session that sends what it cannot parse.
 	Source: shttpPage + ` (Sending Messages to the Server): "The body of the POST request MUST be a single JSON-RPC request, notification, or response." (2025-03-26: "one of the following"); a body that is none cannot be accepted, so "it MUST return an HTTP error status code (e.g., 400 Bad Request)" — derived; JSON-RPC 2.0 §5.1: -32700 "Invalid JSON was received by the server"`,
 	Run: func(t *conform.T) conform.Verdict {

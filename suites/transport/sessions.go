@@ -454,7 +454,7 @@ func shttpProbeMethod(s *conform.Session) string {
 // SHTTP-PV-HEADER-BAD-01 — {rev}/basic/transports.mdx (Protocol Version Header).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-PV-HEADER-BAD-01", Title: "an invalid or unsupported MCP-Protocol-Version header is answered 400",
-	Level: conform.Must, Revisions: revision.Span("R3–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1,
+	Level: conform.Must, Revisions: revision.Span("R3–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1, Spare: true,
 	// FreshSessions: the spare session: a server may end a session that sends a bad version.
 	Source: shttpPage + ` (Protocol Version Header): "If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request."`,
 	Run: func(t *conform.T) conform.Verdict {
