@@ -54,6 +54,13 @@ func TestFind(t *testing.T) {
 	if got := Find(json.RawMessage(msg)); !reflect.DeepEqual(got, want) {
 		t.Errorf("Find = %+v, want %+v", got, want)
 	}
+	// A key spelled with escapes is the same key: Find skips no value that could
+	// hold one.
+	escaped := `{"result":{"tools":[{"name":"t","\u005fmeta":{"k":1}},{"name":"u"}]}}`
+	want = []Found{{Pointer: "/result/tools/0/_meta", Keys: []string{"k"}}}
+	if got := Find(json.RawMessage(escaped)); !reflect.DeepEqual(got, want) {
+		t.Errorf("Find(escaped key) = %+v, want %+v", got, want)
+	}
 }
 
 func TestExtensionIDProblem(t *testing.T) {
