@@ -20,7 +20,7 @@ func Describe(resp *wire.Response, err error) string {
 	var se *transport.HTTPStatusError
 	switch {
 	case errors.As(err, &se):
-		return fmt.Sprintf("HTTP %d (%s) with body %s", se.Status, se.ContentType, Clip(string(se.Body), 200))
+		return fmt.Sprintf("HTTP %d (%s) with body %s", se.Status, se.ContentType, ClipBytes(se.Body, 200))
 	case errors.Is(err, wire.ErrTimeout):
 		return "no reply before the deadline"
 	case errors.Is(err, transport.ErrNoReply):
@@ -38,7 +38,7 @@ func Describe(resp *wire.Response, err error) string {
 		}
 		return s
 	default:
-		s := "result " + Clip(string(resp.Result), 200)
+		s := "result " + ClipBytes(resp.Result, 200)
 		if !resp.IDExact {
 			s += fmt.Sprintf(" (with id %s, sent as %s)", resp.Msg.ID, idSentType(resp))
 		}
@@ -65,6 +65,32 @@ func Clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// ClipBytes is ClipBytes(b, n) without copying all of b first: evidence may be a
+// reply of many megabytes (100,000 tools), of which a message shows a line.
+func ClipBytes(b []byte, n int) string {
+	out := make([]byte, 0, min(len(b), n))
+	invalid := false // inside a run of invalid bytes, which shows as one U+FFFD
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		piece := b[i : i+size]
+		switch {
+		case r == utf8.RuneError && size == 1 && invalid:
+			i++
+			continue
+		case r == utf8.RuneError && size == 1:
+			invalid, piece = true, []byte("\uFFFD")
+		default:
+			invalid = false
+		}
+		if len(out)+len(piece) > n {
+			return string(out) + "…"
+		}
+		out = append(out, piece...)
+		i += size
+	}
+	return string(out)
 }
 
 // RPCErrorIn reads the JSON-RPC error an HTTP error status carries in its body (a

@@ -303,6 +303,75 @@ func ObjectOfValid(data []byte) (map[string]json.RawMessage, error) {
 	return m, nil
 }
 
+// Member is one member of a JSON object: its decoded key and its value, a sub-slice
+// of the object's text.
+type Member struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// MemberList is an object's members in document order: what ObjectOfValid's map
+// holds, in a fraction of the memory (a map of a few members costs about 350 bytes;
+// at 100,000 tool definitions that was 35 MB of a run's heap).
+type MemberList []Member
+
+// Lookup returns the value of the member named key and whether there is one; of
+// members with the same key, the last, as in a decoded map.
+func (l MemberList) Lookup(key string) (json.RawMessage, bool) {
+	for i := len(l) - 1; i >= 0; i-- {
+		if l[i].Key == key {
+			return l[i].Value, true
+		}
+	}
+	return nil, false
+}
+
+// Get returns the value of the member named key (nil when there is none).
+func (l MemberList) Get(key string) json.RawMessage {
+	v, _ := l.Lookup(key)
+	return v
+}
+
+// MemberListOfValid is ObjectOfValid as a MemberList: nil for JSON null, ErrType for
+// a value that is no object, ErrSyntax (with the members before it) for invalid
+// input, never a panic.
+func MemberListOfValid(data []byte) (MemberList, error) {
+	l, _, err := AppendMembers(make(MemberList, 0, 4), data)
+	return l, err
+}
+
+// AppendMembers is MemberListOfValid into the free capacity of buf, so that the
+// members of many small objects share a few large arrays: it returns the object's
+// members (nil for null or a value that is no object, as MemberListOfValid) and buf
+// extended by them. The list's capacity ends with it, so an append to it cannot
+// write into buf.
+func AppendMembers(buf MemberList, data []byte) (members, grown MemberList, err error) {
+	i := skipSpace(data, 0)
+	if i >= len(data) {
+		return nil, buf, ErrSyntax
+	}
+	switch data[i] {
+	case 'n':
+		return nil, buf, nil
+	case '{':
+	default:
+		return nil, buf, ErrType
+	}
+	start := len(buf)
+	ok := eachMember(data, i, func(key []byte, s, e int) bool {
+		buf = append(buf, Member{Key: keyString(key), Value: data[s:e:e]})
+		return true
+	})
+	members = buf[start:len(buf):len(buf)]
+	if members == nil {
+		members = MemberList{} // an empty object is an object: not nil
+	}
+	if !ok {
+		return members, buf, ErrSyntax
+	}
+	return members, buf, nil
+}
+
 // Members calls fn for each member of the object data (already known to be valid
 // JSON) in order, with the key decoded and the value a sub-slice of data, until fn
 // returns false. It reports false when data is not an object.

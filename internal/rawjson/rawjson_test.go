@@ -347,3 +347,53 @@ func TestLookup(t *testing.T) {
 		}
 	}
 }
+
+// A MemberList holds what ObjectOfValid's map holds, for every valid object of the
+// corpus (the last of duplicate keys, as in the map), and fails where it fails.
+func TestMemberListMatchesObjectOfValid(t *testing.T) {
+	for _, in := range append(append([]string(nil), corpus...), `{"a":1,"a":2,"b":{"a":3}}`, `{}`, `null`, `[1]`) {
+		if !json.Valid([]byte(in)) {
+			continue
+		}
+		m, merr := ObjectOfValid([]byte(in))
+		l, lerr := MemberListOfValid([]byte(in))
+		if merr != lerr || (m == nil) != (l == nil) {
+			t.Errorf("%.60q: MemberListOfValid = %v, %v; ObjectOfValid = %v, %v", in, l, lerr, m, merr)
+			continue
+		}
+		for k, v := range m {
+			if got, ok := l.Lookup(k); !ok || string(got) != string(v) {
+				t.Errorf("%.60q: Lookup(%q) = %s, %v; want %s", in, k, got, ok, v)
+			}
+		}
+		for _, mb := range l {
+			if _, ok := m[mb.Key]; !ok {
+				t.Errorf("%.60q: member %q is not in the map", in, mb.Key)
+			}
+		}
+		if l.Get("no such key") != nil {
+			t.Errorf("%.60q: Get of an absent key is not nil", in)
+		}
+	}
+}
+
+// AppendMembers cuts each object's list from one array: the lists are the objects'
+// members, an empty object's list is empty but not nil, and an append to one list
+// cannot write over the next.
+func TestAppendMembersShares(t *testing.T) {
+	var buf MemberList
+	a, buf, errA := AppendMembers(buf, []byte(`{"x":1,"y":2}`))
+	e, buf, errE := AppendMembers(buf, []byte(`{}`))
+	n, buf, errN := AppendMembers(buf, []byte(`null`))
+	b, buf, errB := AppendMembers(buf, []byte(`{"z":3}`))
+	if errA != nil || errE != nil || errN != nil || errB != nil {
+		t.Fatalf("errors %v %v %v %v", errA, errE, errN, errB)
+	}
+	if len(a) != 2 || string(a.Get("y")) != "2" || e == nil || len(e) != 0 || n != nil || string(b.Get("z")) != "3" || len(buf) != 3 {
+		t.Fatalf("a %v, empty %v (nil %v), null %v, b %v, buf %d members", a, e, e == nil, n, b, len(buf))
+	}
+	_ = append(a, Member{Key: "w"})
+	if b[0].Key != "z" {
+		t.Errorf("an append to the first list overwrote the next: %v", b)
+	}
+}

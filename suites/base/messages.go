@@ -159,7 +159,7 @@ var _ = conform.Register(conform.Check{
 			case !ok:
 				bad.Fail(fmt.Sprintf("%s (%s): no resultType", r.Where, r.Method))
 			case json.Unmarshal(raw, &rt) != nil:
-				bad.Fail(fmt.Sprintf("%s (%s): resultType %s is not a string", r.Where, r.Method, conform.Clip(string(raw), 40)))
+				bad.Fail(fmt.Sprintf("%s (%s): resultType %s is not a string", r.Where, r.Method, conform.ClipBytes(raw, 40)))
 			case contains(coreResultTypes, rt):
 			case extensions:
 				ext++ // a value an advertised extension may define
@@ -252,7 +252,7 @@ func judgeInvalidParams(probes []toolcall.Probe) conform.Verdict {
 		case i == 0 && p.R.Kind == toolcall.KindRPCError && p.R.Code == wire.CodeInvalidRequest:
 			notes = append(notes, p.Label+" got -32600, which JSON-RPC §4.2 allows (params must be a structured value)")
 		case p.R.Kind == toolcall.KindResult:
-			problems.Fail(p.Label + ": a result " + conform.Clip(string(p.R.Raw), 160) + " (the params were not checked)")
+			problems.Fail(p.Label + ": a result " + conform.ClipBytes(p.R.Raw, 160) + " (the params were not checked)")
 		default:
 			problems.Fail(p.Label + ": " + p.R.Desc)
 		}
@@ -371,14 +371,14 @@ func errorShapeProblem(raw json.RawMessage) string {
 	case !ok:
 		problems = append(problems, "no code")
 	case toolkit.JSONKind(code) != "number" || strings.ContainsAny(string(code), ".eE"):
-		problems = append(problems, "code "+conform.Clip(string(code), 40)+" is not an integer")
+		problems = append(problems, "code "+conform.ClipBytes(code, 40)+" is not an integer")
 	}
 	msg, ok := env.Error["message"]
 	switch {
 	case !ok:
 		problems = append(problems, "no message")
 	case toolkit.JSONKind(msg) != "string":
-		problems = append(problems, "message "+conform.Clip(string(msg), 40)+" is not a string")
+		problems = append(problems, "message "+conform.ClipBytes(msg, 40)+" is not a string")
 	}
 	return strings.Join(problems, ", ")
 }

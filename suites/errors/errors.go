@@ -94,7 +94,7 @@ func judgeExecInResult(r toolcall.Reply) conform.Verdict {
 	case r.InputRequired:
 		return conform.Violation(want, r.Desc+": the failure is not reported, the server asks for input instead")
 	case r.Kind == toolcall.KindResult:
-		return conform.Violation(want, "a result without isError:true: "+conform.Clip(string(r.Raw), 160))
+		return conform.Violation(want, "a result without isError:true: "+conform.ClipBytes(r.Raw, 160))
 	}
 	return conform.Violation(want, r.Desc+": a tool failure sent as a protocol error, which the model never sees")
 }
@@ -136,7 +136,7 @@ func judgeIsErrorContent(calls []toolcall.SeenCall, called bool, fixture string)
 		case !ok:
 			problems.Fail(c.Label() + ": no content member")
 		case json.Unmarshal(raw, &blocks) != nil || string(raw) == "null":
-			problems.Fail(fmt.Sprintf("%s: content is %s, not an array", c.Label(), conform.Clip(string(raw), 60)))
+			problems.Fail(fmt.Sprintf("%s: content is %s, not an array", c.Label(), conform.ClipBytes(raw, 60)))
 		case !hasText(blocks):
 			textless.Warn(fmt.Sprintf("%s: %d content blocks, none of type text", c.Label(), len(blocks)))
 		}
@@ -177,7 +177,7 @@ var _ = conform.Register(conform.Check{
 		schemas := map[string]json.RawMessage{}
 		for _, tl := range toolkit.List(t).Tools {
 			if tl.Has("outputSchema") && tl.Name != "" {
-				schemas[tl.Name] = tl.Fields["outputSchema"]
+				schemas[tl.Name] = tl.Fields.Get("outputSchema")
 			}
 		}
 		dialect := revision.Draft07
@@ -330,7 +330,7 @@ func judgeNotDeclared(probes []toolcall.Probe) conform.Verdict {
 		case p.R.Kind == toolcall.KindRPCError && p.R.Code == wire.CodeMethodNotFound:
 			names = append(names, p.Label)
 		case p.R.Kind == toolcall.KindResult:
-			f.Fail(p.Label + ": served with a result " + conform.Clip(string(p.R.Raw), 120))
+			f.Fail(p.Label + ": served with a result " + conform.ClipBytes(p.R.Raw, 120))
 		default:
 			f.Fail(p.Label + ": " + p.R.Desc)
 		}

@@ -170,21 +170,21 @@ func judgeVersionError(e *wire.Error) conform.Verdict {
 		Requested json.RawMessage `json:"requested"`
 	}
 	if len(e.Data) == 0 || json.Unmarshal(e.Data, &data) != nil {
-		f.Fail("no data object (" + toolkit.Or(conform.Clip(string(e.Data), 60), "absent") + ")")
+		f.Fail("no data object (" + toolkit.Or(conform.ClipBytes(e.Data, 60), "absent") + ")")
 	} else {
 		var supported []string
 		if err := json.Unmarshal(data.Supported, &supported); err != nil || len(supported) == 0 {
-			f.Fail("data.supported is not a non-empty array of version strings (" + toolkit.Or(conform.Clip(string(data.Supported), 60), "absent") + ")")
+			f.Fail("data.supported is not a non-empty array of version strings (" + toolkit.Or(conform.ClipBytes(data.Supported, 60), "absent") + ")")
 		}
 		var req string
 		if err := json.Unmarshal(data.Requested, &req); err != nil || req != bogusVersion {
-			f.Fail(fmt.Sprintf("data.requested is not %q (%s)", bogusVersion, toolkit.Or(conform.Clip(string(data.Requested), 60), "absent")))
+			f.Fail(fmt.Sprintf("data.requested is not %q (%s)", bogusVersion, toolkit.Or(conform.ClipBytes(data.Requested, 60), "absent")))
 		}
 	}
 	if f.Failed() {
 		return f.Violation(`the example's shape: -32602 with data {"supported": [...], "requested": "` + bogusVersion + `"}`)
 	}
-	return conform.Pass("-32602 with data.supported %s and data.requested %q", conform.Clip(string(data.Supported), 80), bogusVersion)
+	return conform.Pass("-32602 with data.supported %s and data.requested %q", conform.ClipBytes(data.Supported, 80), bogusVersion)
 }
 
 func probeFallback(t *conform.T) fallbackProbe {
@@ -335,7 +335,7 @@ var _ = conform.Register(conform.Check{
 		}
 		var text string
 		if err := json.Unmarshal(raw, &text); err != nil {
-			return conform.Violation("instructions as a string", "instructions "+toolkit.JSONKind(raw)+" "+conform.Clip(string(raw), 60))
+			return conform.Violation("instructions as a string", "instructions "+toolkit.JSONKind(raw)+" "+conform.ClipBytes(raw, 60))
 		}
 		return conform.Pass("instructions: a string of %d bytes", len(text))
 	},

@@ -215,7 +215,7 @@ var _ = conform.Register(conform.Check{
 		case a.err != nil:
 			return conform.Silence(want, a.err)
 		case !a.resp.IsError():
-			return conform.Violation(want, "a result "+conform.Clip(string(a.resp.Result), 120)+": the server serves ping in 2026-07-28")
+			return conform.Violation(want, "a result "+conform.ClipBytes(a.resp.Result, 120)+": the server serves ping in 2026-07-28")
 		case a.resp.Error.Code != wire.CodeMethodNotFound:
 			return conform.Note("ping is not served: error %d %q (-32601 is the usual answer)", a.resp.Error.Code, conform.Clip(a.resp.Error.Message, 80))
 		}
@@ -239,7 +239,7 @@ var _ = conform.Register(conform.Check{
 		}
 		var ext map[string]json.RawMessage
 		if json.Unmarshal(raw, &ext) != nil || ext == nil {
-			return conform.Violation("capabilities.extensions an object", conform.Clip(string(raw), 80))
+			return conform.Violation("capabilities.extensions an object", conform.ClipBytes(raw, 80))
 		}
 		var bad conform.Findings
 		keys := slices.Sorted(maps.Keys(ext))
@@ -340,9 +340,9 @@ var _ = conform.Register(conform.Check{
 		}
 		_ = json.Unmarshal(a.resp.Error.Data, &d)
 		if _, ok := d.Required["elicitation"]; !ok {
-			return conform.Violation(want, "data.requiredCapabilities is "+conform.Clip(string(a.resp.Error.Data), 80))
+			return conform.Violation(want, "data.requiredCapabilities is "+conform.ClipBytes(a.resp.Error.Data, 80))
 		}
-		return conform.Pass("-32021, data %s", conform.Clip(string(a.resp.Error.Data), 120))
+		return conform.Pass("-32021, data %s", conform.ClipBytes(a.resp.Error.Data, 120))
 	},
 })
 
@@ -440,7 +440,7 @@ func serverInfoProblem(result json.RawMessage) string {
 		Version *string `json:"version"`
 	}
 	if json.Unmarshal(raw, &impl) != nil || impl.Name == nil || impl.Version == nil {
-		return "_meta[\"" + conform.MetaServerInfo + "\"] is " + conform.Clip(string(raw), 60) + ", not an Implementation with name and version"
+		return "_meta[\"" + conform.MetaServerInfo + "\"] is " + conform.ClipBytes(raw, 60) + ", not an Implementation with name and version"
 	}
 	return ""
 }

@@ -271,7 +271,7 @@ func mrtrReadFirst(a probeAnswer, err error) mrtrFirst {
 		}
 	}
 	if f.key == "" {
-		return skip(conform.Skip(reports.NotExercised, "%s's InputRequiredResult asks for no elicitation/create (%s): no answer the suite can build", toolElicitation, conform.Clip(string(a.resp.Result), 200)))
+		return skip(conform.Skip(reports.NotExercised, "%s's InputRequiredResult asks for no elicitation/create (%s): no answer the suite can build", toolElicitation, conform.ClipBytes(a.resp.Result, 200)))
 	}
 	if raw, ok := obj["requestState"]; ok {
 		f.hasState = json.Unmarshal(raw, &f.state) == nil

@@ -38,7 +38,7 @@ func judgePreInitPing(p *conform.PreInit) conform.Verdict {
 	const want = "a reply to a ping sent before initialize"
 	switch {
 	case p.Ping != nil && !p.Ping.IsError():
-		return conform.Pass("answered %s before initialize", conform.Clip(string(p.Ping.Result), 60))
+		return conform.Pass("answered %s before initialize", conform.ClipBytes(p.Ping.Result, 60))
 	case p.Ping != nil:
 		return conform.Note("a ping before initialize was refused with %s (the specification does not say a server must answer it)", conform.Describe(p.Ping, nil))
 	case p.PingRefused != 0:

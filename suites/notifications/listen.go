@@ -52,7 +52,7 @@ func lsJudgeAck(t *conform.T, sub *conform.Subscription, msgs []wire.Entry) conf
 	if extra.Failed() {
 		return extra.Violation("an acknowledged filter that is a subset of the one requested")
 	}
-	return conform.Pass("%s arrived first (entry #%d), tagged with subscription id %s, honouring %s", conform.MethodAcknowledged, first.Seq, sub.ID, conform.Clip(string(first.Msg.Params), 200))
+	return conform.Pass("%s arrived first (entry #%d), tagged with subscription id %s, honouring %s", conform.MethodAcknowledged, first.Seq, sub.ID, conform.ClipBytes(first.Msg.Params, 200))
 }
 
 // NOTIF-LISTEN-ACK-R5-01 — 2026-07-28/basic/patterns/subscriptions.mdx (Acknowledgment).

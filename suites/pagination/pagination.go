@@ -60,7 +60,7 @@ func judgeNextCursor(v view, maxPages int) conform.Verdict {
 	n := len(v.pages)
 	switch v.stop {
 	case toolkit.StopBadCursor:
-		return conform.Violation("nextCursor left out at the end of the list, or a string", fmt.Sprintf("page %d (%s) has nextCursor %s", n, cursorLabel(last), conform.Clip(string(last.NextRaw), 80)))
+		return conform.Violation("nextCursor left out at the end of the list, or a string", fmt.Sprintf("page %d (%s) has nextCursor %s", n, cursorLabel(last), conform.ClipBytes(last.NextRaw, 80)))
 	case toolkit.StopRepeatedCursor:
 		return conform.Violation("a new nextCursor on every page until it is left out", fmt.Sprintf("page %d (%s) returned nextCursor %q, which had already been returned and followed: the walk would loop", n, cursorLabel(last), conform.Clip(v.repeated, 80)))
 	case toolkit.StopMaxPages:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -44,8 +45,8 @@ func pg(cursor *string, next string, tools ...string) toolkit.Page {
 	_ = json.Unmarshal(p.Result["tools"], &raws)
 	for _, r := range raws {
 		tl := toolkit.Tool{Raw: r}
-		_ = json.Unmarshal(r, &tl.Fields)
-		_ = json.Unmarshal(tl.Fields["name"], &tl.Name)
+		tl.Fields, _ = rawjson.MemberListOfValid(r)
+		_ = json.Unmarshal(tl.Fields.Get("name"), &tl.Name)
 		p.Tools = append(p.Tools, tl)
 	}
 	return p

@@ -103,7 +103,7 @@ func describePage(p toolkit.Page) string {
 		return conform.Describe(p.Resp, p.Err)
 	}
 	if p.Result == nil {
-		return "a result that is not an object with a tools array: " + conform.Clip(string(p.Resp.Result), 160)
+		return "a result that is not an object with a tools array: " + conform.ClipBytes(p.Resp.Result, 160)
 	}
 	return fmt.Sprintf("a page of %d tools", len(p.Tools))
 }
@@ -150,7 +150,7 @@ func samePage(a, b toolkit.Page) string {
 	for i := range a.Tools {
 		// Equal bytes are the same value; only differing ones are canonicalised.
 		if !bytes.Equal(a.Tools[i].Raw, b.Tools[i].Raw) && canonical(a.Tools[i].Raw) != canonical(b.Tools[i].Raw) {
-			return fmt.Sprintf("the definition of %q changed: %s, then %s", a.Tools[i].Name, conform.Clip(string(a.Tools[i].Raw), 120), conform.Clip(string(b.Tools[i].Raw), 120))
+			return fmt.Sprintf("the definition of %q changed: %s, then %s", a.Tools[i].Name, conform.ClipBytes(a.Tools[i].Raw, 120), conform.ClipBytes(b.Tools[i].Raw, 120))
 		}
 	}
 	if (a.NextRaw == nil) != (b.NextRaw == nil) {
@@ -163,7 +163,7 @@ func endMarker(p toolkit.Page) string {
 	if p.NextRaw == nil {
 		return "absent"
 	}
-	return conform.Clip(string(p.NextRaw), 80)
+	return conform.ClipBytes(p.NextRaw, 80)
 }
 
 // canonical renders a JSON value with sorted keys and no insignificant space, so that

@@ -154,7 +154,7 @@ func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *conform.Verdict) {
 				callable = &toolkit.CallableTool{Tool: *tl, Permission: p}
 			}
 		}
-		built := invalidArgs(tl.Fields["inputSchema"], base)
+		built := invalidArgs(tl.Fields.Get("inputSchema"), base)
 		if len(built) == 0 {
 			unbreakable = append(unbreakable, spec.Name)
 		}

@@ -22,7 +22,7 @@ func judgeIsErrorType(calls []toolcall.SeenCall) conform.Verdict {
 		}
 		present++
 		if v := strings.TrimSpace(string(c.IsErrorRaw)); v != "true" && v != "false" {
-			problems.Fail(fmt.Sprintf("%s: isError is %s", c.Label(), conform.Clip(string(c.IsErrorRaw), 40)))
+			problems.Fail(fmt.Sprintf("%s: isError is %s", c.Label(), conform.ClipBytes(c.IsErrorRaw, 40)))
 		}
 	}
 	if problems.Failed() {

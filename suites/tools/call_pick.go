@@ -67,11 +67,11 @@ func judgeCall(name string, r toolcall.Reply) conform.Verdict {
 	}
 	raw, ok := r.Result["content"]
 	if !ok {
-		return conform.Violation(want, "a result without content: "+conform.Clip(string(r.Raw), 160))
+		return conform.Violation(want, "a result without content: "+conform.ClipBytes(r.Raw, 160))
 	}
 	var content []json.RawMessage
 	if err := json.Unmarshal(raw, &content); err != nil || string(raw) == "null" {
-		return conform.Violation(want, fmt.Sprintf("content is %s, not an array", conform.Clip(string(raw), 80)))
+		return conform.Violation(want, fmt.Sprintf("content is %s, not an array", conform.ClipBytes(raw, 80)))
 	}
 	return conform.Pass("%s", fmt.Sprintf("%s answered a CallToolResult with a content array of %d", name, len(content)))
 }

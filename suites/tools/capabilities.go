@@ -26,9 +26,9 @@ func runToolsCap(t *conform.T) conform.Verdict {
 	s := t.Session()
 	if raw, ok := s.Capabilities()["tools"]; ok {
 		if toolkit.JSONKind(raw) != "object" {
-			return conform.Violation("capabilities.tools as an object", "capabilities.tools is "+toolkit.JSONKind(raw)+": "+conform.Clip(string(raw), 80))
+			return conform.Violation("capabilities.tools as an object", "capabilities.tools is "+toolkit.JSONKind(raw)+": "+conform.ClipBytes(raw, 80))
 		}
-		return conform.Pass("capabilities.tools declared: %s", conform.Clip(string(raw), 80))
+		return conform.Pass("capabilities.tools declared: %s", conform.ClipBytes(raw, 80))
 	}
 	l := toolkit.List(t)
 	if len(l.Pages) == 0 {
@@ -72,7 +72,7 @@ var _ = conform.Register(conform.Check{
 			return conform.Skip(reports.NotExercised, "capabilities.tools has no listChanged flag (optional; absent means no list_changed notifications are promised)")
 		}
 		if toolkit.JSONKind(lc) != "boolean" {
-			return conform.Violation("capabilities.tools.listChanged as a boolean", fmt.Sprintf("a %s: %s", toolkit.JSONKind(lc), conform.Clip(string(lc), 60)))
+			return conform.Violation("capabilities.tools.listChanged as a boolean", fmt.Sprintf("a %s: %s", toolkit.JSONKind(lc), conform.ClipBytes(lc, 60)))
 		}
 		return conform.Pass("capabilities.tools.listChanged is %s", lc)
 	},

@@ -190,7 +190,7 @@ func runLastModified(t *conform.T) conform.Verdict {
 		f.Judged++
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			f.Warn(fmt.Sprintf("%s is %s, not a string", b.at("/annotations/lastModified"), conform.Clip(string(raw), 60)))
+			f.Warn(fmt.Sprintf("%s is %s, not a string", b.at("/annotations/lastModified"), conform.ClipBytes(raw, 60)))
 			continue
 		}
 		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
@@ -237,11 +237,11 @@ func runUnknownType(t *conform.T) conform.Verdict {
 		f.Judged++
 		switch {
 		case b.Fields == nil:
-			f.Fail(fmt.Sprintf("%s is %s, not an object", b.at(""), conform.Clip(string(b.Raw), 60)))
+			f.Fail(fmt.Sprintf("%s is %s, not an object", b.at(""), conform.ClipBytes(b.Raw, 60)))
 		case b.TypeRaw == nil:
 			f.Fail(b.at("") + " has no type")
 		case b.Type == "" && string(b.TypeRaw) != `""`:
-			f.Fail(fmt.Sprintf("%s is %s, not a string", b.at("/type"), conform.Clip(string(b.TypeRaw), 60)))
+			f.Fail(fmt.Sprintf("%s is %s, not a string", b.at("/type"), conform.ClipBytes(b.TypeRaw, 60)))
 		case !slices.Contains(union, b.Type):
 			f.Fail(fmt.Sprintf("%s is %q", b.at("/type"), b.Type))
 		}

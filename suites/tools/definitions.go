@@ -91,13 +91,13 @@ func defToolProblems(d defTool) []string {
 		return []string{fmt.Sprintf("%s is a %s, not an object", d.Pointer(""), toolkit.JSONKind(d.Raw))}
 	}
 	var out []string
-	if k := toolkit.JSONKind(d.Fields["name"]); k != "string" {
+	if k := toolkit.JSONKind(d.Fields.Get("name")); k != "string" {
 		out = append(out, fmt.Sprintf("%s: name is %s", d.Pointer("/name"), k))
 	}
-	if k := toolkit.JSONKind(d.Fields["inputSchema"]); k != "object" {
+	if k := toolkit.JSONKind(d.Fields.Get("inputSchema")); k != "object" {
 		out = append(out, fmt.Sprintf("%s: inputSchema is %s", d, k))
 	}
-	if raw, ok := d.Fields["description"]; ok && toolkit.JSONKind(raw) != "string" {
+	if raw, ok := d.Fields.Lookup("description"); ok && toolkit.JSONKind(raw) != "string" {
 		out = append(out, fmt.Sprintf("%s: description is %s", d, toolkit.JSONKind(raw)))
 	}
 	return out
@@ -153,7 +153,7 @@ var _ = conform.Register(conform.Check{
 		}
 		var f conform.Findings
 		for _, d := range l.Tools {
-			if d.Name == "" && toolkit.JSONKind(d.Fields["name"]) != "string" {
+			if d.Name == "" && toolkit.JSONKind(d.Fields.Get("name")) != "string" {
 				continue // no string name: TOOLS-DEF-01
 			}
 			if !defNamePattern.MatchString(d.Name) {
@@ -230,7 +230,7 @@ func defCaseTarget(t *conform.T, l *defListing) (defTool, json.RawMessage, bool)
 		}
 	}
 	for _, d := range qualified {
-		if defHasRequired(d.Fields["inputSchema"]) {
+		if defHasRequired(d.Fields.Get("inputSchema")) {
 			return d, json.RawMessage(`{}`), true
 		}
 	}
@@ -364,7 +364,7 @@ var _ = conform.Register(conform.Check{
 		}
 		var f conform.Findings
 		for _, d := range titled {
-			if k := toolkit.JSONKind(d.Fields["title"]); k != "string" {
+			if k := toolkit.JSONKind(d.Fields.Get("title")); k != "string" {
 				f.Fail(fmt.Sprintf("%s: title is %s", d, k))
 			}
 		}
@@ -406,7 +406,7 @@ func defMemberValid(t *conform.T, m defMember) conform.Verdict {
 	}
 	var f conform.Findings
 	for _, d := range with {
-		if err := t.Rev.Validate(m.definition, d.Fields[m.member]); err != nil {
+		if err := t.Rev.Validate(m.definition, d.Fields.Get(m.member)); err != nil {
 			f.Fail(fmt.Sprintf("%s: %v", d.Pointer("/"+m.member), err))
 		}
 	}
@@ -452,7 +452,7 @@ var _ = conform.Register(conform.Check{
 		}
 		var bad conform.Findings
 		for _, d := range annotated {
-			h := defDecodeHints(d.Fields["annotations"])
+			h := defDecodeHints(d.Fields.Get("annotations"))
 			if h.ReadOnly != nil && *h.ReadOnly && h.Destructive != nil && *h.Destructive {
 				bad.Fail("readOnlyHint: true with destructiveHint: true on " + d.String())
 			}

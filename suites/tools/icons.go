@@ -44,7 +44,7 @@ func defToolName(d defTool) string {
 func defIcons(l *defListing) []defIcon {
 	var out []defIcon
 	for _, d := range l.with("icons") {
-		items, ok := toolkit.Array(d.Fields["icons"])
+		items, ok := toolkit.Array(d.Fields.Get("icons"))
 		if !ok {
 			continue
 		}
@@ -76,8 +76,8 @@ var _ = conform.Register(conform.Check{
 		var f conform.Findings
 		n := 0
 		for _, d := range withIcons {
-			if _, ok := toolkit.Array(d.Fields["icons"]); !ok {
-				f.Fail(fmt.Sprintf("%s: icons is %s, not an array", d.Pointer("/icons"), toolkit.JSONKind(d.Fields["icons"])))
+			if _, ok := toolkit.Array(d.Fields.Get("icons")); !ok {
+				f.Fail(fmt.Sprintf("%s: icons is %s, not an array", d.Pointer("/icons"), toolkit.JSONKind(d.Fields.Get("icons"))))
 			}
 		}
 		for _, ic := range defIcons(l) {

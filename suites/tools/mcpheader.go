@@ -25,7 +25,7 @@ var _ = conform.Register(conform.Check{
 		var problems conform.Findings
 		annotated, headers := 0, 0
 		for _, d := range l.Tools {
-			raw, ok := d.Fields["inputSchema"]
+			raw, ok := d.Fields.Lookup("inputSchema")
 			if !ok {
 				continue // judged by TOOLS-DEF-01
 			}

@@ -31,7 +31,7 @@ var _ = conform.Register(conform.Check{
 		var bad conform.Findings
 		n := 0
 		for _, d := range l.Tools {
-			schema := toolkit.Object(d.Fields["inputSchema"])
+			schema := toolkit.Object(d.Fields.Get("inputSchema"))
 			if schema == nil {
 				continue // missing or not an object: TOOLS-DEF-01
 			}
@@ -59,7 +59,7 @@ func defDescribe(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "absent"
 	}
-	return conform.Clip(string(raw), 60)
+	return conform.ClipBytes(raw, 60)
 }
 
 // defInconclusive reports whether a compile error says the suite could not decide
@@ -134,7 +134,7 @@ func defInputSchemasCompile(t *conform.T, compile func(json.RawMessage) (string,
 	}
 	var c defCompiled
 	for _, d := range l.with("inputSchema") {
-		dialect, err := compile(d.Fields["inputSchema"])
+		dialect, err := compile(d.Fields.Get("inputSchema"))
 		c.add(d.Pointer("/inputSchema"), dialect, err)
 	}
 	return judgeCompiled(t, l, &c, "inputSchema", conform.Violation)
@@ -193,7 +193,7 @@ func defNoParams(schema map[string]json.RawMessage) bool {
 func defOpenNoParams(l *defListing) []string {
 	var open []string
 	for _, d := range l.Tools {
-		schema := toolkit.Object(d.Fields["inputSchema"])
+		schema := toolkit.Object(d.Fields.Get("inputSchema"))
 		if schema == nil || !defNoParams(schema) {
 			continue
 		}
@@ -232,9 +232,9 @@ func runOutSchema(t *conform.T) conform.Verdict {
 		var dialect string
 		var err error
 		if t.Rev.Has(revision.DefaultDialect2020) {
-			dialect, err = defCompileStrict(d.Fields["outputSchema"])
+			dialect, err = defCompileStrict(d.Fields.Get("outputSchema"))
 		} else {
-			dialect, err = revision.CompileAnyDialect(d.Fields["outputSchema"])
+			dialect, err = revision.CompileAnyDialect(d.Fields.Get("outputSchema"))
 		}
 		c.add(d.Pointer("/outputSchema"), dialect, err)
 	}
@@ -288,7 +288,7 @@ var _ = conform.Register(conform.Check{
 		for _, d := range l.Tools {
 			for _, member := range []string{"inputSchema", "outputSchema"} {
 				if d.Has(member) {
-					schemas = append(schemas, refSchema{where: d.Pointer("/" + member), raw: d.Fields[member]})
+					schemas = append(schemas, refSchema{where: d.Pointer("/" + member), raw: d.Fields.Get(member)})
 				}
 			}
 		}

@@ -38,7 +38,7 @@ var _ = conform.Register(conform.Check{
 			}
 			f.Judged++
 			if k := toolkit.JSONKind(raw); k != "object" {
-				f.Fail(fmt.Sprintf("%s /structuredContent is %s: %s", r.where(), ctArticle(k), conform.Clip(string(raw), 80)))
+				f.Fail(fmt.Sprintf("%s /structuredContent is %s: %s", r.where(), ctArticle(k), conform.ClipBytes(raw, 80)))
 			}
 		}
 		if f.Judged == 0 {
@@ -102,7 +102,7 @@ var _ = conform.Register(conform.Check{
 func ctOutputSchemas(l *toolkit.Listing) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	for _, tl := range l.Tools {
-		if raw, ok := tl.Fields["outputSchema"]; ok && tl.Name != "" {
+		if raw, ok := tl.Fields.Lookup("outputSchema"); ok && tl.Name != "" {
 			out[tl.Name] = raw
 		}
 	}
@@ -252,7 +252,7 @@ func ctMirror(r *ctResult, structured json.RawMessage) string {
 	if texts == 0 {
 		return fmt.Sprintf("no text block (content types [%s])", strings.Join(toolkit.ContentTypes(r.Content), ", "))
 	}
-	return fmt.Sprintf("none of the %d text block%s parses to JSON equal to structuredContent %s", texts, toolkit.Plural(texts), conform.Clip(string(structured), 80))
+	return fmt.Sprintf("none of the %d text block%s parses to JSON equal to structuredContent %s", texts, toolkit.Plural(texts), conform.ClipBytes(structured, 80))
 }
 
 // STRUCT-OUTSCHEMA-ROOT-01 — 2025-06-18/2025-11-25 schema Tool.outputSchema.
@@ -267,7 +267,7 @@ var _ = conform.Register(conform.Check{
 		}
 		var f conform.Findings
 		for _, tl := range l.Tools {
-			raw, ok := tl.Fields["outputSchema"]
+			raw, ok := tl.Fields.Lookup("outputSchema")
 			if !ok {
 				continue
 			}
@@ -302,7 +302,7 @@ var _ = conform.Register(conform.Check{
 		var f conform.Findings
 		var compiled, inconclusive []string
 		for _, tl := range l.Tools {
-			raw, ok := tl.Fields["outputSchema"]
+			raw, ok := tl.Fields.Lookup("outputSchema")
 			if !ok {
 				continue
 			}

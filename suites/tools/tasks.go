@@ -47,11 +47,11 @@ func judgeTaskTrip(rev revision.Revision, trip *tasks.Trip) conform.Verdict {
 		// A server that declares the capability and the tool's support yet runs the
 		// call as a normal request: no MUST names this case, the flow of Creating
 		// Tasks expects a task.
-		f.Warn(fmt.Sprintf("%s was answered without a task (%s): the server declares tasks.requests.tools.call, yet processed the call as a normal request", what, conform.Clip(string(created.Resp.Result), 160)))
+		f.Warn(fmt.Sprintf("%s was answered without a task (%s): the server declares tasks.requests.tools.call, yet processed the call as a normal request", what, conform.ClipBytes(created.Resp.Result, 160)))
 		return f.Verdict("", "a CreateTaskResult (Creating Tasks: \"The server accepts the request and immediately returns a CreateTaskResult\")", "")
 	}
 	if trip.TaskID == "" {
-		f.Fail(fmt.Sprintf("the CreateTaskResult has no string task.taskId: %s", conform.Clip(string(task), 160)))
+		f.Fail(fmt.Sprintf("the CreateTaskResult has no string task.taskId: %s", conform.ClipBytes(task, 160)))
 		return f.Verdict("a CreateTaskResult whose task has a taskId", "", "")
 	}
 	if st := jsonString(task, "status"); st != "working" {

@@ -204,7 +204,7 @@ var _ = conform.Register(conform.Check{
 				f.Judged++
 				seen[string(e.Msg.Params)]++
 				if seen[string(e.Msg.Params)] == 2 {
-					f.Fail(fmt.Sprintf("%s: progress %s arrived again (from %s)", where(caller, e), conform.Clip(string(e.Msg.Params), 80), e.Source))
+					f.Fail(fmt.Sprintf("%s: progress %s arrived again (from %s)", where(caller, e), conform.ClipBytes(e.Msg.Params, 80), e.Source))
 				}
 			}
 		}

@@ -230,7 +230,7 @@ var _ = conform.Register(conform.Check{
 		}
 		declared := 0
 		for _, tl := range toolkit.List(t).Tools {
-			hps := paramHeaders(tl.Fields["inputSchema"])
+			hps := paramHeaders(tl.Fields.Get("inputSchema"))
 			if len(hps) == 0 {
 				continue
 			}

@@ -199,7 +199,7 @@ func lgShapeProblem(params map[string]json.RawMessage) string {
 	case !ok:
 		problems = append(problems, "no level")
 	case json.Unmarshal(raw, &level) != nil:
-		problems = append(problems, fmt.Sprintf("level %s is not a string", conform.Clip(string(raw), 40)))
+		problems = append(problems, fmt.Sprintf("level %s is not a string", conform.ClipBytes(raw, 40)))
 	case loglevel.Rank(level) < 0:
 		problems = append(problems, fmt.Sprintf("level %q is no syslog level name", conform.Clip(level, 40)))
 	}
@@ -207,7 +207,7 @@ func lgShapeProblem(params map[string]json.RawMessage) string {
 		problems = append(problems, "no data")
 	}
 	if raw, ok := params["logger"]; ok && toolkit.JSONKind(raw) != "string" {
-		problems = append(problems, fmt.Sprintf("logger %s is not a string", conform.Clip(string(raw), 40)))
+		problems = append(problems, fmt.Sprintf("logger %s is not a string", conform.ClipBytes(raw, 40)))
 	}
 	return strings.Join(problems, ", ")
 }
@@ -280,7 +280,7 @@ func lgSetLevel(t *conform.T, s *conform.Session, level string) (*wire.Response,
 func lgNonEmpty(result json.RawMessage) string {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(result, &obj) != nil || obj == nil {
-		return "the result " + conform.Clip(string(result), 80) + " is not an object"
+		return "the result " + conform.ClipBytes(result, 80) + " is not an object"
 	}
 	var extra []string
 	for k := range obj {

@@ -81,7 +81,7 @@ func Declared(s *conform.Session) bool {
 // TaskSupport is a listed tool's execution.taskSupport ("" when absent or not a
 // string).
 func TaskSupport(tl toolkit.Tool) string {
-	raw, ok := tl.Fields["execution"]
+	raw, ok := tl.Fields.Lookup("execution")
 	if !ok {
 		return ""
 	}

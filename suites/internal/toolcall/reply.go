@@ -68,7 +68,7 @@ func Classify(resp *wire.Response, err error) Reply {
 		var b bool
 		if json.Unmarshal(r.Result["isError"], &b) == nil && b {
 			r.IsError = true
-			r.Desc = "an isError:true result " + conform.Clip(string(resp.Result), 200)
+			r.Desc = "an isError:true result " + conform.ClipBytes(resp.Result, 200)
 		}
 	}
 	return r
@@ -81,13 +81,13 @@ func (r Reply) InEra(modern bool) Reply {
 	var rt string
 	if modern && r.Kind == KindResult && json.Unmarshal(r.Result["resultType"], &rt) == nil && rt == "input_required" {
 		r.InputRequired = true
-		r.Desc = `an InputRequiredResult (resultType "input_required") ` + conform.Clip(string(r.Raw), 200)
+		r.Desc = `an InputRequiredResult (resultType "input_required") ` + conform.ClipBytes(r.Raw, 200)
 	}
 	return r
 }
 
 // SuccessText describes a successful result for messages.
-func (r Reply) SuccessText() string { return "a successful result " + conform.Clip(string(r.Raw), 160) }
+func (r Reply) SuccessText() string { return "a successful result " + conform.ClipBytes(r.Raw, 160) }
 
 // Success reports whether the Reply is a result that is not isError:true. A check
 // that needs a successful tool result never accepts isError:true as one.

@@ -31,7 +31,7 @@ func Arrays(t *conform.T, stdioOnly bool) (bad conform.Findings, n int) {
 			switch {
 			case !e.InBatch:
 			case e.Msg == nil:
-				bad.Fail(fmt.Sprintf("%s #%d: %s", s.Label, e.Seq, conform.Clip(string(e.Raw), 60)))
+				bad.Fail(fmt.Sprintf("%s #%d: %s", s.Label, e.Seq, conform.ClipBytes(e.Raw, 60)))
 			case e.Msg.IsResponse() && batched[e.Msg.ID.LooseKey()]:
 			default:
 				what := e.Msg.Method

@@ -21,7 +21,7 @@ func CacheHints(res map[string]json.RawMessage) (scope string, problems []string
 	case !ok:
 		problems = append(problems, "no resultType")
 	case json.Unmarshal(rawType, &rt) != nil:
-		problems = append(problems, "resultType is "+conform.Clip(string(rawType), 40)+", not a string")
+		problems = append(problems, "resultType is "+conform.ClipBytes(rawType, 40)+", not a string")
 	case rt != "complete":
 		return "", nil
 	}
@@ -35,7 +35,7 @@ func CacheHints(res map[string]json.RawMessage) (scope string, problems []string
 		return "", append(problems, "no cacheScope")
 	}
 	if json.Unmarshal(raw, &scope) != nil || (scope != "public" && scope != "private") {
-		return "", append(problems, fmt.Sprintf("cacheScope is %s, not \"public\" or \"private\"", conform.Clip(string(raw), 40)))
+		return "", append(problems, fmt.Sprintf("cacheScope is %s, not \"public\" or \"private\"", conform.ClipBytes(raw, 40)))
 	}
 	return scope, problems
 }
@@ -45,7 +45,7 @@ func CacheHints(res map[string]json.RawMessage) (scope string, problems []string
 func ttlProblem(raw json.RawMessage) string {
 	var f float64
 	if json.Unmarshal(raw, &f) != nil {
-		return "ttlMs is " + conform.Clip(string(raw), 40) + ", not a number"
+		return "ttlMs is " + conform.ClipBytes(raw, 40) + ", not a number"
 	}
 	if f != math.Trunc(f) || f < 0 {
 		return "ttlMs is " + string(raw) + ", not an integer ≥ 0"

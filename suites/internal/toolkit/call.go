@@ -55,14 +55,14 @@ func Allowed(t *conform.T, tl Tool) Permission {
 		if c.Args != nil {
 			return Permission{Allowed: true, Args: c.Args, Why: "allowed by --call with the given arguments"}
 		}
-		args, err := Synthesize(tl.Fields["inputSchema"])
+		args, err := Synthesize(tl.Fields.Get("inputSchema"))
 		if err != nil {
 			return Permission{Why: fmt.Sprintf("allowed by --call, but no arguments could be built from its inputSchema (%v): give them with --call %s=JSON", err, tl.Name)}
 		}
 		return Permission{Allowed: true, Args: args, Why: "allowed by --call, arguments built from its inputSchema"}
 	}
 	if FixtureTools[tl.Name] {
-		args, err := Synthesize(tl.Fields["inputSchema"])
+		args, err := Synthesize(tl.Fields.Get("inputSchema"))
 		if err != nil {
 			args = json.RawMessage(`{}`)
 		}
@@ -140,7 +140,7 @@ func (o *Outcome) Succeeded() bool {
 // Describe says what came back.
 func (o *Outcome) Describe() string {
 	if o.Result != nil && o.IsError {
-		return "an isError:true result: " + conform.Clip(string(o.Resp.Result), 200)
+		return "an isError:true result: " + conform.ClipBytes(o.Resp.Result, 200)
 	}
 	return conform.Describe(o.Resp, o.Err)
 }

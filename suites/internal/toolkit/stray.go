@@ -97,7 +97,7 @@ func SendUnsettled(t *conform.T, s *conform.Session, raws ...[]byte) StrayProbe 
 				a.Replies = append(a.Replies, m)
 			}
 		case err != nil:
-			a.Err = fmt.Errorf("sending %s: %w", conform.Clip(string(raw), 60), err)
+			a.Err = fmt.Errorf("sending %s: %w", conform.ClipBytes(raw, 60), err)
 			return p
 		case hs != nil:
 			if xs := hs.Exchanges(); len(xs) > n {
@@ -227,5 +227,5 @@ func DescribeReply(m *wire.Message) string {
 	if m.Error != nil {
 		return fmt.Sprintf("error %d %q (%s)", m.Error.Code, conform.Clip(m.Error.Message, 60), id)
 	}
-	return fmt.Sprintf("a result %s (%s)", conform.Clip(string(m.Result), 60), id)
+	return fmt.Sprintf("a result %s (%s)", conform.ClipBytes(m.Result, 60), id)
 }
