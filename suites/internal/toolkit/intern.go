@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"hash/maphash"
-	"slices"
 	"sync"
 
 	"github.com/mcp-conform/mcp-conform/conform"
@@ -56,9 +55,6 @@ func (tt *toolTable) decode(items []json.RawMessage) []Tool {
 	var arena rawjson.MemberList // the members of the definitions decoded here
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
-	// Room for every new definition at once: grown by doubling, the table of a
-	// listing in one reply held twice its size at the peak.
-	tt.entries = slices.Grow(tt.entries, min(len(items), maxInterned-len(tt.entries)))
 	for i, rt := range items {
 		h := maphash.Bytes(tt.seed, rt)
 		idx, found := tt.first[h]
