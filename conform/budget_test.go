@@ -92,6 +92,30 @@ func call(method string) func(t *T) Verdict {
 	}
 }
 
+// runColumn runs the registered checks of one revision against srv through the
+// workers, as a run does, and returns the run, its column and every verdict.
+func runColumn(t *testing.T, srv *pipeServer, rev revision.Revision) (*runState, *column, map[string]Verdict) {
+	t.Helper()
+	cfg := Config{Timeout: time.Second, KillGrace: 10 * time.Millisecond, Revisions: []revision.Revision{rev}}.withDefaults()
+	sel, err := newSelection(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := newRunState(cfg, dialTarget{dialer: srv.dial}, sel)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	rs.ctx = ctx
+	rs.openColumns(ctx)
+	t.Cleanup(func() { rs.closeSessions(context.Background()) })
+	rs.startWorkers()
+	col := rs.columns[0]
+	got := map[string]Verdict{}
+	for _, c := range rs.checksFor(rev) {
+		got[c.ID] = (<-col.futures[c.ID]).v
+	}
+	return rs, col, got
+}
+
 // A run opens one session per revision and nothing ahead of time; checks run in
 // phase order on it; a server that dies on an odd-input probe loses only the checks
 // left, the transcript-wide ones still judge, and the report says where it was lost.
@@ -131,23 +155,7 @@ func TestSessionBudgetAndLoss(t *testing.T) {
 		reg("AD-CLEAN-01", PhaseClean, call("x/echo"))
 
 		srv := &pipeServer{}
-		cfg := Config{Timeout: time.Second, KillGrace: 10 * time.Millisecond, Revisions: revs}.withDefaults()
-		sel, err := newSelection(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs := newRunState(cfg, dialTarget{dialer: srv.dial}, sel)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		rs.ctx = ctx
-		rs.openColumns(ctx)
-		defer rs.closeSessions(context.Background())
-		rs.startWorkers()
-		col := rs.columns[0]
-		got := map[string]Verdict{}
-		for _, c := range rs.checksFor(rev) {
-			got[c.ID] = (<-col.futures[c.ID]).v
-		}
+		rs, _, got := runColumn(t, srv, rev)
 		// The transcript check runs twice on every transport: once to make its
 		// probes, then, after the settle, to judge.
 		wantOrder := []string{"AD-CLEAN-01", "AC-STATE-01", "AA-ODD-01", "ZZ-TRANSCRIPT-01", "ZZ-TRANSCRIPT-01"}
@@ -227,23 +235,7 @@ func TestSpareSessionOpensWithTheCleanChecks(t *testing.T) {
 				if err := RegistryErr(); err != nil {
 					t.Fatal(err)
 				}
-				cfg := Config{Timeout: time.Second, KillGrace: 10 * time.Millisecond, Revisions: revs}.withDefaults()
-				sel, err := newSelection(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				rs := newRunState(cfg, dialTarget{dialer: srv.dial}, sel)
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				rs.ctx = ctx
-				rs.openColumns(ctx)
-				defer rs.closeSessions(context.Background())
-				rs.startWorkers()
-				col := rs.columns[0]
-				got := map[string]Verdict{}
-				for _, c := range rs.checksFor(rev) {
-					got[c.ID] = (<-col.futures[c.ID]).v
-				}
+				_, col, got := runColumn(t, srv, rev)
 				if v := got["AA-CLEAN-01"]; v.Status != tc.wantClean {
 					t.Errorf("AA-CLEAN-01 = %s (%s), want %s", v.Status, v.Message, tc.wantClean)
 				}

@@ -62,6 +62,17 @@ type preOpen struct {
 	claimed bool
 }
 
+// wait waits until the session has opened (or failed to) and reports whether it
+// has; false when ctx ended first (the opener finishes alone).
+func (p *preOpen) wait(ctx context.Context) bool {
+	select {
+	case <-p.done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 // openColumns opens every revision's main session concurrently, and alongside them
 // the negotiation probes' sessions that selected checks declared (Check.PreOpen).
 // No other session is opened ahead of time: the session budget of a run is one per
@@ -154,9 +165,7 @@ func (rs *runState) claimPreOpened(ctx context.Context, col *column, version str
 	}
 	p.claimed = true
 	rs.preMu.Unlock()
-	select {
-	case <-p.done:
-	case <-ctx.Done():
+	if !p.wait(ctx) {
 		return nil, nil, false // the opener finishes alone; shutdown closes it
 	}
 	if p.s != nil {

@@ -24,9 +24,7 @@ func (rs *runState) closeSessions(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case <-p.done:
-			case <-ctx.Done():
+			if !p.wait(ctx) {
 				return
 			}
 			if p.s != nil {

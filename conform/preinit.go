@@ -216,9 +216,7 @@ func (col *column) claimEarlySpare(ctx context.Context) (s *Session, err error, 
 	}
 	p.claimed = true
 	col.mu.Unlock()
-	select {
-	case <-p.done:
-	case <-ctx.Done():
+	if !p.wait(ctx) {
 		return nil, context.Cause(ctx), true
 	}
 	col.mu.Lock()
@@ -234,12 +232,8 @@ func (col *column) awaitEarlySpare(ctx context.Context) {
 	col.mu.Lock()
 	p := col.earlySpare
 	col.mu.Unlock()
-	if p == nil {
-		return
-	}
-	select {
-	case <-p.done:
-	case <-ctx.Done():
+	if p != nil {
+		p.wait(ctx)
 	}
 }
 
