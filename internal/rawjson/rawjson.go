@@ -332,19 +332,12 @@ func (l MemberList) Get(key string) json.RawMessage {
 	return v
 }
 
-// MemberListOfValid is ObjectOfValid as a MemberList: nil for JSON null, ErrType for
-// a value that is no object, ErrSyntax (with the members before it) for invalid
-// input, never a panic.
-func MemberListOfValid(data []byte) (MemberList, error) {
-	l, _, err := AppendMembers(make(MemberList, 0, 4), data)
-	return l, err
-}
-
-// AppendMembers is MemberListOfValid into the free capacity of buf, so that the
-// members of many small objects share a few large arrays: it returns the object's
-// members (nil for null or a value that is no object, as MemberListOfValid) and buf
-// extended by them. The list's capacity ends with it, so an append to it cannot
-// write into buf.
+// AppendMembers is ObjectOfValid as a MemberList cut from the free capacity of buf,
+// so that the members of many small objects share a few large arrays: it returns
+// the object's members (nil for JSON null, nil and ErrType for a value that is no
+// object, the members before it and ErrSyntax for invalid input; never a panic)
+// and buf extended by them. The list's capacity ends with it, so an append to it
+// cannot write into buf.
 func AppendMembers(buf MemberList, data []byte) (members, grown MemberList, err error) {
 	i := skipSpace(data, 0)
 	if i >= len(data) {

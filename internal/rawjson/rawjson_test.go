@@ -348,17 +348,17 @@ func TestLookup(t *testing.T) {
 	}
 }
 
-// A MemberList holds what ObjectOfValid's map holds, for every valid object of the
+// AppendMembers's list holds what ObjectOfValid's map holds, for every valid object of the
 // corpus (the last of duplicate keys, as in the map), and fails where it fails.
-func TestMemberListMatchesObjectOfValid(t *testing.T) {
+func TestAppendMembersMatchesObjectOfValid(t *testing.T) {
 	for _, in := range append(append([]string(nil), corpus...), `{"a":1,"a":2,"b":{"a":3}}`, `{}`, `null`, `[1]`) {
 		if !json.Valid([]byte(in)) {
 			continue
 		}
 		m, merr := ObjectOfValid([]byte(in))
-		l, lerr := MemberListOfValid([]byte(in))
+		l, _, lerr := AppendMembers(nil, []byte(in))
 		if merr != lerr || (m == nil) != (l == nil) {
-			t.Errorf("%.60q: MemberListOfValid = %v, %v; ObjectOfValid = %v, %v", in, l, lerr, m, merr)
+			t.Errorf("%.60q: AppendMembers = %v, %v; ObjectOfValid = %v, %v", in, l, lerr, m, merr)
 			continue
 		}
 		for k, v := range m {

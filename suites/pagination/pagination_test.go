@@ -45,7 +45,7 @@ func pg(cursor *string, next string, tools ...string) toolkit.Page {
 	_ = json.Unmarshal(p.Result["tools"], &raws)
 	for _, r := range raws {
 		tl := toolkit.Tool{Raw: r}
-		tl.Fields, _ = rawjson.MemberListOfValid(r)
+		tl.Fields, _, _ = rawjson.AppendMembers(nil, r)
 		_ = json.Unmarshal(tl.Fields.Get("name"), &tl.Name)
 		p.Tools = append(p.Tools, tl)
 	}
