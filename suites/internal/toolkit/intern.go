@@ -69,7 +69,9 @@ func (tt *toolTable) decode(items []json.RawMessage) []Tool {
 			continue
 		}
 		if cap(arena)-len(arena) < arenaSpare {
-			arena = make(rawjson.MemberList, 0, arenaChunk)
+			// Sized for what is left of this decode (a page of 100 tools needs a
+			// few hundred members, not a chunk's thousand).
+			arena = make(rawjson.MemberList, 0, min(arenaChunk, arenaSpare+arenaGuess*(len(items)-i)))
 		}
 		var tl Tool
 		tl, arena = decodeToolInto(arena, rt)
@@ -87,13 +89,15 @@ func (tt *toolTable) decode(items []json.RawMessage) []Tool {
 	return out
 }
 
-// Member lists are cut from arrays of arenaChunk members, a new one started when
-// fewer than arenaSpare are free (a definition with more members grows the array
-// it is in): one allocation for hundreds of definitions instead of one each, and
-// no spare capacity in each (at 100,000 definitions, 20 MB less at the peak).
+// Member lists are cut from arrays of at most arenaChunk members (arenaGuess for
+// each definition left to decode), a new one started when fewer than arenaSpare
+// are free (a definition with more members grows the array it is in): one
+// allocation for hundreds of definitions instead of one each, and no spare
+// capacity in each (at 100,000 definitions, 20 MB less at the peak).
 const (
 	arenaChunk = 1024
 	arenaSpare = 16
+	arenaGuess = 4 // name, description, inputSchema and one more
 )
 
 // decodeToolInto decodes one definition (valid JSON): its members, as slices of rt
