@@ -61,7 +61,7 @@ const benchRunsEnv = "MCPCONFORM_BENCH_N"
 // fullRun runs every check at every revision against the bundled server over stdio,
 // writing the reports into dir, and fails unless the run exits 0.
 func fullRun(ctx context.Context, dir string) (*cliRun, error) {
-	r, err := execCLI(ctx, "--report-dir", dir)
+	r, err := measuredCLI(ctx, "--report-dir", dir)
 	if err != nil {
 		return r, err
 	}
@@ -79,20 +79,26 @@ func floorRun(ctx context.Context) error {
 }
 
 // floorOf is floorRun for any stdio server: argv started in dir.
-func floorOf(ctx context.Context, dir string, argv ...string) (err error) {
+func floorOf(ctx context.Context, dir string, argv ...string) error {
+	_, err := floorCPU(ctx, dir, argv...)
+	return err
+}
+
+// floorCPU is floorOf that also returns the CPU time the server process spent.
+func floorCPU(ctx context.Context, dir string, argv ...string) (cpu time.Duration, err error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.WaitDelay = waitDelay
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", argv[0], err)
+		return 0, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	defer func() {
 		if err != nil { // reap the server whatever went wrong
@@ -108,30 +114,30 @@ func floorOf(ctx context.Context, dir string, argv ...string) (err error) {
 		return err
 	}
 	if err := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcp-conform-floor","version":"0"}}}`); err != nil {
-		return fmt.Errorf("send initialize: %w", err)
+		return 0, fmt.Errorf("send initialize: %w", err)
 	}
 	if err := readReply(rd, 1); err != nil {
-		return fmt.Errorf("initialize: %w", err)
+		return 0, fmt.Errorf("initialize: %w", err)
 	}
 	if err := send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
-		return fmt.Errorf("send notifications/initialized: %w", err)
+		return 0, fmt.Errorf("send notifications/initialized: %w", err)
 	}
 	if err := send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); err != nil {
-		return fmt.Errorf("send tools/list: %w", err)
+		return 0, fmt.Errorf("send tools/list: %w", err)
 	}
 	if err := readReply(rd, 2); err != nil {
-		return fmt.Errorf("tools/list: %w", err)
+		return 0, fmt.Errorf("tools/list: %w", err)
 	}
 	if err := stdin.Close(); err != nil {
-		return fmt.Errorf("close stdin: %w", err)
+		return 0, fmt.Errorf("close stdin: %w", err)
 	}
 	if _, err := io.Copy(io.Discard, rd); err != nil {
-		return fmt.Errorf("drain stdout: %w", err)
+		return 0, fmt.Errorf("drain stdout: %w", err)
 	}
 	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("%s after stdin EOF: %w", argv[0], err)
+		return 0, fmt.Errorf("%s after stdin EOF: %w", argv[0], err)
 	}
-	return nil
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
 // readReply reads JSON lines until the response with the given id, skipping
@@ -236,7 +242,7 @@ func benchRuns(t *testing.T) int {
 // verdictRun runs mcp-conform to a verdict (exit 0 or 1: a real server may fail
 // checks) and returns the run.
 func verdictRun(ctx context.Context, args ...string) (*cliRun, error) {
-	r, err := execCLI(ctx, args...)
+	r, err := measuredCLI(ctx, args...)
 	if err != nil {
 		return r, err
 	}
@@ -273,9 +279,10 @@ func pair(t *testing.T, n int, a, b func(context.Context) error) (time.Duration,
 }
 
 // startHTTPServer launches argv in dir with env, waits until url accepts TCP
-// connections, and stops it (SIGINT, then SIGKILL) when the test ends. The server is
+// connections, and stops it (SIGINT, then SIGKILL) when the test ends. It returns
+// the server's command (its pid, whose CPU /proc reads). The server is
 // not a child of mcp-conform, so the suite's peak RSS is its own.
-func startHTTPServer(t *testing.T, dir string, env []string, url string, argv ...string) {
+func startHTTPServer(t *testing.T, dir string, env []string, url string, argv ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
@@ -305,7 +312,7 @@ func startHTTPServer(t *testing.T, dir string, env []string, url string, argv ..
 		c, err := net.DialTimeout("tcp", u.Host, time.Second)
 		if err == nil {
 			_ = c.Close()
-			return
+			return cmd
 		}
 		select {
 		case <-exited:
@@ -339,30 +346,35 @@ func TestBenchSummary(t *testing.T) {
 
 	// 1. The reference server over stdio, and the peak RSS of those runs.
 	var stdioPeak int64
+	var runCPU, floorCPUs cpuTally
 	full, floor := pair(t, n, func(ctx context.Context) error {
 		r, err := fullRun(ctx, dir)
 		if r != nil {
 			stdioPeak = max(stdioPeak, r.maxRSSKiB)
+			runCPU.add(r.cpu)
 		}
 		return err
-	}, floorRun)
+	}, floorTallied(&floorCPUs, "", bin, "fixture", "--transport", "stdio"))
 	ratio := float64(full) / float64(floor)
 	benchLine("reference server, stdio: full run %s ms, floor %s ms: %.1f× (goal ≤ %.0f×: %s); %s", ms(full), ms(floor), ratio, goalRefRatio, verdict(ratio <= goalRefRatio), runCost(t, dir))
+	stdioBound(t, dir, runCPU.median(), floorCPUs.median(), floor, goalRefRatio)
 
 	gosdk, npmDir := realPaths(t)
 	// 2. The Go SDK fixture over stdio.
 	gsArgs := append([]string{"--target", shQuote(gosdk), "--report-dir", dir}, gosdkCalls...)
-	full, floor = pair(t, n, func(ctx context.Context) error { _, err := verdictRun(ctx, gsArgs...); return err },
-		func(ctx context.Context) error { return floorOf(ctx, "", gosdk) })
+	runCPU, floorCPUs = nil, nil
+	full, floor = pair(t, n, tallied(&runCPU, gsArgs...), floorTallied(&floorCPUs, "", gosdk))
 	ratio = float64(full) / float64(floor)
 	benchLine("go-sdk fixture, stdio: full run %s ms, floor %s ms: %.1f× (goal ≤ %.0f×: %s); %s", ms(full), ms(floor), ratio, goalGoSDKRatio, verdict(ratio <= goalGoSDKRatio), runCost(t, dir))
+	stdioBound(t, dir, runCPU.median(), floorCPUs.median(), floor, goalGoSDKRatio)
 
 	// 3. server-everything over stdio.
 	evArgs := append([]string{"--target", "node " + shQuote(everythingJS(npmDir)), "--cwd", npmDir, "--report-dir", dir}, benchEverythingCalls()...)
-	full, floor = pair(t, n, func(ctx context.Context) error { _, err := verdictRun(ctx, evArgs...); return err },
-		func(ctx context.Context) error { return floorOf(ctx, npmDir, "node", everythingJS(npmDir)) })
+	runCPU, floorCPUs = nil, nil
+	full, floor = pair(t, n, tallied(&runCPU, evArgs...), floorTallied(&floorCPUs, npmDir, "node", everythingJS(npmDir)))
 	ratio = float64(full) / float64(floor)
 	benchLine("server-everything, stdio: full run %s ms, floor %s ms: %.1f× (goal ≤ %.0f×: %s); %s", ms(full), ms(floor), ratio, goalEverythingRatio, verdict(ratio <= goalEverythingRatio), runCost(t, dir))
+	stdioBound(t, dir, runCPU.median(), floorCPUs.median(), floor, goalEverythingRatio)
 
 	// 4. server-everything over Streamable HTTP: ours against the official suite.
 	benchVsOfficial(t, n, dir, npmDir)
@@ -372,16 +384,22 @@ func TestBenchSummary(t *testing.T) {
 	for _, tools := range []int{100, 1000, 10000} {
 		port := freePort(t)
 		url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
-		startHTTPServer(t, "", nil, url, bin, "fixture", "--transport", "http", "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--page-size", "100", "--extra-tools", strconv.Itoa(tools))
+		srv := startHTTPServer(t, "", nil, url, bin, "fixture", "--transport", "http", "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--page-size", "100", "--extra-tools", strconv.Itoa(tools))
 		var ds []time.Duration
 		var peak int64
+		var serverCPU, oursCPU cpuTally
 		for i := -1; i < n; i++ {
 			ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
-			r, err := verdictRun(ctx, "--target", url, "--report-dir", dir)
+			var r *cliRun
+			err := whileCounting(srv.Process.Pid, &serverCPU, func() (err error) {
+				r, err = verdictRun(ctx, "--target", url, "--report-dir", dir)
+				return err
+			})
 			cancel()
 			if err != nil {
 				t.Fatal(err)
 			}
+			oursCPU.add(r.cpu)
 			if i >= 0 {
 				ds = append(ds, r.elapsed)
 				peak = max(peak, r.maxRSSKiB)
@@ -393,6 +411,9 @@ func TestBenchSummary(t *testing.T) {
 			line += fmt.Sprintf(" (goals ≤ %.1f s: %s; ≤ %d MB: %s)", goalScaleSeconds, verdict(d.Seconds() <= goalScaleSeconds), goalScaleMiB, verdict(mib <= goalScaleMiB))
 		}
 		benchLine("%s; %s", line, runCost(t, dir))
+		if tools == 10000 {
+			httpBound("the reference server", serverCPU.median(), oursCPU.median(), time.Duration(goalScaleSeconds*float64(time.Second)))
+		}
 	}
 
 	// 5b. 100,000 tools in one reply: the hostile corpus's many-tools server, as its
@@ -424,6 +445,7 @@ func TestBenchSummary(t *testing.T) {
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 	startHTTPServer(t, "", nil, url, bin, "fixture", "--transport", "http", "--addr", fmt.Sprintf("127.0.0.1:%d", port))
 	var httpPeak int64
+	var httpCPU cpuTally
 	for i := 0; i < n; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
 		r, err := verdictRun(ctx, "--target", url, "--report-dir", dir)
@@ -432,10 +454,32 @@ func TestBenchSummary(t *testing.T) {
 			t.Fatal(err)
 		}
 		httpPeak = max(httpPeak, r.maxRSSKiB)
+		httpCPU.add(r.cpu)
 	}
 	mib := float64(httpPeak) / 1024
 	benchLine("peak RSS of a normal run: %.1f MB (the suite alone, reference server over HTTP; goal ≤ %d MB: %s); over stdio, suite or server, whichever is larger: %.1f MB; %s",
 		mib, goalRSSMiB, verdict(mib <= goalRSSMiB), float64(stdioPeak)/1024, runCost(t, dir))
+	rssBound(t, url, dir, httpPeak, httpCPU.median()) // last: it sets GOGC for the runs after it
+}
+
+// tallied is a timed verdict run of mcp-conform with args that adds its CPU to tally.
+func tallied(tally *cpuTally, args ...string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		r, err := verdictRun(ctx, args...)
+		if r != nil {
+			tally.add(r.cpu)
+		}
+		return err
+	}
+}
+
+// floorTallied is a timed floor run of argv in dir that adds the server's CPU to tally.
+func floorTallied(tally *cpuTally, dir string, argv ...string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		cpu, err := floorCPU(ctx, dir, argv...)
+		tally.add(cpu)
+		return err
+	}
 }
 
 // runCost says what the latest run that wrote dir's report asked of its server
@@ -472,11 +516,14 @@ func benchVsOfficial(t *testing.T, n int, dir, npmDir string) {
 	}
 	port := freePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
-	startHTTPServer(t, npmDir, []string{fmt.Sprintf("PORT=%d", port)}, url, "node", "--require", "./loopback.cjs", everythingJS(npmDir), "streamableHttp")
+	srv := startHTTPServer(t, npmDir, []string{fmt.Sprintf("PORT=%d", port)}, url, "node", "--require", "./loopback.cjs", everythingJS(npmDir), "streamableHttp")
 	ours := append([]string{"--target", url, "--report-dir", dir}, benchEverythingCalls()...)
 	theirs := append(append([]string(nil), official...), "server", "--url", url, "-o", filepath.Join(dir, "official"))
-	oursD, theirsD := pair(t, n, func(ctx context.Context) error { _, err := verdictRun(ctx, ours...); return err },
-		func(ctx context.Context) error {
+	var serverOurs, serverTheirs, oursCPU cpuTally
+	oursD, theirsD := pair(t, n, func(ctx context.Context) error {
+		return whileCounting(srv.Process.Pid, &serverOurs, func() error { return tallied(&oursCPU, ours...)(ctx) })
+	}, func(ctx context.Context) error {
+		return whileCounting(srv.Process.Pid, &serverTheirs, func() error {
 			cmd := exec.CommandContext(ctx, theirs[0], theirs[1:]...)
 			cmd.WaitDelay = waitDelay
 			out, err := cmd.CombinedOutput()
@@ -486,9 +533,14 @@ func benchVsOfficial(t *testing.T, n int, dir, npmDir string) {
 			}
 			return nil
 		})
+	})
 	speedup := float64(theirsD) / float64(oursD)
 	benchLine("server-everything, Streamable HTTP: ours %s ms, official suite (@modelcontextprotocol/conformance, Node %s) %s ms: ours %.1f× faster (goal ≥ %.0f×: %s); ours: %s",
 		ms(oursD), nodeVersion(official[0]), ms(theirsD), speedup, goalVsOfficial, verdict(speedup >= goalVsOfficial), runCost(t, dir))
+	httpBound("server-everything", serverOurs.median(), oursCPU.median(), time.Duration(float64(theirsD)/goalVsOfficial))
+	if serverTheirs.median() > 0 {
+		benchLine("  (server-everything spent %s ms of CPU serving a run of the official suite)", ms(serverTheirs.median()))
+	}
 }
 
 func nodeVersion(node string) string {

@@ -90,6 +90,9 @@ type cliRun struct {
 	// maxRSSKiB is the peak resident set of the process (or of the largest child it
 	// reaped, whichever is larger), from wait4's rusage: KiB on Linux.
 	maxRSSKiB int64
+	// cpu is the CPU time (user and system) of the process and of every process it
+	// reaped (wait4's rusage): over stdio, mcp-conform and its servers.
+	cpu time.Duration
 }
 
 // String describes the run for failure messages.
@@ -114,9 +117,13 @@ func runCLI(t testing.TB, args ...string) *cliRun {
 // could not be started, outlived ctx, or left its output pipes open after exiting
 // (some process it started is still alive).
 func execCLI(ctx context.Context, args ...string) (*cliRun, error) {
+	return execCommand(ctx, command(ctx, args...), args)
+}
+
+// execCommand is execCLI with the command that runs mcp-conform with args given.
+func execCommand(ctx context.Context, cmd *exec.Cmd, args []string) (*cliRun, error) {
 	r := &cliRun{args: args}
 	var stdout, stderr bytes.Buffer
-	cmd := command(ctx, args...)
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -125,6 +132,7 @@ func execCLI(ctx context.Context, args ...string) (*cliRun, error) {
 	r.stdout, r.stderr = stdout.String(), stderr.String()
 	if cmd.ProcessState != nil {
 		r.code = cmd.ProcessState.ExitCode()
+		r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			r.maxRSSKiB = ru.Maxrss
 		}

@@ -1,0 +1,188 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	rusageOnce sync.Once
+	rusageBin  string
+	rusageErr  error
+)
+
+// measuredCLI is execCLI through e2e/testdata/rusage, which reports mcp-conform's
+// own peak RSS: read from the test binary, a child's peak would include the test
+// binary's memory, which it shares until its exec (a --version run read 30 MB this
+// way, 18 MB through the helper). The run's CPU is the helper's report too.
+func measuredCLI(ctx context.Context, args ...string) (*cliRun, error) {
+	rusageOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcp-conform-rusage-")
+		if err != nil {
+			rusageErr = err
+			return
+		}
+		rusageBin = filepath.Join(dir, "rusage")
+		bctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+		defer cancel()
+		if out, err := exec.CommandContext(bctx, "go", "build", "-o", rusageBin, "./testdata/rusage").CombinedOutput(); err != nil {
+			rusageErr = fmt.Errorf("go build ./testdata/rusage: %v\n%s", err, out)
+		}
+	})
+	if rusageErr != nil {
+		return nil, rusageErr
+	}
+	out, err := os.CreateTemp("", "mcp-conform-cost-*.json")
+	if err != nil {
+		return nil, err
+	}
+	_ = out.Close()
+	defer os.Remove(out.Name())
+	cmd := command(ctx, args...)
+	cmd.Path, cmd.Args = rusageBin, append([]string{rusageBin, out.Name(), bin}, args...)
+	r, err := execCommand(ctx, cmd, args)
+	if err != nil {
+		return r, err
+	}
+	var c struct {
+		MaxRSSKiB int64 `json:"maxRSSKiB"`
+		CPUNanos  int64 `json:"cpuNanos"`
+	}
+	raw, rerr := os.ReadFile(out.Name())
+	if rerr == nil {
+		rerr = json.Unmarshal(raw, &c)
+	}
+	if rerr != nil {
+		return r, fmt.Errorf("the rusage helper's report: %w\n%s", rerr, r)
+	}
+	r.maxRSSKiB, r.cpu = c.MaxRSSKiB, time.Duration(c.CPUNanos)
+	return r, nil
+}
+
+// What bounds a figure that misses its goal (issue 22: "what bounds a figure and why
+// it cannot go lower"): TestBenchSummary measures the CPU each run costs, the suite's
+// and the servers', and prints after the figure the least wall time any schedule of
+// that work could take on this machine's cores. CPU is a bound no ordering of the
+// work beats; what the work is (sessions, requests) the run's cost beside it says.
+
+// cpuTally collects the CPU time of the runs of one kind.
+type cpuTally []time.Duration
+
+func (c *cpuTally) add(d time.Duration) { *c = append(*c, d) }
+
+// median is the tally's median, or 0 when nothing was measured.
+func (c cpuTally) median() time.Duration {
+	if len(c) == 0 {
+		return 0
+	}
+	return median(c)
+}
+
+// clockTicks is the unit of /proc's CPU times: USER_HZ, 100 on every Linux.
+const clockTicks = 100
+
+// cpuOf reads the CPU time a live process has spent so far, user and system, from
+// /proc/<pid>/stat (fields 14 and 15). ok is false where there is no /proc.
+func cpuOf(pid int) (d time.Duration, ok bool) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The command name, field 2, is in parentheses and may hold spaces: count the
+	// fields after its closing one, which is field 3.
+	s := string(raw)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(utime+stime) * time.Second / clockTicks, true
+}
+
+// whileCounting runs f and adds to tally the CPU the live process pid spent
+// meanwhile (nothing when /proc cannot say).
+func whileCounting(pid int, tally *cpuTally, f func() error) error {
+	before, ok := cpuOf(pid)
+	err := f()
+	if after, ok2 := cpuOf(pid); ok && ok2 {
+		tally.add(after - before)
+	}
+	return err
+}
+
+// cores is how many CPUs the work of a run can spread over.
+func cores() time.Duration { return time.Duration(runtime.NumCPU()) }
+
+// stdioBound prints what a stdio figure's CPU says. A run's CPU (mcp-conform with
+// every server process it reaped, wait4's rusage) over the cores is the least its
+// wall time can be. The servers' share is estimated as each session costing the
+// floor's own CPU (a process's start, handshake and exit; the floor's tools/list is
+// a small part of it): the sessions the run opened are each declared by the checks
+// that need them (Check.FreshSessions) or forced by a server that ended one.
+func stdioBound(t *testing.T, dir string, run, floorCPU, floor time.Duration, goal float64) {
+	t.Helper()
+	sessions := 0
+	if rep := loadReports(t, dir); rep.Cost != nil {
+		sessions = rep.Cost.Sessions
+	}
+	least := run / cores()
+	servers := time.Duration(sessions) * floorCPU
+	benchLine("  bound: a run's CPU %s ms (mcp-conform and the %d server processes it reaped; the floor's server alone %s ms): on %d cores no schedule ends before %s ms, %.1f× the floor; the %d sessions alone at the floor's CPU each, %s ms over the cores: %.1f× (goal %.0f×)",
+		ms(run), sessions, ms(floorCPU), runtime.NumCPU(), ms(least), float64(least)/float64(floor), sessions, ms(servers), float64(servers/cores())/float64(floor), goal)
+}
+
+// httpBound prints what an HTTP figure's CPU says: the server (started by the bench,
+// so /proc reads its CPU) and our process share the cores, so no run ends before
+// their CPU over the cores, nor before the server's own over the cores.
+func httpBound(what string, server, ours time.Duration, goal time.Duration) {
+	if server == 0 {
+		benchLine("  bound: not measured (no /proc to read the server's CPU from)")
+		return
+	}
+	benchLine("  bound: %s spent %s ms of CPU serving a run, mcp-conform %s ms: on %d cores no schedule ends before %s ms, nor before %s ms for the server's share alone (goal %s ms)",
+		what, ms(server), ms(ours), runtime.NumCPU(), ms((server+ours)/cores()), ms(server/cores()), ms(goal))
+}
+
+// rssBound prints what a normal run's peak RSS is made of: the binary started and
+// doing nothing (mcp-conform --version), and the peak with the collector at GOGC=10,
+// a fifth of the headroom it runs with, which shows what is not garbage.
+func rssBound(t *testing.T, url, dir string, peakKiB int64, cpu time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+	defer cancel()
+	idle, err := measuredCLI(ctx, "--version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOGC", "10")
+	var tight cpuTally
+	var tightPeak int64
+	for range 3 {
+		r, err := verdictRun(ctx, "--target", url, "--report-dir", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tight.add(r.cpu)
+		tightPeak = max(tightPeak, r.maxRSSKiB)
+	}
+	benchLine("  bound: mcp-conform --version alone peaks at %.1f MB (the binary's pages and the runtime); a normal run at GOGC=10 instead of 50, %.1f MB with %s ms of CPU against %.1f MB with %s ms",
+		float64(idle.maxRSSKiB)/1024, float64(tightPeak)/1024, ms(tight.median()), float64(peakKiB)/1024, ms(cpu))
+}
