@@ -229,10 +229,10 @@ func Register(c Check) *Check {
 	run := cp.Run
 	cp.Run = func(t *T) Verdict {
 		v := t.Resolve(run(t))
-		if t.misuse != "" {
+		if m := t.misuseFound(); m != "" {
 			// A check that touched what its phase does not allow would judge
 			// incomplete evidence: its verdict cannot be trusted.
-			return Errorf("harness: %s", t.misuse)
+			return Errorf("harness: %s", m)
 		}
 		return v
 	}

@@ -48,8 +48,11 @@ type column struct {
 	settled bool
 	// probing is set while the transcript checks run once to make their probes
 	// (settleFor, on the column's worker): they read no transcript then.
-	probing   bool
-	announced bool
+	probing bool
+	// probeMisuse is what each transcript check touched in the probe pass that it
+	// does not declare (T.misused), for its judging run to report.
+	probeMisuse map[string]string
+	announced   bool
 	// why, when set, says why the column is revision-unsupported (era detection).
 	why string
 }

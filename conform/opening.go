@@ -61,8 +61,8 @@ func openingOf(s *Session, err error) *Opening {
 // Opening is the record of how the revision's main session opened, for the opening
 // checks (Check.Opening) alone: it is there whether or not the session opened.
 func (t *T) Opening() Opening {
-	if !t.Check.Opening && t.misuse == "" {
-		t.misuse = fmt.Sprintf("%s reads the opening record (T.Opening) and is not an opening check (Check.Opening)", t.Check.ID)
+	if !t.Check.Opening {
+		t.misused(fmt.Sprintf("%s reads the opening record (T.Opening) and is not an opening check (Check.Opening)", t.Check.ID))
 	}
 	if t.col.main == nil || t.col.main.opening == nil {
 		return Opening{Err: t.col.err}

@@ -128,3 +128,33 @@ func TestTranscriptChecksSeeEveryProbe(t *testing.T) {
 		}
 	})
 }
+
+// A transcript check's probe is made once, in the probe pass, and its judging run
+// makes none: what the probe touched that the check does not declare (here the
+// spare session, without Spare) is still a harness error in the verdict kept.
+func TestProbePassMisuseIsReported(t *testing.T) {
+	rev := revision.MustLookup("2025-06-18")
+	withRegistry(t, func() {
+		c := Register(Check{ID: "ZZ-UNDECLARED-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
+			Group: GroupBase, Phase: PhaseTranscript, FreshSessions: 1, Source: "test", Run: func(t *T) Verdict {
+				err, _ := t.Once("spare", func() any {
+					_, err := t.SpareSession()
+					return err
+				}).(error)
+				if err != nil {
+					return Errorf("%v", err)
+				}
+				return Pass("probed")
+			}})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv := &pipeServer{}
+		vs, err := JudgeAll(ctx, Config{Timeout: time.Second, KillGrace: 10 * time.Millisecond}, []*Check{c}, rev, srv.dial)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vs[0].Status != reports.Error || !strings.Contains(vs[0].Message, "does not declare Spare") {
+			t.Errorf("ZZ-UNDECLARED-01 = %s (%s), want a harness error naming Spare", vs[0].Status, vs[0].Message)
+		}
+	})
+}

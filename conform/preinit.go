@@ -242,8 +242,8 @@ func (col *column) awaitEarlySpare(ctx context.Context) {
 // odd-input checks that declare PreInitProbe (and so Spare) may use it.
 func (t *T) PreInit() (*PreInit, error) {
 	t.allow(PhaseOddInput, "reads the pre-initialize probe (T.PreInit)")
-	if !t.Check.PreInitProbe && t.misuse == "" {
-		t.misuse = fmt.Sprintf("%s reads T.PreInit and does not declare PreInitProbe", t.Check.ID)
+	if !t.Check.PreInitProbe {
+		t.misused(fmt.Sprintf("%s reads T.PreInit and does not declare PreInitProbe", t.Check.ID))
 	}
 	_, err := t.SpareSession()
 	t.col.mu.Lock()

@@ -31,10 +31,38 @@ type T struct {
 	misuse string
 }
 
+// misused records what the check touched that it does not declare, the first time.
+// A misuse in the probe pass of a transcript check (T.Once's probe, made once) is
+// kept on the column, so that the judging run, which makes no probe, reports it too.
+func (t *T) misused(what string) {
+	if t.misuse != "" {
+		return
+	}
+	t.misuse = what
+	if t.probing && t.col != nil {
+		t.col.mu.Lock()
+		if t.col.probeMisuse == nil {
+			t.col.probeMisuse = map[string]string{}
+		}
+		t.col.probeMisuse[t.Check.ID] = what
+		t.col.mu.Unlock()
+	}
+}
+
+// misuseFound is the check's misuse in this run, or in its probe pass.
+func (t *T) misuseFound() string {
+	if t.misuse != "" || t.col == nil {
+		return t.misuse
+	}
+	t.col.mu.Lock()
+	defer t.col.mu.Unlock()
+	return t.col.probeMisuse[t.Check.ID]
+}
+
 // allow records a misuse unless the check declared phase p.
 func (t *T) allow(p Phase, what string) {
-	if t.Check.Phase != p && t.misuse == "" {
-		t.misuse = fmt.Sprintf("%s %s, which only a check of phase %s may, and declares phase %s", t.Check.ID, what, p, t.Check.Phase)
+	if t.Check.Phase != p {
+		t.misused(fmt.Sprintf("%s %s, which only a check of phase %s may, and declares phase %s", t.Check.ID, what, p, t.Check.Phase))
 	}
 }
 
@@ -76,8 +104,8 @@ func (t *T) Timeout() time.Duration { return t.run.cfg.Timeout }
 // opened when asked, never ahead of time.
 func (t *T) NewSession() (*Session, error) {
 	t.fresh++
-	if t.fresh > t.Check.FreshSessions && t.misuse == "" {
-		t.misuse = fmt.Sprintf("%s opens %d session(s) of its own (T.NewSession) and declares FreshSessions: %d", t.Check.ID, t.fresh, t.Check.FreshSessions)
+	if t.fresh > t.Check.FreshSessions {
+		t.misused(fmt.Sprintf("%s opens %d session(s) of its own (T.NewSession) and declares FreshSessions: %d", t.Check.ID, t.fresh, t.Check.FreshSessions))
 	}
 	return t.OpenSession(t.Rev.Name)
 }
@@ -119,8 +147,8 @@ func (t *T) SpareSession() (*Session, error) {
 	if !(t.probing && t.Check.Phase == PhaseTranscript) {
 		t.allow(PhaseOddInput, "uses the spare session (T.SpareSession) outside a transcript check's probe pass")
 	}
-	if !t.Check.Spare && t.misuse == "" {
-		t.misuse = fmt.Sprintf("%s uses the spare session (T.SpareSession) and does not declare Spare", t.Check.ID)
+	if !t.Check.Spare {
+		t.misused(fmt.Sprintf("%s uses the spare session (T.SpareSession) and does not declare Spare", t.Check.ID))
 	}
 	if s, err, ok := t.col.claimEarlySpare(t.Ctx); ok {
 		if err != nil {
