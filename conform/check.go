@@ -97,6 +97,13 @@ type Check struct {
 	// checks begin, so that the process starts while the clean checks run instead
 	// of in front of the first odd-input check: the same session, opened earlier.
 	Spare bool
+	// SilenceProbe marks a transcript-wide check whose probe is owed a reply the
+	// server may not send (T.ProveSilence): its silence is proven when the column
+	// settles, wire.BarrierGrace after the probe's barrier, instead of by a grace
+	// the probe waits out itself. The probe pass makes these probes after the
+	// others, so that no other probe of stray input starts its window on the same
+	// session within the grace (a reply that came then could not be told apart).
+	SilenceProbe bool
 	// PreInitProbe marks a check that reads T.PreInit: the revision's spare session
 	// then opens in steps, probing the server before initialize and before
 	// notifications/initialized (PreInit). It needs Spare.
@@ -262,6 +269,8 @@ func validateCheck(c *Check) error {
 		return fmt.Errorf("check %s: unknown server state %q", c.ID, c.Changes)
 	case c.Spare && (c.FreshSessions == 0 || (c.Phase != PhaseOddInput && c.Phase != PhaseTranscript)):
 		return fmt.Errorf("check %s: a check that uses the spare session counts it in FreshSessions and runs in PhaseOddInput or PhaseTranscript", c.ID)
+	case c.SilenceProbe && c.Phase != PhaseTranscript:
+		return fmt.Errorf("check %s: a silence proven when the column settles is a transcript-wide check's probe: it declares PhaseTranscript", c.ID)
 	case c.PreInitProbe && !c.Spare:
 		return fmt.Errorf("check %s: PreInitProbe reads the spare session's opening: it declares Spare", c.ID)
 	case c.Opening && (c.Phase != PhaseClean || c.Handshake || c.FreshSessions > 0 || len(c.PreOpen) > 0):

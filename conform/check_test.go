@@ -58,6 +58,8 @@ func TestRegisterRejectsDuplicatesAndMalformedChecks(t *testing.T) {
 			c.Phase, c.FreshSessions, c.PreInitProbe = PhaseOddInput, 1, true
 			return c
 		}()}, "declares Spare"},
+		{"silence probe outside the transcript phase", []Check{func() Check { c := okCheck("PING-01"); c.Phase, c.SilenceProbe = PhaseOddInput, true; return c }()}, "declares PhaseTranscript"},
+		{"valid silence probe", []Check{func() Check { c := okCheck("PING-01"); c.Phase, c.SilenceProbe = PhaseTranscript, true; return c }()}, ""},
 		{"valid spare session", []Check{func() Check {
 			c := okCheck("PING-01")
 			c.Phase, c.FreshSessions, c.Spare, c.PreInitProbe = PhaseOddInput, 1, true, true

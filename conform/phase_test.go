@@ -129,6 +129,54 @@ func TestTranscriptChecksSeeEveryProbe(t *testing.T) {
 	})
 }
 
+// The probe pass makes the silence probes after the others, so that each one's grace
+// runs on into the settle and no other stray probe opens a window on the session
+// meanwhile; a check that proves a silence at the settle without declaring
+// SilenceProbe is a harness error.
+func TestSilenceProbesComeLast(t *testing.T) {
+	rev := revision.MustLookup("2025-06-18")
+	withRegistry(t, func() {
+		var order []string
+		probe := func(id string, prove bool) func(t *T) Verdict {
+			return func(t *T) Verdict {
+				err, _ := t.Once(id, func() any {
+					order = append(order, id)
+					if prove {
+						return t.ProveSilence(t.Session())
+					}
+					return nil
+				}).(error)
+				if err != nil {
+					return Errorf("%v", err)
+				}
+				return Pass("probed")
+			}
+		}
+		silent := Register(Check{ID: "AA-SILENCE-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
+			Group: GroupBase, Phase: PhaseTranscript, SilenceProbe: true, Source: "test", Run: probe("AA-SILENCE-01", true)})
+		other := Register(Check{ID: "ZZ-STRAY-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
+			Group: GroupBase, Phase: PhaseTranscript, Source: "test", Run: probe("ZZ-STRAY-01", false)})
+		undeclared := Register(Check{ID: "ZZ-UNDECLARED-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
+			Group: GroupBase, Phase: PhaseTranscript, Source: "test", Run: probe("ZZ-UNDECLARED-01", true)})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		srv := &pipeServer{}
+		vs, err := JudgeAll(ctx, Config{Timeout: time.Second, KillGrace: 10 * time.Millisecond}, []*Check{silent, other, undeclared}, rev, srv.dial)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(order, " "); got != "ZZ-STRAY-01 ZZ-UNDECLARED-01 AA-SILENCE-01" {
+			t.Errorf("probe order %q, want the silence probe last", got)
+		}
+		if vs[0].Status != reports.Pass || vs[1].Status != reports.Pass {
+			t.Errorf("verdicts %s (%s), %s (%s), want pass", vs[0].Status, vs[0].Message, vs[1].Status, vs[1].Message)
+		}
+		if vs[2].Status != reports.Error || !strings.Contains(vs[2].Message, "does not declare SilenceProbe") {
+			t.Errorf("ZZ-UNDECLARED-01 = %s (%s), want a harness error naming SilenceProbe", vs[2].Status, vs[2].Message)
+		}
+	})
+}
+
 // A transcript check's probe is made once, in the probe pass, and its judging run
 // makes none: what the probe touched that the check does not declare (here the
 // spare session, without Spare) is still a harness error in the verdict kept.

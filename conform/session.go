@@ -48,6 +48,9 @@ type Session struct {
 	barrierSeq  int  // the transcript's seq when the last barrier was answered
 	barrierDone bool // a barrier was answered
 	strayStarts []int
+	// strayProven is when the barrier after the last silence probe was answered
+	// (T.ProveSilence): the settle waits until wire.BarrierGrace after it.
+	strayProven time.Time
 }
 
 // MarkStray records that a probe of stray input (replies no request id claims)
@@ -116,6 +119,28 @@ func (s *Session) Barrier(ctx context.Context) error {
 	return nil
 }
 
+// AwaitStrayGrace waits, bounded by ctx, until wire.BarrierGrace has passed since
+// the last silence probe's barrier on the session was answered (T.ProveSilence),
+// unless the session has ended: nothing more can arrive on it. A stray probe calls
+// it before it starts its window, so that a late reply to the one before is not
+// read as its own.
+func (s *Session) AwaitStrayGrace(ctx context.Context) {
+	s.barrierMu.Lock()
+	at := s.strayProven
+	s.barrierMu.Unlock()
+	wait := time.Until(at.Add(wire.BarrierGrace))
+	if at.IsZero() || wait <= 0 {
+		return
+	}
+	tm := time.NewTimer(wait)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+	case <-s.Conn.Done():
+	case <-ctx.Done():
+	}
+}
+
 // Close ends the session and releases its transport.
 func (s *Session) Close(ctx context.Context) {
 	if s.Conn != nil {
@@ -126,11 +151,14 @@ func (s *Session) Close(ctx context.Context) {
 // Settle brings the session to a provable end of traffic, bounded by ctx, so that
 // transcript-wide checks judge complete transcripts. A session that is not kept
 // (keep false) is closed: its transport ends, and every frame it had read is
-// recorded first. A kept session gets a barrier: on an ordered channel (stdio,
-// HTTP+SSE) a ping, whose reply proves that everything the server wrote before it is
-// in; on Streamable HTTP, where messages may travel on any of several streams, the
-// session is ended from the server's side (DELETE) and closed once its streams have
-// ended on their own.
+// recorded first (on stdio, the server's output to its end). A kept session gets a
+// barrier: on an ordered channel (stdio, HTTP+SSE) a ping, whose reply proves that
+// everything the server wrote before it is in. On an ordered channel that carried a
+// silence probe (T.ProveSilence), either waits first until wire.BarrierGrace has passed
+// since the probe's barrier, the proof wire.Conn.Flush gives a silence. On Streamable
+// HTTP, where messages may travel on any of several streams, the session is ended
+// from the server's side (DELETE) and closed once its streams have ended on their
+// own, which proves a POST's reply in or absent.
 func (s *Session) Settle(ctx context.Context, closeIt bool) {
 	if s.Conn == nil {
 		return
@@ -138,6 +166,8 @@ func (s *Session) Settle(ctx context.Context, closeIt bool) {
 	if d, ok := s.Conn.Transport().(interface{ Drain(context.Context) bool }); ok {
 		d.Drain(ctx)
 		closeIt = true
+	} else {
+		s.AwaitStrayGrace(ctx)
 	}
 	if closeIt {
 		s.Close(ctx)

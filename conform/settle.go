@@ -18,6 +18,7 @@ import (
 // judges: the judging run then reads complete transcripts, whatever the order of the
 // checks and whatever the transport. In that probe pass the transcripts read empty
 // (T.Sessions, T.Transcript): nothing judged there is kept, so nothing is read twice.
+// The checks that declare SilenceProbe make their probes after the others.
 func (rs *runState) settleFor(col *column, list []*Check) {
 	col.mu.Lock()
 	done := col.settled
@@ -27,9 +28,13 @@ func (rs *runState) settleFor(col *column, list []*Check) {
 		return
 	}
 	col.probing = true
-	for _, c := range list {
-		if c.RunPhase() == PhaseTranscript {
-			_ = rs.judge(col, c)
+	// The silence probes last: each one's grace then runs on into the settle, and no
+	// other stray probe starts its window on the session meanwhile.
+	for _, silence := range []bool{false, true} {
+		for _, c := range list {
+			if c.RunPhase() == PhaseTranscript && c.SilenceProbe == silence {
+				_ = rs.judge(col, c)
+			}
 		}
 	}
 	col.probing = false

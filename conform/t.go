@@ -132,6 +132,27 @@ func (t *T) Scratch() (*Session, error) {
 	return s, nil
 }
 
+// ProveSilence ends the window of a stray probe just sent on s, one owed a reply the
+// server may not send, with a barrier request (Session.Barrier), and records when
+// that was answered. The probe's silence is proven later, when the column settles
+// (Session.Settle): a reply that trails the barrier's (some SDKs answer pipelined
+// requests out of order) still has wire.BarrierGrace to arrive, counted from here
+// while the column goes on, so the grace overlaps the column's other work instead
+// of each probe's waiting it out in turn. Only a check that declares SilenceProbe
+// may.
+func (t *T) ProveSilence(s *Session) error {
+	if !t.Check.SilenceProbe {
+		t.misused(fmt.Sprintf("%s proves a silence at the settle (T.ProveSilence) and does not declare SilenceProbe", t.Check.ID))
+	}
+	if err := s.Barrier(t.Ctx); err != nil {
+		return err
+	}
+	s.barrierMu.Lock()
+	s.strayProven = time.Now()
+	s.barrierMu.Unlock()
+	return nil
+}
+
 // SpareSession is the revision's session for probes that may end it (unparseable
 // input, invalid requests, batches): opened on first use (on stdio, from the start
 // of the column's checks: Check.Spare) and opened again only when the server has

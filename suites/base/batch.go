@@ -14,11 +14,15 @@ import (
 // 2025-06-18 removed them.
 
 // BASE-BATCH-R2-01 — 2025-03-26/basic/index.mdx (Batching).
+// A transcript-wide check, like the other probes of the mixed batch
+// (toolkit.MixedBatch): a reply that does not come is proven absent when the column
+// settles, its grace overlapping the column's other work.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-BATCH-R2-01", Title: "a batch of requests and a notification is accepted and each request answered",
-	Level: conform.Must, Revisions: revision.Span("R2"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R2"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
 	FreshSessions: 1,
 	Spare:         true, // toolkit.MixedBatch: a batch may end a server's connection
+	SilenceProbe:  true,
 	Source:        `2025-03-26/basic/index.mdx (Batching): "MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches."; JSON-RPC 2.0 §6: "The Server should respond with an Array containing the corresponding Response objects" (replies one by one are accepted: over HTTP they may come as separate SSE events)`,
 	Run: func(t *conform.T) conform.Verdict {
 		return toolkit.JudgeMixedBatch(t)
@@ -106,12 +110,13 @@ func probeNotificationBatch(t *conform.T) notificationBatch {
 // BASE-BATCH-R3-01 — 2025-06-18/changelog.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-BATCH-R3-01", Title: "a batch, removed in 2025-06-18, is refused (a WARN when processed or ignored, never a FAIL)",
-	Level: conform.Descriptive, Revisions: revision.Span("R3+"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Level: conform.Descriptive, Revisions: revision.Span("R3+"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
 	FreshSessions: 1,
 	Spare:         true, // toolkit.MixedBatch: a batch may end a server's connection
+	SilenceProbe:  true,
 	Source:        `2025-06-18/changelog.mdx: "Remove support for JSON-RPC batching"; {rev}/basic/transports.mdx (stdio): "Messages are individual JSON-RPC requests, notifications, or responses." How a server treats an array is not specified: refusing it (-32600 or HTTP 400) is expected; processing it, no reply, or a crash is a WARN.`,
 	Run: func(t *conform.T) conform.Verdict {
-		p := toolkit.MixedBatch(t)
+		p := toolkit.MixedBatch(t).Settled()
 		if t.Ctx.Err() != nil {
 			return conform.Errorf("not verified: %v", t.Ctx.Err())
 		}

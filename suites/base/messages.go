@@ -587,31 +587,58 @@ func judgeInvalidRequests(probes []invalidProbe) conform.Verdict {
 }
 
 // BASE-NULL-ID-01 — {rev}/basic/index.mdx (Requests).
+// A transcript-wide check: the request goes out on the main session while the column
+// is open, and is judged after the column settles, which proves a reply that did not
+// come absent (toolkit.ProbeBeforeSettle), its grace overlapping the column's other
+// work. The null-id error it may draw cannot be told from another stray probe's by
+// its id, so it has its own window on the session (conform.Session.MarkStray).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-NULL-ID-01", Title: `a request with "id": null is refused, not processed`,
-	Level: conform.Derived, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `{rev}/basic/index.mdx (Requests): "Unlike base JSON-RPC, the ID MUST NOT be null." (a client rule; the server's part is derived: such a message is not a valid request, so it is refused, ideally with -32600; processing it or no reply is a WARN)`,
+	Level: conform.Derived, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
+	SilenceProbe: true,
+	Source:       `{rev}/basic/index.mdx (Requests): "Unlike base JSON-RPC, the ID MUST NOT be null." (a client rule; the server's part is derived: such a message is not a valid request, so it is refused, ideally with -32600; processing it or no reply is a WARN)`,
 	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.Scratch()
-		if err != nil {
-			return conform.Errorf("no session for the null-id probe: %v", err)
+		p := t.Once("BASE-NULL-ID-01:"+t.Rev.Name, func() any { return probeNullID(t) }).(nullIDProbe)
+		if p.err != nil {
+			return conform.Errorf("no session for the null-id probe: %v", p.err)
 		}
-		method := toolkit.AlwaysMethod(t.Rev)
-		if toolkit.Declared(s) {
-			method = "tools/list"
-		}
-		params, err := json.Marshal(s.Conn.Stamp(map[string]any{}))
-		if err != nil {
-			return conform.Errorf("encode the probe's params: %v", err)
-		}
-		raw := fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"method":%q,"params":%s}`, method, params)
-		a := toolkit.SendStray(t, s, 1, []byte(raw))
 		if t.Ctx.Err() != nil {
 			return conform.Errorf("not verified: %v", t.Ctx.Err())
 		}
-		return judgeNullID(method, a)
+		return judgeNullID(p.method, p.Settled())
 	},
 })
+
+// nullIDProbe is BASE-NULL-ID-01's probe: the request it sent, and its method.
+type nullIDProbe struct {
+	toolkit.StrayProbe
+	method string
+	err    error
+}
+
+// probeNullID sends a request with "id": null on the main session: tools/list when
+// tools are declared (processing it would answer with a listing), else the request
+// every server of the revision's era answers.
+func probeNullID(t *conform.T) nullIDProbe {
+	s := t.Session()
+	if s == nil || s.Conn == nil {
+		return nullIDProbe{err: fmt.Errorf("no session for %s", t.Rev.Name)}
+	}
+	if err := s.Conn.Err(); err != nil {
+		return nullIDProbe{err: fmt.Errorf("the session for %s has ended: %w", t.Rev.Name, err)}
+	}
+	p := nullIDProbe{method: toolkit.AlwaysMethod(t.Rev)}
+	if toolkit.Declared(s) {
+		p.method = "tools/list"
+	}
+	params, err := json.Marshal(s.Conn.Stamp(map[string]any{}))
+	if err != nil {
+		return nullIDProbe{err: fmt.Errorf("encode the probe's params: %w", err)}
+	}
+	raw := fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"method":%q,"params":%s}`, p.method, params)
+	p.StrayProbe = toolkit.ProbeBeforeSettle(t, s, []byte(raw))
+	return p
+}
 
 // judgeNullID wants the null-id request refused: an error (ideally -32600) or an HTTP
 // error status.

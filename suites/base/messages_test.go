@@ -3,6 +3,7 @@ package base
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
@@ -10,6 +11,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall/toolcalltest"
+	_ "github.com/mcp-conform/mcp-conform/suites/utilities" // CANCEL-IGNORE-01, probed beside BASE-NULL-ID-01
 )
 
 func TestJudgeInvalidParams(t *testing.T) {
@@ -73,4 +75,39 @@ func TestEnvelopeVerdicts(t *testing.T) {
 		{Name: "a fractional code fails", ID: "BASE-ERR-SHAPE-01", Rev: "2025-06-18", Srv: envelopeServer(`{"jsonrpc":"2.0","id":4242,"error":{"code":-32601.5,"message":"x"}}`), Want: reports.Fail, Contains: "is not an integer"},
 		{Name: "no message fails", ID: "BASE-ERR-SHAPE-01", Rev: "2025-11-25", Srv: envelopeServer(`{"jsonrpc":"2.0","id":4242,"error":{"code":-32601}}`), Want: reports.Fail, Contains: "no message"},
 	})
+}
+
+// A refusal of the null-id request that trails the barrier's reply, as from a server
+// that answers pipelined requests out of order, is the probe's as long as it comes
+// within the grace: the column's settle waits the grace out after the probe, and
+// CANCEL-IGNORE-01's stray notifications, probed on the same session, do not take
+// it for a reply to them. Past the grace it is silence (a WARN, as before).
+func TestNullIDRefusalTrailingTheBarrier(t *testing.T) {
+	refusal := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"id must not be null"}}`
+	for _, tc := range []struct {
+		name  string
+		delay time.Duration
+		want  reports.Status
+	}{
+		{"at once", 0, reports.Pass},
+		{"within the grace", wire.BarrierGrace / 2, reports.Pass},
+		{"past the grace", 3 * wire.BarrierGrace, reports.Warn},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := conformtest.NewServer()
+			srv.Handle("tools/list", func(req *wire.Message) []string {
+				if req.ID.IsNull() {
+					return []string{conformtest.Later(tc.delay, refusal)}
+				}
+				return []string{conformtest.Result(req, `{"tools":[]}`)}
+			})
+			vs := conformtest.JudgeAll(t, []string{"BASE-NULL-ID-01", "CANCEL-IGNORE-01"}, "2025-06-18", srv)
+			if vs[0].Status != tc.want {
+				t.Errorf("BASE-NULL-ID-01 = %s (%s), want %s", vs[0].Status, vs[0].Message, tc.want)
+			}
+			if vs[1].Status != reports.Pass {
+				t.Errorf("CANCEL-IGNORE-01 = %s (%s), want pass: the refusal is not a reply to its notifications", vs[1].Status, vs[1].Message)
+			}
+		})
+	}
 }

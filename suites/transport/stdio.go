@@ -217,9 +217,10 @@ var _ = conform.Register(conform.Check{
 // STDIO-BATCH-R2-01 — 2025-03-26/basic/transports.mdx (stdio).
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-BATCH-R2-01", Title: "a whole batch on one stdin line is accepted and each request answered",
-	Level: conform.Must, Revisions: revision.Span("R2"), Group: conform.GroupStdio, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Level: conform.Must, Revisions: revision.Span("R2"), Group: conform.GroupStdio, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
 	FreshSessions: 1,
 	Spare:         true, // toolkit.MixedBatch: a batch may end a server's connection
+	SilenceProbe:  true,
 	Source:        `2025-03-26/basic/transports.mdx (stdio): "Messages may be JSON-RPC requests, notifications, responses—or a JSON-RPC batch containing one or more requests and/or notifications."; 2025-03-26/basic/index.mdx (Batching): implementations "MUST support receiving JSON-RPC batches."`,
 	Run: func(t *conform.T) conform.Verdict {
 		if t.Session() == nil || t.Session().Kind != "stdio" {

@@ -66,6 +66,16 @@ func ArrayIDs(raw []byte) []string {
 type BatchProbe struct {
 	IDs    []wire.ID // the requests' ids
 	Answer StrayAnswer
+	sent   StrayProbe // the send, whose replies Settled reads
+}
+
+// Settled is the probe with its answer read after the column settled: every reply
+// that came, or the session's end (ProbeBeforeSettle). Judge that.
+func (p BatchProbe) Settled() BatchProbe {
+	if p.Answer.Err == nil {
+		p.Answer = p.sent.Settled()
+	}
+	return p
 }
 
 // AlwaysMethod is the request every server of the revision's era answers: ping, or
@@ -78,7 +88,8 @@ func AlwaysMethod(rev revision.Revision) string {
 }
 
 // SendBatch sends [request, request, notification] as one JSON array on s:
-// AlwaysMethod twice, each with a fresh id, and a notification no revision defines.
+// AlwaysMethod twice, each with a fresh id, and a notification no revision defines,
+// before the column settles (ProbeBeforeSettle: judge BatchProbe.Settled).
 // Both requests have small replies: a listing page of a server with many tools could
 // outgrow what the transcript keeps, and a reply not kept reads as none.
 func SendBatch(t *conform.T, s *conform.Session) BatchProbe {
@@ -100,31 +111,17 @@ func SendBatch(t *conform.T, s *conform.Session) BatchProbe {
 		p.Answer.Err = fmt.Errorf("encode the batch: %w", err)
 		return p
 	}
-	want := len(p.IDs)
-	p.Answer = SendStrayUntil(t, s, func(replies []wire.Entry, fromRefusals int) bool {
-		return fromRefusals+len(replies) >= want || refusedWhole(replies, fromRefusals)
-	}, raw)
+	p.sent = ProbeBeforeSettle(t, s, raw)
+	p.Answer = p.sent.Answer
 	return p
 }
 
-// refusedWhole reports whether the replies so far are one error with no readable id,
-// outside any array, or a refused POST's body: the batch refused as one invalid
-// request, a complete answer that leaves no silence to prove.
-func refusedWhole(replies []wire.Entry, fromRefusals int) bool {
-	if fromRefusals > 0 {
-		return true
-	}
-	if len(replies) != 1 {
-		return false
-	}
-	m := replies[0]
-	return !m.InBatch && m.Msg.Error != nil && (m.Msg.ID.IsNull() || m.Msg.ID.IsZero())
-}
-
 // MixedBatch makes SendBatch's probe once per revision, on the spare session
-// (T.SpareSession): a server that ends its connection on a batch (the Go SDK does on
-// some) then costs no other check its session. BASE-BATCH-R2-01, STDIO-BATCH-R2-01
-// and BASE-BATCH-R3-01 judge the one probe.
+// (T.SpareSession), in the transcript-wide checks' probe pass: a server that ends its
+// connection on a batch (the Go SDK does on some) then costs no other check its
+// session, and the silence of one that does not answer is proven when the column
+// settles. BASE-BATCH-R2-01, STDIO-BATCH-R2-01 and BASE-BATCH-R3-01 judge the one
+// probe (Settled).
 func MixedBatch(t *conform.T) BatchProbe {
 	return t.Once("batch-mixed:"+t.Rev.Name, func() any {
 		s, err := t.SpareSession()
@@ -138,7 +135,7 @@ func MixedBatch(t *conform.T) BatchProbe {
 // JudgeMixedBatch is the verdict of the 2025-03-26 batch rules (BASE-BATCH-R2-01,
 // STDIO-BATCH-R2-01) on MixedBatch's probe.
 func JudgeMixedBatch(t *conform.T) conform.Verdict {
-	p := MixedBatch(t)
+	p := MixedBatch(t).Settled()
 	if t.Ctx.Err() != nil {
 		return conform.Errorf("not verified: %v", t.Ctx.Err())
 	}

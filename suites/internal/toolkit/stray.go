@@ -70,6 +70,9 @@ type StrayProbe struct {
 	s       *conform.Session
 	after   int
 	dropped int // the transcript's dropped entries at the send
+	// ended is the session's end, found by the barrier after the probe
+	// (ProbeBeforeSettle): the probe's outcome, which Settled reports as Err.
+	ended error
 }
 
 // SendUnsettled sends each of raws as it is on s and returns at once.
@@ -81,6 +84,7 @@ func SendUnsettled(t *conform.T, s *conform.Session, raws ...[]byte) StrayProbe 
 		return p
 	}
 	hs, _ := s.Conn.Transport().(transport.HTTPSession)
+	s.AwaitStrayGrace(t.Ctx) // the window before this one stays open through its grace
 	p.after, p.dropped = s.Conn.Seq(), s.Conn.Dropped()
 	s.MarkStray(p.after)
 	for _, raw := range raws {
@@ -120,6 +124,29 @@ func SendBeforeSettle(t *conform.T, s *conform.Session, raws ...[]byte) StrayPro
 		if err := s.Barrier(t.Ctx); err != nil {
 			p.Answer.Err = fmt.Errorf("the request after the probe: %w", err)
 		}
+	}
+	return p
+}
+
+// ProbeBeforeSettle is SendBeforeSettle for a probe owed a reply that the server may
+// not send, or that may end the session (a batch, a request with "id": null), made by
+// a check that declares SilenceProbe. Its silence is proven when the column settles,
+// with the proof wire.Conn.Flush would give it at once (conform.T.ProveSilence): the
+// barrier's reply, then
+// wire.BarrierGrace counted from it while the column goes on, and on stdio the end
+// of the session's output, or on Streamable HTTP its streams' end. A barrier that
+// finds the session gone is the probe's outcome, not a failure to make it: Settled
+// reports it as Err, after the replies that came before the end.
+func ProbeBeforeSettle(t *conform.T, s *conform.Session, raws ...[]byte) StrayProbe {
+	p := SendUnsettled(t, s, raws...)
+	if p.Answer.Err != nil {
+		return p
+	}
+	switch err := t.ProveSilence(s); {
+	case err != nil && conform.Gone(err):
+		p.ended = fmt.Errorf("the request after the probe: %w", err)
+	case err != nil:
+		p.Answer.Err = fmt.Errorf("the request after the probe: %w", err)
 	}
 	return p
 }
@@ -197,6 +224,7 @@ func (p StrayProbe) Settled() StrayAnswer {
 			a.Arrays++
 		}
 	}
+	a.Err = p.ended
 	return a
 }
 
