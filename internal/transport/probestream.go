@@ -124,6 +124,7 @@ func (ps *ProbeStream) read(body io.ReadCloser) {
 	defer ps.cancel()
 	defer body.Close()
 	er := newEventReader(body, t.limits.MaxFrame)
+	defer er.release()
 	finish := func(err error) {
 		t.endStream(ps.idx, err)
 		ps.mu.Lock()

@@ -186,6 +186,7 @@ func (t *SSE) readStream(body io.ReadCloser, er *eventReader) {
 	defer t.wg.Done()
 	defer close(t.in)
 	defer body.Close()
+	defer er.release()
 	for {
 		if er.skip {
 			if err := t.skipRest(er, t.cancel); err != nil {
@@ -330,10 +331,20 @@ func (t *SSE) Err() error {
 }
 
 // Exchanges returns a copy of the record of every HTTP exchange so far.
-func (t *SSE) Exchanges() []Exchange {
+func (t *SSE) Exchanges() []Exchange { return t.ExchangesFrom(0) }
+
+// ExchangeCount is how many exchanges the record holds.
+func (t *SSE) ExchangeCount() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return copyExchanges(t.exchanges)
+	return len(t.exchanges)
+}
+
+// ExchangesFrom returns a copy of the record of the exchanges after the first n.
+func (t *SSE) ExchangesFrom(n int) []Exchange {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return copyExchanges(t.exchanges[min(max(n, 0), len(t.exchanges)):])
 }
 
 // Send POSTs msg to the endpoint, with the header overrides of WithHeaders. Any 2xx is accepted (the status is recorded in

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Event is one server-sent event, parsed per the WHATWG HTML "Server-sent events"
@@ -45,11 +46,30 @@ type eventReader struct {
 	skip    bool // an oversize event was returned: its rest is still to be skipped
 }
 
+// eventBuffers recycles the read buffers of ended SSE streams (release): over
+// Streamable HTTP every request answered with SSE is a stream of its own, hundreds a
+// run, and a fresh 64 KiB buffer for each was the largest share of a run's garbage.
+var eventBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
 func newEventReader(r io.Reader, max int) *eventReader {
 	if max <= 0 {
 		max = Limits{}.WithDefaults().MaxFrame
 	}
-	return &eventReader{br: bufio.NewReaderSize(r, 64<<10), max: max, lineCap: max + 64}
+	br := eventBuffers.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &eventReader{br: br, max: max, lineCap: max + 64}
+}
+
+// release gives the reader's buffer back for another stream, once the stream is read
+// to its end (or abandoned) by the one goroutine that reads it; the reader is not
+// used after. Next never returns bytes of the buffer itself.
+func (r *eventReader) release() {
+	if r.br == nil {
+		return
+	}
+	r.br.Reset(nil)
+	eventBuffers.Put(r.br)
+	r.br = nil
 }
 
 // Next returns the next event. At the end of the stream it returns io.EOF (or the

@@ -154,3 +154,25 @@ func TestEventReaderEndlessLine(t *testing.T) {
 		})
 	}
 }
+
+// A released reader's buffer serves the next stream with nothing of the last one: a
+// stream abandoned with events still buffered leaves none of them behind.
+func TestEventReaderReleaseReuses(t *testing.T) {
+	first := newEventReader(strings.NewReader("data: a\n\ndata: left behind\n\n"), 0)
+	if ev, err := first.Next(); err != nil || ev.Data != "a" {
+		t.Fatalf("first stream: %+v, %v", ev, err)
+	}
+	first.release()
+	first.release() // idempotent
+	for range 3 {
+		er := newEventReader(strings.NewReader("data: b\n\n"), 0)
+		ev, err := er.Next()
+		if err != nil || ev.Data != "b" {
+			t.Fatalf("next stream: %+v, %v, want only its own event b", ev, err)
+		}
+		if _, err := er.Next(); err != io.EOF {
+			t.Fatalf("next stream: %v after its one event, want EOF", err)
+		}
+		er.release()
+	}
+}

@@ -94,10 +94,20 @@ func (t *StreamableHTTP) SessionID() string {
 }
 
 // Exchanges returns a copy of the record of every HTTP exchange so far.
-func (t *StreamableHTTP) Exchanges() []Exchange {
+func (t *StreamableHTTP) Exchanges() []Exchange { return t.ExchangesFrom(0) }
+
+// ExchangeCount is how many exchanges the record holds.
+func (t *StreamableHTTP) ExchangeCount() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return copyExchanges(t.exchanges)
+	return len(t.exchanges)
+}
+
+// ExchangesFrom returns a copy of the record of the exchanges after the first n.
+func (t *StreamableHTTP) ExchangesFrom(n int) []Exchange {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return copyExchanges(t.exchanges[min(max(n, 0), len(t.exchanges)):])
 }
 
 // enter registers an operation that may deliver frames; false after Close.
@@ -355,6 +365,7 @@ func (t *StreamableHTTP) readStream(body io.ReadCloser, cancel context.CancelFun
 	defer cancel()
 	defer body.Close()
 	er := newEventReader(body, t.limits.MaxFrame)
+	defer er.release()
 	for {
 		if er.skip {
 			if err := t.skipRest(er, cancel); err != nil {

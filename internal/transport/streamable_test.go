@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -721,5 +722,37 @@ func TestStreamableDrainAfterDelete(t *testing.T) {
 				t.Fatalf("Close: %v", err)
 			}
 		})
+	}
+}
+
+// ExchangesFrom is the tail of Exchanges after the first n, a copy like it: a probe
+// reads its own requests' exchanges without copying the session's whole record.
+func TestExchangesFrom(t *testing.T) {
+	record := []Exchange{{Method: "POST", Status: 200, Stream: &StreamInfo{IDs: []string{"a"}}}, {Method: "POST", Status: 202}, {Method: "GET", Status: 405}}
+	type recorder interface {
+		ExchangeCount() int
+		ExchangesFrom(n int) []Exchange
+	}
+	for _, tr := range []recorder{&StreamableHTTP{exchanges: record}, &SSE{exchanges: record}} {
+		if got := tr.ExchangeCount(); got != len(record) {
+			t.Errorf("%T: ExchangeCount %d, want %d", tr, got, len(record))
+		}
+		for _, tc := range []struct {
+			n    int
+			want []int
+		}{{0, []int{200, 202, 405}}, {1, []int{202, 405}}, {3, nil}, {7, nil}, {-1, []int{200, 202, 405}}} {
+			var got []int
+			for _, x := range tr.ExchangesFrom(tc.n) {
+				got = append(got, x.Status)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%T: ExchangesFrom(%d) statuses %v, want %v", tr, tc.n, got, tc.want)
+			}
+		}
+		xs := tr.ExchangesFrom(0)
+		xs[0].Stream.IDs[0] = "changed"
+		if record[0].Stream.IDs[0] != "a" {
+			t.Fatalf("%T: ExchangesFrom shares the record's stream ids", tr)
+		}
 	}
 }

@@ -78,6 +78,12 @@ type HTTPSession interface {
 	OpenGetStream(ctx context.Context) (bool, error)
 	// Exchanges returns a record of every HTTP exchange so far, for the checks.
 	Exchanges() []Exchange
+	// ExchangeCount is how many exchanges the record holds so far.
+	ExchangeCount() int
+	// ExchangesFrom returns the record of the exchanges after the first n, as
+	// Exchanges does: a probe reads what its own requests did without copying the
+	// session's whole record (hundreds of exchanges) each time.
+	ExchangesFrom(n int) []Exchange
 }
 
 // Exchange records one HTTP request and the head of its reply.

@@ -89,13 +89,13 @@ var _ = conform.Register(conform.Check{
 			{"notifications/cancelled for an unknown request", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"mcp-conform-never-sent","reason":"conformance probe"}}`},
 			{"a response to a request the server never sent", `{"jsonrpc":"2.0","id":"mcp-conform-unsolicited","result":{}}`},
 		} {
-			n, frames := len(hs.Exchanges()), hs.Delivered()
+			n, frames := hs.ExchangeCount(), hs.Delivered()
 			err := s.Conn.SendRaw(t.Ctx, []byte(p.raw))
-			xs := hs.Exchanges()
-			if len(xs) <= n {
+			xs := hs.ExchangesFrom(n)
+			if len(xs) == 0 {
 				return conform.Errorf("not verified: the POST of %s got no reply: %v", p.what, err)
 			}
-			cases = append(cases, post202Case(p.what, xs[n], hs.Delivered() > frames))
+			cases = append(cases, post202Case(p.what, xs[0], hs.Delivered() > frames))
 		}
 		return h5Judge(t, "202 Accepted with no body for an accepted notification or response (an HTTP error status for one refused)", cases)
 	},
@@ -131,10 +131,10 @@ func spareHTTP(t *conform.T) (*conform.Session, *transport.StreamableHTTP, error
 
 // postRaw POSTs raw bytes on a session and returns the exchange of that POST.
 func postRaw(t *conform.T, s *conform.Session, hs *transport.StreamableHTTP, raw string) (*transport.Exchange, error) {
-	n := len(hs.Exchanges())
+	n := hs.ExchangeCount()
 	err := s.Conn.SendRaw(t.Ctx, []byte(raw))
-	if xs := hs.Exchanges(); len(xs) > n {
-		return &xs[n], nil
+	if xs := hs.ExchangesFrom(n); len(xs) > 0 {
+		return &xs[0], nil
 	}
 	return nil, fmt.Errorf("the POST got no reply: %w", err)
 }
@@ -185,13 +185,13 @@ var _ = conform.Register(conform.Check{
 		if err != nil {
 			return conform.Errorf("not verified: %v", err)
 		}
-		n := len(hs.Exchanges())
+		n := hs.ExchangeCount()
 		err = s.Conn.SendRaw(t.Ctx, []byte(`{`))
-		xs := hs.Exchanges()
-		if len(xs) <= n {
+		xs := hs.ExchangesFrom(n)
+		if len(xs) == 0 {
 			return conform.Errorf("not verified: the POST got no reply: %v", err)
 		}
-		return judgeBadBody(xs[n], err)
+		return judgeBadBody(xs[0], err)
 	},
 })
 

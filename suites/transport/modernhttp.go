@@ -96,14 +96,14 @@ func h5CallRaw(t *conform.T, s *conform.Session, hs transport.HTTPSession, metho
 	if err != nil {
 		return h5Reply{err: fmt.Errorf("probe %s: %w", method, err)}
 	}
-	n := len(hs.Exchanges())
+	n := hs.ExchangeCount()
 	var r h5Reply
 	r.resp, r.err = s.Conn.CallRaw(transport.WithHeaders(t.Ctx, h), m.ID, method, raw)
 	if resp, ok := conform.RPCErrorReply(r.err, method); ok {
 		r.resp, r.err = resp, nil
 	}
-	xs := hs.Exchanges()
-	for i := n; i < len(xs); i++ {
+	xs := hs.ExchangesFrom(n)
+	for i := range xs {
 		if xs[i].Method == http.MethodPost {
 			x := xs[i]
 			r.x = &x
@@ -617,17 +617,17 @@ var _ = conform.Register(conform.Check{
 		// A notification no revision defines: a server may refuse it (an HTTP error
 		// status), and one it accepts is 202 with no body.
 		raw := []byte(`{"jsonrpc":"2.0","method":"notifications/x_conformance/probe"}`)
-		n := len(hs.Exchanges())
+		n := hs.ExchangeCount()
 		err := s.Conn.SendRaw(t.Ctx, raw)
-		xs := hs.Exchanges()
+		xs := hs.ExchangesFrom(n)
 		c = h5Case{what: "a notification POST"}
 		switch {
-		case len(xs) <= n:
+		case len(xs) == 0:
 			return conform.Errorf("not verified: the notification POST got no reply: %v", err)
-		case xs[n].Status >= 200 && xs[n].Status < 300 && xs[n].Status != http.StatusAccepted:
-			c.bad = fmt.Sprintf("accepted with HTTP %d (Content-Type %q)", xs[n].Status, xs[n].ContentType)
-		case xs[n].Status != http.StatusAccepted:
-			c.what += fmt.Sprintf(" (refused with HTTP %d, which the rule allows)", xs[n].Status)
+		case xs[0].Status >= 200 && xs[0].Status < 300 && xs[0].Status != http.StatusAccepted:
+			c.bad = fmt.Sprintf("accepted with HTTP %d (Content-Type %q)", xs[0].Status, xs[0].ContentType)
+		case xs[0].Status != http.StatusAccepted:
+			c.what += fmt.Sprintf(" (refused with HTTP %d, which the rule allows)", xs[0].Status)
 		}
 		cases = append(cases, c)
 		return h5Judge(t, "application/json or text/event-stream for a request, 202 Accepted for an accepted notification", cases)

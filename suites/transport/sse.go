@@ -180,7 +180,7 @@ var _ = conform.Register(conform.Check{
 		}
 		cases = append(cases, originCase{what: "GET of the SSE endpoint with Origin: " + badOrigin, status: x.Status, reply: fmt.Sprintf("HTTP %d", x.Status)})
 		// A message POSTed to the session's endpoint.
-		n := len(tr.Exchanges())
+		n := tr.ExchangeCount()
 		raw, err := wire.EncodeRequest(s.Conn.NextID(), "ping", nil)
 		if err != nil {
 			return conform.Errorf("encode ping: %v", err)
@@ -188,7 +188,7 @@ var _ = conform.Register(conform.Check{
 		m, _ := wire.Decode(raw)
 		resp, err := s.Conn.CallRaw(transport.WithHeaders(t.Ctx, hdr("Origin", badOrigin)), m.ID, "ping", raw)
 		c := originCase{what: "ping POSTed with Origin: " + badOrigin, reply: conform.Describe(resp, err)}
-		for _, x := range tr.Exchanges()[n:] {
+		for _, x := range tr.ExchangesFrom(n) {
 			if x.Method == http.MethodPost {
 				c.status = x.Status
 				c.reply = fmt.Sprintf("HTTP %d", x.Status)

@@ -90,7 +90,7 @@ func SendUnsettled(t *conform.T, s *conform.Session, raws ...[]byte) StrayProbe 
 	for _, raw := range raws {
 		n := 0
 		if hs != nil {
-			n = len(hs.Exchanges())
+			n = hs.ExchangeCount()
 		}
 		err := s.Conn.SendRaw(t.Ctx, raw)
 		var se *transport.HTTPStatusError
@@ -104,8 +104,8 @@ func SendUnsettled(t *conform.T, s *conform.Session, raws ...[]byte) StrayProbe 
 			a.Err = fmt.Errorf("sending %s: %w", conform.ClipBytes(raw, 60), err)
 			return p
 		case hs != nil:
-			if xs := hs.Exchanges(); len(xs) > n {
-				a.Accepted = append(a.Accepted, xs[n].Status)
+			if xs := hs.ExchangesFrom(n); len(xs) > 0 {
+				a.Accepted = append(a.Accepted, xs[0].Status)
 			}
 		}
 	}
