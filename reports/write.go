@@ -1,7 +1,7 @@
 package reports
 
 import (
-	"bytes"
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -50,26 +50,33 @@ func WriteAll(dir string, r *Report, attachments map[string][]byte) ([]string, e
 		{HTMLFile, WriteHTML},
 	}
 	// The renderers only read the report: they run at once (the HTML page and
-	// report.json take a few tens of milliseconds each), and the files are written in
-	// order after.
-	rendered := make([]bytes.Buffer, len(renderers))
-	renderErrs := make([]error, len(renderers))
+	// report.json take a few tens of milliseconds each), each straight into its file
+	// (no whole file held in memory: at a run's end that was its peak), and the paths
+	// and errors are listed in order after.
+	writeErrs := make([]error, len(renderers))
 	var wg sync.WaitGroup
 	for i, f := range renderers {
-		wg.Go(func() { renderErrs[i] = f.render(&rendered[i], r) })
+		wg.Go(func() {
+			path := filepath.Join(dir, f.name)
+			writeErrs[i] = writeRendered(path, func(w io.Writer) error {
+				bw := bufio.NewWriterSize(w, 64<<10)
+				if err := f.render(bw, r); err != nil {
+					return fmt.Errorf("reports: render %s: %w", f.name, err)
+				}
+				if err := bw.Flush(); err != nil {
+					return fmt.Errorf("reports: write %s: %w", path, err)
+				}
+				return nil
+			})
+		})
 	}
 	wg.Wait()
 	for i, f := range renderers {
-		if err := renderErrs[i]; err != nil {
-			errs = append(errs, fmt.Errorf("reports: render %s: %w", f.name, err))
-			continue
-		}
-		path := filepath.Join(dir, f.name)
-		if err := writeFileAtomic(path, rendered[i].Bytes()); err != nil {
+		if err := writeErrs[i]; err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		paths = append(paths, path)
+		paths = append(paths, filepath.Join(dir, f.name))
 	}
 	badgePaths, badgeErrs := writeBadges(dir, r)
 	paths = append(paths, badgePaths...)
@@ -179,7 +186,18 @@ func isSeparator(r rune) bool { return r == '/' || r == '\\' }
 
 // writeFileAtomic writes data to path through a temporary file in the same directory
 // and a rename, so path holds either its old content or all of data.
-func writeFileAtomic(path string, data []byte) (err error) {
+func writeFileAtomic(path string, data []byte) error {
+	return writeRendered(path, func(w io.Writer) error {
+		if _, err := w.Write(data); err != nil {
+			return fmt.Errorf("reports: write %s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+// writeRendered is writeFileAtomic for content that render writes: an error of
+// render's (returned as it is) leaves no file behind, as a failed write does.
+func writeRendered(path string, render func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -194,8 +212,8 @@ func writeFileAtomic(path string, data []byte) (err error) {
 			_ = os.Remove(tmp.Name())
 		}
 	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("reports: write %s: %w", path, err)
+	if err = render(tmp); err != nil {
+		return err
 	}
 	if err = tmp.Chmod(0o644); err != nil {
 		return fmt.Errorf("reports: write %s: set mode: %w", path, err)
