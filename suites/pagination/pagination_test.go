@@ -44,7 +44,7 @@ func pg(cursor *string, next string, tools ...string) toolkit.Page {
 	var raws []json.RawMessage
 	_ = json.Unmarshal(p.Result["tools"], &raws)
 	for _, r := range raws {
-		tl := toolkit.Tool{Raw: r}
+		tl := toolkit.Tool{ToolDef: &toolkit.ToolDef{Raw: r}}
 		tl.Fields, _, _ = rawjson.AppendMembers(nil, r)
 		_ = json.Unmarshal(tl.Fields.Get("name"), &tl.Name)
 		p.Tools = append(p.Tools, tl)

@@ -86,7 +86,7 @@ func TestJudgeUnknownTool(t *testing.T) {
 }
 
 func TestUnusedName(t *testing.T) {
-	l := &toolkit.Listing{Tools: []toolkit.Tool{{Name: "a"}}}
+	l := &toolkit.Listing{Tools: []toolkit.Tool{{ToolDef: &toolkit.ToolDef{Name: "a"}}}}
 	a, b := unusedName(l), unusedName(l)
 	if a == b || !strings.HasPrefix(a, "x_conformance_nonexistent_") || len(a) != len("x_conformance_nonexistent_")+16 {
 		t.Errorf("names %q and %q", a, b)

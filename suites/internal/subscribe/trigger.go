@@ -40,7 +40,7 @@ func (tr *Trigger) Fire(t *conform.T, s *conform.Session, l *toolkit.Listing) *c
 	if tr.Cmd != "" {
 		return RunTriggerCmd(t, tr.Cmd)
 	}
-	tl := toolkit.Tool{Name: tr.Tool}
+	tl := toolkit.Tool{ToolDef: &toolkit.ToolDef{Name: tr.Tool}}
 	if found := l.Find(tr.Tool); found != nil {
 		tl = *found
 	}

@@ -32,10 +32,8 @@ type toolTable struct {
 // internedTool is one decoded definition; next chains entries whose hashes collide
 // (-1 ends the chain).
 type internedTool struct {
-	raw    json.RawMessage
-	fields rawjson.MemberList
-	name   string
-	next   int32
+	def  *ToolDef
+	next int32
 }
 
 // tools returns the run's table.
@@ -53,19 +51,20 @@ func (tt *toolTable) decode(items []json.RawMessage) []Tool {
 	}
 	out := make([]Tool, len(items))
 	var arena rawjson.MemberList // the members of the definitions decoded here
+	var defs []ToolDef           // the definitions decoded here, cut as arena is
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
 	for i, rt := range items {
 		h := maphash.Bytes(tt.seed, rt)
 		idx, found := tt.first[h]
 		for found && idx >= 0 {
-			if e := &tt.entries[idx]; bytes.Equal(e.raw, rt) {
-				out[i] = Tool{Name: e.name, Raw: e.raw, Fields: e.fields, Index: i}
+			if e := &tt.entries[idx]; bytes.Equal(e.def.Raw, rt) {
+				out[i] = Tool{ToolDef: e.def, Index: i}
 				break
 			}
 			idx = tt.entries[idx].next
 		}
-		if out[i].Raw != nil {
+		if out[i].ToolDef != nil {
 			continue
 		}
 		if cap(arena)-len(arena) < arenaSpare {
@@ -73,17 +72,20 @@ func (tt *toolTable) decode(items []json.RawMessage) []Tool {
 			// few hundred members, not a chunk's thousand).
 			arena = make(rawjson.MemberList, 0, min(arenaChunk, arenaSpare+arenaGuess*(len(items)-i)))
 		}
-		var tl Tool
-		tl, arena = decodeToolInto(arena, rt)
-		tl.Index = i
-		out[i] = tl
+		if len(defs) == cap(defs) {
+			defs = make([]ToolDef, 0, min(arenaChunk, len(items)-i))
+		}
+		defs = append(defs, ToolDef{})
+		def := &defs[len(defs)-1] // defs never grows past its capacity: def stays put
+		arena = decodeToolInto(def, arena, rt)
+		out[i] = Tool{ToolDef: def, Index: i}
 		if len(tt.entries) < maxInterned {
 			next := int32(-1)
 			if found {
 				next = tt.first[h]
 			}
 			tt.first[h] = int32(len(tt.entries))
-			tt.entries = append(tt.entries, internedTool{raw: tl.Raw, fields: tl.Fields, name: tl.Name, next: next})
+			tt.entries = append(tt.entries, internedTool{def: def, next: next})
 		}
 	}
 	return out
@@ -100,14 +102,14 @@ const (
 	arenaGuess = 4 // name, description, inputSchema and one more
 )
 
-// decodeToolInto decodes one definition (valid JSON): its members, as slices of rt
-// in a list cut from arena's free capacity, and its name when that is a string. It
-// returns arena grown by the list.
-func decodeToolInto(arena rawjson.MemberList, rt json.RawMessage) (Tool, rawjson.MemberList) {
-	tl := Tool{Raw: rt}
-	tl.Fields, arena, _ = rawjson.AppendMembers(arena, rt)
-	if name, ok := tl.Fields.Lookup("name"); ok {
-		tl.Name, _ = rawjson.StringOfValid(name)
+// decodeToolInto decodes one definition (valid JSON) into def: its members, as
+// slices of rt in a list cut from arena's free capacity, and its name when that is a
+// string. It returns arena grown by the list.
+func decodeToolInto(def *ToolDef, arena rawjson.MemberList, rt json.RawMessage) rawjson.MemberList {
+	def.Raw = rt
+	def.Fields, arena, _ = rawjson.AppendMembers(arena, rt)
+	if name, ok := def.Fields.Lookup("name"); ok {
+		def.Name, _ = rawjson.StringOfValid(name)
 	}
-	return tl, arena
+	return arena
 }

@@ -38,7 +38,8 @@ func TestDecodeToolMatchesEncodingJSON(t *testing.T) {
 		`{"na\u006de":"x\ty","description":"d"}`, `{"name":"\u00e9\ud83d\ude00"}`,
 		"{\"name\":\"bad \xff utf-8\"}",
 	} {
-		got, _ := decodeToolInto(nil, json.RawMessage(raw))
+		var got ToolDef
+		decodeToolInto(&got, nil, json.RawMessage(raw))
 		wantName, wantFields := referenceTool(json.RawMessage(raw))
 		if gotFields := asMap(got.Fields); got.Name != wantName || !reflect.DeepEqual(gotFields, wantFields) || (gotFields == nil) != (wantFields == nil) {
 			t.Errorf("decodeToolInto(%s) = %q %q, encoding/json %q %q", raw, got.Name, gotFields, wantName, wantFields)
