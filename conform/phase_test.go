@@ -142,7 +142,7 @@ func TestSilenceProbesComeLast(t *testing.T) {
 				err, _ := t.Once(id, func() any {
 					order = append(order, id)
 					if prove {
-						return t.ProveSilence(t.Session())
+						return t.ProveSilence(t.Session(), nil)
 					}
 					return nil
 				}).(error)

@@ -138,14 +138,19 @@ func (t *T) Scratch() (*Session, error) {
 // (Session.Settle): a reply that trails the barrier's (some SDKs answer pipelined
 // requests out of order) still has wire.BarrierGrace to arrive, counted from here
 // while the column goes on, so the grace overlaps the column's other work instead
-// of each probe's waiting it out in turn. Only a check that declares SilenceProbe
-// may.
-func (t *T) ProveSilence(s *Session) error {
+// of each probe's waiting it out in turn. complete, when set, is asked once the
+// barrier's reply is in: true (every reply the probe expects has come) leaves no
+// silence to prove, and nothing is recorded, as wire.Conn.Flush ends at once then.
+// Only a check that declares SilenceProbe may.
+func (t *T) ProveSilence(s *Session, complete func() bool) error {
 	if !t.Check.SilenceProbe {
 		t.misused(fmt.Sprintf("%s proves a silence at the settle (T.ProveSilence) and does not declare SilenceProbe", t.Check.ID))
 	}
 	if err := s.Barrier(t.Ctx); err != nil {
 		return err
+	}
+	if complete != nil && complete() {
+		return nil
 	}
 	s.barrierMu.Lock()
 	s.strayProven = time.Now()

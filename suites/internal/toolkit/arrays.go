@@ -111,9 +111,26 @@ func SendBatch(t *conform.T, s *conform.Session) BatchProbe {
 		p.Answer.Err = fmt.Errorf("encode the batch: %w", err)
 		return p
 	}
-	p.sent = ProbeBeforeSettle(t, s, raw)
+	want := len(p.IDs)
+	p.sent = ProbeBeforeSettle(t, s, func(replies []wire.Entry, fromRefusals int) bool {
+		return fromRefusals+len(replies) >= want || refusedWhole(replies, fromRefusals)
+	}, raw)
 	p.Answer = p.sent.Answer
 	return p
+}
+
+// refusedWhole reports whether the replies so far are one error with no readable id,
+// outside any array, or a refused POST's body: the batch refused as one invalid
+// request, a complete answer that leaves no silence to prove.
+func refusedWhole(replies []wire.Entry, fromRefusals int) bool {
+	if fromRefusals > 0 {
+		return true
+	}
+	if len(replies) != 1 {
+		return false
+	}
+	m := replies[0]
+	return !m.InBatch && m.Msg.Error != nil && (m.Msg.ID.IsNull() || m.Msg.ID.IsZero())
 }
 
 // MixedBatch makes SendBatch's probe once per revision, on the spare session

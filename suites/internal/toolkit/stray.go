@@ -136,13 +136,15 @@ func SendBeforeSettle(t *conform.T, s *conform.Session, raws ...[]byte) StrayPro
 // wire.BarrierGrace counted from it while the column goes on, and on stdio the end
 // of the session's output, or on Streamable HTTP its streams' end. A barrier that
 // finds the session gone is the probe's outcome, not a failure to make it: Settled
-// reports it as Err, after the replies that came before the end.
-func ProbeBeforeSettle(t *conform.T, s *conform.Session, raws ...[]byte) StrayProbe {
+// reports it as Err, after the replies that came before the end. complete is asked
+// with the stray replies once the barrier's reply is in (as SendStrayUntil's): true
+// leaves no silence to prove, and the settle waits for none.
+func ProbeBeforeSettle(t *conform.T, s *conform.Session, complete func(replies []wire.Entry, fromRefusals int) bool, raws ...[]byte) StrayProbe {
 	p := SendUnsettled(t, s, raws...)
 	if p.Answer.Err != nil {
 		return p
 	}
-	switch err := t.ProveSilence(s); {
+	switch err := t.ProveSilence(s, func() bool { return complete(p.strays(), p.Answer.FromRefusals) }); {
 	case err != nil && conform.Gone(err):
 		p.ended = fmt.Errorf("the request after the probe: %w", err)
 	case err != nil:
