@@ -114,13 +114,7 @@ func TestTranscriptChecksSeeEveryProbe(t *testing.T) {
 				}
 				return Pass("probed")
 			}})
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv := &pipeServer{}
-		vs, err := JudgeAll(ctx, Config{Timeout: time.Second, KillGrace: 10 * time.Millisecond}, []*Check{reader, prober}, rev, srv.dial)
-		if err != nil {
-			t.Fatal(err)
-		}
+		vs := judgePiped(t, rev, reader, prober)
 		for i, v := range vs {
 			if v.Status != reports.Pass {
 				t.Errorf("check %d: %s (%s), want pass", i, v.Status, v.Message)
@@ -158,13 +152,7 @@ func TestSilenceProbesComeLast(t *testing.T) {
 			Group: GroupBase, Phase: PhaseTranscript, Source: "test", Run: probe("ZZ-STRAY-01", false)})
 		undeclared := Register(Check{ID: "ZZ-UNDECLARED-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
 			Group: GroupBase, Phase: PhaseTranscript, Source: "test", Run: probe("ZZ-UNDECLARED-01", true)})
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv := &pipeServer{}
-		vs, err := JudgeAll(ctx, Config{Timeout: time.Second, KillGrace: 10 * time.Millisecond}, []*Check{silent, other, undeclared}, rev, srv.dial)
-		if err != nil {
-			t.Fatal(err)
-		}
+		vs := judgePiped(t, rev, silent, other, undeclared)
 		if got := strings.Join(order, " "); got != "ZZ-STRAY-01 ZZ-UNDECLARED-01 AA-SILENCE-01" {
 			t.Errorf("probe order %q, want the silence probe last", got)
 		}
@@ -194,15 +182,22 @@ func TestProbePassMisuseIsReported(t *testing.T) {
 				}
 				return Pass("probed")
 			}})
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		srv := &pipeServer{}
-		vs, err := JudgeAll(ctx, Config{Timeout: time.Second, KillGrace: 10 * time.Millisecond}, []*Check{c}, rev, srv.dial)
-		if err != nil {
-			t.Fatal(err)
-		}
+		vs := judgePiped(t, rev, c)
 		if vs[0].Status != reports.Error || !strings.Contains(vs[0].Message, "does not declare Spare") {
 			t.Errorf("ZZ-UNDECLARED-01 = %s (%s), want a harness error naming Spare", vs[0].Status, vs[0].Message)
 		}
 	})
+}
+
+// judgePiped judges checks in one run at rev against a pipeServer.
+func judgePiped(t *testing.T, rev revision.Revision, checks ...*Check) []Verdict {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	srv := &pipeServer{}
+	vs, err := JudgeAll(ctx, Config{Timeout: time.Second, KillGrace: 10 * time.Millisecond}, checks, rev, srv.dial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vs
 }

@@ -5,20 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-)
-
-var (
-	rusageOnce sync.Once
-	rusageBin  string
-	rusageErr  error
 )
 
 // measuredCLI is execCLI through e2e/testdata/rusage, which reports mcp-conform's
@@ -26,21 +17,9 @@ var (
 // binary's memory, which it shares until its exec (a --version run read 30 MB this
 // way, 18 MB through the helper). The run's CPU is the helper's report too.
 func measuredCLI(ctx context.Context, args ...string) (*cliRun, error) {
-	rusageOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcp-conform-rusage-")
-		if err != nil {
-			rusageErr = err
-			return
-		}
-		rusageBin = filepath.Join(dir, "rusage")
-		bctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-		defer cancel()
-		if out, err := exec.CommandContext(bctx, "go", "build", "-o", rusageBin, "./testdata/rusage").CombinedOutput(); err != nil {
-			rusageErr = fmt.Errorf("go build ./testdata/rusage: %v\n%s", err, out)
-		}
-	})
-	if rusageErr != nil {
-		return nil, rusageErr
+	rusageBin, err := testdataBinary("rusage")
+	if err != nil {
+		return nil, err
 	}
 	out, err := os.CreateTemp("", "mcp-conform-cost-*.json")
 	if err != nil {

@@ -5,12 +5,10 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -99,33 +97,14 @@ var hostileCases = []hostileCase{
 	{mode: "echo-secret-sse-less", http: "http", code: 1},
 }
 
-// buildHostile builds the hostile server once per test binary.
-var (
-	hostileOnce sync.Once
-	hostileBin  string
-	hostileErr  error
-)
-
+// buildHostileServer builds the hostile server once per test binary.
 func buildHostileServer(t *testing.T) string {
 	t.Helper()
-	hostileOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcp-conform-hostile-")
-		if err != nil {
-			hostileErr = err
-			return
-		}
-		hostileBin = filepath.Join(dir, "hostile")
-		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-		defer cancel()
-		out, err := exec.CommandContext(ctx, "go", "build", "-o", hostileBin, "./testdata/hostile").CombinedOutput()
-		if err != nil {
-			hostileErr = fmt.Errorf("go build ./testdata/hostile: %v\n%s", err, out)
-		}
-	})
-	if hostileErr != nil {
-		t.Fatal(hostileErr)
+	path, err := testdataBinary("hostile")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return hostileBin
+	return path
 }
 
 func TestHostileCorpus(t *testing.T) {

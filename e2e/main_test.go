@@ -353,3 +353,33 @@ func startFixture(t *testing.T, transport string, extra ...string) string {
 	}
 	return url
 }
+
+// testdataBins holds the commands under testdata, each built once per test binary.
+var testdataBins sync.Map // name → *testdataBin
+
+type testdataBin struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// testdataBinary builds ./testdata/NAME (the hostile server, the rusage helper) once
+// and returns the path of the binary.
+func testdataBinary(name string) (string, error) {
+	v, _ := testdataBins.LoadOrStore(name, &testdataBin{})
+	b := v.(*testdataBin)
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "mcp-conform-"+name+"-")
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.path = filepath.Join(dir, name)
+		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+		defer cancel()
+		if out, err := exec.CommandContext(ctx, "go", "build", "-o", b.path, "./testdata/"+name).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build ./testdata/%s: %v\n%s", name, err, out)
+		}
+	})
+	return b.path, b.err
+}
