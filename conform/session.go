@@ -153,12 +153,12 @@ func (s *Session) Close(ctx context.Context) {
 // (keep false) is closed: its transport ends, and every frame it had read is
 // recorded first (on stdio, the server's output to its end). A kept session gets a
 // barrier: on an ordered channel (stdio, HTTP+SSE) a ping, whose reply proves that
-// everything the server wrote before it is in. On an ordered channel that carried a
-// silence probe (T.ProveSilence), either waits first until wire.BarrierGrace has passed
-// since the probe's barrier, the proof wire.Conn.Flush gives a silence. On Streamable
-// HTTP, where messages may travel on any of several streams, the session is ended
-// from the server's side (DELETE) and closed once its streams have ended on their
-// own, which proves a POST's reply in or absent.
+// everything the server wrote before it is in. Where a silence probe (T.ProveSilence)
+// is still owed a reply, either waits first until wire.BarrierGrace has passed since
+// the probe's barrier, the proof wire.Conn.Flush gives a silence. On Streamable HTTP,
+// where messages may travel on any of several streams, the session is ended from the
+// server's side (DELETE) and closed once its streams have ended on their own, which
+// proves a POST's reply in or absent: no grace is waited there.
 func (s *Session) Settle(ctx context.Context, closeIt bool) {
 	if s.Conn == nil {
 		return
