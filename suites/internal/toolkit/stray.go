@@ -130,15 +130,15 @@ func SendBeforeSettle(t *conform.T, s *conform.Session, raws ...[]byte) StrayPro
 
 // ProbeBeforeSettle is SendBeforeSettle for a probe owed a reply that the server may
 // not send, or that may end the session (a batch, a request with "id": null), made by
-// a check that declares SilenceProbe. Its silence is proven when the column settles,
-// with the proof wire.Conn.Flush would give it at once (conform.T.ProveSilence): the
-// barrier's reply, then
-// wire.BarrierGrace counted from it while the column goes on, and on stdio the end
-// of the session's output, or on Streamable HTTP its streams' end. A barrier that
-// finds the session gone is the probe's outcome, not a failure to make it: Settled
-// reports it as Err, after the replies that came before the end. complete is asked
-// with the stray replies once the barrier's reply is in (as SendStrayUntil's): true
-// leaves no silence to prove, and the settle waits for none.
+// a check that declares SilenceProbe. complete is asked with the stray replies once
+// the barrier's reply is in (as SendStrayUntil's): true leaves no silence to prove.
+// Otherwise the silence is proven when the column settles, with the proof
+// wire.Conn.Flush would give it at once (conform.T.ProveSilence): the barrier's
+// reply, then wire.BarrierGrace counted from it while the column goes on (on stdio
+// the session's output then read to its end), or on Streamable HTTP the end of the
+// session's streams. A barrier that finds the session gone is the probe's outcome,
+// not a failure to make it: Settled reports it as Err, after the replies that came
+// before the end.
 func ProbeBeforeSettle(t *conform.T, s *conform.Session, complete func(replies []wire.Entry, fromRefusals int) bool, raws ...[]byte) StrayProbe {
 	p := SendUnsettled(t, s, raws...)
 	if p.Answer.Err != nil {
