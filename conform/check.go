@@ -35,7 +35,7 @@ const (
 	NeedsAny           Needs = "any"           // any server, no cooperation
 	NeedsCalls         Needs = "calls"         // only tools the operator allowed
 	NeedsOpportunistic Needs = "opportunistic" // judges whatever traffic occurred
-	NeedsFixture       Needs = "fixture"       // the fixture contract (test_* tools, fixtures/doc.go)
+	NeedsFixture       Needs = "fixture"       // the fixture contract (test_* tools, refserver/doc.go)
 )
 
 // Group is the catalogue group of a check's row: with the ID it says which suite

@@ -20,7 +20,7 @@ type judged struct {
 // revision finishes a phase before any starts the next (so no revision's clean checks
 // see another's list change or odd input); the phases that need a clean session or
 // send odd input run concurrently; a check that changes server-wide state (the tool
-// list, the fixture contract, fixtures/doc.go; the log level) runs while no other
+// list, the fixture contract, refserver/doc.go; the log level) runs while no other
 // revision changes that same state (Check.Changes); and the transcript-wide checks
 // make their probes and settle one revision at a time (their probes' notifications
 // may reach every session), each revision's judging overlapping the next one's

@@ -27,7 +27,7 @@ type target interface {
 	attachments() map[string][]byte
 	// isolated reports whether every session gets a server of its own (stdio: a
 	// process per session). Only then may revisions run concurrently: on a shared
-	// server one revision's state change (a list change is global: the fixture contract, fixtures/doc.go)
+	// server one revision's state change (a list change is global: the fixture contract, refserver/doc.go)
 	// would show in another's listings.
 	isolated() bool
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	. "github.com/mcp-conform/mcp-conform/conform/matchers"
-	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/refserver"
 	"github.com/mcp-conform/mcp-conform/reports"
 	_ "github.com/mcp-conform/mcp-conform/suites" // registers every check
 )
@@ -99,11 +99,11 @@ func (r *recorder) failedOn(s string) bool     { return strings.Contains(strings
 // naming the check, with the CLI's verdict), with that fault baselined (passes).
 func TestLibraryInProcess(t *testing.T) {
 	serve := func(faults ...string) conform.Target {
-		opts := fixtures.Options{Faults: map[string]bool{}}
+		opts := refserver.Options{Faults: map[string]bool{}}
 		for _, f := range faults {
 			opts.Faults[f] = true
 		}
-		return conform.Handler(fixtures.NewStreamableHandler(opts))
+		return conform.Handler(refserver.NewStreamableHandler(opts))
 	}
 	rev := conform.Revisions("2025-11-25")
 

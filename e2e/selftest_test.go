@@ -10,14 +10,14 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/refserver"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // The self-test proves that the suite detects what it claims to: it runs the whole
 // suite against the reference server once clean (the baseline, where every check
-// passes or skips with a reason) and once per fault of fixtures.Faults(), and demands
+// passes or skips with a reason) and once per fault of refserver.Faults(), and demands
 // that each fault turns exactly its target checks to fail (or warn) and changes no
 // other verdict. Every check of the baseline must be proven by some fault: coverage
 // cannot silently drop.
@@ -43,7 +43,7 @@ type stRun struct {
 	ids         []string          // every check ID of the run, sorted
 }
 
-// The transports of the faults that bite only over HTTP (fixtures.Fault.Transport):
+// The transports of the faults that bite only over HTTP (refserver.Fault.Transport):
 // Streamable HTTP against a modern-only fixture (the 2026-07-28 transport's rules,
 // some of which bind only a server that serves no earlier revision), Streamable
 // HTTP against a legacy-only fixture (the session rules of 2025-03-26 to
@@ -161,7 +161,7 @@ func stAssertBaseline(t *testing.T, base *stRun, served string) {
 
 // stAssertCatalogue checks the fault catalogue against the baseline: unique names,
 // and targets, masks and revisions the run knows.
-func stAssertCatalogue(t *testing.T, faults []fixtures.Fault, base *stRun) {
+func stAssertCatalogue(t *testing.T, faults []refserver.Fault, base *stRun) {
 	t.Helper()
 	names := map[string]bool{}
 	for _, f := range faults {
@@ -207,7 +207,7 @@ func stFlips(base, got reports.Status) bool {
 
 // stJudgeFault compares a fault's run with the baseline and returns the target checks
 // it proved. Every other difference fails the test with the evidence.
-func stJudgeFault(t *testing.T, f fixtures.Fault, base, run *stRun) []string {
+func stJudgeFault(t *testing.T, f refserver.Fault, base, run *stRun) []string {
 	t.Helper()
 	// A column whose negotiated version changed was lost to the fault (initialize
 	// refused, or answered with another version), and so was one that no longer
@@ -322,13 +322,13 @@ func stSortedKeys(m map[stKey]reports.CheckResult) []stKey {
 }
 
 // TestSelfTest runs the suite against the clean reference server and against each of
-// its faults (fixtures/faults.go): every fault flips its target
+// its faults (refserver/faults.go): every fault flips its target
 // checks and nothing else, and every check of the suite is flipped by some fault.
 func TestSelfTest(t *testing.T) {
 	// One clean run per transport a fault needs: stdio for most, and a baseline over
 	// each HTTP transport that faults bite on (only when some fault does).
-	faults := fixtures.Faults()
-	byTransport := map[string][]fixtures.Fault{}
+	faults := refserver.Faults()
+	byTransport := map[string][]refserver.Fault{}
 	for _, f := range faults {
 		byTransport[f.Transport] = append(byTransport[f.Transport], f)
 	}
@@ -378,7 +378,7 @@ func TestSelfTest(t *testing.T) {
 			n++
 			continue
 		}
-		t.Errorf("no fault flips %s: add a fault for it to fixtures/faults.go — a check that no server behaviour can make fail or warn has no place in the suite", id)
+		t.Errorf("no fault flips %s: add a fault for it to refserver/faults.go — a check that no server behaviour can make fail or warn has no place in the suite", id)
 	}
 	line := fmt.Sprintf("checks proven: %d of %d", n, len(base.ids))
 	fmt.Println(line)

@@ -6,11 +6,11 @@ package suites
 
 import (
 	_ "github.com/mcp-conform/mcp-conform/suites/base"          // BASE
-	_ "github.com/mcp-conform/mcp-conform/suites/errors"        // ERR (package errorhandling)
+	_ "github.com/mcp-conform/mcp-conform/suites/errors"        // ERR
 	_ "github.com/mcp-conform/mcp-conform/suites/lifecycle"     // LIFE, MOD
 	_ "github.com/mcp-conform/mcp-conform/suites/notifications" // NOTIF
 	_ "github.com/mcp-conform/mcp-conform/suites/pagination"    // PAG
 	_ "github.com/mcp-conform/mcp-conform/suites/tools"         // TOOLS, CONTENT, STRUCT
-	_ "github.com/mcp-conform/mcp-conform/suites/transport"     // STDIO, SSE, SHTTP, H5
+	_ "github.com/mcp-conform/mcp-conform/suites/transports"    // STDIO, SSE, SHTTP, H5
 	_ "github.com/mcp-conform/mcp-conform/suites/utilities"     // UTIL
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	. "github.com/mcp-conform/mcp-conform/conform/matchers"
-	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/refserver"
 	_ "github.com/mcp-conform/mcp-conform/suites" // registers every check
 )
 
@@ -22,11 +22,11 @@ func TestExampleSuite(t *testing.T) {
 
 var _ = Describe("my MCP server", func() {
 	serve := func(faults ...string) conform.Target {
-		opts := fixtures.Options{Faults: map[string]bool{}}
+		opts := refserver.Options{Faults: map[string]bool{}}
 		for _, f := range faults {
 			opts.Faults[f] = true
 		}
-		return conform.Handler(fixtures.NewStreamableHandler(opts))
+		return conform.Handler(refserver.NewStreamableHandler(opts))
 	}
 
 	It("conforms to 2025-11-25", func() {

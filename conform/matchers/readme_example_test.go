@@ -9,19 +9,19 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	. "github.com/mcp-conform/mcp-conform/conform/matchers"
-	"github.com/mcp-conform/mcp-conform/fixtures"
+	"github.com/mcp-conform/mcp-conform/refserver"
 )
 
 // readmeExample is the Go example of the README's library section, verbatim.
 const readmeExample = `func TestConformance(t *testing.T) {
-	server := fixtures.NewStreamableHandler(fixtures.Options{}) // your server's http.Handler
+	server := refserver.NewStreamableHandler(refserver.Options{}) // your server's http.Handler
 	result := conform.Test(t, conform.Handler(server), conform.Revisions("2025-11-25"))
 	NewWithT(t).Expect(result).To(PassRevision("2025-11-25"))
 	NewWithT(t).Expect(result).To(HaveVerdict("PAG-INVALID-01", "pass"))
 }`
 
 func TestConformance(t *testing.T) {
-	server := fixtures.NewStreamableHandler(fixtures.Options{}) // your server's http.Handler
+	server := refserver.NewStreamableHandler(refserver.Options{}) // your server's http.Handler
 	result := conform.Test(t, conform.Handler(server), conform.Revisions("2025-11-25"))
 	NewWithT(t).Expect(result).To(PassRevision("2025-11-25"))
 	NewWithT(t).Expect(result).To(HaveVerdict("PAG-INVALID-01", "pass"))

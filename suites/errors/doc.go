@@ -1,4 +1,4 @@
-// Package errorhandling holds the checks of the ERR group (errors.go): a tool's own
+// Package errors holds the checks of the ERR group (errors.go): a tool's own
 // failure comes back as an isError:true result with a text block explaining it, an
 // isError result is not held to the tool's outputSchema, 2026-07-28's error codes
 // keep their meanings, and an unknown log level is refused with -32602
@@ -9,7 +9,7 @@
 // The observed checks (ERR-ISERROR-CONTENT-01, ERR-ISERROR-STRUCT-01) read every
 // tools/call result of the revision's sessions (suites/internal/toolcall.SeenCalls).
 //
-// The directory is suites/errors (fixed by the design card); the package is
-// errorhandling so that it does not shadow the standard library's errors package in
-// its own files and in importers.
-package errorhandling
+// The package is named for its directory (suites/errors, fixed by the design card).
+// It uses nothing of the standard library's errors package, and its one importer,
+// package suites, imports it for its side effects only, so the name shadows nothing.
+package errors

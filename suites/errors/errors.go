@@ -1,4 +1,4 @@
-package errorhandling
+package errors
 
 import (
 	"encoding/json"
@@ -52,7 +52,7 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "ERR-EXEC-IN-RESULT-01", Title: "a tool's own failure comes back as an isError:true result, not a JSON-RPC error",
 	Level: conform.Should, Revisions: revision.Span("R3+"), Group: conform.GroupErr, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
-	Source: `schema CallToolResult.isError (2025-06-18 on): "Any errors that originate from the tool SHOULD be reported inside the result object, with isError set to true, not as an MCP protocol-level error response. Otherwise, the LLM would not be able to see that an error occurred and self-correct." Exercised by the fixture tool test_error_handling, which always fails (the fixture contract, fixtures/doc.go).`,
+	Source: `schema CallToolResult.isError (2025-06-18 on): "Any errors that originate from the tool SHOULD be reported inside the result object, with isError set to true, not as an MCP protocol-level error response. Otherwise, the LLM would not be able to see that an error occurred and self-correct." Exercised by the fixture tool test_error_handling, which always fails (the fixture contract, refserver/doc.go).`,
 	Run: func(t *conform.T) conform.Verdict {
 		o, v := callErrorFixture(t)
 		if v != nil {
@@ -72,7 +72,7 @@ func callErrorFixture(t *conform.T) (*toolkit.Outcome, *conform.Verdict) {
 	l := toolkit.List(t)
 	tl := l.Find(toolkit.ErrorFixture)
 	if tl == nil {
-		v := conform.Skip(reports.NeedsFixture, "%s", "the fixture tool test_error_handling (the fixture contract, fixtures/doc.go) is not listed")
+		v := conform.Skip(reports.NeedsFixture, "%s", "the fixture tool test_error_handling (the fixture contract, refserver/doc.go) is not listed")
 		return nil, &v
 	}
 	p := toolkit.Allowed(t, *tl)

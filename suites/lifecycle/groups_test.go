@@ -6,6 +6,6 @@ package lifecycle
 import (
 	_ "github.com/mcp-conform/mcp-conform/suites/base"
 	_ "github.com/mcp-conform/mcp-conform/suites/errors"
-	_ "github.com/mcp-conform/mcp-conform/suites/transport"
+	_ "github.com/mcp-conform/mcp-conform/suites/transports"
 	_ "github.com/mcp-conform/mcp-conform/suites/utilities"
 )

@@ -13,10 +13,10 @@ import (
 )
 
 // The 2026-07-28 rules about client capabilities and multi-round-trip requests
-// (MRTR), exercised with the fixture tools of the fixture contract (fixtures/doc.go) and judged on every
+// (MRTR), exercised with the fixture tools of the fixture contract (refserver/doc.go) and judged on every
 // input_required result seen.
 
-// Fixture tools (the fixture contract, fixtures/doc.go).
+// Fixture tools (the fixture contract, refserver/doc.go).
 const (
 	toolRequiresElicitation = "test_requires_elicitation"
 	toolElicitation         = "test_elicitation"
@@ -33,7 +33,7 @@ func fixtureTool(t *conform.T, name string) *conform.Verdict {
 	}
 	tl := l.Find(name)
 	if tl == nil {
-		v := conform.Skip(reports.NeedsFixture, "the fixture tool %s (the fixture contract, fixtures/doc.go) is not listed", name)
+		v := conform.Skip(reports.NeedsFixture, "the fixture tool %s (the fixture contract, refserver/doc.go) is not listed", name)
 		return &v
 	}
 	if p := toolkit.Allowed(t, *tl); !p.Allowed {

@@ -43,7 +43,7 @@ func runListChangedProbe(t *conform.T) conform.Verdict {
 	}
 	trig := subscribe.PickTrigger(t)
 	if trig == nil {
-		return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, fixtures/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
+		return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
 	}
 	// The main session: this check runs after every check that needs the list as the
 	// server started with it (PhaseStateChange).

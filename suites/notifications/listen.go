@@ -149,7 +149,7 @@ var _ = conform.Register(conform.Check{
 		case trig == nil && !declared:
 			return conform.Skip(reports.NotApplicable, "%s, and nothing can change the tool list to see that none comes", undeclared)
 		case trig == nil:
-			return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, fixtures/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
+			return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
 		}
 		sub, v := subscribe.Open(t, subscribe.Tools, 1)
 		if v != nil {
@@ -221,7 +221,7 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		trig := subscribe.PickTrigger(t)
 		if trig == nil {
-			return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, fixtures/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
+			return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
 		}
 		sub, v := subscribe.Open(t, map[string]any{"promptsListChanged": true}, 1)
 		if v != nil {
@@ -286,7 +286,7 @@ func lsJudgeScope(obs []subscribe.Observed) conform.Verdict {
 }
 
 // lsEndFixture is the fixture tool that makes the server end a subscription itself
-// (the fixture contract, fixtures/doc.go): without it a server does so only at
+// (the fixture contract, refserver/doc.go): without it a server does so only at
 // shutdown, after every check.
 const lsEndFixture = "test_end_subscription"
 
@@ -317,7 +317,7 @@ func runListenClose(t *conform.T) conform.Verdict {
 	}
 	tl := l.Find(lsEndFixture)
 	if tl == nil {
-		return conform.Skip(reports.NeedsFixture, "the fixture tool %s (the fixture contract, fixtures/doc.go) is not listed: nothing makes the server end a subscription itself before it shuts down", lsEndFixture)
+		return conform.Skip(reports.NeedsFixture, "the fixture tool %s (the fixture contract, refserver/doc.go) is not listed: nothing makes the server end a subscription itself before it shuts down", lsEndFixture)
 	}
 	if p := toolkit.Allowed(t, *tl); !p.Allowed {
 		return conform.Skip(reports.CallsNotAllowed, "%s: %s", lsEndFixture, p.Why)

@@ -15,7 +15,7 @@ import (
 )
 
 // echoFixture is the fixture-contract tool with a required string and an integer
-// parameter (the fixture contract, fixtures/doc.go).
+// parameter (the fixture contract, refserver/doc.go).
 const echoFixture = "test_echo"
 
 // The three checks below share one set of probes per session: arguments that break
@@ -169,7 +169,7 @@ func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *conform.Verdict) {
 		v := conform.Skip(reports.NotExercised, "%s", fmt.Sprintf("the inputSchema of %s has no required or typed property, so no invalid arguments could be built", strings.Join(unbreakable, ", ")))
 		return nil, &v
 	case len(l.Tools) == 0:
-		v := conform.Skip(reports.NeedsFixture, "%s", "the server lists no tool; the fixture tool test_echo (the fixture contract, fixtures/doc.go), or a tool allowed with --call NAME[=JSON], exercises this")
+		v := conform.Skip(reports.NeedsFixture, "%s", "the server lists no tool; the fixture tool test_echo (the fixture contract, refserver/doc.go), or a tool allowed with --call NAME[=JSON], exercises this")
 		return nil, &v
 	}
 	v := conform.Skip(reports.CallsNotAllowed, "%s", "needs the fixture tool test_echo, or a tool allowed with --call NAME[=JSON] (invalid arguments are built from its inputSchema; no tool of the target is executed by default)")

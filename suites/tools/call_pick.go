@@ -42,7 +42,7 @@ func pickCallable(t *conform.T, l *toolkit.Listing) (toolkit.CallableTool, *conf
 		}
 	}
 	if len(l.Tools) == 0 {
-		v := conform.Skip(reports.NeedsFixture, "%s", "the server lists no tool; the fixture tool test_simple_text (the fixture contract, fixtures/doc.go), or a tool allowed with --call NAME[=JSON], exercises this")
+		v := conform.Skip(reports.NeedsFixture, "%s", "the server lists no tool; the fixture tool test_simple_text (the fixture contract, refserver/doc.go), or a tool allowed with --call NAME[=JSON], exercises this")
 		return toolkit.CallableTool{}, &v
 	}
 	nv := toolkit.NotAllowed("TOOLS-CALL-01")

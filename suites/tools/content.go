@@ -229,7 +229,7 @@ func runUnknownType(t *conform.T) conform.Verdict {
 	ctExercise(t)
 	blocks := ctBlocks(t)
 	if len(blocks) == 0 {
-		return conform.Skip(reports.NotExercised, "no content block in any tools/call result of this revision's sessions: list the content fixture tools (the fixture contract, fixtures/doc.go) or allow a tool with --call NAME[=JSON]")
+		return conform.Skip(reports.NotExercised, "no content block in any tools/call result of this revision's sessions: list the content fixture tools (the fixture contract, refserver/doc.go) or allow a tool with --call NAME[=JSON]")
 	}
 	union := ctUnion(t.Rev)
 	var f conform.Findings
@@ -428,7 +428,7 @@ func ctNotInRevision(t *conform.T, typ, fixture, since string) conform.Verdict {
 	}
 	o := toolkit.CallIfAllowed(t, l, fixture)
 	if o == nil {
-		return conform.Skip(reports.NeedsFixture, "no %s block seen, but nothing asked for one: list the fixture tool %s (the fixture contract, fixtures/doc.go), which must fall back in %s", typ, fixture, t.Rev.Name)
+		return conform.Skip(reports.NeedsFixture, "no %s block seen, but nothing asked for one: list the fixture tool %s (the fixture contract, refserver/doc.go), which must fall back in %s", typ, fixture, t.Rev.Name)
 	}
 	return ctFallback(t, o, typ)
 }

@@ -206,7 +206,7 @@ func taskNegotiationProbes(t *conform.T) taskNegProbes {
 		p.required = toolcall.Probe{Label: required.Name, R: toolcall.Classify(resp, err)}
 	}
 	if forbidden == nil && required == nil {
-		v := conform.Skip(reports.NeedsFixture, "no callable tool without task support and none requiring tasks; list the fixture tool %s (the fixture contract, fixtures/doc.go) to exercise it", taskNegFixture)
+		v := conform.Skip(reports.NeedsFixture, "no callable tool without task support and none requiring tasks; list the fixture tool %s (the fixture contract, refserver/doc.go) to exercise it", taskNegFixture)
 		p.skip = &v
 	}
 	return p

@@ -18,7 +18,7 @@ import (
 // with "ct" so that they cannot clash with the other files of the package.
 
 // ctContentFixtures are the fixture-contract tools whose results carry the content
-// blocks the content and structured-output checks judge (the fixture contract, fixtures/doc.go). They are
+// blocks the content and structured-output checks judge (the fixture contract, refserver/doc.go). They are
 // side-effect-free and called once per session through toolkit.CallTool.
 var ctContentFixtures = []string{
 	"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
@@ -192,5 +192,5 @@ func ctUnexercised(t *conform.T, l *toolkit.Listing, fixture, what string) confo
 	if o := toolkit.CallIfAllowed(t, l, fixture); o != nil {
 		return conform.Skip(reports.NotExercised, "no %s in any tools/call result of this revision's sessions; the fixture tool %s returned %s", what, fixture, toolkit.DescribeOutcome(o))
 	}
-	return conform.Skip(reports.NeedsFixture, "no %s in any tools/call result of this revision's sessions: list the fixture tool %s (the fixture contract, fixtures/doc.go), or allow a tool that produces one with --call NAME[=JSON]", what, fixture)
+	return conform.Skip(reports.NeedsFixture, "no %s in any tools/call result of this revision's sessions: list the fixture tool %s (the fixture contract, refserver/doc.go), or allow a tool that produces one with --call NAME[=JSON]", what, fixture)
 }

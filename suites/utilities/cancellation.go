@@ -51,7 +51,7 @@ func lsJudgeCancel(obs []subscribe.Observed) conform.Verdict {
 }
 
 // The cancellation probes use two fixture tools (the fixture contract,
-// fixtures/doc.go): test_slow works for the given milliseconds and honours
+// refserver/doc.go): test_slow works for the given milliseconds and honours
 // cancellation; test_last_cancellation names the last request the server cancelled
 // while in flight, which is how the suite observes a cancellation it cannot see on
 // the wire.
@@ -149,7 +149,7 @@ func cnFixtures(t *conform.T, names ...string) *conform.Verdict {
 	for _, name := range names {
 		tl := l.Find(name)
 		if tl == nil {
-			v := conform.Skip(reports.NeedsFixture, "the fixture tool %s (the fixture contract, fixtures/doc.go) is not listed", name)
+			v := conform.Skip(reports.NeedsFixture, "the fixture tool %s (the fixture contract, refserver/doc.go) is not listed", name)
 			return &v
 		}
 		if p := toolkit.Allowed(t, *tl); !p.Allowed {

@@ -103,7 +103,7 @@ func lgMessages(t *conform.T) []loglevel.Message {
 // lgUnexercised is the skip of a transcript check that saw no log message.
 func lgUnexercised(ex lgExercise) conform.Verdict {
 	if !ex.called {
-		return conform.Skip(reports.NeedsFixture, "no %s was received; list the fixture tool %s (the fixture contract, fixtures/doc.go) to exercise logging", loglevel.Method, loglevel.Fixture)
+		return conform.Skip(reports.NeedsFixture, "no %s was received; list the fixture tool %s (the fixture contract, refserver/doc.go) to exercise logging", loglevel.Method, loglevel.Fixture)
 	}
 	return conform.Skip(reports.NotExercised, "no %s was received; %s returned %s", loglevel.Method, loglevel.Fixture, ex.outcome)
 }
@@ -339,7 +339,7 @@ func runLogFilter(t *conform.T) conform.Verdict {
 	}
 	ct := lgFixtureTool(t)
 	if ct == nil {
-		return conform.Skip(reports.NeedsFixture, "the level filter needs the fixture tool %s (the fixture contract, fixtures/doc.go), which the server does not list", loglevel.Fixture)
+		return conform.Skip(reports.NeedsFixture, "the level filter needs the fixture tool %s (the fixture contract, refserver/doc.go), which the server does not list", loglevel.Fixture)
 	}
 	// Whatever happens, leave the level at debug, where every message passes (the
 	// control round, last, sets it there when it runs).
@@ -467,7 +467,7 @@ func runPerRequest(t *conform.T) conform.Verdict {
 			return lgUndeclared(fmt.Sprintf("%s sent no log message, asked or not", loglevel.Fixture))
 		}
 		if !ex.called {
-			return conform.Skip(reports.NeedsFixture, "no %s was received; the per-request level needs the fixture tool %s (the fixture contract, fixtures/doc.go), which the server does not list", loglevel.Method, loglevel.Fixture)
+			return conform.Skip(reports.NeedsFixture, "no %s was received; the per-request level needs the fixture tool %s (the fixture contract, refserver/doc.go), which the server does not list", loglevel.Method, loglevel.Fixture)
 		}
 		return conform.Skip(reports.NotExercised, "%s sent no %s even with _meta logLevel %q (it returned %s): a call without the field that gets none proves nothing", loglevel.Fixture, loglevel.Method, lgLevelR5, ex.outcome)
 	}

@@ -234,7 +234,7 @@ func ctProgressProbe(t *conform.T) ctProbeResult {
 // ctNoProgress is the skip of a progress check with nothing to judge.
 func ctNoProgress(p ctProbeResult, what string) conform.Verdict {
 	if !p.called {
-		return conform.Skip(reports.NeedsFixture, "no %s was received (progress is optional: PROG-OPTIONAL-01); list the fixture tool %s (the fixture contract, fixtures/doc.go) to exercise it", what, ctProgressFixture)
+		return conform.Skip(reports.NeedsFixture, "no %s was received (progress is optional: PROG-OPTIONAL-01); list the fixture tool %s (the fixture contract, refserver/doc.go) to exercise it", what, ctProgressFixture)
 	}
 	return conform.Skip(reports.NotExercised, "no %s was received (progress is optional: PROG-OPTIONAL-01); %s returned %s", what, ctProgressFixture, p.outcome)
 }

@@ -22,7 +22,7 @@ const (
 )
 
 // Fixture is the fixture-contract tool that sends one log message per level at or
-// above the minimum the client asked for (fixtures/doc.go).
+// above the minimum the client asked for (refserver/doc.go).
 const Fixture = "test_tool_with_logging"
 
 // Invalid is the level the probes send: no syslog level name.

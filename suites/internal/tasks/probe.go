@@ -165,7 +165,7 @@ func pick(t *conform.T) (toolkit.CallableTool, *conform.Verdict) {
 		v := toolkit.NotAllowed(fmt.Sprintf("calling one of the tools that allow task execution (%q)", listed))
 		return toolkit.CallableTool{}, &v
 	}
-	v := conform.Skip(reports.NeedsFixture, "the server declares tasks.requests.tools.call but lists no tool whose execution.taskSupport allows a task; list the fixture tool %s with execution.taskSupport \"optional\" (the fixture contract, fixtures/doc.go) to exercise it", Fixture)
+	v := conform.Skip(reports.NeedsFixture, "the server declares tasks.requests.tools.call but lists no tool whose execution.taskSupport allows a task; list the fixture tool %s with execution.taskSupport \"optional\" (the fixture contract, refserver/doc.go) to exercise it", Fixture)
 	if !l.Complete() {
 		v = conform.Skip(reports.NotExercised, "no tool allowing task execution on the tools/list pages read (the walk ended: %s)", l.Stop)
 	}

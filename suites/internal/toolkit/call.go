@@ -19,7 +19,7 @@ import (
 // execution error (isError: true).
 const ErrorFixture = "test_error_handling"
 
-// FixtureTools are the tool names of the fixture contract (the fixture contract, fixtures/doc.go, the
+// FixtureTools are the tool names of the fixture contract (the fixture contract, refserver/doc.go, the
 // official TypeScript suite's names plus the matrix's additions). They promise to be
 // side-effect-free, so the suite calls them whenever a server lists them.
 var FixtureTools = map[string]bool{

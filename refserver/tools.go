@@ -1,0 +1,525 @@
+package refserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+)
+
+// toolAnnotations is ToolAnnotations (2025-03-26+).
+type toolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// readOnlyHints are the four hints, consistent, of a tool that changes nothing and
+// talks to nothing outside the server.
+func readOnlyHints(title string) *toolAnnotations {
+	return &toolAnnotations{Title: title, ReadOnlyHint: ptr(true), DestructiveHint: ptr(false),
+		IdempotentHint: ptr(true), OpenWorldHint: ptr(false)}
+}
+
+// tool is one tool: its definition (rendered per revision) and its behaviour.
+type tool struct {
+	name        string
+	title       string // Tool.title, 2025-06-18+
+	description string
+	input       string           // inputSchema, JSON text
+	output      string           // outputSchema, JSON text, 2025-06-18+
+	annotations *toolAnnotations // 2025-03-26+
+	icons       []icon           // 2025-11-25+
+	meta        map[string]any   // Tool._meta, 2025-06-18+
+	execution   map[string]any   // Tool.execution, 2025-11-25 (tasks)
+	modernOnly  bool             // listed and callable only in the modern era (2026-07-28)
+	run         func(tc *toolCall) toolResult
+	// blocking tools wait (on time or on the client) and run off the reader's
+	// goroutine, so that cancellations and client answers are read meanwhile; the
+	// others complete at once, in input order.
+	blocking bool
+	// asksClient tools wait on a server request only before 2026-07-28; there they
+	// answer input_required at once (the multi-round trip) and so complete in input
+	// order, which a client's barrier may then rely on whatever the machine's load.
+	asksClient bool
+
+	inputSchema *jsonschema.Schema // compiled input
+}
+
+// definition renders the tool for a revision, with only the fields it has.
+func (t *tool) definition(rev revision.Revision, fs faultSet) map[string]any {
+	d := map[string]any{"name": t.name, "inputSchema": json.RawMessage(t.input)}
+	if t.name == "test_header_param" && fs.on(faultR5McpHeaderInvalid) {
+		d["inputSchema"] = json.RawMessage(schemaHeaderOnNumber) // listed only: calls keep the valid schema
+	}
+	if t.name == "test_simple_text" && rev.Era == revision.Modern && fs.on(faultR5SchemaExternalRef) {
+		d["inputSchema"] = json.RawMessage(schemaExternalRef) // listed only, like the one above
+	}
+	if t.description != "" {
+		d["description"] = t.description
+	}
+	if t.title != "" && (rev.Has(revision.Title) || fs.on(faultTitleInOldRevisions)) {
+		d["title"] = t.title
+	}
+	if t.annotations != nil && rev.Has(revision.ToolAnnotations) {
+		d["annotations"] = t.annotations
+	}
+	if t.output != "" && rev.Has(revision.OutputSchema) {
+		d["outputSchema"] = json.RawMessage(t.output)
+	}
+	if len(t.icons) > 0 && rev.Has(revision.Icons) {
+		d["icons"] = t.icons
+	}
+	if t.meta != nil && rev.Has(revision.Meta) {
+		d["_meta"] = t.meta
+	}
+	if t.execution != nil && rev.Has(revision.Tasks) {
+		d["execution"] = t.execution
+	}
+	return d
+}
+
+// toolResult is a CallToolResult.
+type toolResult struct {
+	content    []block
+	isError    bool
+	structured json.RawMessage // structuredContent (2025-06-18+), nil when absent
+
+	// Set only by faults: rpcErr turns the call into a JSON-RPC error response,
+	// noContent leaves the content member out, members override result members.
+	rpcErr    *rpcError
+	noContent bool
+	members   map[string]any
+}
+
+// MarshalJSON writes the result; content is always an array, isError only when true.
+func (r toolResult) MarshalJSON() ([]byte, error) {
+	m := map[string]any{"content": r.content}
+	if r.content == nil {
+		m["content"] = []block{}
+	}
+	if r.isError {
+		m["isError"] = true
+	}
+	if r.structured != nil {
+		m["structuredContent"] = r.structured
+	}
+	if r.noContent {
+		delete(m, "content")
+	}
+	for k, v := range r.members {
+		m[k] = v
+	}
+	return json.Marshal(m)
+}
+
+// textResult is a successful result with one text block.
+func textResult(text string) toolResult { return toolResult{content: []block{textBlock(text)}} }
+
+// errorResult is a tool execution error: isError with an explanatory text block.
+func errorResult(text string) toolResult {
+	return toolResult{content: []block{textBlock(text)}, isError: true}
+}
+
+// toolCall is one execution of a tool.
+type toolCall struct {
+	ctx           context.Context
+	s             *session
+	requestID     wire.ID // the tools/call request's id
+	rev           revision.Revision
+	args          map[string]any  // validated arguments; numbers are json.Number
+	callParams    params          // the tools/call params (MRTR reads requestState, inputResponses)
+	progressToken json.RawMessage // _meta.progressToken as sent, nil when absent
+	out           sink            // drops everything once ctx is done
+	// after runs once the response was written (only faults set it).
+	after func()
+}
+
+// fault reports whether the named fault is switched on in this server.
+func (tc *toolCall) fault(name string) bool { return tc.s.cfg.faults.on(name) }
+
+// notify sends a notification related to this call.
+func (tc *toolCall) notify(method string, p any) error {
+	msg, err := encodeNotification(method, p)
+	if err != nil {
+		return err
+	}
+	if err := tc.out.send(msg); err != nil {
+		return fmt.Errorf("send %s: %w", method, err)
+	}
+	return nil
+}
+
+// progress sends notifications/progress when the caller asked for it, echoing the
+// token exactly (same JSON value and type). message exists from 2025-03-26.
+func (tc *toolCall) progress(progress, total float64, message string) {
+	tc.progressFor(tc.progressToken, progress, total, message)
+}
+
+// progressFor is progress with the token given explicitly (faults name other tokens).
+func (tc *toolCall) progressFor(token json.RawMessage, progress, total float64, message string) {
+	if token == nil {
+		return
+	}
+	p := map[string]any{"progressToken": token, "progress": progress, "total": total}
+	if message != "" && tc.rev.Has(revision.ProgressMessage) {
+		p["message"] = message
+	}
+	if err := tc.notify("notifications/progress", p); err != nil {
+		tc.s.cfg.log.Printf("progress: %v", err)
+	}
+}
+
+// intArg returns an integer argument, or def when it is absent. Arguments were
+// validated against the input schema, so the type is known.
+func (tc *toolCall) intArg(name string, def int64) int64 {
+	n, ok := tc.args[name].(json.Number)
+	if !ok {
+		return def
+	}
+	if i, err := n.Int64(); err == nil {
+		return i
+	}
+	f, _ := n.Float64() // an integer written like 2.0 or 2e0
+	return int64(f)
+}
+
+// stringArg returns a string argument, or def when it is absent.
+func (tc *toolCall) stringArg(name, def string) string {
+	if v, ok := tc.args[name].(string); ok {
+		return v
+	}
+	return def
+}
+
+// toolNamePattern is the 2025-11-25 tool-name rule, applied to every tool.
+var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// dynamicToolName is the tool test_trigger_tool_change adds and removes.
+const dynamicToolName = "test_dynamic_tool"
+
+// registry holds the tools, in listing order.
+type registry struct {
+	tools   []*tool // always listed
+	dynamic *tool   // listed while the session's toggle is on
+	byName  map[string]*tool
+	faults  faultSet
+
+	// Built on first use: a page of a 10,000-tool list would otherwise build (and
+	// filter) the whole list and encode its hundred definitions on every request.
+	viewsMu sync.Mutex
+	views   map[viewKey][]listed
+	encoded sync.Map // encodedKey → json.RawMessage: a tool's definition in one revision
+}
+
+// viewKey names one list view: with or without the dynamic tool, in one revision.
+type viewKey struct {
+	dynamicOn bool
+	rev       string
+}
+
+// encodedKey names one tool's definition in one revision.
+type encodedKey struct {
+	t   *tool
+	rev string
+}
+
+// listed is one entry of a tools/list: a tool, or (t nil) the fault probe.
+type listed struct {
+	t *tool
+}
+
+// definition renders the entry for a revision.
+func (e listed) definition(rev revision.Revision, fs faultSet) map[string]any {
+	if e.t == nil {
+		return fs.probeDefinition(rev)
+	}
+	return e.t.definition(rev, fs)
+}
+
+// newRegistry builds the fixture tools and checks them: valid unique names, and
+// schemas that compile as both draft-07 and 2020-12 JSON Schema.
+func newRegistry(fs faultSet) (*registry, error) {
+	reg := &registry{tools: append(fixtureTools(), modernTools()...), dynamic: dynamicTool(), byName: map[string]*tool{}, faults: fs}
+	if fs.on(faultIsErrorStructNoText) {
+		for _, t := range reg.tools {
+			if t.name == "test_error_handling" {
+				t.output = schemaWeather
+			}
+		}
+	}
+	for _, t := range append(append([]*tool(nil), reg.tools...), reg.dynamic) {
+		if !toolNamePattern.MatchString(t.name) {
+			return nil, fmt.Errorf("tool name %q breaks the naming rule", t.name)
+		}
+		if _, dup := reg.byName[t.name]; dup {
+			return nil, fmt.Errorf("duplicate tool name %q", t.name)
+		}
+		if err := t.prepare(); err != nil {
+			return nil, fmt.Errorf("tool %s: %w", t.name, err)
+		}
+		reg.byName[t.name] = t
+	}
+	return reg, nil
+}
+
+// MaxExtraTools bounds Options.ExtraTools.
+const MaxExtraTools = 100000
+
+// bulkSchemas are the input schemas of the bulk tools, in turn: tools of real servers
+// share a few shapes.
+var bulkSchemas = []string{
+	`{"type":"object","properties":{"id":{"type":"integer","minimum":1}},"required":["id"]}`,
+	`{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer"}},"required":["query"]}`,
+	`{"type":"object","properties":{}}`,
+}
+
+// addBulk appends n bulk tools; each schema is compiled once and shared.
+func (reg *registry) addBulk(n int) error {
+	if n == 0 {
+		return nil
+	}
+	shapes := make([]*tool, len(bulkSchemas))
+	for i, in := range bulkSchemas {
+		shapes[i] = &tool{name: fmt.Sprintf("bulk_shape_%d", i), input: in}
+		if err := shapes[i].prepare(); err != nil {
+			return fmt.Errorf("bulk schema %d: %w", i, err)
+		}
+	}
+	for i := 1; i <= n; i++ {
+		shape := shapes[i%len(shapes)]
+		t := &tool{
+			name:        fmt.Sprintf("bulk_%05d", i),
+			description: fmt.Sprintf("Bulk tool %d of %d, listed for the scale benchmark; returns one text block.", i, n),
+			input:       shape.input, inputSchema: shape.inputSchema,
+			run: func(*toolCall) toolResult { return textResult("bulk") },
+		}
+		if _, dup := reg.byName[t.name]; dup {
+			return fmt.Errorf("duplicate tool name %q", t.name)
+		}
+		reg.byName[t.name] = t
+		reg.tools = append(reg.tools, t)
+	}
+	return nil
+}
+
+// list returns the tools of a session, in a fixed order.
+func (reg *registry) list(dynamicOn bool) []listed {
+	// Sized once: a page of a 10,000-tool list is built from the whole list.
+	out := make([]listed, 0, len(reg.tools)+2)
+	if reg.faults.probeListed() {
+		out = append(out, listed{})
+	}
+	for i, t := range reg.tools {
+		out = append(out, listed{t: t})
+		if i == 0 && reg.faults.on(faultDuplicateName) {
+			out = append(out, listed{t: t})
+		}
+	}
+	if dynamicOn {
+		out = append(out, listed{t: reg.dynamic})
+	}
+	return out
+}
+
+// visible returns the tools a session lists in a revision (list filtered by
+// visibleIn), built once per view. Callers must not modify it.
+func (reg *registry) visible(dynamicOn bool, rev revision.Revision) []listed {
+	k := viewKey{dynamicOn, rev.Name}
+	reg.viewsMu.Lock()
+	defer reg.viewsMu.Unlock()
+	v, ok := reg.views[k]
+	if !ok {
+		if reg.views == nil {
+			reg.views = map[viewKey][]listed{}
+		}
+		v = slices.Clip(visibleIn(reg.list(dynamicOn), rev))
+		reg.views[k] = v
+	}
+	return v
+}
+
+// definitionJSON is the entry's definition in a revision, encoded (once per tool
+// and revision: the registry's fault set is fixed).
+func (reg *registry) definitionJSON(e listed, rev revision.Revision) (json.RawMessage, error) {
+	if e.t == nil {
+		return json.Marshal(e.definition(rev, reg.faults))
+	}
+	k := encodedKey{e.t, rev.Name}
+	if b, ok := reg.encoded.Load(k); ok {
+		return b.(json.RawMessage), nil
+	}
+	b, err := json.Marshal(e.definition(rev, reg.faults))
+	if err != nil {
+		return nil, fmt.Errorf("encode the definition of %s: %w", e.t.name, err)
+	}
+	reg.encoded.Store(k, json.RawMessage(b))
+	return b, nil
+}
+
+// lookup finds a listed tool by its exact (case-sensitive) name.
+func (reg *registry) lookup(name string, dynamicOn bool) *tool {
+	t := reg.byName[name]
+	if t == nil && reg.faults.on(faultNamesCaseInsens) {
+		for n, c := range reg.byName {
+			if strings.EqualFold(n, name) {
+				t = c
+			}
+		}
+	}
+	if t == reg.dynamic && !dynamicOn {
+		return nil
+	}
+	return t
+}
+
+// prepare compacts the tool's schemas and compiles them in both dialects; the 2020-12
+// compilation of the input schema validates arguments.
+func (t *tool) prepare() error {
+	var err error
+	if t.input, err = compactJSON(t.input); err != nil {
+		return fmt.Errorf("inputSchema: %w", err)
+	}
+	if t.inputSchema, err = compileSchema(t.name+"/input", t.input); err != nil {
+		return fmt.Errorf("inputSchema: %w", err)
+	}
+	if t.output == "" {
+		return nil
+	}
+	if t.output, err = compactJSON(t.output); err != nil {
+		return fmt.Errorf("outputSchema: %w", err)
+	}
+	if _, err = compileSchema(t.name+"/output", t.output); err != nil {
+		return fmt.Errorf("outputSchema: %w", err)
+	}
+	return nil
+}
+
+func compactJSON(s string) (string, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(s)); err != nil {
+		return "", fmt.Errorf("compact JSON: %w", err)
+	}
+	return buf.String(), nil
+}
+
+// compileSchema compiles a tool schema as draft-07 and as 2020-12 (it must be valid
+// in both) and returns the 2020-12 one. Nothing is ever loaded from the network.
+func compileSchema(name, text string) (*jsonschema.Schema, error) {
+	var out *jsonschema.Schema
+	for _, draft := range []*jsonschema.Draft{jsonschema.Draft7, jsonschema.Draft2020} {
+		c := jsonschema.NewCompiler()
+		c.Draft = draft
+		c.LoadURL = func(u string) (_ io.ReadCloser, err error) {
+			return nil, fmt.Errorf("refusing to load %s: tool schemas are self-contained", u)
+		}
+		url := "mem://fixtures/" + name + ".json"
+		if err := c.AddResource(url, strings.NewReader(text)); err != nil {
+			return nil, fmt.Errorf("add schema: %w", err)
+		}
+		sch, err := c.Compile(url)
+		if err != nil {
+			return nil, fmt.Errorf("compile schema: %w", err)
+		}
+		out = sch
+	}
+	return out, nil
+}
+
+// validateArgs checks arguments (a JSON object, or nil when absent) against the input
+// schema; the error describes every violation for the model to correct.
+func (t *tool) validateArgs(raw json.RawMessage) (map[string]any, error) {
+	args, err := decodeArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.inputSchema.Validate(args); err != nil {
+		return nil, errors.New(describeValidation(err))
+	}
+	return args, nil
+}
+
+// decodeArgs decodes arguments (a JSON object, or nil when absent), numbers as
+// json.Number.
+func decodeArgs(raw json.RawMessage) (map[string]any, error) {
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var args map[string]any
+	if err := dec.Decode(&args); err != nil {
+		return nil, fmt.Errorf("arguments: %w", err)
+	}
+	return args, nil
+}
+
+// describeValidation turns a schema validation error into one readable sentence.
+func describeValidation(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	var leaves []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			loc := e.InstanceLocation
+			if loc == "" {
+				loc = "/"
+			}
+			leaves = append(leaves, fmt.Sprintf("at %s: %s", loc, e.Message))
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.Strings(leaves)
+	return strings.Join(leaves, "; ")
+}
+
+// call validates the arguments and runs the tool. Arguments that break the input
+// schema are a tool execution error (isError), in every revision: 2025-11-25 asks for
+// that and 2024-11-05 … 2025-06-18 allow it.
+func (t *tool) call(tc *toolCall, rawArgs json.RawMessage) toolResult {
+	if tc.fault(faultProgressRetyped) && jsonKind(tc.progressToken) == "number" {
+		tc.progressFor(mustMarshal(string(tc.progressToken)), 0, 1, "")
+	}
+	args, err := t.validateArgs(rawArgs)
+	switch {
+	case err != nil && tc.fault(faultArgsUnvalidated):
+		args, _ = decodeArgs(rawArgs)
+	case err != nil && tc.fault(faultArgsInternal):
+		r := errorResult("")
+		r.rpcErr = errInternal(fmt.Errorf("tool %s failed: %v", t.name, err))
+		return r
+	case err != nil:
+		return errorResult(fmt.Sprintf("Invalid arguments for tool %s: %v", t.name, err))
+	}
+	tc.args = args
+	return t.run(tc)
+}
+
+// blocksIn reports whether a call of the tool runs off the reader's goroutine in
+// this revision.
+func (t *tool) blocksIn(rev revision.Revision) bool {
+	return t.blocking && !(t.asksClient && rev.Era == revision.Modern)
+}

@@ -1,0 +1,226 @@
+package transports
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// The GET stream rows: every legacy Streamable HTTP session of the suite opens the
+// optional GET stream right after initialize (conform's legacy driver), so its
+// answer and everything it carried are in the session's record.
+
+// getStreams returns a session's GET exchanges that opened a stream of their own (not
+// a resumption).
+func getStreams(hs transport.HTTPSession) (streams []transport.Exchange, refused []transport.Exchange) {
+	for _, x := range hs.Exchanges() {
+		if x.Method != http.MethodGet || x.LastEventID != "" || x.Probe {
+			continue
+		}
+		if x.Stream != nil {
+			streams = append(streams, x)
+		} else {
+			refused = append(refused, x)
+		}
+	}
+	return streams, refused
+}
+
+// SHTTP-GET-01 — {rev}/basic/transports.mdx (Listening for Messages from the Server).
+var _ = conform.Register(conform.Check{
+	ID: "SHTTP-GET-01", Title: "GET with Accept: text/event-stream is answered with an event stream or 405",
+	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
+	Source: legacyPage + ` (Listening for Messages from the Server): "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint."`,
+	Run: func(t *conform.T) conform.Verdict {
+		_, hs, v := httpSession(t)
+		if v != nil {
+			return *v
+		}
+		for _, x := range hs.Exchanges() {
+			if x.Method != http.MethodGet || x.LastEventID != "" || x.Probe {
+				continue
+			}
+			// The session's GET after initialize, with Mcp-Session-Id and (from
+			// 2025-06-18) MCP-Protocol-Version, as the session sends every request.
+			switch {
+			case x.Status == http.StatusMethodNotAllowed:
+				return conform.Pass("GET → HTTP 405: the server offers no GET stream")
+			case x.Status >= 200 && x.Status < 300 && x.Stream != nil:
+				return conform.Pass("GET → HTTP %d, Content-Type %q", x.Status, x.ContentType)
+			}
+			return conform.Violation("Content-Type: text/event-stream or HTTP 405", fmt.Sprintf("HTTP %d with Content-Type %q", x.Status, x.ContentType))
+		}
+		return conform.Errorf("not verified: the session's GET after initialize got no HTTP reply")
+	},
+})
+
+// SHTTP-GET-NORESP-01 — {rev}/basic/transports.mdx (Listening for Messages from the Server).
+var _ = conform.Register(conform.Check{
+	ID: "SHTTP-GET-NORESP-01", Title: "the GET stream carries no JSON-RPC response",
+	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: legacyPage + ` (Listening for Messages from the Server): "The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request."`,
+	Run: func(t *conform.T) conform.Verdict {
+		ss, hss, v := httpSessions(t)
+		if v != nil {
+			return *v
+		}
+		var f conform.Findings
+		open := 0
+		for i, s := range ss {
+			streams, _ := getStreams(hss[i])
+			open += len(streams)
+			for _, e := range t.Transcript(s) {
+				// The suite never resumes on the session's own GET streams: every
+				// frame from one is from a stream of its own.
+				if e.Dir != wire.Received || e.Source != "get" || e.Msg == nil {
+					continue
+				}
+				f.Judged++
+				if e.Msg.IsResponse() {
+					f.Fail(fmt.Sprintf("%s: a response (id %s) on the GET stream", where(s, e), e.Msg.ID))
+				}
+			}
+		}
+		switch {
+		case open == 0:
+			return conform.Skip(reports.NotApplicable, "no GET stream was open (the server answered GET without an event stream)")
+		case f.Judged == 0:
+			return conform.Skip(reports.NotExercised, "the %d GET stream(s) carried no message", open)
+		}
+		return f.Verdict("no response on a GET stream", "", fmt.Sprintf("%d message(s) on %d GET stream(s), none a response", f.Judged, open))
+	},
+})
+
+// SHTTP-GET-UNRELATED-01 — {rev}/basic/transports.mdx (Listening for Messages from the Server).
+var _ = conform.Register(conform.Check{
+	ID: "SHTTP-GET-UNRELATED-01", Title: "the GET stream carries no message of a request of the client's",
+	Level: conform.Should, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: legacyPage + ` (Listening for Messages from the Server): "The server MAY send JSON-RPC requests and notifications on the stream." "These messages SHOULD be unrelated to any concurrently-running JSON-RPC request from the client."`,
+	Run: func(t *conform.T) conform.Verdict {
+		ss, _, v := httpSessions(t)
+		if v != nil {
+			return *v
+		}
+		var f conform.Findings
+		for _, s := range ss {
+			entries := t.Transcript(s)
+			tokens, _ := sentRequests(s, entries)
+			ownToken := map[string]string{} // token → raw id of the request that carried it
+			for id, tok := range tokens {
+				if tok != "" {
+					ownToken[tok] = id
+				}
+			}
+			for _, e := range entries {
+				if e.Dir != wire.Received || e.Source != "get" || e.Msg == nil {
+					continue
+				}
+				f.Judged++
+				// What ties a message to a request provably: its progress token, or
+				// the request a cancellation names. A token of another session is
+				// SHTTP-NO-BROADCAST-01's finding.
+				switch e.Msg.Method {
+				case "notifications/progress":
+					if id, ok := ownToken[progressToken(e.Msg)]; ok {
+						f.Fail(fmt.Sprintf("%s: progress for the request with id %s on the GET stream", where(s, e), id))
+					}
+				case "notifications/cancelled":
+					var p struct {
+						RequestID json.RawMessage `json:"requestId"`
+					}
+					if json.Unmarshal(e.Msg.Params, &p) == nil {
+						if _, ok := tokens[string(p.RequestID)]; ok {
+							f.Fail(fmt.Sprintf("%s: notifications/cancelled for the request with id %s on the GET stream", where(s, e), p.RequestID))
+						}
+					}
+				}
+			}
+		}
+		if f.Judged == 0 {
+			return conform.Skip(reports.NotExercised, "no GET stream carried a message")
+		}
+		return f.Verdict("messages on the GET stream unrelated to the client's requests", "",
+			fmt.Sprintf("%d message(s) on GET streams, none tied to a request of the suite's", f.Judged))
+	},
+})
+
+// broadcastTool is the fixture tool whose progress SHTTP-NO-BROADCAST-01 follows.
+const broadcastTool = "test_tool_with_progress"
+
+// SHTTP-NO-BROADCAST-01 — {rev}/basic/transports.mdx (Multiple Connections).
+var _ = conform.Register(conform.Check{
+	ID: "SHTTP-NO-BROADCAST-01", Title: "each message goes on one stream: not on every stream or every session",
+	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
+	// One session of its own per column: the session whose call's messages must not
+	// reach another session's streams (a broadcast to every session, as the issue's
+	// server does, is seen the same way on every run only with a session the check
+	// itself holds open; other columns' sessions come and go).
+	FreshSessions: 1,
+	Source:        legacyPage + ` (Multiple Connections): "The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := httpSession(t)
+		if v != nil {
+			return *v
+		}
+		if streams, _ := getStreams(hs); len(streams) == 0 {
+			return conform.Skip(reports.NotApplicable, "the session has no GET stream (the server answered GET without one): every message has the one stream of its request")
+		}
+		if _, ok := fixtureTool(t, broadcastTool); !ok {
+			return conform.Skip(reports.NeedsFixture, "list the fixture tool %s (the fixture contract, refserver/doc.go) to follow one call's progress across streams", broadcastTool)
+		}
+		caller, err := t.NewSession()
+		if err != nil {
+			return conform.Errorf("not verified: open a second session: %v", err)
+		}
+		// A second GET stream on the calling session, where the server allows one.
+		second := false
+		if chs, ok := caller.Conn.Transport().(transport.HTTPSession); ok {
+			second, _ = chs.OpenGetStream(t.Ctx)
+		}
+		markMain, markCaller := s.Conn.Seq(), caller.Conn.Seq()
+		o := toolkit.Call(t, caller, broadcastTool, json.RawMessage(`{}`))
+		if o.Err != nil || o.Resp == nil {
+			return conform.Errorf("not verified: tools/call %s on the second session: %s", broadcastTool, o.Describe())
+		}
+		tok, _ := json.Marshal(o.Token)
+		// The barriers: every message the server sent either session before their
+		// replies is in.
+		for _, x := range []*conform.Session{s, caller} {
+			if err := x.Conn.Flush(t.Ctx, nil); err != nil {
+				return conform.Errorf("not verified: the barrier on %s: %v", x.Label, err)
+			}
+		}
+		var f conform.Findings
+		seen := map[string]int{}
+		for _, e := range caller.Conn.Received(markCaller) {
+			if e.Msg != nil && e.Msg.Method == "notifications/progress" && progressToken(e.Msg) == string(tok) {
+				f.Judged++
+				seen[string(e.Msg.Params)]++
+				if seen[string(e.Msg.Params)] == 2 {
+					f.Fail(fmt.Sprintf("%s: progress %s arrived again (from %s)", where(caller, e), conform.ClipBytes(e.Msg.Params, 80), e.Source))
+				}
+			}
+		}
+		for _, e := range s.Conn.Received(markMain) {
+			if e.Msg != nil && e.Msg.Method == "notifications/progress" && progressToken(e.Msg) == string(tok) {
+				f.Fail(fmt.Sprintf("%s: progress of the other session's call (token %s) on this session's %s stream", where(s, e), tok, e.Source))
+			}
+		}
+		if f.Judged == 0 && !f.Failed() {
+			return conform.Skip(reports.NotExercised, "%s sent no progress notification (%s)", broadcastTool, o.Describe())
+		}
+		streams := "its POST stream and its GET stream"
+		if second {
+			streams = "its POST stream and two GET streams"
+		}
+		return f.Verdict("each progress notification once, on one stream of the calling session", "",
+			fmt.Sprintf("%d progress notification(s) of one call, each once across %s, none on another session's stream", f.Judged, streams))
+	},
+})

@@ -1,0 +1,619 @@
+package transports
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// The H5 checks (the H5 rows) probe the 2026-07-28 Streamable HTTP rules on the
+// column's main session: it is one transport, and every POST is a request of its own,
+// so a probe is one call whose headers transport.WithHeaders overrides. The status
+// and the reply headers are read from the transport's record of exchanges.
+
+// h5Page is the spec page every H5 row quotes.
+const h5Page = `2026-07-28/basic/transports/streamable-http.mdx`
+
+func h5Session(t *conform.T) (*conform.Session, transport.HTTPSession, *conform.Verdict) {
+	s := t.Session()
+	if s == nil || s.Conn == nil {
+		v := conform.Errorf("not verified: the revision has no session: %v", t.ColumnErr())
+		return nil, nil, &v
+	}
+	hs, ok := s.Conn.Transport().(transport.HTTPSession)
+	if s.Kind != "http" || !ok {
+		v := conform.Skip(reports.NotApplicable, "the target is not a Streamable HTTP server (this rule is of the Streamable HTTP transport)")
+		return nil, nil, &v
+	}
+	return s, hs, nil
+}
+
+// h5Case is one probe of a check with several: what was sent, and what it showed.
+type h5Case struct {
+	what string // what the probe sent
+	bad  string // "" when the rule held; else what came back
+	note string // a case not judged, and why
+}
+
+// h5Judge turns the cases into a verdict: any bad case is a violation of expected.
+func h5Judge(t *conform.T, expected string, cases []h5Case) conform.Verdict {
+	var bad conform.Findings
+	var good, notes []string
+	for _, c := range cases {
+		switch {
+		case c.note != "":
+			notes = append(notes, c.what+": "+c.note)
+		case c.bad != "":
+			bad.Fail(c.what + ": " + c.bad)
+		default:
+			good = append(good, c.what)
+		}
+	}
+	if bad.Failed() {
+		return bad.Violation(expected)
+	}
+	if len(good) == 0 {
+		return conform.Skip(reports.NotExercised, "%s", strings.Join(notes, "; "))
+	}
+	msg := "as required for " + strings.Join(good, "; ")
+	if len(notes) > 0 {
+		return conform.Note("%s (not judged: %s)", msg, strings.Join(notes, "; "))
+	}
+	return conform.Pass("%s", msg)
+}
+
+// legacyTri says what the run knows of whether the server also serves the legacy
+// era: yes, no, or unknown (no legacy revision was asked).
+type legacyTri int
+
+const (
+	legacyUnknown legacyTri = iota
+	legacyNo
+	legacyYes
+)
+
+// servesLegacy reads the run's legacy columns: a revision of the legacy era that was
+// negotiated means the server serves older clients. only, when set, restricts the
+// question to those revisions (negotiated exactly as asked).
+func servesLegacy(asked map[string]string, only ...string) legacyTri {
+	out := legacyUnknown
+	for name, neg := range asked {
+		r, ok := revision.Lookup(name)
+		if !ok || r.Era != revision.Legacy {
+			continue
+		}
+		if len(only) > 0 {
+			want := false
+			for _, o := range only {
+				want = want || o == name
+			}
+			if !want {
+				continue
+			}
+			if neg == name {
+				return legacyYes
+			}
+			out = legacyNo
+			continue
+		}
+		if neg != "" {
+			return legacyYes
+		}
+		out = legacyNo
+	}
+	return out
+}
+
+// modernOnlyRule settles a broken rule that binds only a server that supports no
+// earlier revision ("A server that supports only this revision … SHOULD").
+func modernOnlyRule(t *conform.T, expected string, bad *conform.Findings) conform.Verdict {
+	v := bad.Violation(expected)
+	switch servesLegacy(t.RevisionsAsked()) {
+	case legacyYes:
+		return conform.Skip(reports.NotApplicable, "the server also serves earlier revisions (their sessions, GET streams and resumption are theirs); the rule binds a server that supports only 2026-07-28 (seen: %s)", v.Actual)
+	case legacyUnknown:
+		return conform.Skip(reports.NotExercised, "the rule binds a server that supports only 2026-07-28, and this run asked no earlier revision to tell (seen: %s)", v.Actual)
+	}
+	return v
+}
+
+// h5Discover is a harmless request every modern server answers.
+const h5Discover = "server/discover"
+
+// h5Tool picks a tool the suite may call for the probes that need a tools/call
+// (Mcp-Name): test_simple_text, test_echo, else the first callable one that does not
+// change the tool list. ok false carries why none.
+func h5Tool(t *conform.T, s *conform.Session) (toolkit.CallableTool, string) {
+	if !toolkit.Declared(s) {
+		return toolkit.CallableTool{}, "the server declares no tools capability"
+	}
+	l := toolkit.List(t)
+	callable := toolkit.Callable(t, l)
+	for _, name := range []string{"test_simple_text", "test_echo"} {
+		for _, c := range callable {
+			if c.Name == name {
+				return c, ""
+			}
+		}
+	}
+	trigger := ""
+	if tt := t.Options().TriggerTool; tt != nil {
+		trigger = tt.Name
+	}
+	for _, c := range callable {
+		if c.Name != trigger && c.Name != "test_trigger_tool_change" && c.Name != "test_slow" {
+			return c, ""
+		}
+	}
+	return toolkit.CallableTool{}, "no tool the suite may call (allow one with --call NAME[=JSON])"
+}
+
+// toolCall is the params of a tools/call of ct.
+func toolCall(ct toolkit.CallableTool) map[string]any {
+	return map[string]any{"name": ct.Name, "arguments": ct.Args}
+}
+
+// want400 judges a probe that must be rejected with 400 and code.
+func want400(r httpReply, code int) string {
+	if r.is(http.StatusBadRequest, code) {
+		return ""
+	}
+	return r.describe()
+}
+
+// H5-GET-DELETE-405-01 — streamable-http.mdx (Earlier Streamable HTTP Revisions).
+var _ = conform.Register(conform.Check{
+	ID: "H5-GET-DELETE-405-01", Title: "a modern-only server answers GET and DELETE with 405",
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: h5Page + ` (Earlier Streamable HTTP Revisions): "A server that supports only this revision and receives such traffic from an older client SHOULD respond as follows: HTTP GET or DELETE to the MCP endpoint: respond with 405 Method Not Allowed."`,
+	Run: func(t *conform.T) conform.Verdict {
+		_, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		p, ok := hs.(prober)
+		if !ok {
+			return conform.Errorf("not verified: the transport cannot send a bare GET or DELETE")
+		}
+		var bad conform.Findings
+		for _, m := range []string{http.MethodGet, http.MethodDelete} {
+			// An older client's DELETE names its session.
+			var h http.Header
+			if m == http.MethodDelete {
+				h = hdr("Mcp-Session-Id", "mcp-conform-older-client-session")
+			}
+			x, err := p.Probe(t.Ctx, m, h)
+			switch {
+			case err != nil:
+				return conform.Errorf("not verified: %s: %v", m, err)
+			case x.Status != http.StatusMethodNotAllowed:
+				bad.Fail(fmt.Sprintf("%s → HTTP %d", m, x.Status))
+			}
+		}
+		if !bad.Failed() {
+			return conform.Pass("GET and DELETE → HTTP 405")
+		}
+		return modernOnlyRule(t, "HTTP 405 for GET and DELETE", &bad)
+	},
+})
+
+// H5-SESSION-IGNORE-01 — streamable-http.mdx (Earlier Streamable HTTP Revisions).
+var _ = conform.Register(conform.Check{
+	ID: "H5-SESSION-IGNORE-01", Title: "a modern-only server ignores Mcp-Session-Id and mints none",
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: h5Page + ` (Earlier Streamable HTTP Revisions): "An Mcp-Session-Id header on a request: ignore it, and do not mint or echo session IDs."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		r := httpCall(t, s, hs, h5Discover, nil, hdr("Mcp-Session-Id", "mcp-conform-stale-session"))
+		var bad conform.Findings
+		if !r.processed() {
+			bad.Fail("server/discover with a stale Mcp-Session-Id → " + r.describe())
+		}
+		// The replies to modern requests only: the column's opening server/discover
+		// and the probe. Other checks send this connection legacy requests on
+		// purpose (MOD-LEGACY-INIT-01's initialize), and a dual-era server rightly
+		// answers those with a session; which of them ran before this check must not
+		// decide its verdict.
+		replies := map[string]*transport.Exchange{"the probe's reply": r.x}
+		if xs := hs.Exchanges(); len(xs) > 0 {
+			replies["the reply to the column's opening server/discover"] = &xs[0]
+		}
+		for _, what := range []string{"the reply to the column's opening server/discover", "the probe's reply"} {
+			if x := replies[what]; x != nil {
+				if sid := x.Header.Get("Mcp-Session-Id"); sid != "" {
+					bad.Fail(fmt.Sprintf("%s (HTTP %d) carries Mcp-Session-Id %q", what, x.Status, conform.Clip(sid, 60)))
+				}
+			}
+		}
+		if !bad.Failed() {
+			return conform.Pass("a stale Mcp-Session-Id was ignored, and neither the column's opening reply nor the probe's carried a session id")
+		}
+		return modernOnlyRule(t, "requests served without regard to Mcp-Session-Id, and no session id minted or echoed", &bad)
+	},
+})
+
+// H5-LASTEVENTID-IGNORE-01 — streamable-http.mdx (Earlier Streamable HTTP Revisions).
+var _ = conform.Register(conform.Check{
+	ID: "H5-LASTEVENTID-IGNORE-01", Title: "a modern-only server ignores Last-Event-ID",
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: h5Page + ` (Earlier Streamable HTTP Revisions): "A Last-Event-ID header: ignore it; streams are not resumable."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		r := httpCall(t, s, hs, h5Discover, nil, hdr("Last-Event-ID", "mcp-conform-1"))
+		if r.processed() {
+			return conform.Pass("server/discover with Last-Event-ID was served as usual: %s", r.describe())
+		}
+		var bad conform.Findings
+		bad.Fail("server/discover with Last-Event-ID → " + r.describe())
+		return modernOnlyRule(t, "the request served as if Last-Event-ID were absent", &bad)
+	},
+})
+
+// H5-HEADERS-REQUIRED-01 — streamable-http.mdx (Protocol Version Header; Standard
+// Request Headers; Server Validation).
+var _ = conform.Register(conform.Check{
+	ID: "H5-HEADERS-REQUIRED-01", Title: "a POST without a required MCP header is rejected with 400 and -32020",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: h5Page + ` (Standard Request Headers): "These headers are REQUIRED for compliance."; (Server Validation): "When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response"; -32020 HeaderMismatch: "or required headers are missing/malformed" (a missing MCP-Protocol-Version is H5-NOHEADER-LEGACY-01's)`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		var cases []h5Case
+		r := httpCall(t, s, hs, h5Discover, nil, hdr(transport.HeaderMethod, ""))
+		cases = append(cases, h5Case{what: "server/discover without Mcp-Method", bad: want400(r, conform.CodeHeaderMismatch)})
+
+		if ct, why := h5Tool(t, s); why != "" {
+			cases = append(cases, h5Case{what: "tools/call without Mcp-Name", note: why})
+		} else {
+			r := httpCall(t, s, hs, "tools/call", toolCall(ct), hdr(transport.HeaderName, ""))
+			cases = append(cases, h5Case{what: fmt.Sprintf("tools/call %q without Mcp-Name", ct.Name), bad: want400(r, conform.CodeHeaderMismatch)})
+		}
+
+		// A POST without MCP-Protocol-Version is H5-NOHEADER-LEGACY-01's: a server
+		// that still serves clients older than 2025-06-18 may take it as 2025-03-26.
+		return h5Judge(t, "HTTP 400 with JSON-RPC error -32020 (HeaderMismatch) for a POST missing a required header", cases)
+	},
+})
+
+// H5-NOHEADER-LEGACY-01 — streamable-http.mdx (Protocol Version Header).
+var _ = conform.Register(conform.Check{
+	ID: "H5-NOHEADER-LEGACY-01", Title: "a POST without MCP-Protocol-Version is rejected, unless the server serves clients older than 2025-06-18",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: h5Page + ` (Protocol Version Header): "A server that supports clients implementing protocol versions earlier than 2025-06-18 (which did not define the MCP-Protocol-Version header) MAY treat a request that omits the header as protocol version 2025-03-26. A server that does not support such clients MUST reject a request without the header per Server Validation." (Server Validation: HTTP 400 with a JSON-RPC error, -32020 HeaderMismatch for a missing required header)`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		r := httpCall(t, s, hs, h5Discover, nil, hdr(transport.HeaderProtocolVersion, ""))
+		if r.err != nil && r.x == nil {
+			return conform.Silence("an answer to server/discover without MCP-Protocol-Version", r.err)
+		}
+		return judgeNoVersionHeader(r.describe(), want400(r, conform.CodeHeaderMismatch) == "", servesLegacy(t.RevisionsAsked(), "2024-11-05", "2025-03-26"))
+	},
+})
+
+// judgeNoVersionHeader settles H5-NOHEADER-LEGACY-01: rejected per Server Validation
+// is right for every server; anything else (served, or answered as another
+// revision's request) is the MAY of a server that serves clients older than
+// 2025-06-18, which the run's 2024-11-05 and 2025-03-26 columns tell.
+func judgeNoVersionHeader(got string, rejected bool, older legacyTri) conform.Verdict {
+	const what = "server/discover without MCP-Protocol-Version"
+	switch {
+	case rejected:
+		return conform.Pass("%s was rejected per Server Validation: %s", what, got)
+	case older == legacyYes:
+		return conform.Note("%s was not rejected (%s); the server serves clients older than 2025-06-18 (this run negotiated 2024-11-05 or 2025-03-26), so it MAY treat the request as 2025-03-26", what, got)
+	case older == legacyNo:
+		return conform.Violation("HTTP 400 with JSON-RPC error -32020 (HeaderMismatch): the server serves no client older than 2025-06-18 (this run's 2024-11-05 and 2025-03-26 sessions were not negotiated)", what+": "+got)
+	}
+	return conform.Skip(reports.NotExercised, "%s was not rejected (%s), and this run asked neither 2024-11-05 nor 2025-03-26, so whether the server serves older clients (and MAY take it as 2025-03-26) is unknown: run with those revisions too", what, got)
+}
+
+// H5-ENDPOINT-01 — streamable-http.mdx (Overview). An opening check: a server without a
+// POST endpoint is exactly a 2026-07-28 column that cannot open, so the verdict comes
+// from the record of the opening's POST, in every column.
+var _ = conform.Register(conform.Check{
+	ID: "H5-ENDPOINT-01", Title: "the MCP endpoint takes POST",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseClean, Needs: conform.NeedsAny, Opening: true,
+	Source: h5Page + `: "The server MUST provide a single HTTP endpoint path (hereafter referred to as the MCP endpoint) that supports POST." (405 Method Not Allowed or 501 Not Implemented to the POST of a request refuses it; a 404 without a JSON-RPC error is, per Backward Compatibility, "a legacy HTTP+SSE server that does not host the modern MCP endpoint")`,
+	Run: func(t *conform.T) conform.Verdict {
+		o := t.Opening()
+		switch o.Kind {
+		case "http":
+		case "":
+			return conform.Errorf("not verified: no transport was opened: %v", o.Err)
+		default:
+			return conform.Skip(reports.NotApplicable, "the target is not a Streamable HTTP server (this rule is of the Streamable HTTP transport)")
+		}
+		for _, x := range o.Exchanges {
+			if x.Method == http.MethodPost {
+				return judgeEndpointPOST(x, o.Err)
+			}
+		}
+		return conform.Errorf("not verified: the opening's POST got no reply: %v", o.Err)
+	},
+})
+
+// judgeEndpointPOST judges the first POST of the opening (server/discover); openErr is
+// why the column did not open (nil when it did).
+func judgeEndpointPOST(x transport.Exchange, openErr error) conform.Verdict {
+	// A reply carrying a JSON-RPC error made the column revision-unsupported (era
+	// detection), where this check does not run: here an error status has none.
+	got := fmt.Sprintf("POST of server/discover → HTTP %d", x.Status)
+	switch {
+	case x.Status >= 200 && x.Status < 300:
+		return conform.Pass("%s: the endpoint takes POST", got)
+	case x.Status == http.StatusMethodNotAllowed || x.Status == http.StatusNotImplemented:
+		return conform.Violation("an MCP endpoint that supports POST", got+" (Allow: "+x.Header.Get("Allow")+")")
+	case x.Status == http.StatusNotFound:
+		return conform.Skip(reports.NotApplicable, "%s without a JSON-RPC error: by the page's Backward Compatibility, a legacy server that does not host the 2026-07-28 endpoint", got)
+	}
+	return conform.Skip(reports.NotExercised, "%s: the endpoint neither served the POST nor refused the method, so whether it takes POST is not shown (%v)", got, openErr)
+}
+
+// H5-HEADERS-MATCH-01 — streamable-http.mdx (Protocol Version Header; Server Validation).
+var _ = conform.Register(conform.Check{
+	ID: "H5-HEADERS-MATCH-01", Title: "header values that differ from the body are rejected with 400 and -32020",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: h5Page + ` (Server Validation): "Servers that process the request body MUST reject requests where the values specified in the headers do not match the corresponding values in the request body."; "servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response" with -32020; (Protocol Version Header): "If the values do not match, the server MUST reject the request with 400 Bad Request and a HeaderMismatch JSON-RPC error"`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		var cases []h5Case
+		r := httpCall(t, s, hs, h5Discover, nil, hdr(transport.HeaderMethod, "tools/list"))
+		cases = append(cases, h5Case{what: "server/discover sent with Mcp-Method: tools/list", bad: want400(r, conform.CodeHeaderMismatch)})
+
+		// An older revision's name, so that the header names a real version that
+		// differs from the body's _meta.
+		r = httpCall(t, s, hs, h5Discover, nil, hdr(transport.HeaderProtocolVersion, "2025-11-25"))
+		cases = append(cases, h5Case{what: "MCP-Protocol-Version: 2025-11-25 with _meta protocolVersion " + s.Requested, bad: want400(r, conform.CodeHeaderMismatch)})
+
+		if ct, why := h5Tool(t, s); why != "" {
+			cases = append(cases, h5Case{what: "tools/call with another tool's Mcp-Name", note: why})
+		} else {
+			r := httpCall(t, s, hs, "tools/call", toolCall(ct), hdr(transport.HeaderName, "mcp_conform_no_such_tool"))
+			cases = append(cases, h5Case{what: fmt.Sprintf("tools/call %q with Mcp-Name: mcp_conform_no_such_tool", ct.Name), bad: want400(r, conform.CodeHeaderMismatch)})
+		}
+		return h5Judge(t, "HTTP 400 with JSON-RPC error -32020 (HeaderMismatch) when a header differs from the body", cases)
+	},
+})
+
+// H5-HEADER-CASE-01 — streamable-http.mdx (Case Sensitivity).
+var _ = conform.Register(conform.Check{
+	ID: "H5-HEADER-CASE-01", Title: "header names compare case-insensitively, values case-sensitively",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: h5Page + ` (Case Sensitivity): "Clients and servers MUST use case-insensitive comparisons for header names. Header values (such as method names) are case-sensitive."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		var cases []h5Case
+		// The derived Mcp-Method is replaced by the same header spelled in lower case.
+		r := httpCall(t, s, hs, h5Discover, nil, hdr("mcp-method", h5Discover))
+		c := h5Case{what: "mcp-method: server/discover (lower-case name)"}
+		if !r.processed() {
+			c.bad = r.describe()
+		}
+		cases = append(cases, c)
+		r = httpCall(t, s, hs, h5Discover, nil, hdr(transport.HeaderMethod, strings.ToUpper(h5Discover)))
+		cases = append(cases, h5Case{what: "Mcp-Method: SERVER/DISCOVER (value in another case) → 400 and -32020", bad: want400(r, conform.CodeHeaderMismatch)})
+		return h5Judge(t, "a lower-case header name accepted, and a header value in another case rejected with HTTP 400 and -32020", cases)
+	},
+})
+
+// H5-NAME-B64-01 — streamable-http.mdx (Value Encoding).
+var _ = conform.Register(conform.Check{
+	ID: "H5-NAME-B64-01", Title: "a base64-encoded Mcp-Name is decoded before it is compared",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsCalls,
+	Source: h5Page + ` (Value Encoding): "In particular, servers MUST decode an encoded Mcp-Name or Mcp-Param-{Name} value before comparing it to the corresponding request body value during Server Validation."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		ct, why := h5Tool(t, s)
+		if why != "" {
+			return toolkit.NotAllowed("H5-NAME-B64-01 (" + why + ")")
+		}
+		enc := "=?base64?" + base64.StdEncoding.EncodeToString([]byte(ct.Name)) + "?="
+		r := httpCall(t, s, hs, "tools/call", toolCall(ct), hdr(transport.HeaderName, enc))
+		if r.err != nil && r.x == nil {
+			return conform.Silence("the tools/call served", r.err)
+		}
+		mismatch := r.resp != nil && r.resp.IsError() && r.resp.Error.Code == conform.CodeHeaderMismatch
+		if mismatch || r.status() == http.StatusBadRequest {
+			return conform.Violation(fmt.Sprintf("tools/call %q served with Mcp-Name: %s", ct.Name, enc), r.describe())
+		}
+		return conform.Pass("tools/call %q with Mcp-Name: %s was served: %s", ct.Name, enc, r.describe())
+	},
+})
+
+// H5-UNKNOWN-METHOD-01 — streamable-http.mdx (Protocol Version Header).
+var _ = conform.Register(conform.Check{
+	ID: "H5-UNKNOWN-METHOD-01", Title: "an unimplemented method is answered 404 with -32601",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: h5Page + ` (Protocol Version Header): "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601 (Method not found)."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		r := httpCall(t, s, hs, "x_conformance/unknown_method", nil, nil)
+		if r.err != nil && r.x == nil {
+			return conform.Silence("HTTP 404 with JSON-RPC error -32601", r.err)
+		}
+		if r.is(http.StatusNotFound, wire.CodeMethodNotFound) {
+			return conform.Pass("x_conformance/unknown_method → %s", r.describe())
+		}
+		return conform.Violation("HTTP 404 with JSON-RPC error -32601 for x_conformance/unknown_method", r.describe())
+	},
+})
+
+// H5-VERSION-400-01 — streamable-http.mdx (Protocol Version Header).
+var _ = conform.Register(conform.Check{
+	ID: "H5-VERSION-400-01", Title: "an unsupported protocol version is answered 400 with -32022",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: h5Page + ` (Protocol Version Header): "If the server does not implement the requested protocol version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with 400 Bad Request and an UnsupportedProtocolVersionError listing its supported versions."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		// The version in both _meta and the header (derived from the body), so that
+		// only the version itself is wrong.
+		const bogus = "1999-01-01"
+		meta := s.Conn.Meta()
+		meta[conform.MetaProtocolVersion] = bogus
+		method := h5Discover
+		if toolkit.Declared(s) {
+			method = "tools/list"
+		}
+		raw, err := wire.EncodeRequest(s.Conn.NextID(), method, wire.StampMeta(json.RawMessage(`{}`), meta))
+		if err != nil {
+			return conform.Errorf("encode %s: %v", method, err)
+		}
+		r := httpCallRaw(t, s, hs, method, raw, nil)
+		if r.err != nil && r.x == nil {
+			return conform.Silence("HTTP 400 with JSON-RPC error -32022", r.err)
+		}
+		if r.is(http.StatusBadRequest, conform.CodeUnsupportedVersion) {
+			return conform.Pass("%s for version %s → %s", method, bogus, r.describe())
+		}
+		return conform.Violation(fmt.Sprintf("HTTP 400 with JSON-RPC error -32022 for %s with protocol version %s", method, bogus), r.describe())
+	},
+})
+
+// H5-POST-CT-01 — streamable-http.mdx (Sending Messages).
+var _ = conform.Register(conform.Check{
+	ID: "H5-POST-CT-01", Title: "a request POST is answered JSON or SSE, an accepted notification 202",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: h5Page + ` (Sending Messages): "If the server accepts it, the server MUST return HTTP status code 202 Accepted with no body."; "If the body is a JSON-RPC request, the server MUST return either Content-Type: application/json (a single JSON object) or Content-Type: text/event-stream (an SSE response stream)."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		var cases []h5Case
+		r := httpCall(t, s, hs, h5Discover, nil, nil)
+		c := h5Case{what: "server/discover"}
+		switch {
+		case r.x == nil:
+			return conform.Silence("a reply to server/discover", r.err)
+		case !validPostType(r.x.ContentType):
+			c.bad = fmt.Sprintf("HTTP %d with Content-Type %q", r.x.Status, r.x.ContentType)
+		}
+		cases = append(cases, c)
+
+		// A notification no revision defines: a server may refuse it (an HTTP error
+		// status), and one it accepts is 202 with no body.
+		raw := []byte(`{"jsonrpc":"2.0","method":"notifications/x_conformance/probe"}`)
+		n := hs.ExchangeCount()
+		err := s.Conn.SendRaw(t.Ctx, raw)
+		xs := hs.ExchangesFrom(n)
+		c = h5Case{what: "a notification POST"}
+		switch {
+		case len(xs) == 0:
+			return conform.Errorf("not verified: the notification POST got no reply: %v", err)
+		case xs[0].Status >= 200 && xs[0].Status < 300 && xs[0].Status != http.StatusAccepted:
+			c.bad = fmt.Sprintf("accepted with HTTP %d (Content-Type %q)", xs[0].Status, xs[0].ContentType)
+		case xs[0].Status != http.StatusAccepted:
+			c.what += fmt.Sprintf(" (refused with HTTP %d, which the rule allows)", xs[0].Status)
+		}
+		cases = append(cases, c)
+		return h5Judge(t, "application/json or text/event-stream for a request, 202 Accepted for an accepted notification", cases)
+	},
+})
+
+// validPostType reports whether a request POST's reply type is one of the two allowed.
+func validPostType(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	return mt == "application/json" || mt == "text/event-stream"
+}
+
+// H5-ORIGIN-403-01 — streamable-http.mdx (Security & Endpoint).
+var _ = conform.Register(conform.Check{
+	ID: "H5-ORIGIN-403-01", Title: "a request with an invalid Origin is answered 403",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: h5Page + ` (Security & Endpoint): "If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		// An origin no local server can call its own: a reserved, unresolvable name.
+		const origin = "http://mcp-conform.invalid"
+		r := httpCall(t, s, hs, h5Discover, nil, hdr("Origin", origin))
+		if r.x == nil {
+			return conform.Silence("HTTP 403 Forbidden", r.err)
+		}
+		if r.x.Status == http.StatusForbidden {
+			return conform.Pass("Origin: %s → HTTP 403", origin)
+		}
+		return conform.Violation("HTTP 403 Forbidden for Origin: "+origin, r.describe())
+	},
+})
+
+// sseReplies returns the POST exchanges answered with an SSE stream.
+func sseReplies(hs transport.HTTPSession) []transport.Exchange {
+	var out []transport.Exchange
+	for _, x := range hs.Exchanges() {
+		if x.Method == http.MethodPost && x.Stream != nil {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// H5-XACCEL-01 — streamable-http.mdx (Receiving Messages).
+var _ = conform.Register(conform.Check{
+	ID: "H5-XACCEL-01", Title: "SSE responses carry X-Accel-Buffering: no",
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: h5Page + ` (Receiving Messages): "When initiating an SSE stream, servers SHOULD include the X-Accel-Buffering: no header in the HTTP response."`,
+	Run: func(t *conform.T) conform.Verdict {
+		s, hs, v := h5Session(t)
+		if v != nil {
+			return *v
+		}
+		streams := sseReplies(hs)
+		if len(streams) == 0 {
+			// No reply of the session so far was a stream: a subscriptions/listen
+			// reply is one by definition, so open one and close it at once.
+			call, err := s.Conn.Start(t.Ctx, "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}})
+			if err == nil {
+				_ = call.Cancel(t.Ctx)
+			}
+			streams = sseReplies(hs)
+		}
+		if len(streams) == 0 {
+			return conform.Skip(reports.NotExercised, "no reply of this revision's session was an SSE stream (subscriptions/listen did not open one either)")
+		}
+		for _, x := range streams {
+			if got := x.Header.Get("X-Accel-Buffering"); got != "no" {
+				return conform.Violation("X-Accel-Buffering: no on every SSE response", fmt.Sprintf("an SSE response (HTTP %d) with X-Accel-Buffering %q (%d SSE responses seen)", x.Status, got, len(streams)))
+			}
+		}
+		return conform.Pass("all %d SSE responses carried X-Accel-Buffering: no", len(streams))
+	},
+})

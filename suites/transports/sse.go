@@ -1,0 +1,240 @@
+package transports
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// The 2024-11-05 HTTP+SSE transport: a GET event stream whose first event names the
+// endpoint for POSTs, and server messages as "message" events. Its rules bind only a
+// session that runs over it (a target served as HTTP+SSE, given with --transport sse
+// or found by transport detection).
+
+// ssePage is the spec page of the SSE rows.
+const ssePage = `2024-11-05/basic/transports.mdx`
+
+// sseSession returns the revision's main session and its HTTP+SSE transport, or the
+// verdict of a column that has none: over stdio or Streamable HTTP the rule is not
+// applicable.
+func sseSession(t *conform.T) (*conform.Session, *transport.SSE, *conform.Verdict) {
+	s := t.Session()
+	if s == nil || s.Conn == nil {
+		v := conform.Errorf("not verified: the revision has no session: %v", t.ColumnErr())
+		return nil, nil, &v
+	}
+	tr, ok := s.Conn.Transport().(*transport.SSE)
+	if s.Kind != "sse" || !ok {
+		v := conform.Skip(reports.NotApplicable, "the session runs over %s, not HTTP+SSE (this rule is of the 2024-11-05 HTTP+SSE transport)", s.Kind)
+		return nil, nil, &v
+	}
+	return s, tr, nil
+}
+
+// sseOpening returns the column's opening record over HTTP+SSE, or the verdict of a
+// column that opened none: another transport's rule does not apply; a target that
+// could not be dialled at all gave nothing to judge.
+func sseOpening(t *conform.T) (conform.Opening, *conform.Verdict) {
+	o := t.Opening()
+	switch {
+	case o.Kind == "sse" && o.SSE != nil:
+		return o, nil
+	case o.Kind == "":
+		v := conform.Errorf("not verified: no transport was opened: %v", o.Err)
+		return o, &v
+	}
+	v := conform.Skip(reports.NotApplicable, "the session runs over %s, not HTTP+SSE (this rule is of the 2024-11-05 HTTP+SSE transport)", o.Kind)
+	return o, &v
+}
+
+// SSE-ENDPOINT-EVENT-01 — 2024-11-05/basic/transports.mdx (HTTP with SSE). An opening
+// check: a stream without a usable endpoint event is exactly a column that cannot
+// open, so the verdict comes from the record of the GET, in every column.
+var _ = conform.Register(conform.Check{
+	ID: "SSE-ENDPOINT-EVENT-01", Title: "the event stream opens with an endpoint event naming the POST URI",
+	Level: conform.Must, Revisions: revision.Span("R1"), Group: conform.GroupSSE, Phase: conform.PhaseClean, Needs: conform.NeedsAny, Opening: true,
+	Source: ssePage + ` (HTTP with SSE): "When a client connects, the server MUST send an endpoint event containing a URI for the client to use for sending messages."; "The server MUST provide two endpoints: [...] A regular HTTP POST endpoint for clients to send messages to the server" (a URI on another origin is no endpoint of this server: the suite sends nothing there)`,
+	Run: func(t *conform.T) conform.Verdict {
+		o, v := sseOpening(t)
+		if v != nil {
+			return *v
+		}
+		return judgeEndpointEvent(*o.SSE)
+	},
+})
+
+// judgeEndpointEvent judges what the GET of the event stream showed.
+func judgeEndpointEvent(op transport.SSEOpening) conform.Verdict {
+	const expected = "a 2xx text/event-stream reply to the GET whose first event is endpoint, its data a URI that resolves to an http(s) URL on the server's origin"
+	x := op.Exchange
+	if x == nil {
+		return conform.Errorf("not verified: the GET of %s got no reply: %v", op.URL, op.Problem)
+	}
+	got := fmt.Sprintf("GET %s → HTTP %d (Content-Type %q)", op.URL, x.Status, x.ContentType)
+	if op.First != nil {
+		got += fmt.Sprintf(", first event of type %q with data %q", eventType(op.First.Type), conform.Clip(op.First.Data, 120))
+	}
+	var se *transport.HTTPStatusError
+	switch {
+	case op.Problem == nil:
+		return conform.Pass("%s: the POST URI %s", got, op.Endpoint)
+	case errors.As(op.Problem, &se):
+		return conform.Violation(expected, got)
+	case errors.Is(op.Problem, transport.ErrNoEndpointEvent):
+		return conform.Violation(expected, got+": "+problemOf(op.Problem))
+	case op.First == nil && errors.Is(op.Problem, context.DeadlineExceeded):
+		return conform.Violation(expected, got+", and no event before the opening's deadline (--start-timeout)")
+	}
+	return conform.Errorf("not verified: %s: %v", got, op.Problem)
+}
+
+// eventType names an SSE event's type as a client reads it ("" is message).
+func eventType(typ string) string {
+	if typ == "" {
+		return "message"
+	}
+	return typ
+}
+
+// problemOf is the last clause of a DialSSE error, the part that says what was wrong
+// (the GET and its URL are already said).
+func problemOf(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, "GET ") {
+		msg = msg[i+2:]
+	}
+	return msg
+}
+
+// SSE-POST-01 — 2024-11-05/basic/transports.mdx (HTTP with SSE). An opening check: the
+// handshake's messages are the first POSTs, and a server that refuses them loses the
+// session, so the verdict comes from their record, in every column.
+var _ = conform.Register(conform.Check{
+	ID: "SSE-POST-01", Title: "the POST endpoint accepts the client's messages with 2xx",
+	Level: conform.Must, Revisions: revision.Span("R1"), Group: conform.GroupSSE, Phase: conform.PhaseClean, Needs: conform.NeedsAny, Opening: true,
+	Source: ssePage + ` (HTTP with SSE): "The server MUST provide two endpoints: [...] A regular HTTP POST endpoint for clients to send messages to the server"; "All subsequent client messages MUST be sent as HTTP POST requests to this endpoint." (no success status is named: any 2xx, the exact one recorded)`,
+	Run: func(t *conform.T) conform.Verdict {
+		o, v := sseOpening(t)
+		if v != nil {
+			return *v
+		}
+		if o.SSE.Problem != nil {
+			return conform.Errorf("not verified: no message was POSTed, the event stream named no usable endpoint (SSE-ENDPOINT-EVENT-01): %v", o.SSE.Problem)
+		}
+		var f conform.Findings
+		var seen []string
+		for _, x := range o.Exchanges {
+			if x.Method != http.MethodPost {
+				continue
+			}
+			f.Judged++
+			what := fmt.Sprintf("POST of a %s to %s → HTTP %d", orMessage(x.Carried), o.SSE.Endpoint, x.Status)
+			seen = append(seen, what)
+			if x.Status < 200 || x.Status > 299 {
+				f.Fail(what)
+			}
+		}
+		if f.Judged == 0 {
+			return conform.Errorf("not verified: no POST to %s got a reply: %v", o.SSE.Endpoint, o.Err)
+		}
+		return f.Verdict("a 2xx status for every message POSTed to the endpoint", "", strings.Join(seen, "; "))
+	},
+})
+
+// orMessage names what a POST carried ("message" when it was not one JSON-RPC message).
+func orMessage(carried string) string {
+	if carried == "" {
+		return "message"
+	}
+	return carried
+}
+
+// SSE-ORIGIN-01 — 2024-11-05/basic/transports.mdx (HTTP with SSE, Security Warning).
+var _ = conform.Register(conform.Check{
+	ID: "SSE-ORIGIN-01", Title: "a connection from a foreign Origin is refused",
+	Level: conform.Must, Revisions: revision.Span("R1"), Group: conform.GroupSSE, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Source: ssePage + ` (Security Warning): "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks" (a foreign Origin refused with a 4xx status; later revisions name 403)`,
+	Run: func(t *conform.T) conform.Verdict {
+		_, tr, v := sseSession(t)
+		if v != nil {
+			return *v
+		}
+		s, err := t.Scratch()
+		if err != nil {
+			return conform.Errorf("not verified: %v", err)
+		}
+		var cases []originCase
+		// A new event stream, as a DNS-rebinding page would open (closed at once:
+		// a stream the server wrongly opened ends the session it started).
+		x, err := tr.ProbeStream(t.Ctx, hdr("Origin", badOrigin))
+		if err != nil {
+			return conform.Errorf("not verified: GET with a foreign Origin: %v", err)
+		}
+		cases = append(cases, originCase{what: "GET of the SSE endpoint with Origin: " + badOrigin, status: x.Status, reply: fmt.Sprintf("HTTP %d", x.Status)})
+		// A message POSTed to the session's endpoint.
+		n := tr.ExchangeCount()
+		raw, err := wire.EncodeRequest(s.Conn.NextID(), "ping", nil)
+		if err != nil {
+			return conform.Errorf("encode ping: %v", err)
+		}
+		m, _ := wire.Decode(raw)
+		resp, err := s.Conn.CallRaw(transport.WithHeaders(t.Ctx, hdr("Origin", badOrigin)), m.ID, "ping", raw)
+		c := originCase{what: "ping POSTed with Origin: " + badOrigin, reply: conform.Describe(resp, err)}
+		for _, x := range tr.ExchangesFrom(n) {
+			if x.Method == http.MethodPost {
+				c.status = x.Status
+				c.reply = fmt.Sprintf("HTTP %d", x.Status)
+				break
+			}
+		}
+		cases = append(cases, c)
+		return judgeOrigin("a 4xx status for a foreign Origin", func(status int) bool { return status >= 400 && status < 500 }, cases)
+	},
+})
+
+// SSE-MESSAGE-EVENT-01 — 2024-11-05/basic/transports.mdx (HTTP with SSE).
+var _ = conform.Register(conform.Check{
+	ID: "SSE-MESSAGE-EVENT-01", Title: "server messages are SSE events of type message",
+	Level: conform.Descriptive, Revisions: revision.Span("R1"), Group: conform.GroupSSE, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
+	Source: ssePage + ` (HTTP with SSE): "Server messages are sent as SSE message events, with the message content encoded as JSON in the event data."`,
+	Run: func(t *conform.T) conform.Verdict {
+		if _, _, v := sseSession(t); v != nil {
+			return *v
+		}
+		var f conform.Findings
+		messages := 0
+		for _, s := range t.Sessions() {
+			tr, ok := s.Conn.Transport().(*transport.SSE)
+			if !ok {
+				continue
+			}
+			for _, e := range t.Transcript(s) {
+				if e.Dir == wire.Received && e.Source == "sse" {
+					messages++
+				}
+			}
+			ignored, n := tr.Ignored()
+			for _, ev := range ignored {
+				f.Fail(fmt.Sprintf("%s: an event of type %q carries %s", s.Label, ev.Type, conform.Clip(ev.Data, 80)))
+			}
+			if n > len(ignored) {
+				f.Fail(fmt.Sprintf("%s: %d more events of other types with data", s.Label, n-len(ignored)))
+			}
+		}
+		if f.Failed() {
+			return f.Violation("every server message in an event of type message (the type a client reads)")
+		}
+		if messages == 0 {
+			return conform.Skip(reports.NotExercised, "no server message arrived on the event stream")
+		}
+		return conform.Pass("%d server messages, each in an event of type message; no data under another type", messages)
+	},
+})

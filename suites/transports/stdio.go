@@ -1,0 +1,264 @@
+package transports
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
+	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// The stdio rules are judged from what the transport rejected on stdout, in every
+// session of the revision: the run goes on past a bad line (it is recorded, never
+// taken for a message), and these checks say what the server wrote.
+
+// stdoutLine is one rejected stdout line of a session.
+type stdoutLine struct {
+	where string
+	raw   []byte
+	err   string
+}
+
+func (l stdoutLine) String() string {
+	return fmt.Sprintf("%s: %.80q", l.where, l.raw)
+}
+
+// rejectedStdout collects the stdout lines the transport did not take as messages,
+// leaving out a last line cut short by the process's end (no newline), which says
+// nothing about what the server meant to write.
+func rejectedStdout(t *conform.T, keep func(stdoutLine) bool) (lines []stdoutLine, stdio bool) {
+	for _, s := range t.Sessions() {
+		if s == nil || s.Conn == nil {
+			continue
+		}
+		if s.Kind != "stdio" {
+			continue
+		}
+		stdio = true
+		entries, _ := s.Conn.Transcript()
+		for _, e := range entries {
+			if e.Dir != wire.Received || e.Source != "stdout" || e.Err == "" || e.Msg != nil {
+				continue
+			}
+			if strings.Contains(e.Err, "not terminated by a newline") {
+				continue
+			}
+			l := stdoutLine{where: fmt.Sprintf("%s #%d", s.Label, e.Seq), raw: e.Raw, err: e.Err}
+			if keep(l) {
+				lines = append(lines, l)
+			}
+		}
+	}
+	return lines, stdio
+}
+
+// looksLikeJSON reports whether a line is JSON that breaks the framing: a complete
+// JSON value followed by more, or a value cut short by the newline. Any other line
+// is not a message at all, whatever its first character: "[INFO] started" is a log
+// line (STDIO-STDOUT-PURE-01), not a message cut by a newline (STDIO-FRAMING-01).
+func looksLikeJSON(raw []byte) bool {
+	_, ok := framingFault(raw)
+	return ok
+}
+
+func notUTF8(l stdoutLine) bool { return strings.Contains(l.err, "not valid UTF-8") }
+func notJSON(l stdoutLine) bool { return strings.Contains(l.err, "not JSON") && !notUTF8(l) }
+
+func capLines(ls []stdoutLine, n int) string {
+	parts := make([]string, 0, n)
+	for i, l := range ls {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ls)-n))
+			break
+		}
+		parts = append(parts, l.String())
+	}
+	return strings.Join(parts, "; ")
+}
+
+func notStdio() conform.Verdict {
+	return conform.Skip(reports.NotApplicable, "the target is not a stdio server")
+}
+
+// STDIO-STDOUT-PURE-01 — {rev}/basic/transports.mdx (stdio).
+var _ = conform.Register(conform.Check{
+	ID: "STDIO-STDOUT-PURE-01", Title: "the server writes nothing but MCP messages to stdout",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupStdio, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
+	Source: `{rev}/basic/transports.mdx (stdio): "The server MUST NOT write anything to its stdout that is not a valid MCP message."`,
+	Run: func(t *conform.T) conform.Verdict {
+		bad, stdio := rejectedStdout(t, func(l stdoutLine) bool { return notJSON(l) && !looksLikeJSON(l.raw) })
+		switch {
+		case !stdio:
+			return notStdio()
+		case len(bad) > 0:
+			return conform.Violation("only MCP messages on stdout", fmt.Sprintf("%d line(s) that are not JSON-RPC messages: %s", len(bad), capLines(bad, 3)))
+		}
+		return conform.Pass("every stdout line of this revision's sessions was a JSON value")
+	},
+})
+
+// STDIO-FRAMING-01 — {rev}/basic/transports.mdx (stdio).
+var _ = conform.Register(conform.Check{
+	ID: "STDIO-FRAMING-01", Title: "one JSON-RPC message per newline-terminated stdout line",
+	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupStdio, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
+	Source: `{rev}/basic/transports.mdx (stdio): "Messages are delimited by newlines, and MUST NOT contain embedded newlines."`,
+	Run: func(t *conform.T) conform.Verdict {
+		bad, stdio := rejectedStdout(t, func(l stdoutLine) bool { return notJSON(l) && looksLikeJSON(l.raw) })
+		switch {
+		case !stdio:
+			return notStdio()
+		case len(bad) > 0:
+			var kinds conform.Findings
+			for _, l := range bad {
+				fault, _ := framingFault(l.raw)
+				kinds.Fail(fault + " — " + l.String())
+			}
+			return kinds.Violation("each stdout line exactly one JSON value")
+		}
+		return conform.Pass("every stdout line of this revision's sessions was exactly one JSON value")
+	},
+})
+
+// framingFault says how a JSON line breaks the framing; ok is false for a line that
+// is not JSON at all.
+func framingFault(raw []byte) (fault string, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var first json.RawMessage
+	switch err := dec.Decode(&first); {
+	case err == nil:
+		return "more than one JSON value on one line", true
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "a message cut by a newline", true
+	}
+	return "", false
+}
+
+// STDIO-NO-REQUESTS-R5-01 — 2026-07-28/basic/transports/stdio.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "STDIO-NO-REQUESTS-R5-01", Title: "the server writes no JSON-RPC request to stdout",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupStdio, Needs: conform.NeedsOpportunistic,
+	Phase:  conform.PhaseTranscript,
+	Source: `2026-07-28/basic/transports/stdio.mdx: "The server MUST NOT write JSON-RPC requests to stdout."`,
+	Run: func(t *conform.T) conform.Verdict {
+		reqs, n, stdio := modern.ServerRequests(t, true)
+		var f conform.Findings
+		f.Fail(reqs...)
+		switch {
+		case !stdio:
+			return notStdio()
+		case f.Failed():
+			return f.Violation(fmt.Sprintf("no JSON-RPC request on stdout; got %d", f.Count()))
+		case n == 0:
+			return conform.Skip(reports.NotExercised, "no message was read from stdout in this revision's sessions")
+		}
+		return conform.Pass("%d messages read from stdout, none a request", n)
+	},
+})
+
+// STDIO-SUBID-R5-01 — 2026-07-28/basic/transports/stdio.mdx; subscriptions.mdx.
+// Two subscriptions share the channel at once: each message must name its own.
+var _ = conform.Register(conform.Check{
+	ID: "STDIO-SUBID-R5-01", Title: "stdio: two concurrent subscriptions are told apart by _meta subscriptionId",
+	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupStdio, Needs: conform.NeedsAny, Phase: conform.PhaseStateChange, Changes: conform.StateToolList,
+	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Multiple Concurrent Subscriptions): "every notification on the stream carries that ID in io.modelcontextprotocol/subscriptionId so clients can demultiplex them"; basic/index.mdx: "the server MUST include io.modelcontextprotocol/subscriptionId in _meta"; basic/transports/stdio.mdx: "Clients MUST correlate these using the io.modelcontextprotocol/subscriptionId field in _meta"`,
+	Run: func(t *conform.T) conform.Verdict {
+		if t.Session().Kind != "stdio" {
+			return conform.Skip(reports.NotApplicable, "the channel is %s, not stdio: each subscription has a stream of its own", t.Session().Kind)
+		}
+		a, v := subscribe.Open(t, subscribe.Tools, 1)
+		if v != nil {
+			return *v
+		}
+		defer subscribe.Cancel(t, a)
+		b, v := subscribe.Open(t, subscribe.Tools, 2)
+		if v != nil {
+			return *v
+		}
+		defer subscribe.Cancel(t, b)
+		changed := ""
+		if trig := subscribe.PickTrigger(t); trig != nil && toolkit.ListChangedDeclared(t.Session()) {
+			if fv := subscribe.Change(t, trig); fv != nil {
+				return *fv
+			}
+			if err := b.Sync(t.Ctx, 2); err != nil {
+				return conform.Errorf("%v", err)
+			}
+			changed = " (after a tool list change with " + trig.What + ")"
+		}
+		var f conform.Findings
+		// An untagged subscription notification is owned by both; judging it
+		// under a alone reports it once.
+		subscribe.TagFindings(&f, a)
+		for _, e := range b.Messages() {
+			f.Judged++
+			if e.Msg == nil {
+				continue
+			}
+			if _, ok := conform.SubscriptionTag(e.Msg); ok {
+				if p := subscribe.TagProblem(b, e.Msg); p != "" {
+					f.Fail(fmt.Sprintf("subscription %s: %s %s", b.ID, subscribe.What(e), p))
+				}
+			}
+		}
+		return f.Verdict(fmt.Sprintf("every message of subscriptions %s and %s tagged with its own id", a.ID, b.ID), "",
+			fmt.Sprintf("%d messages of the two subscriptions %s and %s on the one channel%s, each tagged with its own id", f.Judged, a.ID, b.ID, changed))
+	},
+})
+
+// STDIO-BATCH-R2-01 — 2025-03-26/basic/transports.mdx (stdio).
+var _ = conform.Register(conform.Check{
+	ID: "STDIO-BATCH-R2-01", Title: "a whole batch on one stdin line is accepted and each request answered",
+	Level: conform.Must, Revisions: revision.Span("R2"), Group: conform.GroupStdio, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
+	FreshSessions: 1,
+	Spare:         true, // toolkit.MixedBatch: a batch may end a server's connection
+	SilenceProbe:  true,
+	Source:        `2025-03-26/basic/transports.mdx (stdio): "Messages may be JSON-RPC requests, notifications, responses—or a JSON-RPC batch containing one or more requests and/or notifications."; 2025-03-26/basic/index.mdx (Batching): implementations "MUST support receiving JSON-RPC batches."`,
+	Run: func(t *conform.T) conform.Verdict {
+		if t.Session() == nil || t.Session().Kind != "stdio" {
+			return notStdio()
+		}
+		return toolkit.JudgeMixedBatch(t)
+	},
+})
+
+// STDIO-SINGLE-R3-01 — {rev}/basic/transports.mdx (stdio).
+var _ = conform.Register(conform.Check{
+	ID: "STDIO-SINGLE-R3-01", Title: "each stdout line is a single message, never an array",
+	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupStdio, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
+	Source: `{rev}/basic/transports.mdx (stdio): "Messages are individual JSON-RPC requests, notifications, or responses."; schema JSONRPCMessage has no array from 2025-06-18. A reply in an array to the array BASE-BATCH-R3-01 sends is judged there.`,
+	Run: func(t *conform.T) conform.Verdict {
+		if t.Session() == nil || t.Session().Kind != "stdio" {
+			return notStdio()
+		}
+		bad, n := toolkit.Arrays(t, true)
+		switch {
+		case bad.Failed():
+			return bad.Violation("one message per stdout line, never a JSON array")
+		case n == 0:
+			return conform.Skip(reports.NotExercised, "no stdout line was received in this revision's sessions")
+		}
+		return conform.Pass("%d stdout messages, each on its own", n)
+	},
+})
+
+// STDIO-EOF-EXIT-01 — 2026-07-28/basic/transports/stdio.mdx (Shutdown).
+var _ = conform.Register(conform.Check{
+	ID: "STDIO-EOF-EXIT-01", Title: "the server exits promptly once stdin reaches EOF (2026-07-28)",
+	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupStdio, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
+	// One clean process stopped on purpose (toolkit.JudgeEOFExit says why the
+	// sessions the run stops anyway give no stable verdict).
+	FreshSessions: toolkit.EOFExitFreshSessions,
+	Source:        `2026-07-28/basic/transports/stdio.mdx (Shutdown): "Servers SHOULD exit promptly when their standard input is closed or reads return end-of-file." (promptly: before the run's --kill-grace, 2 s by default, runs out and SIGTERM follows)`,
+	Run: func(t *conform.T) conform.Verdict {
+		return toolkit.JudgeEOFExit(t, "the server process exits promptly once its stdin reaches EOF, without SIGTERM")
+	},
+})

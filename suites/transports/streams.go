@@ -1,0 +1,271 @@
+package transports
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// What the stream checks (getstream.go, poststream.go, resume.go, modernstream.go)
+// share: the Streamable HTTP session of a column, the sessions of a transcript
+// check, the stream probes' tool calls, and how an event is read.
+
+// legacyPage is the page every SHTTP stream row quotes.
+const legacyPage = `{rev}/basic/transports.mdx`
+
+// probeStreamer opens a stream a check reads itself (transport.StreamableHTTP).
+type probeStreamer interface {
+	transport.HTTPSession
+	OpenProbeStream(ctx context.Context, method string, body []byte, h http.Header) (transport.ProbeReply, error)
+}
+
+// httpSession returns the main session and its Streamable HTTP transport, or the
+// verdict of a column that has none: a rule of the Streamable HTTP transport is not
+// applicable on stdio or HTTP+SSE (the convention of h5Session).
+func httpSession(t *conform.T) (*conform.Session, probeStreamer, *conform.Verdict) {
+	s := t.Session()
+	if s == nil || s.Conn == nil {
+		v := conform.Errorf("not verified: the revision has no session: %v", t.ColumnErr())
+		return nil, nil, &v
+	}
+	ps, ok := s.Conn.Transport().(probeStreamer)
+	if s.Kind != "http" || !ok {
+		v := conform.Skip(reports.NotApplicable, "the target is not a Streamable HTTP server (this rule is of the Streamable HTTP transport)")
+		return nil, nil, &v
+	}
+	return s, ps, nil
+}
+
+// httpSessions returns the revision's sessions that run over Streamable HTTP, with
+// their transports (PhaseTranscript checks), or the verdict of a column with none.
+func httpSessions(t *conform.T) ([]*conform.Session, []transport.HTTPSession, *conform.Verdict) {
+	if s := t.Session(); s == nil || s.Conn == nil || s.Kind != "http" {
+		if _, _, v := httpSession(t); v != nil {
+			return nil, nil, v
+		}
+	}
+	var ss []*conform.Session
+	var hs []transport.HTTPSession
+	for _, s := range toolkit.RevisionSessions(t) {
+		if h, ok := s.Conn.Transport().(transport.HTTPSession); ok && s.Kind == "http" {
+			ss, hs = append(ss, s), append(hs, h)
+		}
+	}
+	return ss, hs, nil
+}
+
+// sentTokens maps the raw id of every request a session sent to the progressToken it
+// carried (raw JSON; "" when none), and to its method.
+func sentRequests(s *conform.Session, entries []wire.Entry) (tokens, methods map[string]string) {
+	tokens, methods = map[string]string{}, map[string]string{}
+	for _, e := range entries {
+		if e.Dir != wire.Sent || e.Msg == nil || e.Msg.Kind != wire.KindRequest {
+			continue
+		}
+		id := string(e.Msg.ID.Raw())
+		methods[id] = e.Msg.Method
+		tokens[id] = progressTokenOf(e.Msg.Params)
+	}
+	return tokens, methods
+}
+
+// taskResultRequests maps the raw id of each tasks/result request the suite sent to
+// its params.taskId (2025-11-25 basic/utilities/tasks.mdx).
+func taskResultRequests(entries []wire.Entry) map[string]string {
+	out := map[string]string{}
+	for _, e := range entries {
+		if e.Dir != wire.Sent || e.Msg == nil || e.Msg.Kind != wire.KindRequest || e.Msg.Method != "tasks/result" {
+			continue
+		}
+		var p struct {
+			TaskID string `json:"taskId"`
+		}
+		if json.Unmarshal(e.Msg.Params, &p) == nil && p.TaskID != "" {
+			out[string(e.Msg.ID.Raw())] = p.TaskID
+		}
+	}
+	return out
+}
+
+// relatedTask returns a message's params._meta["io.modelcontextprotocol/related-task"].taskId
+// (2025-11-25 basic/utilities/tasks.mdx, Associating Task-Related Messages), or "".
+func relatedTask(m *wire.Message) string {
+	var p struct {
+		Meta struct {
+			Related struct {
+				TaskID string `json:"taskId"`
+			} `json:"io.modelcontextprotocol/related-task"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return ""
+	}
+	return p.Meta.Related.TaskID
+}
+
+// progressTokenOf returns params._meta.progressToken as raw JSON, or "".
+func progressTokenOf(params json.RawMessage) string {
+	var p struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	return string(p.Meta.Token)
+}
+
+// progressToken returns a notifications/progress' token as raw JSON ("" if none).
+func progressToken(m *wire.Message) string {
+	var p struct {
+		Token json.RawMessage `json:"progressToken"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return ""
+	}
+	return string(p.Token)
+}
+
+// where names a transcript entry for a finding.
+func where(s *conform.Session, e wire.Entry) string {
+	return fmt.Sprintf("%s #%d", s.Label, e.Seq)
+}
+
+// fixtureTool returns a listed tool the suite may call, or why not.
+func fixtureTool(t *conform.T, name string) (json.RawMessage, bool) {
+	tl := toolkit.List(t).Find(name)
+	if tl == nil {
+		return nil, false
+	}
+	p := toolkit.Allowed(t, *tl)
+	return p.Args, p.Allowed
+}
+
+// toolCallBody encodes a tools/call of name with args and a progress token, stamped
+// with the session's _meta, under a fresh id of the session.
+func toolCallBody(s *conform.Session, name string, args any, token string) (wire.ID, []byte, error) {
+	id := s.Conn.NextID()
+	p := map[string]any{"name": name, "arguments": args}
+	if token != "" {
+		p["_meta"] = map[string]any{"progressToken": token}
+		toolkit.ProbeToken(token)
+	}
+	raw, err := wire.EncodeRequest(id, "tools/call", s.Conn.Stamp(p))
+	if err != nil {
+		return id, nil, fmt.Errorf("encode tools/call %s: %w", name, err)
+	}
+	return id, raw, nil
+}
+
+// responseTo reports whether an event's data is a response to the request whose raw
+// id is id.
+func responseTo(data, id string) bool {
+	m, err := wire.Decode([]byte(data))
+	return err == nil && m.IsResponse() && string(m.ID.Raw()) == id
+}
+
+// streamRead is what reading a probe stream up to a point saw.
+type streamRead struct {
+	events   []transport.Event
+	response bool  // the response to the probe's request came
+	ended    bool  // the server ended the stream (EOF)
+	err      error // the read failed otherwise (the deadline, the connection)
+}
+
+// readUntil reads st until stop holds for an event, the stream ends, or d passes.
+func readUntil(ctx context.Context, st *transport.ProbeStream, d time.Duration, id string, stop func(transport.Event) bool) streamRead {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var r streamRead
+	for {
+		ev, err := st.Next(ctx)
+		switch {
+		case errors.Is(err, io.EOF):
+			r.ended = true
+			return r
+		case errors.Is(err, transport.ErrFrameTooLarge):
+			r.events = append(r.events, ev)
+			continue
+		case err != nil:
+			r.err = err
+			return r
+		}
+		r.events = append(r.events, ev)
+		if ev.Data != "" && responseTo(ev.Data, id) {
+			r.response = true
+		}
+		if stop != nil && stop(ev) {
+			return r
+		}
+	}
+}
+
+// lingerBound is how long a stream may stay open after its response before the END
+// rows judge it left open (the catalogue's "≤ 5 s"), never past --timeout.
+func lingerBound(t *conform.T) time.Duration {
+	return min(5*time.Second, t.Timeout())
+}
+
+// endProbe calls a tool on a stream of the check's own and watches the stream end:
+// test_slow (a short call, with progress) when the server lists it, else a tool the
+// suite may call. It is the evidence of SHTTP-POST-SSE-END-01 and H5-SSE-END-01.
+type endProbe struct {
+	tool      string
+	status    int    // the POST's HTTP status
+	notStream string // the reply was not an SSE stream: what it was
+	before    streamRead
+	open      bool // still open lingerBound after the response
+	after     streamRead
+}
+
+func runEndProbe(t *conform.T, s *conform.Session, ps probeStreamer) (endProbe, *conform.Verdict) {
+	var p endProbe
+	var args json.RawMessage
+	if _, ok := fixtureTool(t, "test_slow"); ok {
+		// Long enough for a progress notification: in 2026-07-28 a reply becomes a
+		// stream only when something precedes the response.
+		p.tool, args = "test_slow", json.RawMessage(`{"ms":250}`)
+	} else {
+		ct, why := h5Tool(t, s)
+		if why != "" {
+			v := toolkit.NotAllowed(t.Check.ID + " (" + why + ")")
+			return p, &v
+		}
+		p.tool, args = ct.Name, ct.Args
+	}
+	id, body, err := toolCallBody(s, p.tool, args, fmt.Sprintf("mcp-conform-end-%s", s.Label))
+	if err != nil {
+		v := conform.Errorf("%v", err)
+		return p, &v
+	}
+	rep, err := ps.OpenProbeStream(t.Ctx, http.MethodPost, body, nil)
+	if err != nil {
+		v := conform.Silence("a reply to tools/call "+p.tool, err)
+		return p, &v
+	}
+	p.status = rep.Exchange.Status
+	if rep.Stream == nil {
+		p.notStream = fmt.Sprintf("HTTP %d with Content-Type %q", rep.Exchange.Status, rep.Exchange.ContentType)
+		return p, nil
+	}
+	defer rep.Stream.Close()
+	raw := string(id.Raw())
+	p.before = readUntil(t.Ctx, rep.Stream, t.Timeout()+time.Second, raw, func(ev transport.Event) bool { return responseTo(ev.Data, raw) })
+	if !p.before.response || p.before.ended {
+		return p, nil
+	}
+	p.after = readUntil(t.Ctx, rep.Stream, lingerBound(t), raw, nil)
+	p.open = !p.after.ended
+	return p, nil
+}
