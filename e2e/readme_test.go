@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,22 +10,24 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 )
 
-// readmeExample says how one command of README.md is exercised: run here (run), or
-// by a named test or benchmark of this package that runs the same invocation with a
-// real server in place of the README's placeholder (coveredBy).
-type readmeExample struct {
+// docExample says how one command of README.md or docs/*.md is exercised: run here
+// (run), or by a named test or benchmark of this package that runs the same
+// invocation with a real server in place of the documentation's placeholder
+// (coveredBy).
+type docExample struct {
 	run       func(t *testing.T, argv []string)
 	coveredBy string
 }
 
-// readmeExamples maps every command of README.md's shell blocks (comments and
-// surrounding blanks removed) to how it is exercised. A command missing here fails
-// TestREADMEExamples, as does an entry no longer in the README.
-var readmeExamples = map[string]readmeExample{
+// docExamples maps every command of the shell blocks of README.md and docs/*.md
+// (comments and surrounding blanks removed) to how it is exercised. A command missing
+// here fails TestDocsExamples, as does an entry that no page shows any more.
+var docExamples = map[string]docExample{
 	"go install ./cmd/mcp-conform": {run: runGoInstall},
 	"make build":                   {run: runMakeBuild},
 	"go run ./cmd/mcp-conform":     {run: runGoRun},
@@ -36,48 +39,83 @@ var readmeExamples = map[string]readmeExample{
 	"mcp-conform --target http://127.0.0.1:3000/mcp": {coveredBy: "TestHTTPTransports"},
 	// The same invocation with the reference server as the launched command.
 	`mcp-conform --target "./server --port 8080" --url http://127.0.0.1:8080/mcp`: {coveredBy: "TestLaunchedHTTP"},
-	// The same replay of report.json's PING-01 slice, to the faulty and the clean
-	// reference server.
+	// docs/reports.md: the same replay of report.json's PING-01 slice, to the faulty
+	// and the clean reference server.
 	`mcp-conform replay mcp-conform-report/report.json --check PING-01 --revision 2025-06-18 --target "node build/index.js"`: {coveredBy: "TestReplayShowsTheServersReply"},
-	// The same baseline workflow with server-everything as the node server: written
-	// from a failing run, then accepted by the next.
+	// docs/reports.md: the same baseline workflow with server-everything as the node
+	// server: written from a failing run, then accepted by the next.
 	`mcp-conform --target "node build/index.js" --write-baseline conformance-baseline.yml`: {coveredBy: "TestBaselineEverything"},
 	`mcp-conform --target "node build/index.js" --baseline conformance-baseline.yml`:       {coveredBy: "TestBaselineEverything"},
-	// The twenty servers of TestEcosystemTwentyTargets are such a servers.yaml
-	// (TestREADMEServersFile runs the README's own); TestEcosystemShardsMerge runs
-	// the four shards of it and merges them, as here.
+	// docs/ecosystem.md: the twenty servers of TestEcosystemTwentyTargets are such a
+	// servers.yaml (TestDocsServersFile runs the page's own); TestEcosystemShardsMerge
+	// runs the four shards of it and merges them, as there.
 	"mcp-conform --targets servers.yaml":                                  {coveredBy: "TestEcosystemTwentyTargets"},
 	"mcp-conform --targets servers.yaml --shard 2/4 --report-dir shard-2": {coveredBy: "TestEcosystemShardsMerge"},
 	"mcp-conform merge shard-1 shard-2 shard-3 shard-4":                   {coveredBy: "TestEcosystemShardsMerge"},
 	// make test is what runs this test; make bench runs these.
-	"make test":  {coveredBy: "TestREADMEExamples"},
+	"make test":  {coveredBy: "TestDocsExamples"},
 	"make bench": {coveredBy: "TestBenchSummary"},
 	// All six platforms take minutes from a cold cache; the test runs the same
 	// target for this machine's platform, twice.
 	"make dist": {coveredBy: "TestDistReproducible"},
 }
 
-// fence opens a shell code block.
-var fence = regexp.MustCompile("^```(sh|bash|shell|console)\\s*$")
+// fence opens a shell code block; anyFence opens or closes any code block.
+var (
+	fence    = regexp.MustCompile("^```(sh|bash|shell|console)\\s*$")
+	anyFence = regexp.MustCompile("^```")
+)
 
-// readmeCommands returns the commands of README.md's shell blocks.
-func readmeCommands(t *testing.T) []string {
+// docPages returns the pages the documentation tests read, relative to the
+// repository's root: README.md, then every docs/*.md.
+func docPages(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	docs, err := filepath.Glob(filepath.Join(repoRoot(t), "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(docs) == 0 {
+		t.Fatal("docs/ has no .md page")
+	}
+	pages := []string{"README.md"}
+	for _, d := range docs {
+		pages = append(pages, filepath.Join("docs", filepath.Base(d)))
+	}
+	return pages
+}
+
+// readPage returns the text of a page named by docPages.
+func readPage(t *testing.T, page string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot(t), page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// shellCommands returns the commands of a page's shell blocks. A block that opens
+// without a language fails the test: it could hold a command no test runs.
+func shellCommands(t *testing.T, page string) []string {
+	t.Helper()
 	var cmds []string
-	in := false
-	for line := range strings.Lines(string(data)) {
+	inShell, inOther := false, false
+	n := 0
+	for line := range strings.Lines(readPage(t, page)) {
+		n++
 		line = strings.TrimRight(line, "\n")
 		switch {
-		case !in && fence.MatchString(line):
-			in = true
-		case in && strings.HasPrefix(line, "```"):
-			in = false
-		case in:
-			// A comment starts at " #" outside quotes; the README's never quote one.
+		case !inShell && !inOther && fence.MatchString(line):
+			inShell = true
+		case !inShell && !inOther && anyFence.MatchString(line):
+			if strings.TrimSpace(strings.TrimLeft(line, "`")) == "" {
+				t.Errorf("%s:%d: a code block without a language: name it (sh for commands)", page, n)
+			}
+			inOther = true
+		case anyFence.MatchString(line):
+			inShell, inOther = false, false
+		case inShell:
+			// A comment starts at " #" outside quotes; the pages never quote one.
 			if i := strings.Index(line, " #"); i >= 0 {
 				line = line[:i]
 			}
@@ -86,51 +124,167 @@ func readmeCommands(t *testing.T) []string {
 			}
 		}
 	}
-	if in {
-		t.Fatal("README.md: a shell block is not closed")
+	if inShell || inOther {
+		t.Fatalf("%s: a code block is not closed", page)
 	}
 	return cmds
 }
 
-// TestREADMEExamples runs, or finds the test that runs, every command in README.md.
-func TestREADMEExamples(t *testing.T) {
+// TestDocsExamples runs, or finds the test that runs, every command of README.md and
+// of docs/*.md.
+func TestDocsExamples(t *testing.T) {
 	t.Parallel()
-	cmds := readmeCommands(t)
-	if len(cmds) == 0 {
-		t.Fatal("README.md has no shell examples")
-	}
 	seen := map[string]bool{}
 	sources := e2eSources(t)
-	for _, c := range cmds {
-		if seen[c] {
-			continue
+	for _, page := range docPages(t) {
+		cmds := shellCommands(t, page)
+		if page == "README.md" && len(cmds) == 0 {
+			t.Error("README.md has no shell examples")
 		}
-		seen[c] = true
-		ex, ok := readmeExamples[c]
-		if !ok {
-			t.Errorf("README.md command %q is exercised by no test: add it to readmeExamples", c)
-			continue
-		}
-		if ex.coveredBy != "" {
-			if !regexp.MustCompile(`func ` + ex.coveredBy + `\(`).MatchString(sources) {
-				t.Errorf("README.md command %q: covering test %s does not exist", c, ex.coveredBy)
+		for _, c := range cmds {
+			if seen[c] {
+				continue
 			}
-			continue
+			seen[c] = true
+			ex, ok := docExamples[c]
+			if !ok {
+				t.Errorf("%s: command %q is exercised by no test: add it to docExamples", page, c)
+				continue
+			}
+			if ex.coveredBy != "" {
+				if !regexp.MustCompile(`func ` + ex.coveredBy + `\(`).MatchString(sources) {
+					t.Errorf("%s: command %q: covering test %s does not exist", page, c, ex.coveredBy)
+				}
+				continue
+			}
+			argv, err := transport.SplitCommand(c)
+			if err != nil {
+				t.Errorf("%s: command %q: %v", page, c, err)
+				continue
+			}
+			t.Run(c, func(t *testing.T) {
+				t.Parallel()
+				ex.run(t, argv)
+			})
 		}
-		argv, err := transport.SplitCommand(c)
-		if err != nil {
-			t.Errorf("README.md command %q: %v", c, err)
-			continue
-		}
-		t.Run(c, func(t *testing.T) {
-			t.Parallel()
-			ex.run(t, argv)
-		})
 	}
-	for c := range readmeExamples {
+	for c := range docExamples {
 		if !seen[c] {
-			t.Errorf("readmeExamples has %q, which README.md no longer shows", c)
+			t.Errorf("docExamples has %q, which neither README.md nor docs/ shows any more", c)
 		}
+	}
+}
+
+// A link's target in Markdown text; codeSpan is inline code, whose brackets are no
+// link.
+var (
+	mdLink   = regexp.MustCompile(`\]\(([^()\s]+)\)`)
+	codeSpan = regexp.MustCompile("`[^`]*`")
+)
+
+// prose returns a page's paragraphs outside its code blocks, with code spans
+// removed: what GitHub renders as text, where links are.
+func prose(page string) []string {
+	var paras []string
+	var para strings.Builder
+	in := false
+	for line := range strings.Lines(page) {
+		switch {
+		case anyFence.MatchString(line):
+			in = !in
+		case in:
+		case strings.TrimSpace(line) == "":
+			paras = append(paras, codeSpan.ReplaceAllString(para.String(), ""))
+			para.Reset()
+		default:
+			para.WriteString(line)
+		}
+	}
+	return append(paras, codeSpan.ReplaceAllString(para.String(), ""))
+}
+
+// headingAnchor is the anchor GitHub gives a heading (as github-slugger does): lower
+// case, letters, digits, '-' and '_' kept, spaces made '-', the rest dropped. The
+// pages' headings are plain text and code spans, so the raw text renders as itself.
+func headingAnchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// anchors returns the anchors of a page's headings outside code blocks (a repeated
+// heading gets -1, -2, … as on GitHub).
+func anchors(page string) map[string]bool {
+	set := map[string]bool{}
+	count := map[string]int{}
+	in := false
+	for line := range strings.Lines(page) {
+		switch {
+		case anyFence.MatchString(line):
+			in = !in
+		case !in && strings.HasPrefix(line, "#"):
+			text := strings.TrimSpace(strings.TrimLeft(line, "#"))
+			a := headingAnchor(text)
+			if n := count[a]; n > 0 {
+				count[a]++
+				a = fmt.Sprintf("%s-%d", a, n)
+			} else {
+				count[a] = 1
+			}
+			set[a] = true
+		}
+	}
+	return set
+}
+
+// TestDocsLinks fails on a relative link of README.md or docs/*.md to a file that
+// does not exist, or to a heading a Markdown page does not have: moving a section
+// between pages must not leave a link behind. Links with a scheme are not fetched.
+func TestDocsLinks(t *testing.T) {
+	t.Parallel()
+	root := repoRoot(t)
+	links := 0
+	for _, page := range docPages(t) {
+		text := readPage(t, page)
+		for _, para := range prose(text) {
+			for _, m := range mdLink.FindAllStringSubmatch(para, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				links++
+				file, frag, _ := strings.Cut(target, "#")
+				path := filepath.Join(root, page) // a link to #heading is to its own page
+				if file != "" {
+					path = filepath.Join(root, filepath.Dir(page), filepath.FromSlash(file))
+				}
+				if _, err := os.Stat(path); err != nil {
+					t.Errorf("%s: link %q: %v", page, target, err)
+					continue
+				}
+				if frag == "" || !strings.HasSuffix(path, ".md") {
+					continue
+				}
+				data, err := os.ReadFile(path)
+				if err != nil {
+					t.Errorf("%s: link %q: %v", page, target, err)
+					continue
+				}
+				if !anchors(string(data))[frag] {
+					t.Errorf("%s: link %q: %s has no heading with that anchor", page, target, file)
+				}
+			}
+		}
+	}
+	if links == 0 {
+		t.Error("no relative link found: the link pattern no longer matches the pages")
 	}
 }
 
@@ -236,22 +390,19 @@ func runMissingNodeServer(t *testing.T, argv []string) {
 	loadReports(t, dir)
 }
 
-// TestREADMEServersFile runs the README's servers.yaml with the README's command:
+// TestDocsServersFile runs the servers.yaml of docs/ecosystem.md with its command:
 // every entry is valid, and as none of its servers exists here, each row says so —
 // unreachable, exit 4 — while the matrix of the three is written and the run exits
 // 1. The header's ${MCP_TOKEN} comes from the environment and is written nowhere.
-func TestREADMEServersFile(t *testing.T) {
+func TestDocsServersFile(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile("(?s)```yaml\n(# servers.yaml.*?)```").FindSubmatch(readme)
+	page := readPage(t, filepath.Join("docs", "ecosystem.md"))
+	m := regexp.MustCompile("(?s)```yaml\n(# servers.yaml.*?)```").FindStringSubmatch(page)
 	if m == nil {
-		t.Fatal("README has no ```yaml block starting with # servers.yaml")
+		t.Fatal("docs/ecosystem.md has no ```yaml block starting with # servers.yaml")
 	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "servers.yaml"), m[1], 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "servers.yaml"), []byte(m[1]), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// The baseline an entry names.
