@@ -16,8 +16,8 @@ import (
 	"github.com/mcp-conform/mcp-conform/reports/ecosystem"
 )
 
-// The README's sharded workflow, run as GitHub would run it: each job of its job
-// matrix on a runner of its own (the action's steps with the variables GitHub sets),
+// The sharded workflow of docs/ecosystem.md, run as GitHub would run it: each job of
+// its job matrix on a runner of its own (the action's steps with the variables GitHub sets),
 // artifacts passed from job to job, the merge job last.
 
 // workflowFile is the part of a workflow the test reads.
@@ -46,20 +46,21 @@ type workflowStep struct {
 	Env  map[string]string `yaml:"env"`
 }
 
-// readmeShardedWorkflow is the yaml block under "### Sharded across CI jobs".
+// readmeShardedWorkflow is the yaml block under "## Sharded across CI jobs" of
+// docs/ecosystem.md.
 func readmeShardedWorkflow(t *testing.T) *workflowFile {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	readme, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "ecosystem.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)### Sharded across CI jobs\n.*?```yaml\n(.*?)```").FindSubmatch(readme)
+	m := regexp.MustCompile("(?s)## Sharded across CI jobs\n.*?```yaml\n(.*?)```").FindSubmatch(readme)
 	if m == nil {
-		t.Fatal("README has no ```yaml workflow under \"### Sharded across CI jobs\"")
+		t.Fatal("docs/ecosystem.md has no ```yaml workflow under \"## Sharded across CI jobs\"")
 	}
 	var wf workflowFile
 	if err := yaml.Unmarshal(m[1], &wf); err != nil {
-		t.Fatalf("the README's sharded workflow is not YAML: %v\n%s", err, m[1])
+		t.Fatalf("the sharded workflow of docs/ecosystem.md is not YAML: %v\n%s", err, m[1])
 	}
 	return &wf
 }

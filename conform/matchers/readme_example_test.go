@@ -12,7 +12,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/refserver"
 )
 
-// readmeExample is the Go example of the README's library section, verbatim.
+// readmeExample is the Go example of docs/library.md, verbatim.
 const readmeExample = `func TestConformance(t *testing.T) {
 	server := refserver.NewStreamableHandler(refserver.Options{}) // your server's http.Handler
 	result := conform.Test(t, conform.Handler(server), conform.Revisions("2025-11-25"))
@@ -27,9 +27,9 @@ func TestConformance(t *testing.T) {
 	NewWithT(t).Expect(result).To(HaveVerdict("PAG-INVALID-01", "pass"))
 }
 
-// TestREADMEExample keeps the README's example and the test above the same code.
+// TestREADMEExample keeps docs/library.md's example and the test above the same code.
 func TestREADMEExample(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/library.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestREADMEExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(readme), readmeExample) {
-		t.Errorf("README.md does not show the library example:\n%s", readmeExample)
+		t.Errorf("docs/library.md does not show the library example:\n%s", readmeExample)
 	}
 	if strings.Count(string(self), readmeExample) != 2 { // the constant and the test itself
 		t.Errorf("TestConformance is not the README example any more")
