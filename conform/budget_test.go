@@ -138,7 +138,7 @@ func TestSessionBudgetAndLoss(t *testing.T) {
 			if phase == PhaseStateChange {
 				changes = StateToolList
 			}
-			Register(Check{ID: id, Title: id, Level: Must, Revisions: revs, Group: GroupBase, Source: "test", Phase: phase, Changes: changes, Run: record(id, fn)})
+			Register(Check{ID: id, Title: id, Row: Row{Level: Must, Revisions: revs, Group: GroupBase, Source: "test"}, Phase: phase, Changes: changes, Run: record(id, fn)})
 		}
 		// Registered out of run order on purpose.
 		reg("ZZ-TRANSCRIPT-01", PhaseTranscript, func(t *T) Verdict { return Pass("%d sessions", len(t.Sessions())) })
@@ -200,7 +200,7 @@ func TestSpareSessionOpensWithTheCleanChecks(t *testing.T) {
 			withRegistry(t, func() {
 				srv := &pipeServer{}
 				var opened atomic.Pointer[Session]
-				Register(Check{ID: "AA-CLEAN-01", Title: "t", Level: Must, Revisions: revs, Group: GroupBase, Source: "test", Phase: PhaseClean,
+				Register(Check{ID: "AA-CLEAN-01", Title: "t", Row: Row{Level: Must, Revisions: revs, Group: GroupBase, Source: "test"}, Phase: PhaseClean,
 					Run: func(t *T) Verdict {
 						if !tc.spare {
 							// Nothing to wait for: the dials counted once the run
@@ -216,7 +216,7 @@ func TestSpareSessionOpensWithTheCleanChecks(t *testing.T) {
 						}
 						return Skip(reports.NotExercised, "%d dial(s) by the end of the clean check", srv.dials.Load())
 					}})
-				odd := Check{ID: "AB-ODD-01", Title: "t", Level: Must, Revisions: revs, Group: GroupBase, Source: "test", Phase: PhaseOddInput,
+				odd := Check{ID: "AB-ODD-01", Title: "t", Row: Row{Level: Must, Revisions: revs, Group: GroupBase, Source: "test"}, Phase: PhaseOddInput,
 					Run: func(t *T) Verdict {
 						if !t.Check.Spare {
 							return Pass("no spare session used")

@@ -61,23 +61,57 @@ const (
 	GroupUtil      = catalogue.Util
 )
 
-// Check is one conformance check: it verifies one catalogue row in each revision
-// it applies to.
-type Check struct {
-	ID        string // the catalogue row ID, e.g. "TOOLS-CALL-UNKNOWN-01"
-	Title     string // what passing means, in a few words
+// Row is what a check takes from its catalogue row
+// (internal/catalogue/requirements.yaml): Register fills it from the row of the
+// check's ID, so a check's literal never writes it. A check whose ID has no row (the
+// runner's own tests) sets it itself.
+type Row struct {
 	Level     Level
 	Revisions []revision.Revision
 	// Group is the row's catalogue group (suites/layout_test.go holds every check
-	// to its row's group and file; Register does not parse the catalogue, which
-	// would cost every run its start-up).
+	// to its row's group and file).
 	Group Group
 	Needs Needs
-	// Source is the row's source and the spec text behind the verdict.
+	// Source is the spec text behind the verdict (the row's verdict basis).
 	Source string
-	// StricterFrom optionally raises the level from a revision on (rows such as
+	// StricterFrom raises the level from a revision on (rows such as
 	// "SHOULD (R1–R2) / MUST (R3–R4)").
 	StricterFrom *LevelFrom
+}
+
+// Check is one conformance check: it verifies one catalogue row in each revision
+// it applies to. A plain check (the server as its session's opening left it, the
+// revision's main session, no options) is its ID, its Title and its Run; every other
+// field is an option, and each is implied by the one that needs it.
+type Check struct {
+	ID    string // the catalogue row ID, e.g. "TOOLS-CALL-UNKNOWN-01"
+	Title string // what passing means, in a few words
+	// Row is filled from the catalogue by Register.
+	Row
+	// Run judges one revision, called once per column. A check that finds it cannot
+	// judge says so with T.Skip, T.Stop or T.Errorf, which end it there. It must not
+	// panic otherwise; the runner turns a panic into an error verdict all the same.
+	Run func(t *T) Verdict
+
+	// The options. Each is implied by the one that needs it, and Register derives
+	// the rest: PreInitProbe ⇒ Spare; Changes ⇒ PhaseStateChange; Probe and
+	// SilenceProbe ⇒ PhaseTranscript; no Phase ⇒ PhaseClean; no Transports ⇒ the
+	// group's (TransportsOf).
+
+	// Phase is when, in its revision's run, the check runs on the main session:
+	// what a check may touch follows from it (T.Scratch only in PhaseOddInput,
+	// T.Sessions and T.Transcript only in PhaseTranscript).
+	Phase Phase
+	// Probe, for a transcript-wide check (PhaseTranscript) that sends something of
+	// its own, is that sending: the runner calls it once, while the revision's
+	// sessions are open and before any transcript check is judged, so that Run,
+	// called after the column settled, judges complete transcripts. Probe may use
+	// T.Once, T.SpareSession and T.NewSession; it reads no transcript.
+	Probe func(t *T)
+	// Transports are the transports the rule is about ("stdio", "http", "sse"): on
+	// another the runner records not-applicable and Run is not called. Empty: the
+	// group's transport (STDIO, SSE, SHTTP and H5), or every transport.
+	Transports []string
 	// Handshake marks checks that judge initialize itself: they also run in columns
 	// whose revision the server did not support or whose initialize was refused.
 	Handshake bool
@@ -88,42 +122,35 @@ type Check struct {
 	// evidence whether or not the session opened.
 	Opening bool
 	// FreshSessions is how many sessions of its own the check opens with
-	// T.NewSession: only where isolation is truly needed (the README lists each
-	// case). They are opened when the check asks, never ahead of time.
+	// T.NewSession: only where isolation is truly needed (`mcp-conform --list -v`
+	// shows each). They are opened when the check asks, never ahead of time.
 	FreshSessions int
 	// Spare marks a check that uses the revision's spare session (T.SpareSession,
-	// T.PreInit). It counts in FreshSessions. On a target of a process per session
-	// (stdio), a column with such a check starts opening its spare session when its
-	// checks begin, so that the process starts while the clean checks run instead
-	// of in front of the first odd-input check: the same session, opened earlier.
+	// T.PreInit), in PhaseOddInput or in a transcript check's Probe. On a target of
+	// a process per session (stdio), a column with such a check starts opening its
+	// spare session when its checks begin, so that the process starts while the
+	// clean checks run instead of in front of the first odd-input check.
 	Spare bool
 	// SilenceProbe marks a transcript-wide check whose probe is owed a reply the
 	// server may not send (T.ProveSilence): its silence is proven when the column
 	// settles, wire.BarrierGrace after the probe's barrier, instead of by a grace
-	// the probe waits out itself. The probe pass makes these probes after the
-	// others, so that no other probe of stray input starts its window on the same
-	// session within the grace (a reply that came then could not be told apart).
+	// the probe waits out itself. These probes are made after the others, so that
+	// no other probe of stray input starts its window on the same session within
+	// the grace (a reply that came then could not be told apart).
 	SilenceProbe bool
 	// PreInitProbe marks a check that reads T.PreInit: the revision's spare session
 	// then opens in steps, probing the server before initialize and before
-	// notifications/initialized (PreInit). It needs Spare.
+	// notifications/initialized (PreInit).
 	PreInitProbe bool
-	// Phase is when, in its revision's run, the check runs on the main session.
-	// Every check declares it: what a check may touch follows from it (T.Scratch
-	// only in PhaseOddInput, T.Sessions and T.Transcript only in PhaseTranscript).
-	Phase Phase
-	// Changes names the server state a PhaseStateChange check changes (and only
-	// those declare it). On a server every revision shares (HTTP), the checks that
-	// change one state run one revision at a time; checks of different states
-	// overlap, as a change of one cannot move what the other observes.
+	// Changes names the server state a PhaseStateChange check changes. On a server
+	// every revision shares (HTTP), the checks that change one state run one
+	// revision at a time; checks of different states overlap, as a change of one
+	// cannot move what the other observes.
 	Changes ServerState
 	// PreOpen lists protocol versions the check asks for with T.OpenSession (a
 	// negotiation probe): the runner opens those sessions alongside the main ones,
 	// once per run for each version.
 	PreOpen []string
-	// Run judges one revision. It must not panic; the runner turns a panic into an
-	// error verdict all the same.
-	Run func(t *T) Verdict
 }
 
 // Phase orders a revision's checks on its one main session, so that a session can be
@@ -255,6 +282,12 @@ func validateCheck(c *Check) error {
 		return fmt.Errorf("check %s: no title", c.ID)
 	case c.Run == nil:
 		return fmt.Errorf("check %s: no Run function", c.ID)
+	}
+	if err := fillRow(c); err != nil {
+		return err
+	}
+	imply(c)
+	switch {
 	case len(c.Revisions) == 0:
 		return fmt.Errorf("check %s: applies to no revision", c.ID)
 	case c.Source == "":
@@ -262,21 +295,23 @@ func validateCheck(c *Check) error {
 	case !c.Group.Known():
 		return fmt.Errorf("check %s: group %q is not a catalogue group", c.ID, c.Group)
 	case c.Phase < PhaseClean || c.Phase > PhaseTranscript:
-		return fmt.Errorf("check %s: no phase: every check declares when it runs (PhaseClean, PhaseStateChange, PhaseOddInput or PhaseTranscript)", c.ID)
+		return fmt.Errorf("check %s: unknown phase %d", c.ID, c.Phase)
 	case (c.Phase == PhaseStateChange) != (c.Changes != ""):
 		return fmt.Errorf("check %s: a PhaseStateChange check, and only one, declares the server state it changes (Changes)", c.ID)
 	case c.Changes != "" && c.Changes != StateToolList && c.Changes != StateLogLevel:
 		return fmt.Errorf("check %s: unknown server state %q", c.ID, c.Changes)
-	case c.Spare && (c.FreshSessions == 0 || (c.Phase != PhaseOddInput && c.Phase != PhaseTranscript)):
-		return fmt.Errorf("check %s: a check that uses the spare session counts it in FreshSessions and runs in PhaseOddInput or PhaseTranscript", c.ID)
-	case c.SilenceProbe && c.Phase != PhaseTranscript:
-		return fmt.Errorf("check %s: a silence proven when the column settles is a transcript-wide check's probe: it declares PhaseTranscript", c.ID)
-	case c.PreInitProbe && !c.Spare:
-		return fmt.Errorf("check %s: PreInitProbe reads the spare session's opening: it declares Spare", c.ID)
+	case c.Spare && c.Phase != PhaseOddInput && c.Phase != PhaseTranscript:
+		return fmt.Errorf("check %s: the spare session takes odd input: a check that uses it runs in PhaseOddInput or PhaseTranscript", c.ID)
+	case (c.SilenceProbe || c.Probe != nil) && c.Phase != PhaseTranscript:
+		return fmt.Errorf("check %s: a Probe (and a silence proven when the column settles) is a transcript-wide check's: PhaseTranscript", c.ID)
 	case c.Opening && (c.Phase != PhaseClean || c.Handshake || c.FreshSessions > 0 || len(c.PreOpen) > 0):
 		return fmt.Errorf("check %s: an opening check judges only the opening record: it declares PhaseClean, and no handshake, fresh or pre-opened session", c.ID)
 	}
-
+	for _, tr := range c.Transports {
+		if !slices.Contains(transportKinds, tr) {
+			return fmt.Errorf("check %s: unknown transport %q (one of %v)", c.ID, tr, transportKinds)
+		}
+	}
 	switch c.Level {
 	case Must, Should, May, Descriptive, Derived:
 	default:
@@ -286,6 +321,73 @@ func validateCheck(c *Check) error {
 		c.Needs = NeedsAny
 	}
 	return nil
+}
+
+// fillRow fills the check's Row from its catalogue row. A check with no catalogue row
+// (the runner's own tests) brings its Row; one with a row may not: the row is the one
+// source of a check's group, revisions, level, needs and spec text.
+func fillRow(c *Check) error {
+	row, ok := catalogue.CheckRowOf(c.ID)
+	if !ok {
+		return nil
+	}
+	if c.Group != "" || c.Level != "" || c.Revisions != nil || c.Needs != "" || c.Source != "" || c.StricterFrom != nil {
+		return fmt.Errorf("check %s: its Row comes from its catalogue row (internal/catalogue/requirements.yaml); the literal does not set it", c.ID)
+	}
+	c.Group, c.Level, c.Needs, c.Source = row.Group, Level(row.Level), Needs(row.Needs), row.Basis
+	for _, name := range row.Revisions {
+		r, ok := revision.Lookup(name)
+		if !ok {
+			return fmt.Errorf("check %s: its row names revision %s, which the suite does not know", c.ID, name)
+		}
+		c.Revisions = append(c.Revisions, r)
+	}
+	if row.StricterFrom != "" {
+		c.StricterFrom = &LevelFrom{Revision: row.StricterFrom, Level: Level(row.StricterLevel)}
+	}
+	return nil
+}
+
+// imply sets the options that follow from the ones a check declares.
+func imply(c *Check) {
+	if c.PreInitProbe {
+		c.Spare = true
+	}
+	if c.Phase == 0 {
+		switch {
+		case c.Changes != "":
+			c.Phase = PhaseStateChange
+		case c.Probe != nil || c.SilenceProbe:
+			c.Phase = PhaseTranscript
+		default:
+			c.Phase = PhaseClean
+		}
+	}
+	if len(c.Transports) == 0 {
+		c.Transports = TransportsOf(c.Group)
+	}
+}
+
+// The transports a check may be about: Session.Kind's values.
+var transportKinds = []string{"stdio", "http", "sse"}
+
+// TransportsOf is the transport a group's rules are about, nil for a group whose
+// rules bind every transport.
+func TransportsOf(g Group) []string {
+	switch g {
+	case GroupStdio:
+		return []string{"stdio"}
+	case GroupSSE:
+		return []string{"sse"}
+	case GroupSHTTP, GroupH5:
+		return []string{"http"}
+	}
+	return nil
+}
+
+// AppliesOn reports whether the check's rule is about the transport kind.
+func (c *Check) AppliesOn(kind string) bool {
+	return len(c.Transports) == 0 || slices.Contains(c.Transports, kind)
 }
 
 // Checks returns every registered check in a stable order: by catalogue group in the

@@ -29,7 +29,7 @@ func withRegistry(t *testing.T, fn func()) {
 }
 
 func okCheck(id string) Check {
-	return Check{ID: id, Title: "t", Level: Must, Revisions: revision.All(), Group: GroupUtil, Phase: PhaseClean, Source: "spec", Run: func(*T) Verdict { return Pass("") }}
+	return Check{ID: id, Title: "t", Row: Row{Level: Must, Revisions: revision.All(), Group: GroupUtil, Source: "spec"}, Run: func(*T) Verdict { return Pass("") }}
 }
 
 func TestRegisterRejectsDuplicatesAndMalformedChecks(t *testing.T) {
@@ -38,31 +38,29 @@ func TestRegisterRejectsDuplicatesAndMalformedChecks(t *testing.T) {
 		checks  []Check
 		wantErr string
 	}{
-		{"valid", []Check{okCheck("PING-01"), okCheck("PING-R5-01")}, ""},
-		{"duplicate ID", []Check{okCheck("PING-01"), okCheck("PING-01")}, "registered twice"},
+		{"valid", []Check{okCheck("ZZ-ONE-01"), okCheck("ZZ-TWO-01")}, ""},
+		{"duplicate ID", []Check{okCheck("ZZ-ONE-01"), okCheck("ZZ-ONE-01")}, "registered twice"},
 		{"not a catalogue ID", []Check{okCheck("ping")}, "not a catalogue ID"},
-		{"no source", []Check{func() Check { c := okCheck("PING-01"); c.Source = ""; return c }()}, "no spec source"},
-		{"no revisions", []Check{func() Check { c := okCheck("PING-01"); c.Revisions = nil; return c }()}, "applies to no revision"},
-		{"unknown level", []Check{func() Check { c := okCheck("PING-01"); c.Level = "must-ish"; return c }()}, "unknown level"},
-		{"no run", []Check{func() Check { c := okCheck("PING-01"); c.Run = nil; return c }()}, "no Run"},
-		{"no phase", []Check{func() Check { c := okCheck("PING-01"); c.Phase = 0; return c }()}, "no phase"},
-		{"state change without its state", []Check{func() Check { c := okCheck("PING-01"); c.Phase = PhaseStateChange; return c }()}, "declares the server state"},
-		{"a state outside the state-change phase", []Check{func() Check { c := okCheck("PING-01"); c.Changes = StateToolList; return c }()}, "declares the server state"},
-		{"unknown state", []Check{func() Check { c := okCheck("PING-01"); c.Phase, c.Changes = PhaseStateChange, "cache"; return c }()}, "unknown server state"},
-		{"valid state change", []Check{func() Check { c := okCheck("PING-01"); c.Phase, c.Changes = PhaseStateChange, StateLogLevel; return c }()}, ""},
-		{"unknown group", []Check{func() Check { c := okCheck("PING-01"); c.Group = "tools"; return c }()}, "not a catalogue group"},
-		{"spare session not counted", []Check{func() Check { c := okCheck("PING-01"); c.Phase, c.Spare = PhaseOddInput, true; return c }()}, "counts it in FreshSessions"},
-		{"spare session in the clean phase", []Check{func() Check { c := okCheck("PING-01"); c.FreshSessions, c.Spare = 1, true; return c }()}, "runs in PhaseOddInput or PhaseTranscript"},
-		{"pre-initialize probe without the spare session", []Check{func() Check {
-			c := okCheck("PING-01")
-			c.Phase, c.FreshSessions, c.PreInitProbe = PhaseOddInput, 1, true
-			return c
-		}()}, "declares Spare"},
-		{"silence probe outside the transcript phase", []Check{func() Check { c := okCheck("PING-01"); c.Phase, c.SilenceProbe = PhaseOddInput, true; return c }()}, "declares PhaseTranscript"},
-		{"valid silence probe", []Check{func() Check { c := okCheck("PING-01"); c.Phase, c.SilenceProbe = PhaseTranscript, true; return c }()}, ""},
+		{"no source", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Source = ""; return c }()}, "no spec source"},
+		{"no revisions", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Revisions = nil; return c }()}, "applies to no revision"},
+		{"unknown level", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Level = "must-ish"; return c }()}, "unknown level"},
+		{"no run", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Run = nil; return c }()}, "no Run"},
+		{"a row the catalogue has, written again", []Check{okCheck("PING-01")}, "comes from its catalogue row"},
+		{"a row from the catalogue", []Check{{ID: "PING-01", Title: "t", Run: func(*T) Verdict { return Pass("") }}}, ""},
+		{"unknown phase", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Phase = 9; return c }()}, "unknown phase"},
+		{"state change without its state", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Phase = PhaseStateChange; return c }()}, "declares the server state"},
+		{"a state outside the state-change phase", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Phase, c.Changes = PhaseOddInput, StateToolList; return c }()}, "declares the server state"},
+		{"unknown state", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Changes = "cache"; return c }()}, "unknown server state"},
+		{"valid state change", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Changes = StateLogLevel; return c }()}, ""},
+		{"unknown group", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Group = "tools"; return c }()}, "not a catalogue group"},
+		{"unknown transport", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Transports = []string{"ws"}; return c }()}, "unknown transport"},
+		{"spare session in the clean phase", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Spare = true; return c }()}, "runs in PhaseOddInput or PhaseTranscript"},
+		{"pre-initialize probe in the clean phase", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.PreInitProbe = true; return c }()}, "runs in PhaseOddInput or PhaseTranscript"},
+		{"silence probe outside the transcript phase", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Phase, c.SilenceProbe = PhaseOddInput, true; return c }()}, "PhaseTranscript"},
+		{"valid silence probe", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.SilenceProbe = true; return c }()}, ""},
 		{"valid spare session", []Check{func() Check {
-			c := okCheck("PING-01")
-			c.Phase, c.FreshSessions, c.Spare, c.PreInitProbe = PhaseOddInput, 1, true, true
+			c := okCheck("ZZ-ONE-01")
+			c.Phase, c.PreInitProbe = PhaseOddInput, true
 			return c
 		}()}, ""},
 	}
@@ -90,7 +88,7 @@ func TestRegisterRejectsDuplicatesAndMalformedChecks(t *testing.T) {
 
 func TestLabelsAndSelection(t *testing.T) {
 	c := okCheck("TOOLS-CALL-UNKNOWN-01")
-	c.Group, c.Level, c.Needs = GroupTools, Should, NeedsAny
+	c.Group, c.Level, c.Needs, c.Phase = GroupTools, Should, NeedsAny, PhaseClean
 	r := revision.MustLookup("2025-06-18")
 	tests := []struct {
 		name                string

@@ -43,8 +43,8 @@ func TestOpeningChecks(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			withRegistry(t, func() {
-				opening := Register(Check{ID: "ZZ-OPENING-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev}, Group: GroupSSE,
-					Phase: PhaseClean, Source: "test", Opening: true, Run: func(t *T) Verdict {
+				opening := Register(Check{ID: "ZZ-OPENING-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupSSE, Source: "test"},
+					Phase: PhaseClean, Opening: true, Run: func(t *T) Verdict {
 						o := t.Opening()
 						switch {
 						case o.Kind == "":
@@ -54,8 +54,8 @@ func TestOpeningChecks(t *testing.T) {
 						}
 						return Pass("opened over %s", o.Kind)
 					}})
-				other := Register(Check{ID: "AA-CLEAN-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase,
-					Phase: PhaseClean, Source: "test", Run: func(t *T) Verdict {
+				other := Register(Check{ID: "AA-CLEAN-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
+					Phase: PhaseClean, Run: func(t *T) Verdict {
 						if _, err := t.Session().Call(t.Ctx, "x/echo", nil); err != nil {
 							return Errorf("%v", err)
 						}
@@ -104,8 +104,8 @@ func TestOpeningChecks(t *testing.T) {
 func TestOpeningGuards(t *testing.T) {
 	rev := revision.MustLookup("2025-06-18")
 	withRegistry(t, func() {
-		c := Register(Check{ID: "ZZ-READS-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase,
-			Phase: PhaseClean, Source: "test", Run: func(t *T) Verdict { return Pass("%s", t.Opening().Kind) }})
+		c := Register(Check{ID: "ZZ-READS-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
+			Phase: PhaseClean, Run: func(t *T) Verdict { return Pass("%s", t.Opening().Kind) }})
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		v, err := Judge(ctx, Config{Timeout: time.Second, KillGrace: 10 * time.Millisecond}, c, rev, (&pipeServer{}).dial)
@@ -115,8 +115,8 @@ func TestOpeningGuards(t *testing.T) {
 		if v.Status != reports.Error || !strings.Contains(v.Message, "is not an opening check") {
 			t.Errorf("%s (%s), want an error naming the misuse", v.Status, v.Message)
 		}
-		Register(Check{ID: "ZZ-OPENING-02", Title: "t", Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase,
-			Phase: PhaseOddInput, Source: "test", Opening: true, Run: func(*T) Verdict { return Pass("") }})
+		Register(Check{ID: "ZZ-OPENING-02", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
+			Phase: PhaseOddInput, Opening: true, Run: func(*T) Verdict { return Pass("") }})
 		if err := RegistryErr(); err == nil || !strings.Contains(err.Error(), "an opening check judges only the opening record") {
 			t.Errorf("registry error %v, want the opening check's phase refused", err)
 		}

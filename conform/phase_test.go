@@ -66,8 +66,8 @@ func TestPhaseGuards(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			withRegistry(t, func() {
-				c := Register(Check{ID: "ZZ-PHASE-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
-					Group: GroupBase, Phase: tc.phase, Source: "test", Run: tc.run, FreshSessions: tc.fresh, Spare: tc.spare})
+				c := Register(Check{ID: "ZZ-PHASE-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
+					Phase: tc.phase, Run: tc.run, FreshSessions: tc.fresh, Spare: tc.spare})
 				if err := RegistryErr(); err != nil {
 					t.Fatal(err)
 				}
@@ -92,8 +92,8 @@ func TestPhaseGuards(t *testing.T) {
 func TestTranscriptChecksSeeEveryProbe(t *testing.T) {
 	rev := revision.MustLookup("2025-06-18")
 	withRegistry(t, func() {
-		reader := Register(Check{ID: "AA-READS-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
-			Group: GroupBase, Phase: PhaseTranscript, Source: "test", Run: func(t *T) Verdict {
+		reader := Register(Check{ID: "AA-READS-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
+			Phase: PhaseTranscript, Run: func(t *T) Verdict {
 				for _, s := range t.Sessions() {
 					for _, e := range t.Transcript(s) {
 						if e.Msg != nil && e.Msg.Method == "x/probe" {
@@ -103,8 +103,8 @@ func TestTranscriptChecksSeeEveryProbe(t *testing.T) {
 				}
 				return Fail("the probe in the transcript", "no probe")
 			}})
-		prober := Register(Check{ID: "ZZ-PROBES-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
-			Group: GroupBase, Phase: PhaseTranscript, Source: "test", Run: func(t *T) Verdict {
+		prober := Register(Check{ID: "ZZ-PROBES-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
+			Phase: PhaseTranscript, Run: func(t *T) Verdict {
 				err, _ := t.Once("probe", func() any {
 					_, err := t.Session().Call(t.Ctx, "x/probe", nil)
 					return err
@@ -146,12 +146,12 @@ func TestSilenceProbesComeLast(t *testing.T) {
 				return Pass("probed")
 			}
 		}
-		silent := Register(Check{ID: "AA-SILENCE-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
-			Group: GroupBase, Phase: PhaseTranscript, SilenceProbe: true, Source: "test", Run: probe("AA-SILENCE-01", true)})
-		other := Register(Check{ID: "ZZ-STRAY-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
-			Group: GroupBase, Phase: PhaseTranscript, Source: "test", Run: probe("ZZ-STRAY-01", false)})
-		undeclared := Register(Check{ID: "ZZ-UNDECLARED-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
-			Group: GroupBase, Phase: PhaseTranscript, Source: "test", Run: probe("ZZ-UNDECLARED-01", true)})
+		silent := Register(Check{ID: "AA-SILENCE-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
+			Phase: PhaseTranscript, SilenceProbe: true, Run: probe("AA-SILENCE-01", true)})
+		other := Register(Check{ID: "ZZ-STRAY-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
+			Phase: PhaseTranscript, Run: probe("ZZ-STRAY-01", false)})
+		undeclared := Register(Check{ID: "ZZ-UNDECLARED-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
+			Phase: PhaseTranscript, Run: probe("ZZ-UNDECLARED-01", true)})
 		vs := judgePiped(t, rev, silent, other, undeclared)
 		if got := strings.Join(order, " "); got != "ZZ-STRAY-01 ZZ-UNDECLARED-01 AA-SILENCE-01" {
 			t.Errorf("probe order %q, want the silence probe last", got)
@@ -171,8 +171,8 @@ func TestSilenceProbesComeLast(t *testing.T) {
 func TestProbePassMisuseIsReported(t *testing.T) {
 	rev := revision.MustLookup("2025-06-18")
 	withRegistry(t, func() {
-		c := Register(Check{ID: "ZZ-UNDECLARED-01", Title: "t", Level: Must, Revisions: []revision.Revision{rev},
-			Group: GroupBase, Phase: PhaseTranscript, FreshSessions: 1, Source: "test", Run: func(t *T) Verdict {
+		c := Register(Check{ID: "ZZ-UNDECLARED-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
+			Phase: PhaseTranscript, FreshSessions: 1, Run: func(t *T) Verdict {
 				err, _ := t.Once("spare", func() any {
 					_, err := t.SpareSession()
 					return err

@@ -75,8 +75,8 @@ func TestReproCommand(t *testing.T) {
 // lists tools on a fresh one (of the two it declared, so one prefetched spare stays
 // unused), and fails or passes as asked.
 var sliceProbe = conform.Register(conform.Check{
-	ID: "ZZ-SLICE-PROBE-01", Title: "test-only probe of the transcript slice", Level: conform.Must,
-	Revisions: revision.All(), Group: conform.GroupBase, Phase: conform.PhaseStateChange, Changes: conform.StateToolList, Needs: conform.NeedsAny, Source: "test", FreshSessions: 2,
+	ID: "ZZ-SLICE-PROBE-01", Title: "test-only probe of the transcript slice", Row: conform.Row{Level: conform.Must, Revisions: revision.All(), Group: conform.GroupBase, Needs: conform.NeedsAny, Source: "test"},
+	Phase: conform.PhaseStateChange, Changes: conform.StateToolList, FreshSessions: 2,
 	Run: func(t *conform.T) conform.Verdict {
 		if _, err := t.Session().Call(t.Ctx, "ping", nil); err != nil {
 			return conform.Errorf("ping: %v", err)

@@ -40,6 +40,26 @@ type Requirement struct {
 	// (a covered row whose check stops short of some of the row's revisions).
 	NotIn *NotIn `yaml:"notIn,omitempty"`
 	Note  string `yaml:"note,omitempty"`
+	// Verdict is how the row's check judges (a covered row has one): the spec text
+	// behind its verdicts, and its level and needs where the row's own columns allow
+	// more than one.
+	Verdict *Verdict `yaml:"verdict,omitempty"`
+}
+
+// Verdict is the part of a covered row that only its check's verdicts need.
+type Verdict struct {
+	// Level is the check's level ("must", "should", "may", "descriptive",
+	// "derived") where the row's level allows more than one; StricterFrom ("must
+	// from 2025-06-18") raises it from a revision on. Both empty: the one level the
+	// row allows in each revision.
+	Level        string `yaml:"level,omitempty"`
+	StricterFrom string `yaml:"stricterFrom,omitempty"`
+	// Needs is the check's needs ("any", "calls", "opportunistic", "fixture") where
+	// the row's needs column names more than one; empty: the one it names.
+	Needs string `yaml:"needs,omitempty"`
+	// Basis is the spec text behind the verdict, as reports quote it: the row's
+	// quote with what the check makes of it.
+	Basis string `yaml:"basis"`
 }
 
 // NotIn is the part of a covered row's revisions its check leaves out, with why.

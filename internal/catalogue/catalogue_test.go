@@ -3,6 +3,8 @@ package catalogue_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
+	"go/format"
 	"os"
 	"slices"
 	"strings"
@@ -186,15 +188,11 @@ func TestLevels(t *testing.T) {
 
 // golden is one check as checks.yaml lists it.
 type golden struct {
-	ID           string   `yaml:"id"`
-	Title        string   `yaml:"title"`
-	Revisions    flowList `yaml:"revisions"`
-	Level        string   `yaml:"level"`
-	StricterFrom string   `yaml:"stricterFrom,omitempty"`
-	Group        string   `yaml:"group"`
-	Phase        string   `yaml:"phase"`
-	Needs        string   `yaml:"needs"`
-	Source       string   `yaml:"source"`
+	ID         string   `yaml:"id"`
+	Title      string   `yaml:"title"`
+	Phase      string   `yaml:"phase"`
+	Transports flowList `yaml:"transports,omitempty"`
+	Options    flowList `yaml:"options,omitempty"`
 }
 
 // flowList writes a list on one line: [a, b].
@@ -210,21 +208,16 @@ func (f flowList) MarshalYAML() (any, error) {
 
 const goldenHeader = `# The golden list of every registered check of mcp-conform (as Kubernetes' conformance.yaml).
 # Generated: go test ./internal/catalogue -update. A unit test diffs it against the registry,
-# so adding, renaming, re-levelling or removing a check is a visible, reviewed change.
-# stricterFrom "LEVEL from REVISION" raises the level from that revision on.
+# so adding, renaming, re-phasing or removing a check is a visible, reviewed change. It lists
+# what the Go code of a check says; its revisions, level and spec text are its row's in
+# requirements.yaml (a check's verdict block), reviewed there.
 `
 
 // TestChecksGolden compares every registered check with checks.yaml.
 func TestChecksGolden(t *testing.T) {
 	var list []golden
 	for _, c := range conform.Checks() {
-		g := golden{ID: c.ID, Title: c.Title, Level: string(c.Level), Group: string(c.Group), Phase: c.Phase.String(), Needs: string(c.Needs), Source: c.Source}
-		for _, r := range c.Revisions {
-			g.Revisions = append(g.Revisions, r.Name)
-		}
-		if c.StricterFrom != nil {
-			g.StricterFrom = string(c.StricterFrom.Level) + " from " + c.StricterFrom.Revision
-		}
+		g := golden{ID: c.ID, Title: c.Title, Phase: c.Phase.String(), Transports: c.Transports, Options: options(c)}
 		list = append(list, g)
 	}
 	var buf bytes.Buffer
@@ -279,9 +272,56 @@ func TestChecksGolden(t *testing.T) {
 }
 
 func equal(a, b golden) bool {
-	return a.ID == b.ID && a.Title == b.Title && slices.Equal(a.Revisions, b.Revisions) && a.Level == b.Level &&
-		a.StricterFrom == b.StricterFrom && a.Group == b.Group && a.Phase == b.Phase && a.Needs == b.Needs && a.Source == b.Source
+	return a.ID == b.ID && a.Title == b.Title && a.Phase == b.Phase && slices.Equal(a.Transports, b.Transports) && slices.Equal(a.Options, b.Options)
+}
+
+// options names the options a check declares beyond its phase.
+func options(c *conform.Check) []string {
+	var out []string
+	add := func(on bool, name string) {
+		if on {
+			out = append(out, name)
+		}
+	}
+	add(c.Probe != nil, "probe")
+	add(c.Handshake, "handshake")
+	add(c.Opening, "opening")
+	add(c.FreshSessions > 0, fmt.Sprintf("fresh sessions: %d", c.FreshSessions))
+	add(c.Spare, "spare session")
+	add(c.PreInitProbe, "pre-initialize probe")
+	add(c.SilenceProbe, "silence probe")
+	add(c.Changes != "", "changes: "+string(c.Changes))
+	for _, v := range c.PreOpen {
+		out = append(out, "pre-opens "+v)
+	}
+	return out
 }
 
 // Reasons is catalogue.Reasons, for the notIn rule.
 func Reasons() []catalogue.Reason { return catalogue.Reasons }
+
+// TestCheckRowsGenerated: checkrows_gen.go is what requirements.yaml says of every
+// covered row (go test ./internal/catalogue -update rewrites it).
+func TestCheckRowsGenerated(t *testing.T) {
+	rows, err := catalogue.Requirements()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := catalogue.GenerateCheckRows(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gen, err = format.Source(gen); err != nil {
+		t.Fatal(err)
+	}
+	const path = "checkrows_gen.go"
+	if *update {
+		if err := os.WriteFile(path, gen, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if have, err := os.ReadFile(path); err != nil || !bytes.Equal(have, gen) {
+		t.Errorf("%s is not what requirements.yaml says (%v): go test ./internal/catalogue -update", path, err)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
@@ -19,11 +18,8 @@ import (
 // settles, its grace overlapping the column's other work.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-BATCH-R2-01", Title: "a batch of requests and a notification is accepted and each request answered",
-	Level: conform.Must, Revisions: revision.Span("R2"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	FreshSessions: 1,
-	Spare:         true, // toolkit.MixedBatch: a batch may end a server's connection
-	SilenceProbe:  true,
-	Source:        `2025-03-26/basic/index.mdx (Batching): "MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches."; JSON-RPC 2.0 §6: "The Server should respond with an Array containing the corresponding Response objects" (replies one by one are accepted: over HTTP they may come as separate SSE events)`,
+	Spare:        true, // toolkit.MixedBatch: a batch may end a server's connection
+	SilenceProbe: true,
 	Run: func(t *conform.T) conform.Verdict {
 		return toolkit.JudgeMixedBatch(t)
 	},
@@ -35,10 +31,8 @@ var _ = conform.Register(conform.Check{
 // and everything the server sent on it is in (no grace period for the silence).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-BATCH-R2-02", Title: "a batch of notifications gets no reply (over HTTP, 202 with no body)",
-	Level: conform.Must, Revisions: revision.Span("R2"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	FreshSessions: 1,
-	Spare:         true, // the spare session: the Go SDK exits on a batch of notifications
-	Source:        `JSON-RPC 2.0 §6: "If there are no Response objects contained within the Response array as it is to be sent to the client, the server MUST NOT return an empty Array and should return nothing at all."; 2025-03-26/basic/index.mdx (Batching): implementations "MUST support receiving JSON-RPC batches" (a server that ends on one fails); 2025-03-26/basic/transports.mdx (Sending Messages to the Server): "If the input consists solely of (any number of) JSON-RPC responses or notifications: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body."`,
+	Phase: conform.PhaseTranscript,
+	Spare: true, // the spare session: the Go SDK exits on a batch of notifications
 	Run: func(t *conform.T) conform.Verdict {
 		p := t.Once("BASE-BATCH-R2-02:"+t.Rev.Name, func() any { return probeNotificationBatch(t) }).(notificationBatch)
 		if p.err != nil {
@@ -110,11 +104,8 @@ func probeNotificationBatch(t *conform.T) notificationBatch {
 // BASE-BATCH-R3-01 — 2025-06-18/changelog.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-BATCH-R3-01", Title: "a batch, removed in 2025-06-18, is refused (a WARN when processed or ignored, never a FAIL)",
-	Level: conform.Descriptive, Revisions: revision.Span("R3+"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	FreshSessions: 1,
-	Spare:         true, // toolkit.MixedBatch: a batch may end a server's connection
-	SilenceProbe:  true,
-	Source:        `2025-06-18/changelog.mdx: "Remove support for JSON-RPC batching"; {rev}/basic/transports.mdx (stdio): "Messages are individual JSON-RPC requests, notifications, or responses." How a server treats an array is not specified: refusing it (-32600 or HTTP 400) is expected; processing it, no reply, or a crash is a WARN.`,
+	Spare:        true, // toolkit.MixedBatch: a batch may end a server's connection
+	SilenceProbe: true,
 	Run: func(t *conform.T) conform.Verdict {
 		p := toolkit.MixedBatch(t).Settled()
 		if t.Ctx.Err() != nil {
@@ -158,8 +149,7 @@ func judgeRemovedBatch(p toolkit.BatchProbe) conform.Verdict {
 // BASE-BATCH-R3-02 — {rev}/schema.ts (JSONRPCMessage).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-BATCH-R3-02", Title: "the server sends no JSON array (batches were removed in 2025-06-18)",
-	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/schema.ts: JSONRPCMessage is a request, notification or response, no longer an array of them (2025-06-18/changelog.mdx: "Remove support for JSON-RPC batching"); ` + jsonrpcRule + ` and the schema's. A reply in an array to the array BASE-BATCH-R3-01 sends is judged there.`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		bad, n := toolkit.Arrays(t, false)
 		switch {

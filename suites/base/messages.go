@@ -18,8 +18,7 @@ import (
 // BASE-UTF8-01 — {rev}/basic/transports.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-UTF8-01", Title: "messages are UTF-8",
-	Level: conform.Must, Revisions: revision.Span("R2+"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	Source: `{rev}/basic/transports.mdx: "JSON-RPC messages MUST be UTF-8 encoded."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var bad conform.Findings
 		for _, s := range t.Sessions() {
@@ -43,8 +42,7 @@ var _ = conform.Register(conform.Check{
 // BASE-RESP-ID-01 — {rev}/basic/index.mdx (Responses).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-RESP-ID-01", Title: "replies carry the request's id: same value, same JSON type",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	Source: `{rev}/basic/index.mdx (Responses): "Responses MUST include the same ID as the request they correspond to." (request ids are strings or integers; 7 and "7" are different ids)`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		// The probe is made once per revision (the runner may run a transcript-wide
 		// check twice: once to make its probes while the session is open, once to
@@ -125,8 +123,6 @@ func strayReplies(s *conform.Session, after int) string {
 // BASE-METHOD-UNKNOWN-01 — JSON-RPC 2.0 §5.1.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-METHOD-UNKNOWN-01", Title: "an unknown method is answered with -32601",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `JSON-RPC 2.0 §5.1: "-32601 Method not found: The method does not exist / is not available."; {rev}/basic/index.mdx: messages "MUST follow the JSON-RPC 2.0 specification"`,
 	Run: func(t *conform.T) conform.Verdict {
 		resp, err := t.Session().Call(t.Ctx, "x_conformance/unknown_method", map[string]any{})
 		return t.ExpectRPCError(resp, err, wire.CodeMethodNotFound, "the method x_conformance/unknown_method")
@@ -139,8 +135,7 @@ var coreResultTypes = []string{"complete", "input_required"}
 // BASE-RESULTTYPE-01 — 2026-07-28/basic/index.mdx (Responses, Result Types).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-RESULTTYPE-01", Title: "every 2026-07-28 result carries resultType: complete, input_required, or an advertised extension's value",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `2026-07-28/basic/index.mdx (Responses): "The result MUST include a resultType field to indicate the type of the result."; "The set of supported ResultType values MUST be created from the set defined in the core protocol and include any additional values of supported extensions that are advertised via capabilities."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		_, extensions := t.Session().Capabilities()["extensions"]
 		var bad conform.Findings
@@ -191,8 +186,7 @@ func contains(list []string, s string) bool {
 // BASE-ERRRANGE-01 — 2026-07-28/basic/index.mdx (Error Codes).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-ERRRANGE-01", Title: "no error code outside the 2026-07-28 allocation: nothing undefined in -32020…-32099, no -32002 or -32042, no legacy -32000…-32019",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `2026-07-28/basic/index.mdx (Error Codes): "Implementations MUST NOT emit any code from this sub-range that is not defined by this specification" (-32020 to -32099); "Implementations of this protocol version MUST NOT emit these codes: -32002 … -32042"; for -32000 to -32019 "new implementations SHOULD NOT use codes from this sub-range at all" (WARN)`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		errs := modern.Errors(t)
 		var bad conform.Findings
@@ -219,8 +213,7 @@ var _ = conform.Register(conform.Check{
 // BASE-INVALID-PARAMS-01 — JSON-RPC 2.0 §5.1.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-INVALID-PARAMS-01", Title: "structurally wrong params for tools/list are answered with -32602",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `JSON-RPC 2.0 §5.1: "-32602 Invalid params: Invalid method parameter(s)."; {rev}/basic/index.mdx: messages "MUST follow the JSON-RPC 2.0 specification"; schema PaginatedRequest: params {cursor?: string}. JSON-RPC §4.2 also makes non-structured params ("abc") an invalid Request, so -32600 is accepted for that probe, with a note.`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := toolkit.SkipUndeclared(t); v != nil {
 			return *v
@@ -285,8 +278,7 @@ func where(s *conform.Session, e wire.Entry) string { return fmt.Sprintf("%s #%d
 // BASE-JSONRPC-VERSION-01 — {rev}/basic/index.mdx (Messages).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-JSONRPC-VERSION-01", Title: `every message the server sends is JSON-RPC 2.0: "jsonrpc": "2.0"`,
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/index.mdx (Messages; 2024-11-05: basic/messages.mdx): "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification."; JSON-RPC 2.0 §4, §5: jsonrpc "MUST be exactly "2.0""`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var f conform.Findings
 		received(t, func(s *conform.Session, e wire.Entry) {
@@ -307,8 +299,7 @@ var _ = conform.Register(conform.Check{
 // BASE-RESP-EXCL-01 — {rev}/basic/index.mdx (Responses).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-RESP-EXCL-01", Title: "every response carries exactly one of result and error",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/index.mdx (Responses; 2024-11-05: basic/messages.mdx): "Either a result or an error MUST be set. A response MUST NOT set both."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var f conform.Findings
 		received(t, func(s *conform.Session, e wire.Entry) {
@@ -335,8 +326,7 @@ var _ = conform.Register(conform.Check{
 // BASE-ERR-SHAPE-01 — {rev}/basic/index.mdx (Error responses); schema.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-ERR-SHAPE-01", Title: "every error has an integer code and a string message",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/index.mdx (Responses; 2024-11-05: basic/messages.mdx): "errors MUST include an error code and message at minimum. Error codes MUST be integers."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var f conform.Findings
 		received(t, func(s *conform.Session, e wire.Entry) {
@@ -386,8 +376,7 @@ func errorShapeProblem(raw json.RawMessage) string {
 // BASE-NOTIF-NOID-01 — {rev}/basic/index.mdx (Notifications).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-NOTIF-NOID-01", Title: "the server's notifications carry no id",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/index.mdx (Notifications; 2024-11-05: basic/messages.mdx): "Notifications MUST NOT include an ID."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var f conform.Findings
 		received(t, func(s *conform.Session, e wire.Entry) {
@@ -409,8 +398,7 @@ var _ = conform.Register(conform.Check{
 // BASE-SRVREQ-ID-01 — {rev}/basic/index.mdx (Requests).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-SRVREQ-ID-01", Title: "the server's own requests carry a string or integer id, never null, never reused in the session",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/index.mdx (Requests; 2024-11-05: basic/messages.mdx): "Requests MUST include a string or integer ID. Unlike base JSON-RPC, the ID MUST NOT be null. The request ID MUST NOT have been previously used by the requestor within the same session."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var f conform.Findings
 		seen := map[*conform.Session]map[string]bool{}
@@ -445,12 +433,10 @@ const jsonrpcRule = `{rev}/basic/index.mdx: "All messages between MCP clients an
 // BASE-PARSE-01 — JSON-RPC 2.0 §5 and §5.1.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-PARSE-01", Title: "unparseable JSON is answered with -32700, and the server keeps serving",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Phase: conform.PhaseOddInput,
 	// The spare session: a server that ends its connection on unparseable input
 	// (go-sdk does) would otherwise cost the other odd-input checks theirs.
-	FreshSessions: 1,
-	Spare:         true,
-	Source:        `JSON-RPC 2.0 §5: "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."; §5.1: "-32700 Parse error: Invalid JSON was received by the server."; ` + jsonrpcRule + `. Over HTTP an error status with no JSON-RPC body is the transport's answer (SHTTP-BADBODY-01 judges it): not verified here.`,
+	Spare: true,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.SpareSession()
 		if err != nil {
@@ -502,12 +488,10 @@ var invalidRequests = []struct {
 // BASE-INVALID-REQ-01 — JSON-RPC 2.0 §5 and §5.1.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-INVALID-REQ-01", Title: "a JSON object that is not a valid request is answered with -32600",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Phase: conform.PhaseOddInput,
 	// The spare session: a server that ends its connection on an invalid request
 	// (go-sdk does) would otherwise cost the other odd-input checks theirs.
-	FreshSessions: 1,
-	Spare:         true,
-	Source:        `JSON-RPC 2.0 §5: "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."; §5.1: "-32600 Invalid Request: The JSON sent is not a valid Request object."; ` + jsonrpcRule + `. Another error code is a WARN (the request was refused, with the wrong code).`,
+	Spare: true,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.SpareSession()
 		if err != nil {
@@ -594,9 +578,7 @@ func judgeInvalidRequests(probes []invalidProbe) conform.Verdict {
 // its id, so it has its own window on the session (conform.Session.MarkStray).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-NULL-ID-01", Title: `a request with "id": null is refused, not processed`,
-	Level: conform.Derived, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
 	SilenceProbe: true,
-	Source:       `{rev}/basic/index.mdx (Requests): "Unlike base JSON-RPC, the ID MUST NOT be null." (a client rule; the server's part is derived: such a message is not a valid request, so it is refused, ideally with -32600; processing it or no reply is a WARN)`,
 	Run: func(t *conform.T) conform.Verdict {
 		p := t.Once("BASE-NULL-ID-01:"+t.Rev.Name, func() any { return probeNullID(t) }).(nullIDProbe)
 		if p.err != nil {
@@ -666,8 +648,7 @@ func judgeNullID(method string, a toolkit.StrayAnswer) conform.Verdict {
 // reply in; a conformant server, which sends nothing, costs no grace period.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-NOTIF-NORESP-01", Title: "a notification is never answered",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	Source: `{rev}/basic/index.mdx (Notifications), from 2025-03-26: "The receiver MUST NOT send a response."; JSON-RPC 2.0 §4.1 (every revision, ` + jsonrpcRule + `): "The Server MUST NOT reply to a Notification, including those that are within a batch request."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		p := t.Once("BASE-NOTIF-NORESP-01:"+t.Rev.Name, func() any { return probeNotification(t) }).(toolkit.StrayProbe)
 		if p.Answer.Err != nil {
@@ -700,8 +681,7 @@ func probeNotification(t *conform.T) toolkit.StrayProbe {
 // BASE-ERR-ID-01 — {rev}/basic/index.mdx (Error Responses); JSON-RPC 2.0 §5.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-ERR-ID-01", Title: "an error reply to a request whose id could not be read has id null (absent allowed from 2025-11-25)",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	Source: `JSON-RPC 2.0 §5 (id): "If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null."; from 2025-11-25, {rev}/basic/index.mdx (Error Responses): "Error responses MUST include the same ID as the request they correspond to (except in error cases where the ID could not be read due a malformed request)." with id?: string | number. An error reply that answers no request is judged here (BASE-PARSE-01's and BASE-INVALID-REQ-01's probes make them); replies to the suite's own calls are BASE-RESP-ID-01's.`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var bad conform.Findings
 		n := 0
@@ -770,8 +750,7 @@ func hasKey(m map[string]bool, k string) bool {
 // BASE-ERR-CODES-01 — JSON-RPC 2.0 §5.1; schema/<rev>/schema.ts error constants.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-ERR-CODES-01", Title: "the standard error codes keep their meanings, and no code JSON-RPC reserves without a meaning is sent",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `JSON-RPC 2.0 §5.1: "-32700 Parse error: Invalid JSON was received by the server."; "-32601 Method not found: The method does not exist / is not available."; "The error codes from and including -32768 to -32000 are reserved for pre-defined errors. Any code within this range, but not defined explicitly below is reserved for future use." (defined: -32700, -32600 to -32603, and -32000 to -32099 for implementation-defined server errors); schema/<rev>/schema.ts: PARSE_ERROR = -32700, INVALID_REQUEST = -32600, METHOD_NOT_FOUND = -32601, INVALID_PARAMS = -32602, INTERNAL_ERROR = -32603; ` + jsonrpcRule + `. Judged from every error of the revision's sessions against the request it answers: -32700 answering a well-formed request whose id the server read, -32601 for a method the same session got a result from (tools/call's codes are the TOOLS-CALL- rows'), any code of -32768…-32100 but the five. Errors that came with an HTTP error status are not messages of the transcript and are not seen.`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var seen []seenCode
 		for _, s := range t.Sessions() {
@@ -854,8 +833,7 @@ func judgeErrCodes(seen []seenCode) conform.Verdict {
 // BASE-REQID-INFLIGHT-01 — 2026-07-28/basic/index.mdx (Requests).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-REQID-INFLIGHT-01", Title: "a request whose id an answered request used before is served like any other",
-	Level: conform.Derived, Revisions: revision.Span("R5"), Group: conform.GroupBase, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `2026-07-28/basic/index.mdx (Requests): "The request ID MUST NOT match the ID of any other request the sender has issued and not yet received a response for." (a client rule; the server's part is derived: an id is unique only among requests in flight, so a client may use an answered request's id again, and a server that refuses or drops such a request fails a conforming client — WARN). The probe sends the barrier request (server/discover) twice with one id, the second after the first was answered.`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.Scratch()
 		if err != nil {

@@ -17,8 +17,7 @@ const metaKeysRule = `{rev}/basic/index.mdx (` + "`_meta`" + `): "Key name forma
 // BASE-META-KEYS-01 — {rev}/basic/index.mdx (`_meta`).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-META-KEYS-01", Title: "every _meta key the server sends has a valid optional prefix and name; reserved MCP prefixes only for keys the spec defines",
-	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: metaKeysRule + ` Reserved prefixes: 2025-06-18 "Any prefix beginning with zero or more valid labels, followed by modelcontextprotocol or mcp, followed by any valid label, is reserved for MCP use."; from 2025-11-25 "Any prefix where the second label is modelcontextprotocol or mcp is reserved for MCP use." (a key the revision does not define under such a prefix: WARN; in 2026-07-28 a server advertising extensions may carry an official extension's key there: note). Every _meta object of every message the server sent is read, outside JSON Schemas, structuredContent, arguments, data and experimental or extension settings (the server's own data); a _meta that is not an object is BASE-SCHEMA-01's.`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var keys []metaKey
 		received(t, func(s *conform.Session, e wire.Entry) {

@@ -14,8 +14,7 @@ import (
 // BASE-SCHEMA-01 — {rev}/basic/index.mdx (Schema); schema/<rev>.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-SCHEMA-01", Title: "every message received matches the negotiated revision's schema",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupBase, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/index.mdx (Schema): the TypeScript schema (and its JSON twin, schema/<rev>/schema.json) is "the source of truth for all protocol messages and structures". In 2024-11-05 and 2025-03-26 a content block whose type is outside the revision's union is judged at LIFE-VERSION-RESPECT-01's level there, SHOULD (CONTENT-UNKNOWN-TYPE-01): WARN`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var problems conform.Findings
 		var findings []conform.SchemaFinding

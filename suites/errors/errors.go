@@ -18,8 +18,7 @@ import (
 // ERR-R5-CODES-01 — 2026-07-28/basic/index.mdx (Error Codes); schema.
 var _ = conform.Register(conform.Check{
 	ID: "ERR-R5-CODES-01", Title: "-32020, -32021 and -32022 are used only with their meanings: their data, and HTTP 400",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupErr, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `2026-07-28/basic/index.mdx (Error Codes): implementations "MUST use defined codes only with their specified meanings"; schema MissingRequiredClientCapabilityError: data.requiredCapabilities required; UnsupportedProtocolVersionError: data.supported and data.requested required; each "For HTTP, the response status code MUST be 400 Bad Request."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var bad conform.Findings
 		n := 0
@@ -51,8 +50,6 @@ var _ = conform.Register(conform.Check{
 // ERR-EXEC-IN-RESULT-01 — schema CallToolResult.isError (2025-06-18 on).
 var _ = conform.Register(conform.Check{
 	ID: "ERR-EXEC-IN-RESULT-01", Title: "a tool's own failure comes back as an isError:true result, not a JSON-RPC error",
-	Level: conform.Should, Revisions: revision.Span("R3+"), Group: conform.GroupErr, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
-	Source: `schema CallToolResult.isError (2025-06-18 on): "Any errors that originate from the tool SHOULD be reported inside the result object, with isError set to true, not as an MCP protocol-level error response. Otherwise, the LLM would not be able to see that an error occurred and self-correct." Exercised by the fixture tool test_error_handling, which always fails (the fixture contract, refserver/doc.go).`,
 	Run: func(t *conform.T) conform.Verdict {
 		o, v := callErrorFixture(t)
 		if v != nil {
@@ -102,8 +99,7 @@ func judgeExecInResult(r toolcall.Reply) conform.Verdict {
 // ERR-ISERROR-CONTENT-01 — schema CallToolResult; {rev}/server/tools.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "ERR-ISERROR-CONTENT-01", Title: "an isError:true result keeps a content array with a text block describing the failure",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupErr, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `schema CallToolResult: "required": ["content"] (a missing or non-array content fails); {rev}/server/tools.mdx (Error Handling): the tool execution error example carries "content": [{"type": "text", "text": "Failed to fetch weather data: API rate limit exceeded"}] (2025-11-25 on: "Invalid departure date: …"), "isError": true (no text block → WARN, derived). Exercised by the fixture tool test_error_handling and by every isError:true result seen in the revision's sessions.`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		o, v := callErrorFixture(t)
 		fixture := ""
@@ -168,8 +164,7 @@ func hasText(blocks []struct {
 // ERR-ISERROR-STRUCT-01 — 2025-06-18/server/tools.mdx (Output Schema), derived.
 var _ = conform.Register(conform.Check{
 	ID: "ERR-ISERROR-STRUCT-01", Title: "an isError:true result of a tool with an outputSchema is not held to it, and explains the failure in a text block",
-	Level: conform.Derived, Revisions: revision.Span("R3+"), Group: conform.GroupErr, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/server/tools.mdx (Output Schema): "If an output schema is provided: Servers MUST provide structured results that conform to this schema." Derived: an isError:true result reports a failure and is not a structured result, so the MUST does not cover it (STRUCT-CONFORM-01 must not fail it). Derived in turn: exempt from the schema, such a result carries its explanation in content; one with no text block leaves a client nothing to read (WARN, never FAIL).`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := toolkit.SkipUndeclared(t); v != nil {
 			return *v
@@ -234,9 +229,8 @@ func structState(c toolcall.SeenCall, schema json.RawMessage, dialect string) st
 // ERR-LOGLEVEL-01 — {rev}/server/utilities/logging.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "ERR-LOGLEVEL-01", Title: "an unknown log level is refused with -32602 (Invalid params), not another code",
-	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupErr, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `{rev}/server/utilities/logging.mdx (Error Handling): "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid log level: -32602 (Invalid params); Configuration errors: -32603 (Internal error)" (2026-07-28: "If the io.modelcontextprotocol/logLevel value carried in a request's _meta is not a recognized log level, the server SHOULD reject that request with a standard JSON-RPC error: Invalid log level: -32602 (Invalid params); Internal errors: -32603 (Internal error)"). This check judges the code of the refusal; whether the level is refused at all is LOG-SETLEVEL-INVALID-01's and LOG-R5-INVALID-01's`,
-	Run:    runLogLevelCode,
+	Phase: conform.PhaseOddInput,
+	Run:   runLogLevelCode,
 })
 
 // runLogLevelCode judges the error code the server refused the unknown level
@@ -289,8 +283,7 @@ var gatedMethods = []gatedMethod{
 // ERR-NOTDECLARED-01 — 2026-07-28 schema MethodNotFoundError; JSON-RPC 2.0 §5.1.
 var _ = conform.Register(conform.Check{
 	ID: "ERR-NOTDECLARED-01", Title: "a method behind a capability the server did not declare is answered with -32601",
-	Level: conform.Derived, Revisions: revision.Span("all"), Group: conform.GroupErr, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `2026-07-28 schema MethodNotFoundError: "In MCP, a server returns this error when a client invokes a method the server does not implement — either a genuinely unknown method, or one gated behind a server capability the server did not advertise (e.g., calling prompts/list when the prompts capability was not advertised)."; JSON-RPC 2.0 §5.1: "-32601 Method not found: The method does not exist / is not available." (derived for every revision: a result or another code → WARN). The main method of each capability the server did not declare is sent once on the main session, after the clean checks: tools/list, prompts/list, resources/list, completion/complete (2025-03-26 on), logging/setLevel (before 2026-07-28).`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.Scratch()
 		if err != nil {

@@ -21,8 +21,7 @@ import (
 // LIFE-INIT-01 — {rev}/basic/lifecycle.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-INIT-01", Title: "initialize is answered with an InitializeResult",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny, Handshake: true,
-	Source: `{rev}/basic/lifecycle.mdx (Initialization): "The initialization phase MUST be the first interaction between client and server" … "The server MUST respond with its own capabilities and information."`,
+	Handshake: true,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
 		want := "an InitializeResult for initialize{protocolVersion: " + t.Rev.Name + "}"
@@ -45,8 +44,7 @@ var _ = conform.Register(conform.Check{
 // LIFE-INIT-RESULT-01 — lifecycle.mdx; schema InitializeResult.
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-INIT-RESULT-01", Title: "InitializeResult has protocolVersion, capabilities and serverInfo{name,version}",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny, Handshake: true,
-	Source: `{rev}/basic/lifecycle.mdx; schema InitializeResult: "required": ["capabilities", "protocolVersion", "serverInfo"]; Implementation: "required": ["name", "version"]`,
+	Handshake: true,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
 		if s.Init == nil || s.Init.IsError() {
@@ -65,8 +63,7 @@ var _ = conform.Register(conform.Check{
 // LIFE-VERSION-ECHO-01 — lifecycle.mdx (Version Negotiation).
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-VERSION-ECHO-01", Title: "a supported version is echoed; another answer names a version the server supports",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny, Handshake: true,
-	Source: `{rev}/basic/lifecycle.mdx (Version Negotiation): "If the server supports the requested protocol version, it MUST respond with the same version. Otherwise, the server MUST respond with another protocol version it supports."`,
+	Handshake: true,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
 		switch {
@@ -114,10 +111,8 @@ type fallbackProbe struct {
 // LIFE-VERSION-FALLBACK-01 — lifecycle.mdx (Version Negotiation, Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-VERSION-FALLBACK-01", Title: "an unsupported version is answered with a version the server supports",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	// The probe's session opens alongside the main sessions (once per run).
 	PreOpen: []string{bogusVersion},
-	Source:  `{rev}/basic/lifecycle.mdx: "Otherwise, the server MUST respond with another protocol version it supports. This SHOULD be the latest version supported by the server." (the page's Error Handling example answers -32602 "Unsupported protocol version": LIFE-VERSION-FALLBACK-01, WARN)`,
 	Run: func(t *conform.T) conform.Verdict {
 		p := t.Once("fallback-probe", func() any { return probeFallback(t) }).(fallbackProbe)
 		switch {
@@ -141,10 +136,8 @@ var _ = conform.Register(conform.Check{
 // LIFE-VERSION-ERRSHAPE-01 — lifecycle.mdx (Error Handling example).
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-VERSION-ERRSHAPE-01", Title: "a rejected version is -32602 with data.supported[] and data.requested, as the spec's example",
-	Level: conform.Descriptive, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	// The same probe as LIFE-VERSION-FALLBACK-01 (memoized): no session of its own.
 	PreOpen: []string{bogusVersion},
-	Source:  `{rev}/basic/lifecycle.mdx (Error Handling): the example error for a version mismatch is {"code": -32602, "message": "Unsupported protocol version", "data": {"supported": ["2024-11-05"], "requested": "1.0.0"}} (an example, no key word: a differing shape warns, never fails)`,
 	Run: func(t *conform.T) conform.Verdict {
 		p := t.Once("fallback-probe", func() any { return probeFallback(t) }).(fallbackProbe)
 		switch {
@@ -224,8 +217,6 @@ func probeFallback(t *conform.T) fallbackProbe {
 // LIFE-CAPS-SHAPE-01 — lifecycle.mdx; schema ServerCapabilities.
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-CAPS-SHAPE-01", Title: "each declared capability is an object with boolean flags",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `{rev}/basic/lifecycle.mdx (Capability Negotiation); schema ServerCapabilities: each capability is an object; tools.listChanged, prompts.listChanged, resources.subscribe and resources.listChanged are booleans`,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
 		raw, ok := s.InitResult["capabilities"]
@@ -265,10 +256,8 @@ var defClientFeatureMethods = map[string]string{
 // LIFE-CAPS-HONEST-01 — {rev}/basic/lifecycle.mdx (Operation).
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-CAPS-HONEST-01", Title: "no sampling, elicitation or roots request reaches a client that declared no capabilities",
-	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
-	Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: "{rev}/basic/lifecycle.mdx (Operation): \"Both parties SHOULD [MUST from 2025-06-18]: … Only use capabilities that were successfully negotiated\"; the suite sends initialize with capabilities: {}",
-	Run:    runCapsHonest,
+	Phase: conform.PhaseTranscript,
+	Run:   runCapsHonest,
 })
 
 func runCapsHonest(t *conform.T) conform.Verdict {
@@ -299,9 +288,7 @@ func runCapsHonest(t *conform.T) conform.Verdict {
 // LIFE-VERSION-RESPECT-01 — {rev}/basic/lifecycle.mdx (Operation).
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-VERSION-RESPECT-01", Title: "tool definitions and tool results use only fields and content types of the negotiated revision",
-	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
-	Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: "{rev}/basic/lifecycle.mdx (Operation): \"Both parties SHOULD [MUST from 2025-06-18]: Respect the negotiated protocol version\"; the negotiated revision's schema defines which Tool and CallToolResult members and content types exist",
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		toolkit.List(t) // the memoized walk: every revision's definitions are seen at least once
 		sc := defScanSessions(t.Sessions())
@@ -322,8 +309,6 @@ var _ = conform.Register(conform.Check{
 // LIFE-INSTRUCTIONS-01 — schema InitializeResult.
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-INSTRUCTIONS-01", Title: "instructions, when the server sends them, are a string",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `{rev}/schema.json InitializeResult: "instructions": {"type": "string"} ("Instructions describing how to use the server and its features."); optional (a MAY), typed when present`,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
 		if s.Init == nil || s.Init.IsError() {
@@ -355,8 +340,6 @@ var implExtras = []struct {
 // LIFE-IMPL-01 — schema Implementation.
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-IMPL-01", Title: "serverInfo's optional title (2025-06-18), description, icons and websiteUrl (2025-11-25) have the schema's types",
-	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `{rev}/schema.json Implementation: title (string, from 2025-06-18); description (string), icons (Icon[]), websiteUrl (string, format uri) from 2025-11-25; optional (a MAY), typed when present. In 2026-07-28 serverInfo is server/discover's _meta["io.modelcontextprotocol/serverInfo"].`,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
 		info := s.ServerInfo()
@@ -402,13 +385,11 @@ func absoluteURI(s string) bool {
 // LIFE-SHUTDOWN-STDIO-01 — {rev}/basic/lifecycle.mdx (Shutdown, stdio).
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-SHUTDOWN-STDIO-01", Title: "a stdio server exits once its stdin is closed, before SIGTERM",
-	Level: conform.Derived, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	// One clean process stopped on purpose, once per run for R1–R4 (toolkit.JudgeEOFExit
 	// says why the sessions the run stops anyway give no stable verdict).
 	FreshSessions: toolkit.EOFExitFreshSessions,
 	// Derived: the key word binds the client's procedure; the server's part (exit
 	// on EOF) is what that procedure waits for. A violation warns, never fails.
-	Source: `{rev}/basic/lifecycle.mdx (Shutdown, stdio): "the client SHOULD initiate shutdown by: 1. First, closing the input stream to the child process (the server) 2. Waiting for the server to exit, or sending SIGTERM if the server does not exit within a reasonable time" (the reasonable time is --kill-grace, 2 s by default)`,
 	Run: func(t *conform.T) conform.Verdict {
 		return toolkit.JudgeEOFExit(t, "the server process exits once its stdin is closed, without SIGTERM")
 	},
@@ -417,8 +398,7 @@ var _ = conform.Register(conform.Check{
 // LIFE-INITIALIZED-01 — {rev}/basic/lifecycle.mdx (Initialization); {rev}/basic/index.mdx (Notifications).
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-INITIALIZED-01", Title: "notifications/initialized is taken silently",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	Source: `{rev}/basic/lifecycle.mdx (Initialization): "After successful initialization, the client MUST send an initialized notification to indicate it is ready to begin normal operations"; {rev}/basic/index.mdx (Notifications), from 2025-03-26: "The receiver MUST NOT send a response."; JSON-RPC 2.0 §4.1: "The Server MUST NOT reply to a Notification". Judged in every session of the revision between the notification and the reply to the next request (on stdio the channel is ordered; over HTTP a reply to the notification's POST is read before the next request is sent); the POST's status is SHTTP-POST-202-01's.`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var f conform.Findings
 		open := 0

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -24,8 +23,6 @@ import (
 // 2026-07-28 column at all (revision-unsupported).
 var _ = conform.Register(conform.Check{
 	ID: "MOD-DISCOVER-01", Title: "server/discover is answered with a DiscoverResult",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `2026-07-28/server/discover.mdx: "server/discover lets a client query a server's supported protocol versions, capabilities, and identity … Servers MUST implement it."; schema DiscoverResult: "required": ["cacheScope", "capabilities", "resultType", "supportedVersions", "ttlMs"]`,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
 		want := "a DiscoverResult for server/discover"
@@ -52,8 +49,6 @@ var _ = conform.Register(conform.Check{
 // MOD-DISCOVER-INFO-01 — 2026-07-28/server/discover.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-DISCOVER-INFO-01", Title: "the DiscoverResult names the server in _meta io.modelcontextprotocol/serverInfo",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `2026-07-28/server/discover.mdx: "_meta['io.modelcontextprotocol/serverInfo']: Name and version of the server software. Servers SHOULD include this field."`,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
 		want := "_meta[\"" + conform.MetaServerInfo + "\"] (name and version) in the DiscoverResult"
@@ -73,8 +68,7 @@ var _ = conform.Register(conform.Check{
 // MOD-SERVERINFO-01 — 2026-07-28/basic/index.mdx (_meta, per-response fields).
 var _ = conform.Register(conform.Check{
 	ID: "MOD-SERVERINFO-01", Title: "every 2026-07-28 result names the server in _meta io.modelcontextprotocol/serverInfo",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `2026-07-28/basic/index.mdx (_meta): "Servers SHOULD include the following io.modelcontextprotocol/* field in every result's _meta, unless specifically configured not to do so" — io.modelcontextprotocol/serverInfo, an Implementation`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var bad conform.Findings
 		n := 0
@@ -100,8 +94,7 @@ var _ = conform.Register(conform.Check{
 // MOD-NO-SERVER-REQ-01 — 2026-07-28/basic/patterns/index.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-NO-SERVER-REQ-01", Title: "the server sends no JSON-RPC request to the client",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `2026-07-28/basic/patterns/index.mdx: "Servers MUST NOT initiate JSON-RPC requests, and clients do not send JSON-RPC responses."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		reqs, n, _ := modern.ServerRequests(t, false)
 		var f conform.Findings
@@ -119,8 +112,7 @@ var _ = conform.Register(conform.Check{
 // MOD-META-REQUIRED-01 — 2026-07-28/basic/index.mdx (_meta, per-request fields).
 var _ = conform.Register(conform.Check{
 	ID: "MOD-META-REQUIRED-01", Title: "a request missing _meta protocolVersion or clientCapabilities is rejected with -32602 (HTTP 400)",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `2026-07-28/basic/index.mdx (_meta): "A request missing any required field is malformed; the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request." (io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities are the required fields)`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.Scratch()
 		if err != nil {
@@ -158,8 +150,7 @@ var _ = conform.Register(conform.Check{
 // MOD-VERSION-UNSUPPORTED-01 — 2026-07-28/basic/versioning.mdx; schema UnsupportedProtocolVersionError.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-VERSION-UNSUPPORTED-01", Title: "a request for an unimplemented protocol version gets -32022 naming the supported versions (HTTP 400)",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `2026-07-28/basic/versioning.mdx: "If the server does not implement the requested version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with an UnsupportedProtocolVersionError listing the versions it does support"; schema UnsupportedProtocolVersionError: code -32022, data {supported, requested} required; "For HTTP, the response status code MUST be 400 Bad Request."`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.Scratch()
 		if err != nil {
@@ -199,8 +190,7 @@ var _ = conform.Register(conform.Check{
 // MOD-REMOVED-01 — 2026-07-28/changelog.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-REMOVED-01", Title: "ping, removed in 2026-07-28, is not served to a modern request",
-	Level: conform.Descriptive, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `2026-07-28/changelog.mdx: "Remove ping, logging/setLevel, and notifications/roots/list_changed." No BCP 14 key word: descriptive. A modern request for a method that does not exist is -32601 (JSON-RPC 2.0 §5.1); a result warns and never fails.`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.Scratch()
 		if err != nil {
@@ -226,8 +216,6 @@ var _ = conform.Register(conform.Check{
 // MOD-EXT-01 — 2026-07-28/basic/versioning.mdx (Extension Negotiation).
 var _ = conform.Register(conform.Check{
 	ID: "MOD-EXT-01", Title: "capabilities.extensions is keyed by prefixed _meta-style identifiers with object values",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `2026-07-28/basic/versioning.mdx (Extension Negotiation): "Extension identifiers MUST follow the _meta key naming rules, with a mandatory prefix."; extensions is "a map of extension identifiers to per-extension settings objects"`,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
 		if s.Init == nil || s.Init.IsError() {
@@ -261,13 +249,11 @@ var _ = conform.Register(conform.Check{
 // MOD-LEGACY-INIT-01 (and MOD-DUAL-ERA-01) — 2026-07-28/basic/versioning.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-LEGACY-INIT-01", Title: "a modern-only server answers a legacy initialize with an error naming its supported versions",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupModern, Needs: conform.NeedsAny,
 	// An initialize may switch the stdio process to legacy semantics (versioning.mdx:
 	// "An initialize request selects legacy semantics, scoped to the stdio process"):
 	// it is sent after every other probe of the column. The "era" area ranks with
 	// the observed ones, after every other area's odd-input checks.
-	Phase:  conform.PhaseOddInput,
-	Source: `2026-07-28/basic/versioning.mdx: "A server that supports only modern versions SHOULD name the protocol versions it supports in any error it returns to an initialize request, on any transport"; "A dual-era server MAY serve both eras concurrently on the same endpoint or process." (MOD-DUAL-ERA-01: a successful initialize is that MAY, not-applicable here)`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.Scratch()
 		if err != nil {
@@ -313,8 +299,6 @@ var _ = conform.Register(conform.Check{
 // MOD-CAP-MISSING-01 — 2026-07-28/basic/index.mdx (_meta); schema MissingRequiredClientCapabilityError.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-CAP-MISSING-01", Title: "a request that needs an undeclared client capability gets -32021 naming it (HTTP 400)",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
-	Source: `2026-07-28/basic/index.mdx (_meta): "A server MUST NOT rely on capabilities the client has not declared. If processing a request requires a capability that is not present in io.modelcontextprotocol/clientCapabilities, the server MUST return a MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists the missing capabilities. On HTTP, the response status MUST be 400 Bad Request." Exercised by the fixture tool test_requires_elicitation, called with clientCapabilities {}.`,
 	Run: func(t *conform.T) conform.Verdict {
 		if v := fixtureTool(t, toolRequiresElicitation); v != nil {
 			return *v
@@ -349,8 +333,6 @@ var _ = conform.Register(conform.Check{
 // MOD-STATELESS-01 — 2026-07-28/basic/index.mdx (Statelessness).
 var _ = conform.Register(conform.Check{
 	ID: "MOD-STATELESS-01", Title: "the server does not carry context from earlier requests on the connection",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `2026-07-28/basic/index.mdx (Statelessness): "Servers MUST NOT rely on prior requests over the same connection to establish context (e.g., capabilities, protocol version, client identity)." Probed within the column's one connection: tools/list before and after requests that declare other capabilities must match, and (fixture) test_requires_elicitation called with clientCapabilities {} right after a call that declared elicitation must still be -32021.`,
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
 		if _, ok := s.Capabilities()["tools"]; !ok {

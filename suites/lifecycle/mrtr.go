@@ -126,8 +126,7 @@ func probeElicitation(t *conform.T) *conform.Verdict {
 // MOD-MRTR-01 — 2026-07-28/basic/patterns/mrtr.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-MRTR-01", Title: "input_required only for tools/call, prompts/get, resources/read, well-formed, asking only for declared kinds of input",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `2026-07-28/basic/patterns/mrtr.mdx: an InputRequiredResult is returned only by tools/call, prompts/get and resources/read; schema InputRequiredResult: "At least one of inputRequests or requestState MUST be present."; 2026-07-28/basic/index.mdx (_meta): "A server MUST NOT rely on capabilities the client has not declared." Exercised by the fixture tool test_elicitation with clientCapabilities {} (no elicitation may be asked for) and with form elicitation declared, and judged on every input_required result seen.`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		fixture := ""
 		if v := fixtureTool(t, toolElicitation); v == nil {
@@ -361,8 +360,6 @@ func mrtrProbe(t *conform.T, s *conform.Session, needState bool, members func(f 
 // MOD-MRTR-RETRY-01 — 2026-07-28/basic/patterns/mrtr.mdx (Basic Workflow).
 var _ = conform.Register(conform.Check{
 	ID: "MOD-MRTR-RETRY-01", Title: "a retry with the answers and the echoed requestState is accepted and completed (or asked again)",
-	Level: conform.Derived, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
-	Source: `2026-07-28/basic/patterns/mrtr.mdx (Multi Round-Trip Requests): "Client gathers the requested information from the user or other sources, then retries the original request including the additional requested information. Server determines it has sufficient information to complete the operation, and responds with the final result."; (Client Requirements) "the client MUST echo back the exact value of that field when retrying the original request"; "The JSON-RPC id MUST be different between the initial request and the retry". The server's side is derived: the retry a conformant client sends is completed; asking again is allowed ("Servers MAY choose to return an InputRequiredResult on multiple attempts"); an error is a warning. Driven with the fixture tool test_elicitation.`,
 	Run: func(t *conform.T) conform.Verdict {
 		a, f, v := mrtrProbe(t, t.Session(), false, func(f mrtrFirst) map[string]any {
 			return f.withState(map[string]any{"inputResponses": map[string]any{f.key: f.answer()}})
@@ -396,8 +393,7 @@ func mrtrJudgeRetry(a probeAnswer, hasState bool) conform.Verdict {
 // MOD-MRTR-STATE-01 — 2026-07-28/basic/patterns/mrtr.mdx (Server Requirements).
 var _ = conform.Register(conform.Check{
 	ID: "MOD-MRTR-STATE-01", Title: "a tampered requestState is rejected, never completed",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsFixture,
-	Source: `2026-07-28/basic/patterns/mrtr.mdx (Server Requirements): "If a client request contains a requestState field, servers MUST treat requestState as an attacker-controlled input. If requestState influences authorization, resource access, or business logic, servers MUST protect its integrity (e.g. HMAC or AEAD) and MUST reject state that fails verification. Integrity protection MAY be omitted only when tampering can cause nothing worse than request failure." Probed with test_elicitation's own requestState altered and a valid answer: an error, an isError result or input_required again is a rejection; a complete result is the call completed on state the server did not issue.`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.Scratch()
 		if err != nil {
@@ -443,8 +439,6 @@ func mrtrJudgeTampered(a probeAnswer) conform.Verdict {
 // MOD-MRTR-MISSING-01 — 2026-07-28/basic/patterns/mrtr.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "MOD-MRTR-MISSING-01", Title: "a retry without the answer asked for gets input_required again, not an error",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
-	Source: `2026-07-28/basic/patterns/mrtr.mdx (Error Handling): "If the client fails to send all the information requested in a previous InputRequests, and the missing information is necessary for the server to process the request, the server SHOULD respond with a new InputRequiredResult requesting the missing information again, rather than returning an error." Probed by retrying test_elicitation with its requestState and empty inputResponses; a complete result (the server did not need the answer) is a note.`,
 	Run: func(t *conform.T) conform.Verdict {
 		a, f, v := mrtrProbe(t, t.Session(), false, func(f mrtrFirst) map[string]any {
 			return f.withState(map[string]any{"inputResponses": map[string]any{}})
@@ -477,8 +471,7 @@ func mrtrJudgeMissing(a probeAnswer, key string) conform.Verdict {
 // MOD-MRTR-VALIDATE-01 — 2026-07-28/basic/patterns/mrtr.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "MOD-MRTR-VALIDATE-01", Title: "inputResponses that are no valid answers are refused, not used",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupModern, Phase: conform.PhaseOddInput, Needs: conform.NeedsFixture,
-	Source: `2026-07-28/basic/patterns/mrtr.mdx (Error Handling): "Servers SHOULD validate that the data provided by the client is a valid InputResponses object and that the information inside can be correctly parsed. Protocol errors (malformed JSON, invalid schema, internal server errors) SHOULD return a JSON-RPC error response with an appropriate error code and message." Probed by retrying test_elicitation with its requestState and (1) the number 12345 as the answer (no ElicitResult), (2) inputResponses a string (no InputResponses object): a JSON-RPC error passes, input_required again is a note, a result is a warning.`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, err := t.Scratch()
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -17,13 +16,10 @@ import (
 // LIFE-PRE-INIT-PING-01 — {rev}/basic/lifecycle.mdx (Initialization); {rev}/basic/utilities/ping.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-PRE-INIT-PING-01", Title: "a ping sent before initialize is answered",
-	Level: conform.Derived, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Phase: conform.PhaseOddInput,
 	// The spare session, whose first opening makes the probe: a server that ends
 	// the connection on a request before initialize costs no other check its session.
-	FreshSessions: 1,
-	Spare:         true,
-	PreInitProbe:  true,
-	Source:        `{rev}/basic/lifecycle.mdx (Initialization): "The client SHOULD NOT send requests other than pings before the server has responded to the initialize request." (pings are the one request a client may send that early, so a server is expected to answer one; derived: silence warns, an error is noted). Over Streamable HTTP no session id exists before initialize: a refusal status reads as an error.`,
+	PreInitProbe: true,
 	Run: func(t *conform.T) conform.Verdict {
 		p, err := t.PreInit()
 		if err != nil {
@@ -52,12 +48,9 @@ func judgePreInitPing(p *conform.PreInit) conform.Verdict {
 // LIFE-PRE-INIT-REQ-01 — {rev}/basic/lifecycle.mdx (Initialization).
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-PRE-INIT-REQ-01", Title: "no server request but ping before notifications/initialized",
-	Level: conform.Should, Revisions: revision.Span("R1–R4"), Group: conform.GroupLifecycle, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
+	Phase: conform.PhaseOddInput,
 	// The spare session, whose first opening makes the probe (LIFE-PRE-INIT-PING-01).
-	FreshSessions: 1,
-	Spare:         true,
-	PreInitProbe:  true,
-	Source:        `{rev}/basic/lifecycle.mdx (Initialization): "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification." Judged between the initialize result and the reply to a ping sent before notifications/initialized (the barrier), not by waiting.`,
+	PreInitProbe: true,
 	Run: func(t *conform.T) conform.Verdict {
 		p, err := t.PreInit()
 		if err != nil {

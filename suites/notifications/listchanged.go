@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
@@ -31,9 +30,8 @@ const ctListChangedWait = 2 * time.Second
 // NOTIF-LC-01 — {rev}/server/tools.mdx (List Changed Notification).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LC-01", Title: "a change of the tool list is announced with notifications/tools/list_changed",
-	Level: conform.Should, Revisions: revision.Span("R1–R4"), Group: conform.GroupNotif, Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange, Changes: conform.StateToolList,
+	Changes:       conform.StateToolList,
 	FreshSessions: 1, // only for a server without listChanged: provokeUndeclared
-	Source:        `{rev}/server/tools.mdx (List Changed Notification): "When the list of available tools changes, servers that declared the listChanged capability SHOULD send a notification" {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}`,
 	Run:           runListChangedProbe,
 })
 
@@ -181,9 +179,7 @@ func ctListChangedSeen(t *conform.T) []toolkit.SessionEntry {
 // NOTIF-LC-UNDECLARED-01 — {rev}/basic/lifecycle.mdx (Operation).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LC-UNDECLARED-01", Title: "list_changed only from a server that declared tools.listChanged",
-	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
-	Revisions: revision.Span("R1–R4"), Group: conform.GroupNotif, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/lifecycle.mdx (Operation): "Only use capabilities that were successfully negotiated" — SHOULD in 2024-11-05 and 2025-03-26, MUST from 2025-06-18; {rev}/server/tools.mdx: "listChanged indicates whether the server will emit notifications when the list of available tools changes"`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		seen := ctListChangedSeen(t)
 		if len(seen) == 0 {
@@ -202,9 +198,8 @@ var _ = conform.Register(conform.Check{
 // NOTIF-LC-SHAPE-01 — schema ToolListChangedNotification.
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LC-SHAPE-01", Title: "list_changed is a notification (no id) with at most params{_meta}",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupNotif, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `schema ToolListChangedNotification (in 2026-07-28 delivered on a subscriptions/listen stream, its params._meta "io.modelcontextprotocol/subscriptionId": {"$ref": "#/$defs/RequestId"}): "method": {"const": "notifications/tools/list_changed"}, "params": {"properties": {"_meta": …}, "type": "object"} (optional); a notification carries no id (JSON-RPC 2.0 §4.1: "A Notification is a Request object without an "id" member")`,
-	Run:    runListChangedShape,
+	Phase: conform.PhaseTranscript,
+	Run:   runListChangedShape,
 })
 
 func runListChangedShape(t *conform.T) conform.Verdict {

@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
@@ -58,8 +57,6 @@ func lsJudgeAck(t *conform.T, sub *conform.Subscription, msgs []wire.Entry) conf
 // NOTIF-LISTEN-ACK-R5-01 — 2026-07-28/basic/patterns/subscriptions.mdx (Acknowledgment).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-ACK-R5-01", Title: "a subscription starts with notifications/subscriptions/acknowledged tagged with its id",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Acknowledgment): "The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription's ID in _meta under io.modelcontextprotocol/subscriptionId"; "The notifications field in the acknowledgment reflects the subset the server agreed to honor."`,
 	Run: func(t *conform.T) conform.Verdict {
 		sub, v := subscribe.Open(t, subscribe.Tools, 1)
 		if v != nil {
@@ -77,8 +74,7 @@ var _ = conform.Register(conform.Check{
 // judged too).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-TAG-R5-01", Title: "every message on a listen stream carries _meta subscriptionId",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Needs: conform.NeedsAny, Phase: conform.PhaseStateChange, Changes: conform.StateToolList,
-	Source: `2026-07-28/basic/index.mdx: "On notifications delivered via a subscriptions/listen stream, the server MUST include io.modelcontextprotocol/subscriptionId in _meta"; subscriptions.mdx (Graceful Closure): "Like every other message on the stream, the response carries io.modelcontextprotocol/subscriptionId in _meta"`,
+	Changes: conform.StateToolList,
 	Run: func(t *conform.T) conform.Verdict {
 		sub, v := subscribe.Open(t, subscribe.Tools, 1)
 		if v != nil {
@@ -135,8 +131,7 @@ func lsSplit(t *conform.T, sub *conform.Subscription, after int) (on []wire.Entr
 // NOTIF-LISTEN-LC-R5-01 — 2026-07-28/server/tools.mdx (List Changed Notification).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-LC-R5-01", Title: "a tool list change is announced on the listen stream that asked for toolsListChanged, and only there",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange, Changes: conform.StateToolList,
-	Source: `2026-07-28/server/tools.mdx (List Changed Notification): "When the list of available tools changes, servers that declared the listChanged capability SHOULD send a notification to clients that have opened a subscriptions/listen stream with toolsListChanged: true"; "listChanged indicates whether the server will emit notifications when the list of available tools changes"`,
+	Changes: conform.StateToolList,
 	Run: func(t *conform.T) conform.Verdict {
 		declared := toolkit.ListChangedDeclared(t.Session())
 		const undeclared = "capabilities.tools.listChanged is not true: the server does not offer list_changed notifications"
@@ -216,8 +211,7 @@ var _ = conform.Register(conform.Check{
 // NOTIF-LISTEN-FILTER-R5-01 — 2026-07-28/basic/patterns/subscriptions.mdx (Opening a Stream).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-FILTER-R5-01", Title: "a subscription gets only the notification types it asked for",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Needs: conform.NeedsFixture, Phase: conform.PhaseStateChange, Changes: conform.StateToolList,
-	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Opening a Stream): "The server MUST NOT send notification types the client has not explicitly requested."`,
+	Changes: conform.StateToolList,
 	Run: func(t *conform.T) conform.Verdict {
 		trig := subscribe.PickTrigger(t)
 		if trig == nil {
@@ -257,9 +251,8 @@ var _ = conform.Register(conform.Check{
 // NOTIF-LISTEN-SCOPE-R5-01 — 2026-07-28/server/utilities/logging.mdx; basic/transports/streamable-http.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-SCOPE-R5-01", Title: "no notifications/progress or notifications/message on a listen stream",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `2026-07-28/server/utilities/logging.mdx: "notifications/message is request-scoped: the server MUST NOT deliver it on a subscriptions/listen stream"; basic/transports/streamable-http.mdx: "Request-scoped notifications like notifications/progress and notifications/message are not delivered on the listen stream"`,
-	Run:    func(t *conform.T) conform.Verdict { return lsJudgeScope(subscribe.Observe(t)) },
+	Phase: conform.PhaseTranscript,
+	Run:   func(t *conform.T) conform.Verdict { return lsJudgeScope(subscribe.Observe(t)) },
 })
 
 // lsJudgeScope judges the messages of every listen stream observed.
@@ -305,9 +298,8 @@ const lsEndFixture = "test_end_subscription"
 // end (bounded by the timeout), which puts every event it carried in.
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-CLOSE-R5-01", Title: "a subscription the server ends itself ends with a completion result or notifications/cancelled",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupNotif, Phase: conform.PhaseStateChange, Changes: conform.StateToolList, Needs: conform.NeedsFixture,
-	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Graceful Closure): "When the server ends a subscription on its own initiative (for example, during shutdown), it SHOULD respond to the original subscriptions/listen request with a completion result before closing the stream."; basic/patterns/cancellation.mdx: "A server MUST send notifications/cancelled referencing a subscriptions/listen request ID when it tears down that subscription stream". The pages conflict: either message passes with a note saying which; neither breaks the MUST (fail). Probed with the fixture tool test_end_subscription, which ends the subscription before it answers.`,
-	Run:    runListenClose,
+	Changes: conform.StateToolList,
+	Run:     runListenClose,
 })
 
 func runListenClose(t *conform.T) conform.Verdict {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -16,11 +15,10 @@ const ctRootsChanged = "notifications/roots/list_changed"
 // NOTIF-CLIENTNOTIF-01 — {rev}/client/roots.mdx; {rev}/basic/index.mdx (Notifications).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-CLIENTNOTIF-01", Title: "a client notification (notifications/roots/list_changed) is taken silently",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupNotif, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
+	Phase: conform.PhaseTranscript,
 	// The suite declared no roots capability, so a server may take the notification
 	// as unexpected; it still owes it no response. A transcript-wide check: sent in
 	// the probe pass, judged after the column settles (no grace period to wait out).
-	Source: `{rev}/client/roots.mdx (List Changed Notification): "When roots change, clients that support listChanged MUST send a notification: {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}"; {rev}/basic/index.mdx (Notifications), from 2025-03-26: "The receiver MUST NOT send a response."; JSON-RPC 2.0 §4.1: "The Server MUST NOT reply to a Notification". Over HTTP a refused POST is the transport's answer (SHTTP-POST-202-01 judges the status).`,
 	Run: func(t *conform.T) conform.Verdict {
 		p := t.Once("NOTIF-CLIENTNOTIF-01:"+t.Rev.Name, func() any {
 			raw, err := wire.EncodeNotification(ctRootsChanged, nil)

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -38,8 +37,6 @@ func paged(t *conform.T) (view, *conform.Verdict) {
 // PAG-NEXTCURSOR-01 — {rev}/server/utilities/pagination.mdx; schema PaginatedResult.
 var _ = conform.Register(conform.Check{
 	ID: "PAG-NEXTCURSOR-01", Title: "nextCursor is a string while more tools exist, and left out at the end",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupPag, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `{rev}/server/utilities/pagination.mdx (Response Format): the response includes "An optional nextCursor field if more results exist"; schema PaginatedResult.nextCursor is {"type":"string"}: "If present, there may be more results available." A cursor that comes back after it was followed loops the client forever. An empty-string nextCursor is read by the policy of PAG-EMPTY-CURSOR-R5-01 (package doc) and judged by PAG-EMPTY-CURSOR-R5-01.`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
 		if stop != nil {
@@ -94,8 +91,6 @@ func judgeNextCursor(v view, maxPages int) conform.Verdict {
 // PAG-FOLLOW-01 — {rev}/server/utilities/pagination.mdx (derived).
 var _ = conform.Register(conform.Check{
 	ID: "PAG-FOLLOW-01", Title: "every cursor the server issued is accepted and gives a valid next page",
-	Level: conform.Derived, Revisions: revision.Span("all"), Group: conform.GroupPag, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `{rev}/server/utilities/pagination.mdx (Request Format): "After receiving a cursor, the client can continue paginating by issuing a request including that cursor"; each page is a ListToolsResult (schema). Derived: the spec gives no keyword for accepting one's own cursor.`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
 		if stop != nil {
@@ -137,8 +132,6 @@ func judgeFollow(v view, validate func(json.RawMessage) error) conform.Verdict {
 // PAG-STABLE-01 — {rev}/server/utilities/pagination.mdx (Implementation Guidelines).
 var _ = conform.Register(conform.Check{
 	ID: "PAG-STABLE-01", Title: "the same cursor on an unchanged list gives the same page",
-	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupPag, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `{rev}/server/utilities/pagination.mdx (Implementation Guidelines): "Servers SHOULD: Provide stable cursors"`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
 		if stop != nil {
@@ -227,8 +220,6 @@ func judgeStable(probes []stableProbe) conform.Verdict {
 // PAG-NODUP-01 — {rev}/server/utilities/pagination.mdx (derived).
 var _ = conform.Register(conform.Check{
 	ID: "PAG-NODUP-01", Title: "no tool appears on two pages of an unchanged list",
-	Level: conform.Derived, Revisions: revision.Span("all"), Group: conform.GroupPag, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `{rev}/server/utilities/pagination.mdx (Pagination Model): "The cursor is an opaque string token, representing a position in the result set"; a position moves forward, so a tool should not come back on a later page. Derived: no keyword says so.`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
 		if stop != nil {
@@ -269,8 +260,7 @@ func judgeNoDup(v view, changed bool) conform.Verdict {
 // PAG-INVALID-01 — {rev}/server/utilities/pagination.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "PAG-INVALID-01", Title: "an invalid cursor is answered with -32602",
-	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupPag, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `{rev}/server/utilities/pagination.mdx (Error Handling): "Invalid cursors SHOULD result in an error with code -32602 (Invalid params)."; (Implementation Guidelines): "Servers SHOULD: … Handle invalid cursors gracefully" (a crash or no reply is not graceful: FAIL, PAG-INVALID-01)`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		if !toolkit.Declared(t.Session()) {
 			return conform.Skip(reports.NotApplicable, "the server did not declare the tools capability, so tools/list is not paged")
@@ -337,8 +327,6 @@ func judgeInvalidCursor(first, probe toolkit.Page, alive error) conform.Verdict 
 // server must honour it; before, a "" nextCursor is a warning.
 var _ = conform.Register(conform.Check{
 	ID: "PAG-EMPTY-CURSOR-R5-01", Title: "an empty-string nextCursor continues the list (2026-07-28); before, no \"\" whose meaning is left open",
-	Level: conform.Derived, Revisions: revision.Span("all"), Group: conform.GroupPag, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `2026-07-28/server/utilities/pagination.mdx: an empty string "is a valid cursor and thus MUST NOT be treated as the end of results"; 2024-11-05 … 2025-11-25 say nothing about "", and SDKs disagree on whether it ends the list. Both halves of the row (PAG-EMPTY-CURSOR-R5-01): in 2026-07-28 the walk follows "" like any cursor, and a server that issues "" but answers it as the end of the list (an error, or the first page again) breaks the clients the rule binds; before 2026-07-28 a "" nextCursor → WARN, the walk follows "" once and stops only if "" comes back twice (package doc).`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
 		if stop != nil {
@@ -378,8 +366,6 @@ func judgeEmptyCursorModern(v view) conform.Verdict {
 // PAG-TTL-R5-01 — 2026-07-28/server/utilities/caching.mdx (Pagination).
 var _ = conform.Register(conform.Check{
 	ID: "PAG-TTL-R5-01", Title: "every complete tools/list page carries ttlMs ≥ 0 and cacheScope, the same cacheScope on every page",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupPag, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `2026-07-28/server/utilities/caching.mdx (Pagination): "Each page response carries its own ttlMs value." … "Servers MUST apply the same cacheScope to all response pages for a given list request."; "Servers MUST provide a ttlMs value that is >= 0."`,
 	Run: func(t *conform.T) conform.Verdict {
 		v, stop := paged(t)
 		if stop != nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
@@ -15,9 +14,7 @@ import (
 // TOOLS-CAP-01 — {rev}/server/tools.mdx (Capabilities).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CAP-01", Title: "a server that answers tools/list declares capabilities.tools (an object)",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "{rev}/server/tools.mdx (Capabilities): \"Servers that support tools MUST declare the `tools` capability\"",
-	Run:    runToolsCap,
+	Run: runToolsCap,
 })
 
 // runToolsCap judges the declaration against the read-only tools/list probe (the
@@ -56,8 +53,6 @@ func runToolsCap(t *conform.T) conform.Verdict {
 // ServerCapabilities.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CAP-LISTCHANGED-01", Title: "capabilities.tools.listChanged, when set, is a boolean",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "{rev}/server/tools.mdx (Capabilities): \"`listChanged` indicates whether the server will emit notifications when the list of available tools changes\"; schema ServerCapabilities.tools.listChanged: {\"type\": \"boolean\"}",
 	Run: func(t *conform.T) conform.Verdict {
 		raw, ok := t.Session().Capabilities()["tools"]
 		if !ok {

@@ -26,8 +26,7 @@ import (
 // CONTENT-TEXT-01 — {rev}/server/tools.mdx (Text Content); schema TextContent.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-TEXT-01", Title: "text blocks are {type:\"text\", text: string}",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `{rev}/server/tools.mdx (Text Content): {"type": "text", "text": "Tool result text"}; schema TextContent: "required": ["text", "type"], text "type": "string"`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		return ctJudgeType(t, "text", "TextContent", "test_simple_text", nil)
 	},
@@ -36,8 +35,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-IMAGE-01 — {rev}/server/tools.mdx (Image Content); schema ImageContent.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-IMAGE-01", Title: "image blocks carry strict base64 data whose bytes match mimeType",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `{rev}/server/tools.mdx (Image Content): {"type": "image", "data": "base64-encoded-data", "mimeType": "image/png"}; schema ImageContent: data "The base64-encoded image data." ("format": "byte"), "required": ["data", "mimeType", "type"]`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		return ctJudgeType(t, "image", "ImageContent", "test_image_content", ctJudgeMedia)
 	},
@@ -46,8 +44,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-AUDIO-01 — R2+ tools.mdx (Audio Content); schema AudioContent.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-AUDIO-01", Title: "audio blocks carry strict base64 data whose bytes match mimeType",
-	Level: conform.Must, Revisions: revision.Span("R2+"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `{rev}/server/tools.mdx (Audio Content): {"type": "audio", "data": "base64-encoded-audio-data", "mimeType": "audio/wav"}; schema AudioContent: data "The base64-encoded audio data." ("format": "byte"), "required": ["data", "mimeType", "type"]`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		return ctJudgeType(t, "audio", "AudioContent", "test_audio_content", ctJudgeMedia)
 	},
@@ -56,8 +53,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-AUDIO-R1-01 — 2024-11-05 schema CallToolResult (no AudioContent).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-AUDIO-R1-01", Title: "no audio block in a 2024-11-05 session (the fixture falls back)",
-	Level: conform.Derived, Revisions: revision.Span("R1"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `2024-11-05 schema CallToolResult: content items are "anyOf": [TextContent, ImageContent, EmbeddedResource] (AudioContent arrives in 2025-03-26); 2024-11-05/basic/lifecycle.mdx (Operation): "Both parties SHOULD: Respect the negotiated protocol version"`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		return ctNotInRevision(t, "audio", "test_audio_content", "2025-03-26")
 	},
@@ -66,8 +62,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-RESLINK-01 — R3+ tools.mdx (Resource Links); schema ResourceLink.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-RESLINK-01", Title: "resource_link blocks are valid and their uri is a URI with a scheme",
-	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `{rev}/server/tools.mdx (Resource Links): {"type": "resource_link", "uri": "file:///project/src/main.rs", "name": "main.rs", …}; schema ResourceLink: "required": ["name", "type", "uri"], uri "The URI of this resource." ("format": "uri")`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		return ctJudgeType(t, "resource_link", "ResourceLink", "test_resource_link", ctJudgeLinkURI)
 	},
@@ -76,8 +71,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-RESLINK-R12-01 — 2024-11-05 and 2025-03-26 schemas (no ResourceLink).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-RESLINK-R12-01", Title: "no resource_link block before 2025-06-18 (the fixture falls back)",
-	Level: conform.Derived, Revisions: revision.Span("R1–R2"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `2024-11-05 and 2025-03-26 schemas: CallToolResult content is TextContent, ImageContent, (AudioContent,) EmbeddedResource — ResourceLink arrives in 2025-06-18; {rev}/basic/lifecycle.mdx (Operation): "Both parties SHOULD: Respect the negotiated protocol version"`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		return ctNotInRevision(t, "resource_link", "test_resource_link", "2025-06-18")
 	},
@@ -86,8 +80,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-EMBED-01 — {rev}/server/tools.mdx (Embedded Resources); schema EmbeddedResource.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-EMBED-01", Title: "embedded resources are valid and a blob is strict base64",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `{rev}/server/tools.mdx (Embedded Resources): {"type": "resource", "resource": {"uri": …, "mimeType": …, "text": …}}; schema EmbeddedResource: resource is TextResourceContents or BlobResourceContents; blob "A base64-encoded string representing the binary data of the item." ("format": "byte")`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		return ctJudgeType(t, "resource", "EmbeddedResource", "test_embedded_resource", ctJudgeBlob)
 	},
@@ -96,9 +89,8 @@ var _ = conform.Register(conform.Check{
 // CONTENT-EMBED-CAP-01 — R3+ tools.mdx (Embedded Resources).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-EMBED-CAP-01", Title: "a server that embeds resources declares the resources capability",
-	Level: conform.Should, Revisions: revision.Span("R3+"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `{rev}/server/tools.mdx (Embedded Resources): "Servers that use embedded resources SHOULD implement the resources capability"`,
-	Run:    runEmbedCap,
+	Phase: conform.PhaseTranscript,
+	Run:   runEmbedCap,
 })
 
 func runEmbedCap(t *conform.T) conform.Verdict {
@@ -124,9 +116,8 @@ func runEmbedCap(t *conform.T) conform.Verdict {
 // CONTENT-ANNOT-01 — schema Annotated (2024-11-05) / Annotations (2025-03-26+).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-ANNOT-01", Title: "block annotations: audience ⊆ {user, assistant}, priority a number in [0, 1]",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `schema Annotated (2024-11-05) / Annotations (2025-03-26+): audience "items": {"$ref": "Role"} (enum "assistant", "user"); priority "type": "number", "minimum": 0, "maximum": 1 (annotations are optional; when present the schema shapes them)`,
-	Run:    runAnnotations,
+	Phase: conform.PhaseTranscript,
+	Run:   runAnnotations,
 })
 
 func runAnnotations(t *conform.T) conform.Verdict {
@@ -170,9 +161,8 @@ func ctValidateAnnotations(rev revision.Revision, raw json.RawMessage) error {
 // CONTENT-ANNOT-LASTMOD-01 — 2025-06-18+ schema Annotations.lastModified.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-ANNOT-LASTMOD-01", Title: "annotations.lastModified is an ISO 8601 (RFC 3339) timestamp",
-	Level: conform.May, Revisions: revision.Span("R3+"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `{rev} schema Annotations.lastModified: "The moment the resource was last modified, as an ISO 8601 formatted string. Should be an ISO 8601 formatted string (e.g., \"2025-01-12T15:00:58Z\")."`,
-	Run:    runLastModified,
+	Phase: conform.PhaseTranscript,
+	Run:   runLastModified,
 })
 
 func runLastModified(t *conform.T) conform.Verdict {
@@ -207,10 +197,8 @@ func runLastModified(t *conform.T) conform.Verdict {
 // CONTENT-UNKNOWN-TYPE-01 — schema CallToolResult.content (the revision's union).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-UNKNOWN-TYPE-01", Title: "every block's type belongs to the negotiated revision's content union",
-	Level: conform.Should, StricterFrom: &conform.LevelFrom{Revision: "2025-06-18", Level: conform.Must},
-	Revisions: revision.Span("all"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `schema CallToolResult.content: 2024-11-05 text|image|resource; 2025-03-26 +audio; 2025-06-18 on ContentBlock (+resource_link); {rev}/basic/lifecycle.mdx (Operation): "Respect the negotiated protocol version" — SHOULD in 2024-11-05 and 2025-03-26, MUST from 2025-06-18; 2026-07-28 (no lifecycle page): schema CallToolResult content: ContentBlock[]`,
-	Run:    runUnknownType,
+	Phase: conform.PhaseTranscript,
+	Run:   runUnknownType,
 })
 
 // ctUnion returns the content block types of a revision's CallToolResult.
@@ -253,9 +241,7 @@ func runUnknownType(t *conform.T) conform.Verdict {
 // CONTENT-MIXED-01 — {rev}/server/tools.mdx (Tool Result).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-MIXED-01", Title: "a result may mix several valid block types",
-	Level: conform.May, Revisions: revision.Span("all"), Group: conform.GroupContent, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
-	Source: `{rev}/server/tools.mdx (Tool Result): content "can contain multiple content items of different types" (2024-11-05: "Tool results can contain multiple content items of different types")`,
-	Run:    runMixed,
+	Run: runMixed,
 })
 
 func runMixed(t *conform.T) conform.Verdict {
@@ -449,8 +435,7 @@ func ctFallback(t *conform.T, o *toolkit.Outcome, typ string) conform.Verdict {
 // CONTENT-META-01 — schema ContentBlock._meta (2025-06-18 on); {rev}/basic/index.mdx (`_meta`).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-META-01", Title: "a content block's _meta (and its embedded resource's) is keyed by the _meta key name format",
-	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupContent, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `schema TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink (2025-06-18 on): "_meta": "See [General fields: _meta] for notes on _meta usage." (optional); {rev}/basic/index.mdx (` + "`_meta`" + `): "Key name format: valid _meta key names have two segments: an optional prefix, and a name." Prefix: "If specified, MUST be a series of labels separated by dots (.), followed by a slash (/). Labels MUST start with a letter and end with a letter or digit; interior characters can be letters, digits, or hyphens (-)." Name: "Unless empty, MUST begin and end with an alphanumeric character ([a-z0-9A-Z])." A _meta that is not an object is TOOLS-CALL-CONTENT-01's and BASE-SCHEMA-01's.`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
 		var f conform.Findings

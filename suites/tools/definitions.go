@@ -9,7 +9,6 @@ import (
 	"unicode"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -67,8 +66,6 @@ func derefCursor(c *string) string {
 // TOOLS-DEF-01 — {rev}/server/tools.mdx (Data Types); schema Tool.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-DEF-01", Title: "every tool has a string name and an object inputSchema; description, if any, is a string",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "{rev}/server/tools.mdx (Data Types: Tool): \"name: Unique identifier for the tool\" … \"inputSchema: JSON Schema defining expected parameters\"; schema Tool: \"required\": [\"inputSchema\", \"name\"], description: {\"type\": \"string\"}",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
 		if v != nil {
@@ -106,9 +103,6 @@ func defToolProblems(d defTool) []string {
 // TOOLS-NAME-UNIQUE-01 — {rev}/server/tools.mdx; 2025-11-25 Tool Names.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-UNIQUE-01", Title: "no two listed tools share a name (across all pages)",
-	Level: conform.Descriptive, StricterFrom: &conform.LevelFrom{Revision: "2025-11-25", Level: conform.Should},
-	Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "{rev}/server/tools.mdx: \"Each tool is uniquely identified by a name\"; from 2025-11-25 (Tool Names): \"Tool names SHOULD be unique within a server.\"",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
 		if v != nil {
@@ -144,8 +138,6 @@ var defNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 // TOOLS-NAME-FORMAT-01 — 2025-11-25/server/tools.mdx (Tool Names).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-FORMAT-01", Title: "tool names are 1–128 characters of A–Z a–z 0–9 _ - .",
-	Level: conform.Should, Revisions: revision.Span("R4+"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "2025-11-25/server/tools.mdx (Tool Names): \"Tool names SHOULD be between 1 and 128 characters in length (inclusive).\" … \"The following SHOULD be the only allowed characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits (0-9), underscore (_), hyphen (-), and dot (.)\"",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
 		if v != nil {
@@ -183,9 +175,8 @@ func defNameFault(name string) string {
 // TOOLS-NAME-CASE-01 — 2025-11-25/server/tools.mdx (Tool Names).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-CASE-01", Title: "a tool name with its case flipped does not resolve to the tool",
-	Level: conform.Should, Revisions: revision.Span("R4+"), Group: conform.GroupTools, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: "2025-11-25/server/tools.mdx (Tool Names): \"Tool names SHOULD be considered case-sensitive.\"; Error Handling: protocol errors cover \"Unknown tools\"",
-	Run:    runNameCase,
+	Phase: conform.PhaseOddInput,
+	Run:   runNameCase,
 })
 
 // defSwapCase flips the case of every letter.
@@ -351,8 +342,6 @@ func defCaseUntold(flipped string, got, unknown, real *toolkit.Outcome) conform.
 // TOOLS-TITLE-01 — 2025-06-18+/server/tools.mdx; schema BaseMetadata, Tool.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-TITLE-01", Title: "a tool's title, when present, is a string",
-	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "{rev}/server/tools.mdx (Tool): \"title: Optional human-readable name of the tool for display purposes.\"; schema Tool.title: {\"type\": \"string\"} (\"Display name precedence order is: title, annotations.title, then name.\")",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
 		if v != nil {
@@ -375,8 +364,6 @@ var _ = conform.Register(conform.Check{
 // TOOLS-ANNOT-01 — 2025-03-26+/server/tools.mdx; schema ToolAnnotations.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-ANNOT-01", Title: "tool annotations are {title?: string, readOnlyHint?, destructiveHint?, idempotentHint?, openWorldHint?: boolean}",
-	Level: conform.Must, Revisions: revision.Span("R2+"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "{rev}/server/tools.mdx: \"annotations: Optional properties describing tool behavior\"; schema ToolAnnotations: title string; readOnlyHint, destructiveHint, idempotentHint, openWorldHint boolean",
 	Run: func(t *conform.T) conform.Verdict {
 		return defMemberValid(t, defMember{
 			member: "annotations", definition: "ToolAnnotations",
@@ -439,8 +426,6 @@ func defBool(raw json.RawMessage) *bool {
 // TOOLS-ANNOT-CONSIST-01 — schema ToolAnnotations docs (derived).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-ANNOT-CONSIST-01", Title: "no tool claims both readOnlyHint: true and destructiveHint: true",
-	Level: conform.Derived, Revisions: revision.Span("R2+"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "schema ToolAnnotations: readOnlyHint \"If true, the tool does not modify its environment.\"; destructiveHint \"If true, the tool may perform destructive updates to its environment. … (This property is meaningful only when `readOnlyHint == false`)\" — both true contradict each other (derived)",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
 		if v != nil {
@@ -468,8 +453,6 @@ var _ = conform.Register(conform.Check{
 // ToolExecution.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-EXEC-R4-01", Title: "a tool's execution.taskSupport, when present, is forbidden, optional or required",
-	Level: conform.Must, Revisions: revision.Span("R4"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "2025-11-25 schema ToolExecution.taskSupport: {\"enum\": [\"forbidden\", \"optional\", \"required\"]} (\"forbidden\" … \"default when absent\"); basic/utilities/tasks.mdx (Tool-Level Negotiation)",
 	Run: func(t *conform.T) conform.Verdict {
 		return defMemberValid(t, defMember{
 			member: "execution", definition: "ToolExecution",

@@ -62,8 +62,6 @@ func defIcons(l *defListing) []defIcon {
 // TOOLS-ICONS-01 — 2025-11-25/basic/index.mdx (`icons`); schema Icon.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-ICONS-01", Title: "tool icons are Icon{src (URI), mimeType?, sizes?: string[], theme?: light|dark}",
-	Level: conform.Must, Revisions: revision.Span("R4+"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: defIconsSource + "; schema Tool.icons: Icon[]; Icon: \"required\": [\"src\"], src {\"format\": \"uri\"}, sizes string[], theme {\"enum\": [\"dark\", \"light\"]}",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
 		if v != nil {
@@ -117,8 +115,6 @@ func defShort(s string) string {
 // considerations).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-ICONS-SCHEME-01", Title: "tool icon src uses https: or data: only",
-	Level: conform.Derived, Revisions: revision.Span("R4+"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "2025-11-25/basic/index.mdx (`icons`, Security considerations): \"Ensure that the icon URI is either a HTTPS or `data:` URI. Clients MUST reject icon URIs that use unsafe schemes and redirects, such as `javascript:`, `file:`, `ftp:`, `ws:`, or local app URI schemes.\" (a server rule derived from the consumer MUST)",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
 		if v != nil {
@@ -163,8 +159,6 @@ func defSchemeProblem(src string) string {
 // TOOLS-ICONS-DATA-01 — 2025-11-25/basic/index.mdx (`icons`).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-ICONS-DATA-01", Title: "data: icons hold strict base64 whose bytes match their declared image type",
-	Level: conform.Derived, Revisions: revision.Span("R4+"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "2025-11-25/basic/index.mdx (`icons`): \"A data URI with base64-encoded image data\"; \"Validate MIME types and file contents before rendering. … Detect content type via magic bytes; reject on mismatch or unknown types.\"; \"Clients that support rendering icons MUST support at least … image/png … image/jpeg\" (derived)",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
 		if v != nil {

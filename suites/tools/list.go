@@ -2,24 +2,19 @@ package tools
 
 import (
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // TOOLS-LIST-01 — {rev}/server/tools.mdx (Listing Tools); schema ListToolsResult.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-LIST-01", Title: "every tools/list page is a valid ListToolsResult {tools, nextCursor?}",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "{rev}/server/tools.mdx (Listing Tools): \"To discover available tools, clients send a `tools/list` request\"; schema ListToolsResult: \"required\": [\"tools\"], tools: Tool[], nextCursor: string",
-	Run:    runToolsList,
+	Run: runToolsList,
 })
 
 // TOOLS-LIST-R5-01 — 2026-07-28/server/utilities/caching.mdx (Cacheable Results);
 // schema ListToolsResult.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-LIST-R5-01", Title: "every complete tools/list page carries resultType, ttlMs (an integer ≥ 0) and cacheScope (public or private)",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `2026-07-28/server/utilities/caching.mdx (Cacheable Results): "Servers MUST include caching hints on results with resultType: "complete" returned by the following operations" (tools/list among them) … "Servers MUST provide a ttlMs value that is >= 0."; schema ListToolsResult: "required": ["cacheScope", "resultType", "tools", "ttlMs"], cacheScope: "private" | "public"`,
 	Run: func(t *conform.T) conform.Verdict {
 		l := toolkit.List(t)
 		if v := toolkit.ListVerdict(t, l); v != nil {
@@ -32,8 +27,6 @@ var _ = conform.Register(conform.Check{
 // TOOLS-LIST-ORDER-01 — 2026-07-28/server/tools.mdx (Listing Tools).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-LIST-ORDER-01", Title: "two listings of an unchanged tool set give the tools in the same order",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `2026-07-28/server/tools.mdx (Listing Tools): "Servers SHOULD return tools in a deterministic order (i.e., the same ordering across requests when the underlying set of tools has not changed)."`,
 	Run: func(t *conform.T) conform.Verdict {
 		// The session's listing (toolkit.List) and a fresh walk: the checks between
 		// them change no tool set in this phase, and judgeListOrder skips if the set

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -15,8 +14,6 @@ import (
 // basic/transports/streamable-http.mdx (Custom Headers from Tool Parameters).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-XMCPHEADER-01", Title: "x-mcp-header values are non-empty tokens, unique ignoring case, on integer, string or boolean properties reached through properties only",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `2026-07-28/server/tools.mdx (x-mcp-header): "MUST NOT be empty"; "MUST match HTTP field-name token syntax (1*tchar, RFC 9110 Section 5.1)"; "MUST be case-insensitively unique among all x-mcp-header values in the inputSchema"; "MUST only be applied to parameters with primitive types (integer, string, boolean)"; "MUST only be applied to properties that are statically reachable from the schema root"; streamable-http.mdx: "reachable via a chain consisting solely of properties keys"`,
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
 		if v != nil {

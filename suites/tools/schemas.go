@@ -21,8 +21,6 @@ import (
 // TOOLS-INSCHEMA-TYPE-01 — schema Tool.inputSchema.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-INSCHEMA-TYPE-01", Title: "every inputSchema has \"type\": \"object\" at its root",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "schema Tool.inputSchema: {\"type\": \"object\", \"properties\": {\"type\": {\"const\": \"object\", \"type\": \"string\"}}, \"required\": [\"type\"]} (\"A JSON Schema object defining the expected parameters for the tool.\")",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
 		if v != nil {
@@ -120,9 +118,7 @@ func defCompileStrict(raw json.RawMessage) (string, error) {
 // Schema Usage).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-INSCHEMA-VALID-01", Title: "every inputSchema is a valid JSON Schema under its declared dialect (default 2020-12)",
-	Level: conform.Must, Revisions: revision.Span("R4+"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "2025-11-25/server/tools.mdx (Tool): inputSchema \"Defaults to 2020-12 if no `$schema` field is present\" … \"MUST be a valid JSON Schema object (not `null`)\"; basic/index.mdx (Schema Validation): \"Schemas MUST be valid according to their declared or default dialect\"",
-	Run:    func(t *conform.T) conform.Verdict { return defInputSchemasCompile(t, defCompileStrict) },
+	Run: func(t *conform.T) conform.Verdict { return defInputSchemasCompile(t, defCompileStrict) },
 })
 
 // defInputSchemasCompile compiles every listed inputSchema with compile (which names
@@ -159,9 +155,7 @@ func judgeCompiled(t *conform.T, l *defListing, c *defCompiled, member string, i
 // TOOLS-INSCHEMA-VALID-R1-01 — 2024-11-05 … 2025-06-18 server/tools.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-INSCHEMA-VALID-R1-01", Title: "every inputSchema compiles as JSON Schema (2020-12 or draft-07)",
-	Level: conform.Derived, Revisions: revision.Span("R1–R3"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "{rev}/server/tools.mdx (Tool): \"inputSchema: JSON Schema defining expected parameters\" — these revisions name no dialect, so any JSON Schema that compiles is accepted (derived)",
-	Run:    func(t *conform.T) conform.Verdict { return defInputSchemasCompile(t, revision.CompileAnyDialect) },
+	Run: func(t *conform.T) conform.Verdict { return defInputSchemasCompile(t, revision.CompileAnyDialect) },
 })
 
 // defNoParams reports whether an inputSchema object declares no parameter at all
@@ -208,9 +202,7 @@ func defOpenNoParams(l *defListing) []string {
 // Tool.outputSchema.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-OUTSCHEMA-01", Title: "every outputSchema is valid under the revision's Tool schema (root type object before 2026-07-28) and compiles",
-	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "{rev}/server/tools.mdx (Output Schema): \"Tools may also provide an output schema for validation of structured results.\"; schema Tool.outputSchema: {\"type\": \"object\", \"properties\": {\"type\": {\"const\": \"object\"}}, \"required\": [\"type\"]} (2025-11-25: \"Defaults to JSON Schema 2020-12 when no explicit $schema is provided. Currently restricted to type: \\\"object\\\" at the root level.\"); 2026-07-28 (Data Types): \"`outputSchema`: Optional JSON Schema defining expected output structure\" … \"Defaults to 2020-12 if no `$schema` field is present\" (any 2020-12 schema, e.g. an array schema; no root restriction)",
-	Run:    runOutSchema,
+	Run: runOutSchema,
 })
 
 func runOutSchema(t *conform.T) conform.Verdict {
@@ -277,8 +269,6 @@ func defOutShape(rev revision.Revision, d defTool) string {
 // TOOLS-INSCHEMA-REF-01 — 2026-07-28/basic/index.mdx (JSON Schema Usage, $ref Resolution).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-INSCHEMA-REF-01", Title: "no inputSchema or outputSchema leans on a $ref outside itself, which clients do not fetch",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupTools, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: "2026-07-28/basic/index.mdx ($ref Resolution): \"Implementations **MUST NOT** automatically dereference `$ref` values that resolve to a network URI.\" … \"Schemas that fail to validate due to an unresolved external `$ref` **SHOULD** be rejected rather than silently treated as permissive.\" Consumer rules: a tool schema whose $ref points outside the schema (neither a fragment nor an embedded $id) cannot be resolved by a conforming client, which should then reject it (WARN). The suite fetches nothing either: every $ref and $dynamicRef of every listed schema is read, and each schema is compiled offline.",
 	Run: func(t *conform.T) conform.Verdict {
 		l, v := defList(t)
 		if v != nil {

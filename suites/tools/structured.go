@@ -26,8 +26,7 @@ const ctStructArrayFixture = "test_structured_array"
 // STRUCT-TYPE-01 — 2025-06-18/2025-11-25 tools.mdx (Structured Content); schema CallToolResult.
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-TYPE-01", Title: "structuredContent, when present, is a JSON object",
-	Level: conform.Must, Revisions: revision.Span("R3–R4"), Group: conform.GroupStruct, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `{rev}/server/tools.mdx (Structured Content): "Structured content is returned as a JSON object in the structuredContent field of a result."; schema CallToolResult.structuredContent "type": "object"`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
 		var f conform.Findings
@@ -52,9 +51,8 @@ var _ = conform.Register(conform.Check{
 // STRUCT-TYPE-R5-01 — 2026-07-28/server/tools.mdx (Structured Content).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-TYPE-R5-01", Title: "structuredContent may be any JSON value, and then fits the tool's outputSchema",
-	Level: conform.May, Revisions: revision.Span("R5"), Group: conform.GroupStruct, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `2026-07-28/server/tools.mdx (Structured Content): "This can be any JSON value (object, array, string, number, boolean, or null) that conforms to the tool's outputSchema if one is defined." Exercised by the fixture tool test_structured_array; a value that is not an object is judged against the outputSchema of its tool (objects are STRUCT-CONFORM-01's).`,
-	Run:    runStructTypeR5,
+	Phase: conform.PhaseTranscript,
+	Run:   runStructTypeR5,
 })
 
 func runStructTypeR5(t *conform.T) conform.Verdict {
@@ -93,9 +91,8 @@ func runStructTypeR5(t *conform.T) conform.Verdict {
 // STRUCT-CONFORM-01 — R3+ tools.mdx (Output Schema).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-CONFORM-01", Title: "every successful result of a tool with an outputSchema carries structuredContent valid against it",
-	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupStruct, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `{rev}/server/tools.mdx (Output Schema): "If an output schema is provided: Servers MUST provide structured results that conform to this schema." (isError:true results are exempt: ERR-ISERROR-STRUCT-01)`,
-	Run:    runStructConform,
+	Phase: conform.PhaseTranscript,
+	Run:   runStructConform,
 })
 
 // ctOutputSchemas maps listed tool names to their outputSchema.
@@ -204,8 +201,7 @@ func ctConformUnjudged(t *conform.T, l *toolkit.Listing, schemas, exempt, uncomp
 // STRUCT-TEXT-MIRROR-01 — R3+ tools.mdx (Structured Content).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-TEXT-MIRROR-01", Title: "a result with structuredContent also carries it serialized in a text block",
-	Level: conform.Should, Revisions: revision.Span("R3+"), Group: conform.GroupStruct, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `{rev}/server/tools.mdx (Structured Content): "For backwards compatibility, a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
 		var f conform.Findings
@@ -258,8 +254,6 @@ func ctMirror(r *ctResult, structured json.RawMessage) string {
 // STRUCT-OUTSCHEMA-ROOT-01 — 2025-06-18/2025-11-25 schema Tool.outputSchema.
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-OUTSCHEMA-ROOT-01", Title: "every outputSchema has root type \"object\"",
-	Level: conform.Must, Revisions: revision.Span("R3–R4"), Group: conform.GroupStruct, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `{rev} schema Tool.outputSchema: "properties": {"type": {"const": "object"}, …}, "required": ["type"]`,
 	Run: func(t *conform.T) conform.Verdict {
 		l := toolkit.List(t)
 		if v := toolkit.ListVerdict(t, l); v != nil {
@@ -292,8 +286,6 @@ var _ = conform.Register(conform.Check{
 // STRUCT-OUTSCHEMA-VALID-01 — 2025-11-25 tools.mdx; basic/index.mdx (JSON Schema Usage).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-OUTSCHEMA-VALID-01", Title: "every outputSchema is a valid JSON Schema in its dialect (default 2020-12)",
-	Level: conform.Must, Revisions: revision.Span("R4+"), Group: conform.GroupStruct, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `{rev}/basic/index.mdx (JSON Schema Usage, Schema Validation): "Schemas MUST be valid according to their declared or default dialect"; "Clients and servers MUST support JSON Schema 2020-12 for schemas without an explicit $schema field"`,
 	Run: func(t *conform.T) conform.Verdict {
 		l := toolkit.List(t)
 		if v := toolkit.ListVerdict(t, l); v != nil {
@@ -337,8 +329,7 @@ var _ = conform.Register(conform.Check{
 // STRUCT-NOSCHEMA-01 — R3+ tools.mdx (Structured Content).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-NOSCHEMA-01", Title: "structuredContent without an outputSchema is allowed, and still mirrored in a text block",
-	Level: conform.May, Revisions: revision.Span("R3+"), Group: conform.GroupStruct, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/server/tools.mdx: "Tools may also provide an output schema for validation of structured results." (the schema is optional; structured content is not tied to it) — and (Structured Content) "a tool that returns structured content SHOULD also return the serialized JSON in a TextContent block": structured content without a schema owes that mirror all the more (WARN, never FAIL)`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
 		schemas := ctOutputSchemas(l)
@@ -369,9 +360,8 @@ var _ = conform.Register(conform.Check{
 // STRUCT-R12-01 — 2024-11-05 and 2025-03-26 schemas (no structured output).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-R12-01", Title: "preferably no structuredContent or outputSchema before 2025-06-18",
-	Level: conform.Derived, Revisions: revision.Span("R1–R2"), Group: conform.GroupStruct, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `2024-11-05 and 2025-03-26 schemas: neither CallToolResult.structuredContent nor Tool.outputSchema exists (structured output arrives in 2025-06-18; the schemas tolerate extra members); catalogue row STRUCT-R12-01 (derived): "Preferably send no structuredContent or outputSchema in R1–R2 sessions" (WARN, never FAIL)`,
-	Run:    runStructR12,
+	Phase: conform.PhaseTranscript,
+	Run:   runStructR12,
 })
 
 func runStructR12(t *conform.T) conform.Verdict {

@@ -20,8 +20,7 @@ import (
 // (execution.taskSupport).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-TASK-R4-01", Title: "a tool that allows tasks, called as a task, is created working, and tasks/result answers its CallToolResult once it ended",
-	Level: conform.Must, Revisions: revision.Span("R4"), Group: conform.GroupTools, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `2025-11-25 basic/utilities/tasks.mdx (Result Retrieval): "Receivers that accept a task-augmented request MUST return a CreateTaskResult as the response."; (Task Status Lifecycle) "Tasks MUST begin in the working status when created."; (Result Retrieval) "When a receiver receives a tasks/result request for a task in any other non-terminal status (working or input_required), it MUST block the response until the task reaches a terminal status."; (Retrieving Task Results) "The result structure matches the original request type (e.g., CallToolResult for tools/call)."; (Related Task Metadata) "The tasks/result operation MUST include this metadata in its response". Judged on one round trip: tools/call with task (a tool whose execution.taskSupport is "optional" or "required", the fixture test_slow first), tasks/result, tasks/get until a terminal status.`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		return judgeTaskTrip(t.Rev, tasks.RoundTrip(t))
 	},
@@ -144,8 +143,7 @@ func orAbsent(s string) string {
 // runs with the odd input.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-TASK-NEG-R4-01", Title: "a task for a tool without task support, or no task for a tool that requires one, is -32601",
-	Level: conform.Must, Revisions: revision.Span("R4"), Group: conform.GroupTools, Phase: conform.PhaseOddInput, Needs: conform.NeedsFixture,
-	Source: `2025-11-25 basic/utilities/tasks.mdx (Tool-Level Negotiation), when the server declares tasks.requests.tools.call: "If execution.taskSupport is not present or "forbidden", clients MUST NOT attempt to invoke the tool as a task. Servers SHOULD return a -32601 (Method not found) error if a client attempts to do so." (a WARN) and "If execution.taskSupport is "required", clients MUST invoke the tool as a task. Servers MUST return a -32601 (Method not found) error if a client does not attempt to do so." (a FAIL). Probed with one callable tool of each kind the server lists (the fixture test_simple_text first for the former).`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		return judgeTaskNegotiation(taskNegotiationProbes(t))
 	},

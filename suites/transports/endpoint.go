@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -27,8 +26,6 @@ func is2xx(status int) bool { return status >= 200 && status < 300 }
 // SHTTP-ENDPOINT-01 — {rev}/basic/transports.mdx (Streamable HTTP).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-ENDPOINT-01", Title: "one MCP endpoint path takes both POST and GET",
-	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: shttpPage + ` (Streamable HTTP): "The server MUST provide a single HTTP endpoint path (hereafter referred to as the MCP endpoint) that supports both POST and GET methods."; (Listening for Messages from the Server): "or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint."`,
 	Run: func(t *conform.T) conform.Verdict {
 		_, hs, v := shttpSession(t)
 		if v != nil {
@@ -64,8 +61,7 @@ func judgeEndpoint(xs []transport.Exchange) conform.Verdict {
 // SHTTP-POST-202-01 — {rev}/basic/transports.mdx (Sending Messages to the Server).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-POST-202-01", Title: "an accepted notification or response is answered 202 with no body",
-	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: shttpPage + ` (Sending Messages to the Server): "If the input is a JSON-RPC response or notification: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body. If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request)." (2025-03-26: "If the input consists solely of (any number of) JSON-RPC responses or notifications")`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		_, hs, v := shttpSession(t)
 		if v != nil {
@@ -142,9 +138,8 @@ func postRaw(t *conform.T, s *conform.Session, hs *transport.StreamableHTTP, raw
 // SHTTP-POST-REJECT-01 — {rev}/basic/transports.mdx (Sending Messages to the Server).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-POST-REJECT-01", Title: "a notification the server cannot accept is answered with an HTTP error status",
-	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1, Spare: true,
-	// FreshSessions: the spare session: a server may end a session that sends what it cannot accept.
-	Source: shttpPage + ` (Sending Messages to the Server): "If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request). The HTTP response body MAY comprise a JSON-RPC error response that has no id."`,
+	Phase: conform.PhaseOddInput, Spare: true,
+	// Spare: a server may end a session that sends what it cannot accept.
 	Run: func(t *conform.T) conform.Verdict {
 		if _, _, v := shttpSession(t); v != nil {
 			return *v
@@ -174,9 +169,8 @@ func judgeReject(raw string, x transport.Exchange) conform.Verdict {
 // SHTTP-BADBODY-01 — {rev}/basic/transports.mdx (Sending Messages to the Server); JSON-RPC 2.0 §5.1.
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-BADBODY-01", Title: "an unparseable POST body is answered with a 4xx status",
-	Level: conform.Derived, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1, Spare: true,
-	// FreshSessions: the spare session: a server may end a session that sends what it cannot parse.
-	Source: shttpPage + ` (Sending Messages to the Server): "The body of the POST request MUST be a single JSON-RPC request, notification, or response." (2025-03-26: "one of the following"); a body that is none cannot be accepted, so "it MUST return an HTTP error status code (e.g., 400 Bad Request)" — derived; JSON-RPC 2.0 §5.1: -32700 "Invalid JSON was received by the server"`,
+	Phase: conform.PhaseOddInput, Spare: true,
+	// Spare: a server may end a session that sends what it cannot parse.
 	Run: func(t *conform.T) conform.Verdict {
 		if _, _, v := shttpSession(t); v != nil {
 			return *v
@@ -215,8 +209,7 @@ func judgeBadBody(x transport.Exchange, err error) conform.Verdict {
 // SHTTP-POST-CT-01 — {rev}/basic/transports.mdx (Sending Messages to the Server).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-POST-CT-01", Title: "a request POST is answered application/json or text/event-stream",
-	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	Source: shttpPage + ` (Sending Messages to the Server): "If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object." (2025-03-26: "If the input contains any number of JSON-RPC requests")`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		main, _, v := shttpSession(t)
 		if v != nil {
@@ -329,15 +322,13 @@ func judgeOrigin(expected string, ok func(status int) bool, cases []originCase) 
 // SHTTP-ORIGIN-01 — {rev}/basic/transports.mdx (Security Warning).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-ORIGIN-01", Title: "a request from a foreign Origin is refused",
-	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: shttpPage + ` (Security Warning): "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks" (a foreign Origin refused with a 4xx status; 2025-11-25 names 403, SHTTP-ORIGIN-403-01)`,
-	Run:    originRun("a 4xx status for a foreign Origin", func(status int) bool { return status >= 400 && status < 500 }),
+	Phase: conform.PhaseOddInput,
+	Run:   originRun("a 4xx status for a foreign Origin", func(status int) bool { return status >= 400 && status < 500 }),
 })
 
 // SHTTP-ORIGIN-403-01 — 2025-11-25/basic/transports.mdx (Security Warning).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-ORIGIN-403-01", Title: "a present, invalid Origin is answered 403 Forbidden",
-	Level: conform.Must, Revisions: revision.Span("R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `2025-11-25/basic/transports.mdx (Security Warning): "If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden. The HTTP response body MAY comprise a JSON-RPC error response that has no id"`,
-	Run:    originRun("HTTP 403 Forbidden for a foreign Origin", func(status int) bool { return status == http.StatusForbidden }),
+	Phase: conform.PhaseOddInput,
+	Run:   originRun("HTTP 403 Forbidden for a foreign Origin", func(status int) bool { return status == http.StatusForbidden }),
 })

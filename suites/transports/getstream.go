@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -36,8 +35,6 @@ func getStreams(hs transport.HTTPSession) (streams []transport.Exchange, refused
 // SHTTP-GET-01 — {rev}/basic/transports.mdx (Listening for Messages from the Server).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-GET-01", Title: "GET with Accept: text/event-stream is answered with an event stream or 405",
-	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: legacyPage + ` (Listening for Messages from the Server): "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint."`,
 	Run: func(t *conform.T) conform.Verdict {
 		_, hs, v := httpSession(t)
 		if v != nil {
@@ -64,8 +61,7 @@ var _ = conform.Register(conform.Check{
 // SHTTP-GET-NORESP-01 — {rev}/basic/transports.mdx (Listening for Messages from the Server).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-GET-NORESP-01", Title: "the GET stream carries no JSON-RPC response",
-	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: legacyPage + ` (Listening for Messages from the Server): "The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		ss, hss, v := httpSessions(t)
 		if v != nil {
@@ -101,8 +97,7 @@ var _ = conform.Register(conform.Check{
 // SHTTP-GET-UNRELATED-01 — {rev}/basic/transports.mdx (Listening for Messages from the Server).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-GET-UNRELATED-01", Title: "the GET stream carries no message of a request of the client's",
-	Level: conform.Should, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: legacyPage + ` (Listening for Messages from the Server): "The server MAY send JSON-RPC requests and notifications on the stream." "These messages SHOULD be unrelated to any concurrently-running JSON-RPC request from the client."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		ss, _, v := httpSessions(t)
 		if v != nil {
@@ -157,13 +152,11 @@ const broadcastTool = "test_tool_with_progress"
 // SHTTP-NO-BROADCAST-01 — {rev}/basic/transports.mdx (Multiple Connections).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-NO-BROADCAST-01", Title: "each message goes on one stream: not on every stream or every session",
-	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
 	// One session of its own per column: the session whose call's messages must not
 	// reach another session's streams (a broadcast to every session, as the issue's
 	// server does, is seen the same way on every run only with a session the check
 	// itself holds open; other columns' sessions come and go).
 	FreshSessions: 1,
-	Source:        legacyPage + ` (Multiple Connections): "The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams."`,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs, v := httpSession(t)
 		if v != nil {

@@ -173,8 +173,7 @@ func want400(r httpReply, code int) string {
 // H5-GET-DELETE-405-01 — streamable-http.mdx (Earlier Streamable HTTP Revisions).
 var _ = conform.Register(conform.Check{
 	ID: "H5-GET-DELETE-405-01", Title: "a modern-only server answers GET and DELETE with 405",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: h5Page + ` (Earlier Streamable HTTP Revisions): "A server that supports only this revision and receives such traffic from an older client SHOULD respond as follows: HTTP GET or DELETE to the MCP endpoint: respond with 405 Method Not Allowed."`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		_, hs, v := h5Session(t)
 		if v != nil {
@@ -209,8 +208,7 @@ var _ = conform.Register(conform.Check{
 // H5-SESSION-IGNORE-01 — streamable-http.mdx (Earlier Streamable HTTP Revisions).
 var _ = conform.Register(conform.Check{
 	ID: "H5-SESSION-IGNORE-01", Title: "a modern-only server ignores Mcp-Session-Id and mints none",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: h5Page + ` (Earlier Streamable HTTP Revisions): "An Mcp-Session-Id header on a request: ignore it, and do not mint or echo session IDs."`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs, v := h5Session(t)
 		if v != nil {
@@ -247,8 +245,7 @@ var _ = conform.Register(conform.Check{
 // H5-LASTEVENTID-IGNORE-01 — streamable-http.mdx (Earlier Streamable HTTP Revisions).
 var _ = conform.Register(conform.Check{
 	ID: "H5-LASTEVENTID-IGNORE-01", Title: "a modern-only server ignores Last-Event-ID",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: h5Page + ` (Earlier Streamable HTTP Revisions): "A Last-Event-ID header: ignore it; streams are not resumable."`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs, v := h5Session(t)
 		if v != nil {
@@ -268,8 +265,7 @@ var _ = conform.Register(conform.Check{
 // Request Headers; Server Validation).
 var _ = conform.Register(conform.Check{
 	ID: "H5-HEADERS-REQUIRED-01", Title: "a POST without a required MCP header is rejected with 400 and -32020",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: h5Page + ` (Standard Request Headers): "These headers are REQUIRED for compliance."; (Server Validation): "When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response"; -32020 HeaderMismatch: "or required headers are missing/malformed" (a missing MCP-Protocol-Version is H5-NOHEADER-LEGACY-01's)`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs, v := h5Session(t)
 		if v != nil {
@@ -295,8 +291,7 @@ var _ = conform.Register(conform.Check{
 // H5-NOHEADER-LEGACY-01 — streamable-http.mdx (Protocol Version Header).
 var _ = conform.Register(conform.Check{
 	ID: "H5-NOHEADER-LEGACY-01", Title: "a POST without MCP-Protocol-Version is rejected, unless the server serves clients older than 2025-06-18",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: h5Page + ` (Protocol Version Header): "A server that supports clients implementing protocol versions earlier than 2025-06-18 (which did not define the MCP-Protocol-Version header) MAY treat a request that omits the header as protocol version 2025-03-26. A server that does not support such clients MUST reject a request without the header per Server Validation." (Server Validation: HTTP 400 with a JSON-RPC error, -32020 HeaderMismatch for a missing required header)`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs, v := h5Session(t)
 		if v != nil {
@@ -332,8 +327,7 @@ func judgeNoVersionHeader(got string, rejected bool, older legacyTri) conform.Ve
 // from the record of the opening's POST, in every column.
 var _ = conform.Register(conform.Check{
 	ID: "H5-ENDPOINT-01", Title: "the MCP endpoint takes POST",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseClean, Needs: conform.NeedsAny, Opening: true,
-	Source: h5Page + `: "The server MUST provide a single HTTP endpoint path (hereafter referred to as the MCP endpoint) that supports POST." (405 Method Not Allowed or 501 Not Implemented to the POST of a request refuses it; a 404 without a JSON-RPC error is, per Backward Compatibility, "a legacy HTTP+SSE server that does not host the modern MCP endpoint")`,
+	Opening: true,
 	Run: func(t *conform.T) conform.Verdict {
 		o := t.Opening()
 		switch o.Kind {
@@ -372,8 +366,7 @@ func judgeEndpointPOST(x transport.Exchange, openErr error) conform.Verdict {
 // H5-HEADERS-MATCH-01 — streamable-http.mdx (Protocol Version Header; Server Validation).
 var _ = conform.Register(conform.Check{
 	ID: "H5-HEADERS-MATCH-01", Title: "header values that differ from the body are rejected with 400 and -32020",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: h5Page + ` (Server Validation): "Servers that process the request body MUST reject requests where the values specified in the headers do not match the corresponding values in the request body."; "servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response" with -32020; (Protocol Version Header): "If the values do not match, the server MUST reject the request with 400 Bad Request and a HeaderMismatch JSON-RPC error"`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs, v := h5Session(t)
 		if v != nil {
@@ -401,8 +394,7 @@ var _ = conform.Register(conform.Check{
 // H5-HEADER-CASE-01 — streamable-http.mdx (Case Sensitivity).
 var _ = conform.Register(conform.Check{
 	ID: "H5-HEADER-CASE-01", Title: "header names compare case-insensitively, values case-sensitively",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: h5Page + ` (Case Sensitivity): "Clients and servers MUST use case-insensitive comparisons for header names. Header values (such as method names) are case-sensitive."`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs, v := h5Session(t)
 		if v != nil {
@@ -425,8 +417,7 @@ var _ = conform.Register(conform.Check{
 // H5-NAME-B64-01 — streamable-http.mdx (Value Encoding).
 var _ = conform.Register(conform.Check{
 	ID: "H5-NAME-B64-01", Title: "a base64-encoded Mcp-Name is decoded before it is compared",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsCalls,
-	Source: h5Page + ` (Value Encoding): "In particular, servers MUST decode an encoded Mcp-Name or Mcp-Param-{Name} value before comparing it to the corresponding request body value during Server Validation."`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs, v := h5Session(t)
 		if v != nil {
@@ -452,8 +443,7 @@ var _ = conform.Register(conform.Check{
 // H5-UNKNOWN-METHOD-01 — streamable-http.mdx (Protocol Version Header).
 var _ = conform.Register(conform.Check{
 	ID: "H5-UNKNOWN-METHOD-01", Title: "an unimplemented method is answered 404 with -32601",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: h5Page + ` (Protocol Version Header): "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601 (Method not found)."`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs, v := h5Session(t)
 		if v != nil {
@@ -473,8 +463,7 @@ var _ = conform.Register(conform.Check{
 // H5-VERSION-400-01 — streamable-http.mdx (Protocol Version Header).
 var _ = conform.Register(conform.Check{
 	ID: "H5-VERSION-400-01", Title: "an unsupported protocol version is answered 400 with -32022",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: h5Page + ` (Protocol Version Header): "If the server does not implement the requested protocol version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with 400 Bad Request and an UnsupportedProtocolVersionError listing its supported versions."`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs, v := h5Session(t)
 		if v != nil {
@@ -507,8 +496,7 @@ var _ = conform.Register(conform.Check{
 // H5-POST-CT-01 — streamable-http.mdx (Sending Messages).
 var _ = conform.Register(conform.Check{
 	ID: "H5-POST-CT-01", Title: "a request POST is answered JSON or SSE, an accepted notification 202",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: h5Page + ` (Sending Messages): "If the server accepts it, the server MUST return HTTP status code 202 Accepted with no body."; "If the body is a JSON-RPC request, the server MUST return either Content-Type: application/json (a single JSON object) or Content-Type: text/event-stream (an SSE response stream)."`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs, v := h5Session(t)
 		if v != nil {
@@ -555,8 +543,7 @@ func validPostType(ct string) bool {
 // H5-ORIGIN-403-01 — streamable-http.mdx (Security & Endpoint).
 var _ = conform.Register(conform.Check{
 	ID: "H5-ORIGIN-403-01", Title: "a request with an invalid Origin is answered 403",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: h5Page + ` (Security & Endpoint): "If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs, v := h5Session(t)
 		if v != nil {
@@ -589,8 +576,7 @@ func sseReplies(hs transport.HTTPSession) []transport.Exchange {
 // H5-XACCEL-01 — streamable-http.mdx (Receiving Messages).
 var _ = conform.Register(conform.Check{
 	ID: "H5-XACCEL-01", Title: "SSE responses carry X-Accel-Buffering: no",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: h5Page + ` (Receiving Messages): "When initiating an SSE stream, servers SHOULD include the X-Accel-Buffering: no header in the HTTP response."`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs, v := h5Session(t)
 		if v != nil {

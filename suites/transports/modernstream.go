@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -30,8 +29,7 @@ func changeNotification(method string) bool {
 // H5-SSE-RELATED-01 — 2026-07-28/basic/transports/streamable-http.mdx (Receiving Messages).
 var _ = conform.Register(conform.Check{
 	ID: "H5-SSE-RELATED-01", Title: "a request's SSE stream carries only notifications of that request, and no request",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: h5Page + ` (Receiving Messages): "These notifications MUST relate to the originating client request." "The server MUST NOT send independent JSON-RPC requests on this stream." "Long-lived notification streams are obtained by sending a subscriptions/listen request."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		ss, _, v := httpSessions(t)
 		if v != nil {
@@ -71,8 +69,6 @@ var _ = conform.Register(conform.Check{
 // H5-SSE-END-01 — 2026-07-28/basic/transports/streamable-http.mdx (Receiving Messages).
 var _ = conform.Register(conform.Check{
 	ID: "H5-SSE-END-01", Title: "a request's SSE stream ends with its final response",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: h5Page + ` (Receiving Messages): "The final JSON-RPC response SHOULD terminate the stream."`,
 	Run: func(t *conform.T) conform.Verdict {
 		s, ps, v := httpSession(t)
 		if v != nil {
@@ -92,8 +88,6 @@ const cancelTool = "test_slow"
 // H5-CANCEL-CLOSE-01 — 2026-07-28/basic/transports/streamable-http.mdx (Cancellation).
 var _ = conform.Register(conform.Check{
 	ID: "H5-CANCEL-CLOSE-01", Title: "closing a request's SSE stream cancels the request",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
-	Source: h5Page + ` (Cancellation): "Closing the SSE response stream MUST be treated by the server as cancellation of that request." "The server SHOULD stop work on the cancelled request as soon as practical and MUST NOT send any further messages for it."; 2026-07-28/basic/patterns/cancellation.mdx`,
 	Run: func(t *conform.T) conform.Verdict {
 		s, ps, v := httpSession(t)
 		if v != nil {
@@ -218,8 +212,7 @@ const headerParamTool = "test_header_param"
 // H5-PARAM-HEADER-01 — 2026-07-28/basic/transports/streamable-http.mdx (Custom Headers from Tool Parameters).
 var _ = conform.Register(conform.Check{
 	ID: "H5-PARAM-HEADER-01", Title: "a tools/call whose Mcp-Param-{Name} header is missing or differs from the body is rejected with 400 and -32020",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupH5, Phase: conform.PhaseOddInput, Needs: conform.NeedsFixture,
-	Source: h5Page + ` (Server Behavior for Custom Headers): "Any server that processes the message body MUST validate that encoded header values, after decoding if Base64-encoded, match the corresponding values in the request body. Servers MUST reject requests with a 400 Bad Request HTTP status and JSON-RPC error code -32020 (HeaderMismatch) if any validation fails."; "Client omits header but value is in body: … Server MUST reject the request"`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs, v := h5Session(t)
 		if v != nil {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
@@ -35,8 +34,7 @@ func cancelledBySuite(entries []wire.Entry) map[string]bool {
 // SHTTP-POST-SSE-RESP-01 — {rev}/basic/transports.mdx (Sending Messages to the Server).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-POST-SSE-RESP-01", Title: "a request's SSE stream carries its response",
-	Level: conform.Should, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	Source: legacyPage + ` (Sending Messages to the Server): "The SSE stream SHOULD eventually include one JSON-RPC response per each JSON-RPC request sent in the POST body." (2025-03-26; 2025-06-18 and 2025-11-25: "The SSE stream SHOULD eventually include a JSON-RPC response for the JSON-RPC request sent in the POST body.")`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		ss, hss, v := httpSessions(t)
 		if v != nil {
@@ -89,8 +87,7 @@ var _ = conform.Register(conform.Check{
 // SHTTP-POST-SSE-RELATED-01 — {rev}/basic/transports.mdx (Sending Messages to the Server).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-POST-SSE-RELATED-01", Title: "progress on a request's SSE stream is that request's",
-	Level: conform.Should, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: legacyPage + ` (Sending Messages to the Server): "The server MAY send JSON-RPC requests and notifications before sending the JSON-RPC response. These messages SHOULD relate to the originating client request."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		ss, _, v := httpSessions(t)
 		if v != nil {
@@ -134,8 +131,6 @@ var _ = conform.Register(conform.Check{
 // SHTTP-POST-SSE-END-01 — {rev}/basic/transports.mdx (Sending Messages to the Server).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-POST-SSE-END-01", Title: "a request's SSE stream ends after its response, and (2025-03-26, 2025-06-18) not before",
-	Level: conform.Should, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: legacyPage + ` (Sending Messages to the Server): "After the JSON-RPC response has been sent, the server SHOULD close the SSE stream." (2025-11-25: "SHOULD terminate the SSE stream"); 2025-03-26 and 2025-06-18: "The server SHOULD NOT close the SSE stream before sending the JSON-RPC response for the received JSON-RPC request, unless the session expires."`,
 	Run: func(t *conform.T) conform.Verdict {
 		s, ps, v := httpSession(t)
 		if v != nil {

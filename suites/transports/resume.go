@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -23,8 +22,7 @@ import (
 // SHTTP-EVENTID-01 — {rev}/basic/transports.mdx (Resumability and Redelivery).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-EVENTID-01", Title: "SSE event ids are unique across the session's streams",
-	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: legacyPage + ` (Resumability and Redelivery): "Servers MAY attach an id field to their SSE events" "If present, the ID MUST be globally unique across all streams within that session—or all streams with that specific client, if session management is not in use."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		_, hss, v := httpSessions(t)
 		if v != nil {
@@ -67,8 +65,7 @@ var _ = conform.Register(conform.Check{
 // SHTTP-PRIME-01 — 2025-11-25/basic/transports.mdx (Sending Messages to the Server).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-PRIME-01", Title: "a POST's SSE stream starts with a priming event (an id, empty data)",
-	Level: conform.Should, Revisions: revision.Span("R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	Source: `2025-11-25/basic/transports.mdx (Sending Messages to the Server): "The server SHOULD immediately send an SSE event consisting of an event ID and an empty data field in order to prime the client to reconnect (using that event ID as Last-Event-ID)."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		ss, hss, v := httpSessions(t)
 		if v != nil {
@@ -250,8 +247,6 @@ func runResumeProbe(t *conform.T) *resumeProbe {
 // SHTTP-RESUME-01 — {rev}/basic/transports.mdx (Resumability and Redelivery).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-RESUME-01", Title: "a resumed stream replays only that stream's events",
-	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
-	Source: legacyPage + ` (Resumability and Redelivery): "The server MAY use this header to replay messages that would have been sent after the last event ID, on the stream that was disconnected, and to resume the stream from that point." "The server MUST NOT replay messages that would have been delivered on a different stream."`,
 	Run: func(t *conform.T) conform.Verdict {
 		p := resumeProbeOf(t)
 		switch {
@@ -290,8 +285,6 @@ var _ = conform.Register(conform.Check{
 // SHTTP-DISCONNECT-01 — {rev}/basic/transports.mdx (Sending Messages to the Server).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-DISCONNECT-01", Title: "a dropped connection does not cancel the request",
-	Level: conform.Should, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
-	Source: legacyPage + ` (Sending Messages to the Server): "Disconnection MAY occur at any time (e.g., due to network conditions). Therefore: Disconnection SHOULD NOT be interpreted as the client cancelling its request."`,
 	Run: func(t *conform.T) conform.Verdict {
 		p := resumeProbeOf(t)
 		switch {
@@ -321,8 +314,6 @@ var _ = conform.Register(conform.Check{
 // SHTTP-RETRY-01 — 2025-11-25/basic/transports.mdx (Sending Messages to the Server).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-RETRY-01", Title: "a connection closed before its stream ends is preceded by a retry field",
-	Level: conform.Should, Revisions: revision.Span("R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseClean, Needs: conform.NeedsFixture,
-	Source: `2025-11-25/basic/transports.mdx (Sending Messages to the Server): "If the server does close the connection prior to terminating the SSE stream, it SHOULD send an SSE event with a standard retry field before closing the connection."`,
 	Run: func(t *conform.T) conform.Verdict {
 		p := resumeProbeOf(t)
 		switch {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -64,8 +63,6 @@ func sessionIDsSeen(xs []transport.Exchange) []seenID {
 // SHTTP-SESSION-ASSIGN-01 — {rev}/basic/transports.mdx (Session Management).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-ASSIGN-01", Title: "a session id, if any, is assigned on the reply carrying the InitializeResult",
-	Level: conform.May, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: shttpPage + ` (Session Management): "A server using the Streamable HTTP transport MAY assign a session ID at initialization time, by including it in an Mcp-Session-Id header on the HTTP response containing the InitializeResult." (2025-11-25 spells the header MCP-Session-Id; header names compare case-insensitively)`,
 	Run: func(t *conform.T) conform.Verdict {
 		_, hs, v := shttpSession(t)
 		if v != nil {
@@ -107,8 +104,6 @@ func judgeAssign(xs []transport.Exchange) conform.Verdict {
 // SHTTP-SESSION-CHARS-01 — {rev}/basic/transports.mdx (Session Management).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-CHARS-01", Title: "the session id holds only visible ASCII (0x21–0x7E)",
-	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: shttpPage + ` (Session Management): "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E)."`,
 	Run: func(t *conform.T) conform.Verdict {
 		_, hs, v := shttpSession(t)
 		if v != nil {
@@ -234,9 +229,8 @@ func sessionEndFor(t *conform.T) (*sessionEnd, *conform.Verdict) {
 // SHTTP-SESSION-DELETE-01 — {rev}/basic/transports.mdx (Session Management).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-DELETE-01", Title: "DELETE with the session id ends the session, or is answered 405",
-	Level: conform.May, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1,
+	Phase: conform.PhaseOddInput, FreshSessions: 1,
 	// FreshSessions: the session it ends (probeSessionEnd).
-	Source: shttpPage + ` (Session Management): "Clients that no longer need a particular session … SHOULD send an HTTP DELETE to the MCP endpoint with the Mcp-Session-Id header, to explicitly terminate the session. The server MAY respond to this request with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions."`,
 	Run: func(t *conform.T) conform.Verdict {
 		e, v := sessionEndFor(t)
 		if v != nil {
@@ -259,9 +253,8 @@ func judgeDelete(status int) conform.Verdict {
 // SHTTP-SESSION-404-01 — {rev}/basic/transports.mdx (Session Management).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-404-01", Title: "a request naming a terminated session is answered 404",
-	Level: conform.Must, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1,
+	Phase: conform.PhaseOddInput, FreshSessions: 1,
 	// FreshSessions: the session it ends (probeSessionEnd).
-	Source: shttpPage + ` (Session Management): "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found." (a session id the server never issued names no live session either: 404 is expected there too, derived, a WARN)`,
 	Run: func(t *conform.T) conform.Verdict {
 		e, v := sessionEndFor(t)
 		if v != nil {
@@ -293,9 +286,8 @@ func judge404(e *sessionEnd) conform.Verdict {
 // SHTTP-SESSION-REINIT-01 — {rev}/basic/transports.mdx (Session Management).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-REINIT-01", Title: "after a 404 a new initialize without a session id opens a new session",
-	Level: conform.Derived, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1,
+	Phase: conform.PhaseOddInput, FreshSessions: 1,
 	// FreshSessions: the session it ends (probeSessionEnd).
-	Source: shttpPage + ` (Session Management): "When a client receives HTTP 404 in response to a request containing an Mcp-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session ID attached." (a client rule; the server's part, serving that InitializeRequest, is derived)`,
 	Run: func(t *conform.T) conform.Verdict {
 		e, v := sessionEndFor(t)
 		if v != nil {
@@ -324,9 +316,8 @@ func judgeReinit(e *sessionEnd) conform.Verdict {
 // SHTTP-SESSION-SECURE-01 — {rev}/basic/transports.mdx (Session Management).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-SECURE-01", Title: "session ids are unique and look cryptographically random",
-	Level: conform.Should, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1,
+	Phase: conform.PhaseOddInput, FreshSessions: 1,
 	// FreshSessions: the session SHTTP-SESSION-404-01 ends; its id and the re-initialized one's are compared with the main one.
-	Source: shttpPage + ` (Session Management): "The session ID SHOULD be globally unique and cryptographically secure (e.g., a securely generated UUID, a JWT, or a cryptographic hash)." (judged by a heuristic: distinct, at least 16 characters, not consecutive numbers)`,
 	Run: func(t *conform.T) conform.Verdict {
 		e, v := sessionEndFor(t)
 		if v != nil {
@@ -409,8 +400,7 @@ func sequential(a, b string) bool {
 // SHTTP-SESSION-MISSING-01 — {rev}/basic/transports.mdx (Session Management).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-MISSING-01", Title: "a server that requires a session answers a request without Mcp-Session-Id with 400",
-	Level: conform.Should, Revisions: revision.Span("R2–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: shttpPage + ` (Session Management): "Servers that require a session ID SHOULD respond to requests without an Mcp-Session-Id header (other than initialization) with HTTP 400 Bad Request."`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		_, hs, v := shttpSession(t)
 		if v != nil {
@@ -454,9 +444,8 @@ func shttpProbeMethod(s *conform.Session) string {
 // SHTTP-PV-HEADER-BAD-01 — {rev}/basic/transports.mdx (Protocol Version Header).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-PV-HEADER-BAD-01", Title: "an invalid or unsupported MCP-Protocol-Version header is answered 400",
-	Level: conform.Must, Revisions: revision.Span("R3–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny, FreshSessions: 1, Spare: true,
-	// FreshSessions: the spare session: a server may end a session that sends a bad version.
-	Source: shttpPage + ` (Protocol Version Header): "If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request."`,
+	Phase: conform.PhaseOddInput, Spare: true,
+	// Spare: a server may end a session that sends a bad version.
 	Run: func(t *conform.T) conform.Verdict {
 		if _, _, v := shttpSession(t); v != nil {
 			return *v
@@ -492,8 +481,7 @@ var _ = conform.Register(conform.Check{
 // SHTTP-PV-HEADER-MISSING-01 — {rev}/basic/transports.mdx (Protocol Version Header).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-PV-HEADER-MISSING-01", Title: "a request without MCP-Protocol-Version is served (as the negotiated version or 2025-03-26)",
-	Level: conform.Should, Revisions: revision.Span("R3–R4"), Group: conform.GroupSHTTP, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: shttpPage + ` (Protocol Version Header): "For backwards compatibility, if the server does not receive an MCP-Protocol-Version header, and has no other way to identify the version - for example, by relying on the protocol version negotiated during initialization - the server SHOULD assume protocol version 2025-03-26."`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		_, hs, v := shttpSession(t)
 		if v != nil {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -60,8 +59,7 @@ func sseOpening(t *conform.T) (conform.Opening, *conform.Verdict) {
 // open, so the verdict comes from the record of the GET, in every column.
 var _ = conform.Register(conform.Check{
 	ID: "SSE-ENDPOINT-EVENT-01", Title: "the event stream opens with an endpoint event naming the POST URI",
-	Level: conform.Must, Revisions: revision.Span("R1"), Group: conform.GroupSSE, Phase: conform.PhaseClean, Needs: conform.NeedsAny, Opening: true,
-	Source: ssePage + ` (HTTP with SSE): "When a client connects, the server MUST send an endpoint event containing a URI for the client to use for sending messages."; "The server MUST provide two endpoints: [...] A regular HTTP POST endpoint for clients to send messages to the server" (a URI on another origin is no endpoint of this server: the suite sends nothing there)`,
+	Opening: true,
 	Run: func(t *conform.T) conform.Verdict {
 		o, v := sseOpening(t)
 		if v != nil {
@@ -119,8 +117,7 @@ func problemOf(err error) string {
 // session, so the verdict comes from their record, in every column.
 var _ = conform.Register(conform.Check{
 	ID: "SSE-POST-01", Title: "the POST endpoint accepts the client's messages with 2xx",
-	Level: conform.Must, Revisions: revision.Span("R1"), Group: conform.GroupSSE, Phase: conform.PhaseClean, Needs: conform.NeedsAny, Opening: true,
-	Source: ssePage + ` (HTTP with SSE): "The server MUST provide two endpoints: [...] A regular HTTP POST endpoint for clients to send messages to the server"; "All subsequent client messages MUST be sent as HTTP POST requests to this endpoint." (no success status is named: any 2xx, the exact one recorded)`,
+	Opening: true,
 	Run: func(t *conform.T) conform.Verdict {
 		o, v := sseOpening(t)
 		if v != nil {
@@ -160,8 +157,7 @@ func orMessage(carried string) string {
 // SSE-ORIGIN-01 — 2024-11-05/basic/transports.mdx (HTTP with SSE, Security Warning).
 var _ = conform.Register(conform.Check{
 	ID: "SSE-ORIGIN-01", Title: "a connection from a foreign Origin is refused",
-	Level: conform.Must, Revisions: revision.Span("R1"), Group: conform.GroupSSE, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: ssePage + ` (Security Warning): "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks" (a foreign Origin refused with a 4xx status; later revisions name 403)`,
+	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		_, tr, v := sseSession(t)
 		if v != nil {
@@ -203,8 +199,7 @@ var _ = conform.Register(conform.Check{
 // SSE-MESSAGE-EVENT-01 — 2024-11-05/basic/transports.mdx (HTTP with SSE).
 var _ = conform.Register(conform.Check{
 	ID: "SSE-MESSAGE-EVENT-01", Title: "server messages are SSE events of type message",
-	Level: conform.Descriptive, Revisions: revision.Span("R1"), Group: conform.GroupSSE, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	Source: ssePage + ` (HTTP with SSE): "Server messages are sent as SSE message events, with the message content encoded as JSON in the event data."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		if _, _, v := sseSession(t); v != nil {
 			return *v

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
@@ -92,8 +91,7 @@ func notStdio() conform.Verdict {
 // STDIO-STDOUT-PURE-01 — {rev}/basic/transports.mdx (stdio).
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-STDOUT-PURE-01", Title: "the server writes nothing but MCP messages to stdout",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupStdio, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	Source: `{rev}/basic/transports.mdx (stdio): "The server MUST NOT write anything to its stdout that is not a valid MCP message."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		bad, stdio := rejectedStdout(t, func(l stdoutLine) bool { return notJSON(l) && !looksLikeJSON(l.raw) })
 		switch {
@@ -109,8 +107,7 @@ var _ = conform.Register(conform.Check{
 // STDIO-FRAMING-01 — {rev}/basic/transports.mdx (stdio).
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-FRAMING-01", Title: "one JSON-RPC message per newline-terminated stdout line",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupStdio, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	Source: `{rev}/basic/transports.mdx (stdio): "Messages are delimited by newlines, and MUST NOT contain embedded newlines."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		bad, stdio := rejectedStdout(t, func(l stdoutLine) bool { return notJSON(l) && looksLikeJSON(l.raw) })
 		switch {
@@ -145,9 +142,7 @@ func framingFault(raw []byte) (fault string, ok bool) {
 // STDIO-NO-REQUESTS-R5-01 — 2026-07-28/basic/transports/stdio.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-NO-REQUESTS-R5-01", Title: "the server writes no JSON-RPC request to stdout",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupStdio, Needs: conform.NeedsOpportunistic,
-	Phase:  conform.PhaseTranscript,
-	Source: `2026-07-28/basic/transports/stdio.mdx: "The server MUST NOT write JSON-RPC requests to stdout."`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		reqs, n, stdio := modern.ServerRequests(t, true)
 		var f conform.Findings
@@ -168,8 +163,7 @@ var _ = conform.Register(conform.Check{
 // Two subscriptions share the channel at once: each message must name its own.
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-SUBID-R5-01", Title: "stdio: two concurrent subscriptions are told apart by _meta subscriptionId",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupStdio, Needs: conform.NeedsAny, Phase: conform.PhaseStateChange, Changes: conform.StateToolList,
-	Source: `2026-07-28/basic/patterns/subscriptions.mdx (Multiple Concurrent Subscriptions): "every notification on the stream carries that ID in io.modelcontextprotocol/subscriptionId so clients can demultiplex them"; basic/index.mdx: "the server MUST include io.modelcontextprotocol/subscriptionId in _meta"; basic/transports/stdio.mdx: "Clients MUST correlate these using the io.modelcontextprotocol/subscriptionId field in _meta"`,
+	Changes: conform.StateToolList,
 	Run: func(t *conform.T) conform.Verdict {
 		if t.Session().Kind != "stdio" {
 			return conform.Skip(reports.NotApplicable, "the channel is %s, not stdio: each subscription has a stream of its own", t.Session().Kind)
@@ -217,11 +211,8 @@ var _ = conform.Register(conform.Check{
 // STDIO-BATCH-R2-01 — 2025-03-26/basic/transports.mdx (stdio).
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-BATCH-R2-01", Title: "a whole batch on one stdin line is accepted and each request answered",
-	Level: conform.Must, Revisions: revision.Span("R2"), Group: conform.GroupStdio, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	FreshSessions: 1,
-	Spare:         true, // toolkit.MixedBatch: a batch may end a server's connection
-	SilenceProbe:  true,
-	Source:        `2025-03-26/basic/transports.mdx (stdio): "Messages may be JSON-RPC requests, notifications, responses—or a JSON-RPC batch containing one or more requests and/or notifications."; 2025-03-26/basic/index.mdx (Batching): implementations "MUST support receiving JSON-RPC batches."`,
+	Spare:        true, // toolkit.MixedBatch: a batch may end a server's connection
+	SilenceProbe: true,
 	Run: func(t *conform.T) conform.Verdict {
 		if t.Session() == nil || t.Session().Kind != "stdio" {
 			return notStdio()
@@ -233,8 +224,7 @@ var _ = conform.Register(conform.Check{
 // STDIO-SINGLE-R3-01 — {rev}/basic/transports.mdx (stdio).
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-SINGLE-R3-01", Title: "each stdout line is a single message, never an array",
-	Level: conform.Must, Revisions: revision.Span("R3+"), Group: conform.GroupStdio, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/transports.mdx (stdio): "Messages are individual JSON-RPC requests, notifications, or responses."; schema JSONRPCMessage has no array from 2025-06-18. A reply in an array to the array BASE-BATCH-R3-01 sends is judged there.`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		if t.Session() == nil || t.Session().Kind != "stdio" {
 			return notStdio()
@@ -253,11 +243,9 @@ var _ = conform.Register(conform.Check{
 // STDIO-EOF-EXIT-01 — 2026-07-28/basic/transports/stdio.mdx (Shutdown).
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-EOF-EXIT-01", Title: "the server exits promptly once stdin reaches EOF (2026-07-28)",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupStdio, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
 	// One clean process stopped on purpose (toolkit.JudgeEOFExit says why the
 	// sessions the run stops anyway give no stable verdict).
 	FreshSessions: toolkit.EOFExitFreshSessions,
-	Source:        `2026-07-28/basic/transports/stdio.mdx (Shutdown): "Servers SHOULD exit promptly when their standard input is closed or reads return end-of-file." (promptly: before the run's --kill-grace, 2 s by default, runs out and SIGTERM follows)`,
 	Run: func(t *conform.T) conform.Verdict {
 		return toolkit.JudgeEOFExit(t, "the server process exits promptly once its stdin reaches EOF, without SIGTERM")
 	},

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
@@ -19,9 +18,8 @@ import (
 // CANCEL-R5-SERVER-01 — 2026-07-28/basic/patterns/cancellation.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "CANCEL-R5-SERVER-01", Title: "the server sends notifications/cancelled only to tear down a subscription",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `2026-07-28/basic/patterns/cancellation.mdx: "Servers MUST NOT send notifications/cancelled for any other purpose."; "Server-sent cancellation notifications MUST reference a subscriptions/listen request, to terminate that subscription stream"`,
-	Run:    func(t *conform.T) conform.Verdict { return lsJudgeCancel(subscribe.Observe(t)) },
+	Phase: conform.PhaseTranscript,
+	Run:   func(t *conform.T) conform.Verdict { return lsJudgeCancel(subscribe.Observe(t)) },
 })
 
 // lsJudgeCancel judges every notifications/cancelled the server sent.
@@ -73,9 +71,8 @@ const cnSource = `{rev}/basic/utilities/cancellation.mdx (2026-07-28: basic/patt
 // CANCEL-IGNORE-01 — {rev}/basic/utilities/cancellation.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "CANCEL-IGNORE-01", Title: "cancellations naming an unknown or finished request, or none, are ignored: no reply, the server keeps serving",
-	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsAny,
-	Source: `{rev}/basic/utilities/cancellation.mdx (2026-07-28: basic/patterns/cancellation.mdx) (Error Handling): "Invalid cancellation notifications SHOULD be ignored: Unknown request IDs; Already completed requests; Malformed notifications". Probed with a cancellation of an id never sent, of a request already answered, and one with no requestId; a request after them proves the server still serves, and the column's settle proves no reply came.`,
-	Run:    runCancelIgnore,
+	Phase: conform.PhaseTranscript,
+	Run:   runCancelIgnore,
 })
 
 // runCancelIgnore makes its probe while the column is open (a transcript-wide check:
@@ -199,9 +196,8 @@ type cnInflight struct {
 // CANCEL-INFLIGHT-01 — {rev}/basic/utilities/cancellation.mdx (Behavior Requirements).
 var _ = conform.Register(conform.Check{
 	ID: "CANCEL-INFLIGHT-01", Title: "a request cancelled in flight is stopped and gets no response",
-	Level: conform.Should, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: cnSource + `: "Receivers of cancellation notifications SHOULD: Stop processing the cancelled request; Free associated resources; Not send a response for the cancelled request" (2026-07-28: "Servers receiving cancellation notifications SHOULD: …"). Probed with the fixture tool test_slow (2000 ms) cancelled in flight: test_last_cancellation must name it and no response may come before the column settles; a server that did not record the cancellation is watched until test_slow's work would have ended.`,
-	Run:    runCancelInflight,
+	Phase: conform.PhaseTranscript,
+	Run:   runCancelInflight,
 })
 
 func runCancelInflight(t *conform.T) conform.Verdict {
@@ -363,9 +359,8 @@ func cnJudgeInflight(p cnInflight) conform.Verdict {
 // proves the silence after it, with no wait of its own.
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-CANCEL-R5-01", Title: "over stdio, nothing more is sent for a request the client cancelled: no response, no progress",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupStdio, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `2026-07-28/basic/transports/stdio.mdx (Cancellation): "Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it." Probed with CANCEL-INFLIGHT-01's cancellation of the fixture tool test_slow (2000 ms, with a progressToken): no response to it, and no progress for its token once the server has answered a request sent after the cancellation (progress before that may have crossed the cancellation: a note); the column's settle proves the silence.`,
-	Run:    runStdioCancel,
+	Phase: conform.PhaseTranscript,
+	Run:   runStdioCancel,
 })
 
 func runStdioCancel(t *conform.T) conform.Verdict {
@@ -472,8 +467,7 @@ func cnJudgeStdioR5(p cnInflight, entries []wire.Entry) conform.Verdict {
 // CANCEL-DIRECTION-01 — {rev}/basic/utilities/cancellation.mdx (Behavior Requirements).
 var _ = conform.Register(conform.Check{
 	ID: "CANCEL-DIRECTION-01", Title: "the server cancels only requests it issued itself",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/utilities/cancellation.mdx (Behavior Requirements): "Cancellation notifications MUST only reference requests that: Were previously issued in the same direction; Are believed to still be in-progress" (judged on every notifications/cancelled the server sent: it must name a request the server sent earlier in the session; whether the server believed it still in progress is not observable, so a request the suite had answered is a note)`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var f conform.Findings
 		for _, s := range toolkit.RevisionSessions(t) {

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/loglevel"
@@ -116,9 +115,8 @@ func lgUndeclared(what string) conform.Verdict {
 // LOG-CAP-01 — {rev}/server/utilities/logging.mdx (Capabilities).
 var _ = conform.Register(conform.Check{
 	ID: "LOG-CAP-01", Title: "log messages come only from a server that declared the logging capability",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/server/utilities/logging.mdx (Capabilities): "Servers that emit log message notifications MUST declare the logging capability" (before 2026-07-28 in initialize's result, which precedes them; in 2026-07-28 in the DiscoverResult)`,
-	Run:    runLogCap,
+	Phase: conform.PhaseTranscript,
+	Run:   runLogCap,
 })
 
 func runLogCap(t *conform.T) conform.Verdict {
@@ -165,9 +163,8 @@ func lgInitializeSeq(t *conform.T, s *conform.Session) int {
 // LOG-SHAPE-01 — schema LoggingMessageNotification; {rev}/server/utilities/logging.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "LOG-SHAPE-01", Title: "log messages carry a syslog level, data, and a string logger when they name one",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev} schema LoggingMessageNotification: params {level: LoggingLevel, data (required, any JSON), logger?: string}; LoggingLevel is one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency" ({rev}/server/utilities/logging.mdx, Log Levels: "The protocol follows the standard syslog severity levels specified in RFC 5424")`,
-	Run:    runLogShape,
+	Phase: conform.PhaseTranscript,
+	Run:   runLogShape,
 })
 
 func runLogShape(t *conform.T) conform.Verdict {
@@ -215,9 +212,8 @@ func lgShapeProblem(params map[string]json.RawMessage) string {
 // LOG-SETLEVEL-01 — {rev}/server/utilities/logging.mdx (Setting Log Level, Message Flow).
 var _ = conform.Register(conform.Check{
 	ID: "LOG-SETLEVEL-01", Title: "logging/setLevel with each of the eight levels gets an empty result",
-	Level: conform.Derived, Revisions: revision.Span("R1–R4"), Group: conform.GroupUtil, Phase: conform.PhaseStateChange, Changes: conform.StateLogLevel, Needs: conform.NeedsAny,
-	Source: `{rev}/server/utilities/logging.mdx (Setting Log Level): "To configure the minimum log level, clients MAY send a logging/setLevel request"; (Message Flow) "Client->>Server: logging/setLevel (info) / Server-->>Client: Empty Result"; schema SetLevelRequest: level is a LoggingLevel (eight syslog names). Derived: a declared logging capability answers every valid level with the empty result (WARN, never FAIL)`,
-	Run:    runSetLevel,
+	Changes: conform.StateLogLevel,
+	Run:     runSetLevel,
 })
 
 func runSetLevel(t *conform.T) conform.Verdict {
@@ -298,17 +294,15 @@ func lgNonEmpty(result json.RawMessage) string {
 // LOG-SETLEVEL-INVALID-01 — {rev}/server/utilities/logging.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "LOG-SETLEVEL-INVALID-01", Title: "logging/setLevel with an unknown level is refused with -32602",
-	Level: conform.Should, Revisions: revision.Span("R1–R4"), Group: conform.GroupUtil, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `{rev}/server/utilities/logging.mdx (Error Handling): "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid log level: -32602 (Invalid params)"`,
-	Run:    runInvalidLevel,
+	Phase: conform.PhaseOddInput,
+	Run:   runInvalidLevel,
 })
 
 // LOG-R5-INVALID-01 — 2026-07-28/server/utilities/logging.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "LOG-R5-INVALID-01", Title: "a request whose _meta logLevel is no level is refused with -32602",
-	Level: conform.Should, Revisions: revision.Span("R5"), Group: conform.GroupUtil, Phase: conform.PhaseOddInput, Needs: conform.NeedsAny,
-	Source: `2026-07-28/server/utilities/logging.mdx (Error Handling): "If the io.modelcontextprotocol/logLevel value carried in a request's _meta is not a recognized log level, the server SHOULD reject that request with a standard JSON-RPC error: Invalid log level: -32602 (Invalid params)"`,
-	Run:    runInvalidLevel,
+	Phase: conform.PhaseOddInput,
+	Run:   runInvalidLevel,
 })
 
 // runInvalidLevel judges the reply to the unknown level "verbose" (setLevel before
@@ -327,9 +321,8 @@ func runInvalidLevel(t *conform.T) conform.Verdict {
 // LOG-FILTER-01 — {rev}/server/utilities/logging.mdx (Message Flow).
 var _ = conform.Register(conform.Check{
 	ID: "LOG-FILTER-01", Title: "after logging/setLevel error, no log message below error",
-	Level: conform.Descriptive, Revisions: revision.Span("R1–R4"), Group: conform.GroupUtil, Phase: conform.PhaseStateChange, Changes: conform.StateLogLevel, Needs: conform.NeedsFixture,
-	Source: `{rev}/server/utilities/logging.mdx (Message Flow): "Client->>Server: logging/setLevel (error) … Note over Server: Only sends error level and above"; (Setting Log Level) "To configure the minimum log level, clients MAY send a logging/setLevel request". Descriptive (no key word): WARN, never FAIL`,
-	Run:    runLogFilter,
+	Changes: conform.StateLogLevel,
+	Run:     runLogFilter,
 })
 
 func runLogFilter(t *conform.T) conform.Verdict {
@@ -420,9 +413,8 @@ func lgLevelList(msgs []loglevel.Message) string {
 // LOG-R5-PERREQ-01 — 2026-07-28/server/utilities/logging.mdx (Per-request log level).
 var _ = conform.Register(conform.Check{
 	ID: "LOG-R5-PERREQ-01", Title: "log messages only for a request whose _meta sets logLevel, on its own stream",
-	Level: conform.Must, Revisions: revision.Span("R5"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsFixture,
-	Source: `2026-07-28/server/utilities/logging.mdx (Per-request log level): "The server MUST NOT emit notifications/message for a request that does not include this field. When the field is present, the server MAY send notifications/message notifications at or above the requested level on the response stream of that request, before the final response. notifications/message is request-scoped: the server MUST NOT deliver it on a subscriptions/listen stream or on any stream other than the one carrying the response to the request that set the log level." A message below the requested level is outside the MAY (WARN); one after the request's reply, when its stream has carried the final response, belongs to no request that set the field (FAIL)`,
-	Run:    runPerRequest,
+	Phase: conform.PhaseTranscript,
+	Run:   runPerRequest,
 })
 
 // lgPerRequestProbe calls the fixture tool without, then with, _meta logLevel

@@ -6,14 +6,11 @@ import (
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 )
 
 // PING-01 — {rev}/basic/utilities/ping.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "PING-01", Title: "ping is answered promptly with an empty result",
-	Level: conform.Must, Revisions: revision.Span("R1–R4"), Group: conform.GroupUtil, Phase: conform.PhaseClean, Needs: conform.NeedsAny,
-	Source: `{rev}/basic/utilities/ping.mdx: "The receiver MUST respond promptly with an empty response"`,
 	Run: func(t *conform.T) conform.Verdict {
 		resp, err := t.Session().Call(t.Ctx, "ping", nil)
 		result, v := t.ExpectResult(resp, err, "ping")

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/tasks"
@@ -242,9 +241,8 @@ func ctNoProgress(p ctProbeResult, what string) conform.Verdict {
 // PROG-TOKEN-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Behavior Requirements).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-TOKEN-01", Title: "progress names only tokens of the suite's requests still in progress",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Behavior Requirements): "Progress notifications MUST only reference tokens that: Were provided in an active request; Are associated with an in-progress operation"`,
-	Run:    runProgressToken,
+	Phase: conform.PhaseTranscript,
+	Run:   runProgressToken,
 })
 
 func runProgressToken(t *conform.T) conform.Verdict {
@@ -274,8 +272,7 @@ func runProgressToken(t *conform.T) conform.Verdict {
 // PROG-TOKEN-TYPE-01 — progress.mdx; schema ProgressToken.
 var _ = conform.Register(conform.Check{
 	ID: "PROG-TOKEN-TYPE-01", Title: "progress echoes the token with its JSON type (string or integer)",
-	Level: conform.Derived, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx): notifications contain "The original progress token"; schema ProgressToken "type": ["string", "integer"] (the token 7 and the token "7" are different values)`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		probe := ctProgressProbe(t)
 		pt := ctCollectProgress(t)
@@ -300,9 +297,8 @@ var _ = conform.Register(conform.Check{
 // PROG-MONOTONIC-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Progress Flow).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-MONOTONIC-01", Title: "progress increases with every notification for a token",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx): "The progress value MUST increase with each notification, even if the total is unknown."`,
-	Run:    runProgressMonotonic,
+	Phase: conform.PhaseTranscript,
+	Run:   runProgressMonotonic,
 })
 
 func runProgressMonotonic(t *conform.T) conform.Verdict {
@@ -345,9 +341,8 @@ func runProgressMonotonic(t *conform.T) conform.Verdict {
 // PROG-AFTER-DONE-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Implementation Notes).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-AFTER-DONE-01", Title: "no progress for a token after its request's reply",
-	Level: conform.Must, Revisions: revision.Span("all"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Implementation Notes): "Progress notifications MUST stop after completion"`,
-	Run:    runProgressAfterDone,
+	Phase: conform.PhaseTranscript,
+	Run:   runProgressAfterDone,
 })
 
 func runProgressAfterDone(t *conform.T) conform.Verdict {
@@ -383,8 +378,7 @@ func runProgressAfterDone(t *conform.T) conform.Verdict {
 // PROG-MESSAGE-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Progress Flow).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-MESSAGE-01", Title: "a progress message is human-readable text",
-	Level: conform.Should, Revisions: revision.Span("R2+"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `{rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Progress Flow): "The message field SHOULD provide relevant human readable progress information." (judged on every message of a string type: one that is blank, has no letter or digit, or holds control characters reads as nothing to a human; a message of another type is BASE-SCHEMA-01's)`,
+	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		probe := ctProgressProbe(t)
 		pt := ctCollectProgress(t)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/tasks"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
@@ -13,9 +12,8 @@ import (
 // PROG-TASKS-R4-01 — 2025-11-25 basic/utilities/progress.mdx (Behavior Requirements, 3).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-TASKS-R4-01", Title: "a task's progress keeps the token of the task-augmented request until the task ends, then stops",
-	Level: conform.Must, Revisions: revision.Span("R4"), Group: conform.GroupUtil, Phase: conform.PhaseTranscript, Needs: conform.NeedsOpportunistic,
-	Source: `2025-11-25 basic/utilities/progress.mdx (Behavior Requirements): "For task-augmented requests, the progressToken provided in the original request MUST continue to be used for progress notifications throughout the task's lifetime, even after the CreateTaskResult has been returned." — "Progress notifications for tasks MUST use the same progressToken that was provided in the initial task-augmented request" — "Progress notifications for tasks MUST stop after the task reaches a terminal status (completed, failed, or cancelled)". A progress notification is a task's when its token is the task-augmented request's, or when its _meta names the task (io.modelcontextprotocol/related-task); the task's end is the first terminal status seen (CreateTaskResult, tasks/get, notifications/tasks/status) or the reply to tasks/result, which blocks until it. The suite's task round trip (TOOLS-CALL-TASK-R4-01) is closed by a barrier request.`,
-	Run:    runProgressTasks,
+	Phase: conform.PhaseTranscript,
+	Run:   runProgressTasks,
 })
 
 func runProgressTasks(t *conform.T) conform.Verdict {
