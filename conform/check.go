@@ -262,7 +262,7 @@ func Register(c Check) *Check {
 	}
 	run := cp.Run
 	cp.Run = func(t *T) Verdict {
-		v := t.Resolve(run(t))
+		v := t.Resolve(t.call(run))
 		if m := t.misuseFound(); m != "" {
 			// A check that touched what its phase does not allow would judge
 			// incomplete evidence: its verdict cannot be trusted.

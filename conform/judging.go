@@ -12,21 +12,41 @@ import (
 
 // judge computes one check's raw verdict in one column.
 func (rs *runState) judge(col *column, c *Check) Verdict {
+	if v := rs.notRun(col, c); v != nil {
+		return *v
+	}
+	return rs.invoke(col, c, c.Run)
+}
+
+// probe makes a transcript check's probes (Check.Probe) in one column, where the
+// check would be judged.
+func (rs *runState) probe(col *column, c *Check) {
+	if c.Probe == nil || rs.notRun(col, c) != nil {
+		return
+	}
+	rs.invoke(col, c, func(t *T) Verdict {
+		t.call(func(t *T) Verdict { c.Probe(t); return Verdict{} })
+		return Verdict{}
+	})
+}
+
+// notRun is the verdict of a check the column cannot run, or nil.
+func (rs *runState) notRun(col *column, c *Check) *Verdict {
+	v := func(v Verdict) *Verdict { return &v }
 	switch {
 	case rs.ctx.Err() != nil:
-		return Errorf("not run: %v", context.Cause(rs.ctx))
+		return v(Errorf("not run: %v", context.Cause(rs.ctx)))
 	case col.state == colBroken && !c.Opening:
-		return Errorf("no session for %s: %v", col.rev.Name, col.err)
+		return v(Errorf("no session for %s: %v", col.rev.Name, col.err))
 	case col.state == colRefused && !c.Handshake && !c.Opening:
-		return Errorf("no session for %s: %v", col.rev.Name, col.err)
+		return v(Errorf("no session for %s: %v", col.rev.Name, col.err))
 	case col.state == colUnsupported && (!c.Handshake || col.why != ""):
 		// A handshake check judges initialize even in an unsupported column, but not
 		// on a modern-only server: it owes initialize no result (MOD-LEGACY-INIT-01
 		// judges the answer it gave, in the 2026-07-28 column).
-		return Skip(reports.RevisionUnsupported, "%s", rs.unsupportedWhy(col))
-	default:
-		return rs.invoke(col, c)
+		return v(Skip(reports.RevisionUnsupported, "%s", rs.unsupportedWhy(col)))
 	}
+	return transportSkip(c, rs.kindOf(col))
 }
 
 // runCheck is the body of one Ginkgo spec: it takes the check's verdict (judged by the
@@ -120,7 +140,7 @@ func (rs *runState) kindOf(col *column) string {
 
 // invoke runs the check with panic recovery and a hard bound, so one broken check
 // cannot stall the run.
-func (rs *runState) invoke(col *column, c *Check) (v Verdict) {
+func (rs *runState) invoke(col *column, c *Check, run func(*T) Verdict) (v Verdict) {
 	bound := 30 * rs.cfg.Timeout
 	ctx, cancel := context.WithTimeout(rs.ctx, bound)
 	defer cancel()
@@ -133,7 +153,7 @@ func (rs *runState) invoke(col *column, c *Check) (v Verdict) {
 				done <- Errorf("the check panicked: %v\n%s", r, debug.Stack())
 			}
 		}()
-		done <- c.Run(t)
+		done <- run(t)
 	}()
 	select {
 	case v = <-done:

@@ -215,9 +215,7 @@ var _ = conform.Register(conform.Check{
 	ID: "BASE-INVALID-PARAMS-01", Title: "structurally wrong params for tools/list are answered with -32602",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		if v := toolkit.SkipUndeclared(t); v != nil {
-			return *v
-		}
+		toolkit.RequireTools(t)
 		s, err := t.Scratch()
 		if err != nil {
 			return conform.Errorf("no fresh session for the invalid-params probes: %v", err)

@@ -166,9 +166,7 @@ var _ = conform.Register(conform.Check{
 	ID: "ERR-ISERROR-STRUCT-01", Title: "an isError:true result of a tool with an outputSchema is not held to it, and explains the failure in a text block",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		if v := toolkit.SkipUndeclared(t); v != nil {
-			return *v
-		}
+		toolkit.RequireTools(t)
 		schemas := map[string]json.RawMessage{}
 		for _, tl := range toolkit.List(t).Tools {
 			if tl.Has("outputSchema") && tl.Name != "" {

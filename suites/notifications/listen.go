@@ -304,9 +304,7 @@ var _ = conform.Register(conform.Check{
 
 func runListenClose(t *conform.T) conform.Verdict {
 	l := toolkit.List(t)
-	if v := toolkit.ListVerdict(t, l); v != nil {
-		return *v
-	}
+	toolkit.RequireListing(t, l)
 	tl := l.Find(lsEndFixture)
 	if tl == nil {
 		return conform.Skip(reports.NeedsFixture, "the fixture tool %s (the fixture contract, refserver/doc.go) is not listed: nothing makes the server end a subscription itself before it shuts down", lsEndFixture)

@@ -17,13 +17,9 @@ import (
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-01", Title: "a listed tool answers tools/call with a successful CallToolResult with a content array",
 	Run: func(t *conform.T) conform.Verdict {
-		if v := toolkit.SkipUndeclared(t); v != nil {
-			return *v
-		}
+		toolkit.RequireTools(t)
 		l := toolkit.List(t)
-		if v := toolkit.ListVerdict(t, l); v != nil {
-			return *v
-		}
+		toolkit.RequireListing(t, l)
 		ct, skipV := pickCallable(t, l)
 		if skipV != nil {
 			return *skipV
@@ -69,9 +65,7 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-UNKNOWN-01", Title: "an unknown tool is a JSON-RPC error -32602, not a result",
 	Run: func(t *conform.T) conform.Verdict {
-		if v := toolkit.SkipUndeclared(t); v != nil {
-			return *v
-		}
+		toolkit.RequireTools(t)
 		name := unusedName(toolkit.List(t))
 		o := toolkit.Call(t, t.Session(), name, json.RawMessage(`{}`))
 		return judgeUnknownTool(name, toolcall.Classify(o.Resp, o.Err))
@@ -83,9 +77,7 @@ var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-MALFORMED-01", Title: "a tools/call that breaks the CallToolRequest schema is answered with -32602",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		if v := toolkit.SkipUndeclared(t); v != nil {
-			return *v
-		}
+		toolkit.RequireTools(t)
 		s, err := t.Scratch()
 		if err != nil {
 			return conform.Errorf("no fresh session for the malformed tools/call probes: %v", err)

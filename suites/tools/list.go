@@ -17,9 +17,7 @@ var _ = conform.Register(conform.Check{
 	ID: "TOOLS-LIST-R5-01", Title: "every complete tools/list page carries resultType, ttlMs (an integer ≥ 0) and cacheScope (public or private)",
 	Run: func(t *conform.T) conform.Verdict {
 		l := toolkit.List(t)
-		if v := toolkit.ListVerdict(t, l); v != nil {
-			return *v
-		}
+		toolkit.RequireListing(t, l)
 		return judgeListCacheHints(t, l.Pages)
 	},
 })
@@ -32,9 +30,7 @@ var _ = conform.Register(conform.Check{
 		// them change no tool set in this phase, and judgeListOrder skips if the set
 		// changed all the same. At 10,000 tools a walk is about 100 requests.
 		a := toolkit.List(t)
-		if v := toolkit.ListVerdict(t, a); v != nil {
-			return *v
-		}
+		toolkit.RequireListing(t, a)
 		b := toolkit.Walk(t, t.Session())
 		return judgeListOrder(a, b)
 	},

@@ -256,9 +256,7 @@ var _ = conform.Register(conform.Check{
 	ID: "STRUCT-OUTSCHEMA-ROOT-01", Title: "every outputSchema has root type \"object\"",
 	Run: func(t *conform.T) conform.Verdict {
 		l := toolkit.List(t)
-		if v := toolkit.ListVerdict(t, l); v != nil {
-			return *v
-		}
+		toolkit.RequireListing(t, l)
 		var f conform.Findings
 		for _, tl := range l.Tools {
 			raw, ok := tl.Fields.Lookup("outputSchema")
@@ -288,9 +286,7 @@ var _ = conform.Register(conform.Check{
 	ID: "STRUCT-OUTSCHEMA-VALID-01", Title: "every outputSchema is a valid JSON Schema in its dialect (default 2020-12)",
 	Run: func(t *conform.T) conform.Verdict {
 		l := toolkit.List(t)
-		if v := toolkit.ListVerdict(t, l); v != nil {
-			return *v
-		}
+		toolkit.RequireListing(t, l)
 		var f conform.Findings
 		var compiled, inconclusive []string
 		for _, tl := range l.Tools {

@@ -14,3 +14,11 @@ func SkipUndeclared(t *conform.T) *conform.Verdict {
 	v := conform.Skip(reports.NotApplicable, "the server did not declare the tools capability")
 	return &v
 }
+
+// RequireTools ends the check with a not-applicable skip when the main session did
+// not declare the tools capability (SkipUndeclared).
+func RequireTools(t *conform.T) {
+	if v := SkipUndeclared(t); v != nil {
+		t.Stop(*v)
+	}
+}

@@ -266,3 +266,11 @@ func ListChangedDeclared(s *conform.Session) bool {
 
 // Quote renders a tool name for messages.
 func Quote(name string) string { return fmt.Sprintf("%q", name) }
+
+// RequireListing ends the check with ListVerdict's verdict when the walk yielded no
+// usable first page.
+func RequireListing(t *conform.T, l *Listing) {
+	if v := ListVerdict(t, l); v != nil {
+		t.Stop(*v)
+	}
+}
