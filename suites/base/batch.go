@@ -20,6 +20,7 @@ var _ = conform.Register(conform.Check{
 	ID: "BASE-BATCH-R2-01", Title: "a batch of requests and a notification is accepted and each request answered",
 	Spare:        true, // toolkit.MixedBatch: a batch may end a server's connection
 	SilenceProbe: true,
+	Probe:        func(t *conform.T) { toolkit.MixedBatch(t) },
 	Run: func(t *conform.T) conform.Verdict {
 		return toolkit.JudgeMixedBatch(t)
 	},
@@ -31,10 +32,10 @@ var _ = conform.Register(conform.Check{
 // and everything the server sent on it is in (no grace period for the silence).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-BATCH-R2-02", Title: "a batch of notifications gets no reply (over HTTP, 202 with no body)",
-	Phase: conform.PhaseTranscript,
 	Spare: true, // the spare session: the Go SDK exits on a batch of notifications
+	Probe: func(t *conform.T) { notificationBatchOnce(t) },
 	Run: func(t *conform.T) conform.Verdict {
-		p := t.Once("BASE-BATCH-R2-02:"+t.Rev.Name, func() any { return probeNotificationBatch(t) }).(notificationBatch)
+		p := notificationBatchOnce(t)
 		if p.err != nil {
 			return conform.Errorf("no spare session for the notification batch: %v", p.err)
 		}
@@ -79,6 +80,11 @@ type notificationBatch struct {
 	ended string
 }
 
+// notificationBatchOnce is BASE-BATCH-R2-02's probe, made once per revision.
+func notificationBatchOnce(t *conform.T) notificationBatch {
+	return t.Once("BASE-BATCH-R2-02:"+t.Rev.Name, func() any { return probeNotificationBatch(t) }).(notificationBatch)
+}
+
 // probeNotificationBatch sends two notifications as one array on the spare session and
 // proves the session still serves with a barrier request, whose reply is no proof of
 // silence (the column's settle is): a server that ends on the batch fails.
@@ -106,6 +112,7 @@ var _ = conform.Register(conform.Check{
 	ID: "BASE-BATCH-R3-01", Title: "a batch, removed in 2025-06-18, is refused (a WARN when processed or ignored, never a FAIL)",
 	Spare:        true, // toolkit.MixedBatch: a batch may end a server's connection
 	SilenceProbe: true,
+	Probe:        func(t *conform.T) { toolkit.MixedBatch(t) },
 	Run: func(t *conform.T) conform.Verdict {
 		p := toolkit.MixedBatch(t).Settled()
 		if t.Ctx.Err() != nil {

@@ -42,12 +42,11 @@ var _ = conform.Register(conform.Check{
 // BASE-RESP-ID-01 — {rev}/basic/index.mdx (Responses).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-RESP-ID-01", Title: "replies carry the request's id: same value, same JSON type",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { respIDsOnce(t) },
 	Run: func(t *conform.T) conform.Verdict {
-		// The probe is made once per revision (the runner may run a transcript-wide
-		// check twice: once to make its probes while the session is open, once to
-		// judge), then every reply of the revision's sessions is judged.
-		p := t.Once("BASE-RESP-ID-01:"+t.Rev.Name, func() any { return probeResponseIDs(t) }).(respIDProbe)
+		// The probe was made once per revision while the session was open (Probe);
+		// every reply of the revision's sessions is judged after it settled.
+		p := respIDsOnce(t)
 		if p.silent != nil {
 			return *p.silent
 		}
@@ -73,6 +72,11 @@ type respIDProbe struct {
 	fresh  wire.ID // the ordinary integer id the probe used
 	bad    conform.Findings
 	silent *conform.Verdict
+}
+
+// respIDsOnce is BASE-RESP-ID-01's probe, made once per revision.
+func respIDsOnce(t *conform.T) respIDProbe {
+	return t.Once("BASE-RESP-ID-01:"+t.Rev.Name, func() any { return probeResponseIDs(t) }).(respIDProbe)
 }
 
 // probeResponseIDs sends the barrier method with ids of each JSON type on the main
@@ -577,8 +581,9 @@ func judgeInvalidRequests(probes []invalidProbe) conform.Verdict {
 var _ = conform.Register(conform.Check{
 	ID: "BASE-NULL-ID-01", Title: `a request with "id": null is refused, not processed`,
 	SilenceProbe: true,
+	Probe:        func(t *conform.T) { nullIDOnce(t) },
 	Run: func(t *conform.T) conform.Verdict {
-		p := t.Once("BASE-NULL-ID-01:"+t.Rev.Name, func() any { return probeNullID(t) }).(nullIDProbe)
+		p := nullIDOnce(t)
 		if p.err != nil {
 			return conform.Errorf("no session for the null-id probe: %v", p.err)
 		}
@@ -594,6 +599,11 @@ type nullIDProbe struct {
 	toolkit.StrayProbe
 	method string
 	err    error
+}
+
+// nullIDOnce is BASE-NULL-ID-01's probe, made once per revision.
+func nullIDOnce(t *conform.T) nullIDProbe {
+	return t.Once("BASE-NULL-ID-01:"+t.Rev.Name, func() any { return probeNullID(t) }).(nullIDProbe)
 }
 
 // probeNullID sends a request with "id": null on the main session: tools/list when
@@ -646,9 +656,9 @@ func judgeNullID(method string, a toolkit.StrayAnswer) conform.Verdict {
 // reply in; a conformant server, which sends nothing, costs no grace period.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-NOTIF-NORESP-01", Title: "a notification is never answered",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { notificationOnce(t) },
 	Run: func(t *conform.T) conform.Verdict {
-		p := t.Once("BASE-NOTIF-NORESP-01:"+t.Rev.Name, func() any { return probeNotification(t) }).(toolkit.StrayProbe)
+		p := notificationOnce(t)
 		if p.Answer.Err != nil {
 			return conform.Errorf("not verified: %s", conform.Describe(nil, p.Answer.Err))
 		}
@@ -662,6 +672,11 @@ var _ = conform.Register(conform.Check{
 		return conform.Pass("no response to notifications/x_conformance_probe (proven when the session settled)")
 	},
 })
+
+// notificationOnce is BASE-NOTIF-NORESP-01's probe, made once per revision.
+func notificationOnce(t *conform.T) toolkit.StrayProbe {
+	return t.Once("BASE-NOTIF-NORESP-01:"+t.Rev.Name, func() any { return probeNotification(t) }).(toolkit.StrayProbe)
+}
 
 // probeNotification sends a notification no revision defines on the main session.
 func probeNotification(t *conform.T) toolkit.StrayProbe {
