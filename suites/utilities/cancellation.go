@@ -71,15 +71,21 @@ const cnSource = `{rev}/basic/utilities/cancellation.mdx (2026-07-28: basic/patt
 // CANCEL-IGNORE-01 — {rev}/basic/utilities/cancellation.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "CANCEL-IGNORE-01", Title: "cancellations naming an unknown or finished request, or none, are ignored: no reply, the server keeps serving",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { cnIgnoreOnce(t) },
 	Run:   runCancelIgnore,
 })
 
-// runCancelIgnore makes its probe while the column is open (a transcript-wide check:
-// the probe pass) and judges it after the column settles, whose barrier proves every
-// reply in: a server that ignores the cancellations, as it should, costs no grace.
+// cnIgnoreOnce is CANCEL-IGNORE-01's probe, made once per revision while the column
+// is open (Probe).
+func cnIgnoreOnce(t *conform.T) cnIgnoreProbe {
+	return t.Once("CANCEL-IGNORE-01:"+t.Rev.Name, func() any { return cnProbeIgnore(t) }).(cnIgnoreProbe)
+}
+
+// runCancelIgnore judges the probe after the column settles, whose barrier proves
+// every reply in: a server that ignores the cancellations, as it should, costs no
+// grace.
 func runCancelIgnore(t *conform.T) conform.Verdict {
-	p := t.Once("CANCEL-IGNORE-01:"+t.Rev.Name, func() any { return cnProbeIgnore(t) }).(cnIgnoreProbe)
+	p := cnIgnoreOnce(t)
 	if p.err != nil {
 		return conform.Errorf("%v", p.err)
 	}
@@ -136,25 +142,22 @@ func cnJudgeIgnore(a toolkit.StrayAnswer, what string) conform.Verdict {
 	return conform.Pass("cancellations of %s ignored: %s (proven when the session settled), and the server still served", what, a.Describe())
 }
 
-// cnFixtures finds the fixture tools a probe needs and the suite may call, or the
-// verdict why the probe cannot run.
-func cnFixtures(t *conform.T, names ...string) *conform.Verdict {
+// cnFixtures ends the check when the fixture tools a probe needs are not listed or
+// may not be called.
+func cnFixtures(t *conform.T, names ...string) {
 	l := toolkit.List(t)
 	if v := toolkit.ListVerdict(t, l); v != nil {
-		return v
+		t.Stop(*v)
 	}
 	for _, name := range names {
 		tl := l.Find(name)
 		if tl == nil {
-			v := conform.Skip(reports.NeedsFixture, "the fixture tool %s (the fixture contract, refserver/doc.go) is not listed", name)
-			return &v
+			t.SkipNow(reports.NeedsFixture, "the fixture tool %s (the fixture contract, refserver/doc.go) is not listed", name)
 		}
 		if p := toolkit.Allowed(t, *tl); !p.Allowed {
-			v := conform.Skip(reports.CallsNotAllowed, "%s: %s", name, p.Why)
-			return &v
+			t.SkipNow(reports.CallsNotAllowed, "%s: %s", name, p.Why)
 		}
 	}
-	return nil
 }
 
 // cnText is the first text block of a successful call, or "".
@@ -196,24 +199,27 @@ type cnInflight struct {
 // CANCEL-INFLIGHT-01 — {rev}/basic/utilities/cancellation.mdx (Behavior Requirements).
 var _ = conform.Register(conform.Check{
 	ID: "CANCEL-INFLIGHT-01", Title: "a request cancelled in flight is stopped and gets no response",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { cnInflightOf(t) },
 	Run:   runCancelInflight,
 })
 
-func runCancelInflight(t *conform.T) conform.Verdict {
+// cnInflightOf is CANCEL-INFLIGHT-01's probe, which STDIO-CANCEL-R5-01 shares: made
+// once per revision, in the column's probe pass (one revision at a time on a shared
+// server, as test_last_cancellation is the server's state). It ends the check where
+// the probe does not apply, or its fixtures are missing.
+func cnInflightOf(t *conform.T) cnInflight {
 	s := t.Session()
 	if s.Modern() && s.Kind == "http" {
-		return conform.Skip(reports.NotApplicable, "in 2026-07-28 over Streamable HTTP a request is cancelled by closing its response stream, not with notifications/cancelled (2026-07-28/basic/patterns/cancellation.mdx, Transport-Specific Cancellation): H5-CANCEL-CLOSE-01's probe")
+		t.SkipNow(reports.NotApplicable, "in 2026-07-28 over Streamable HTTP a request is cancelled by closing its response stream, not with notifications/cancelled (2026-07-28/basic/patterns/cancellation.mdx, Transport-Specific Cancellation): H5-CANCEL-CLOSE-01's probe")
 	}
-	if v := cnFixtures(t, cnSlowFixture, cnLastFixture); v != nil {
-		return *v
-	}
-	// A transcript-wide check: the probe is made in the column's probe pass (one
-	// revision at a time on a shared server, as test_last_cancellation is the
-	// server's state) and judged after the column settles, whose barrier proves
-	// whether the cancelled call was answered: it costs no grace period.
-	p := t.Once("CANCEL-INFLIGHT-01:"+t.Rev.Name, func() any { return cnProbeInflight(t, s) }).(cnInflight)
-	return cnJudgeInflight(p.settled())
+	cnFixtures(t, cnSlowFixture, cnLastFixture)
+	return t.Once("CANCEL-INFLIGHT-01:"+t.Rev.Name, func() any { return cnProbeInflight(t, s) }).(cnInflight)
+}
+
+// runCancelInflight judges the probe after the column settles, whose barrier proves
+// whether the cancelled call was answered: it costs no grace period.
+func runCancelInflight(t *conform.T) conform.Verdict {
+	return cnJudgeInflight(cnInflightOf(t).settled())
 }
 
 // settled adds to the probe the reply to the cancelled call, if one has come: read
@@ -359,20 +365,20 @@ func cnJudgeInflight(p cnInflight) conform.Verdict {
 // proves the silence after it, with no wait of its own.
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-CANCEL-R5-01", Title: "over stdio, nothing more is sent for a request the client cancelled: no response, no progress",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { stdioCancelOf(t) },
 	Run:   runStdioCancel,
 })
 
+// stdioCancelOf is CANCEL-INFLIGHT-01's probe (cnInflightOf), over stdio only.
+func stdioCancelOf(t *conform.T) cnInflight {
+	if t.Session().Kind != "stdio" {
+		t.SkipNow(reports.NotApplicable, "a stdio rule; over Streamable HTTP a 2026-07-28 request is cancelled by closing its response stream (H5-CANCEL-CLOSE-01)")
+	}
+	return cnInflightOf(t)
+}
+
 func runStdioCancel(t *conform.T) conform.Verdict {
-	s := t.Session()
-	if s.Kind != "stdio" {
-		return conform.Skip(reports.NotApplicable, "a stdio rule; over Streamable HTTP a 2026-07-28 request is cancelled by closing its response stream (H5-CANCEL-CLOSE-01)")
-	}
-	if v := cnFixtures(t, cnSlowFixture, cnLastFixture); v != nil {
-		return *v
-	}
-	p := t.Once("CANCEL-INFLIGHT-01:"+t.Rev.Name, func() any { return cnProbeInflight(t, s) }).(cnInflight)
-	return cnJudgeStdioR5(p.settled(), t.Transcript(s))
+	return cnJudgeStdioR5(stdioCancelOf(t).settled(), t.Transcript(t.Session()))
 }
 
 // cnAfterCancel is what the server sent for the cancelled call after the

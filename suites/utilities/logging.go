@@ -115,7 +115,7 @@ func lgUndeclared(what string) conform.Verdict {
 // LOG-CAP-01 — {rev}/server/utilities/logging.mdx (Capabilities).
 var _ = conform.Register(conform.Check{
 	ID: "LOG-CAP-01", Title: "log messages come only from a server that declared the logging capability",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { lgExerciseProbe(t) },
 	Run:   runLogCap,
 })
 
@@ -163,7 +163,7 @@ func lgInitializeSeq(t *conform.T, s *conform.Session) int {
 // LOG-SHAPE-01 — schema LoggingMessageNotification; {rev}/server/utilities/logging.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "LOG-SHAPE-01", Title: "log messages carry a syslog level, data, and a string logger when they name one",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { lgExerciseProbe(t) },
 	Run:   runLogShape,
 })
 
@@ -349,14 +349,8 @@ func runLogFilter(t *conform.T) conform.Verdict {
 	// it needs only one message below error, so its wait ends at the barrier once
 	// one is in. In this order no message of the control round can fall into the
 	// filtered round's window, as one trailing its barrier could the other way.
-	filtered, v := lgFilterRound(t, s, ct, lgLevelFilter, nil)
-	if v != nil {
-		return *v
-	}
-	control, v := lgFilterRound(t, s, ct, loglevel.Levels[0], func(msgs []loglevel.Message) bool { return slices.ContainsFunc(msgs, below) })
-	if v != nil {
-		return *v
-	}
+	filtered := lgFilterRound(t, s, ct, lgLevelFilter, nil)
+	control := lgFilterRound(t, s, ct, loglevel.Levels[0], func(msgs []loglevel.Message) bool { return slices.ContainsFunc(msgs, below) })
 	reset = false
 	if !slices.ContainsFunc(control, below) {
 		return conform.Skip(reports.NotExercised, "after logging/setLevel debug, %s sent no message below %s (levels %s), so holding those back cannot be seen",
@@ -375,13 +369,12 @@ func runLogFilter(t *conform.T) conform.Verdict {
 
 // lgFilterRound sets the level, calls the fixture tool and settles the channel
 // (until enough holds of the messages so far, when enough is set); it returns the
-// log messages that arrived from the call on, or the verdict that stops the check
-// (a refused level is LOG-SETLEVEL-01's to judge).
-func lgFilterRound(t *conform.T, s *conform.Session, ct *toolkit.CallableTool, level string, enough func([]loglevel.Message) bool) ([]loglevel.Message, *conform.Verdict) {
+// log messages that arrived from the call on, or ends the check (a refused level is
+// LOG-SETLEVEL-01's to judge).
+func lgFilterRound(t *conform.T, s *conform.Session, ct *toolkit.CallableTool, level string, enough func([]loglevel.Message) bool) []loglevel.Message {
 	resp, err := lgSetLevel(t, s, level)
 	if err != nil || resp.IsError() {
-		v := conform.Skip(reports.NotExercised, "logging/setLevel %s got %s (LOG-SETLEVEL-01 judges it), so the filter could not be set", level, conform.Describe(resp, err))
-		return nil, &v
+		t.SkipNow(reports.NotExercised, "logging/setLevel %s got %s (LOG-SETLEVEL-01 judges it), so the filter could not be set", level, conform.Describe(resp, err))
 	}
 	mark := s.Conn.Seq()
 	lgCall(t, s, ct, "")
@@ -390,10 +383,9 @@ func lgFilterRound(t *conform.T, s *conform.Session, ct *toolkit.CallableTool, l
 		until = func() bool { return enough(loglevel.In(s, s.Conn.Received(mark))) }
 	}
 	if err := loglevel.SettleUntil(t, s, until); err != nil {
-		v := conform.Errorf("the barrier after %s failed (%v): nothing bounds the log messages still to come", loglevel.Fixture, err)
-		return nil, &v
+		t.ErrorNow("the barrier after %s failed (%v): nothing bounds the log messages still to come", loglevel.Fixture, err)
 	}
-	return loglevel.In(s, s.Conn.Received(mark)), nil
+	return loglevel.In(s, s.Conn.Received(mark))
 }
 
 // lgLevelList names the levels of messages, in arrival order, once each.
@@ -413,7 +405,7 @@ func lgLevelList(msgs []loglevel.Message) string {
 // LOG-R5-PERREQ-01 — 2026-07-28/server/utilities/logging.mdx (Per-request log level).
 var _ = conform.Register(conform.Check{
 	ID: "LOG-R5-PERREQ-01", Title: "log messages only for a request whose _meta sets logLevel, on its own stream",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { lgPerRequestProbe(t) },
 	Run:   runPerRequest,
 })
 

@@ -241,7 +241,7 @@ func ctNoProgress(p ctProbeResult, what string) conform.Verdict {
 // PROG-TOKEN-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Behavior Requirements).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-TOKEN-01", Title: "progress names only tokens of the suite's requests still in progress",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { ctProgressProbe(t) },
 	Run:   runProgressToken,
 })
 
@@ -272,7 +272,7 @@ func runProgressToken(t *conform.T) conform.Verdict {
 // PROG-TOKEN-TYPE-01 — progress.mdx; schema ProgressToken.
 var _ = conform.Register(conform.Check{
 	ID: "PROG-TOKEN-TYPE-01", Title: "progress echoes the token with its JSON type (string or integer)",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { ctProgressProbe(t) },
 	Run: func(t *conform.T) conform.Verdict {
 		probe := ctProgressProbe(t)
 		pt := ctCollectProgress(t)
@@ -297,7 +297,7 @@ var _ = conform.Register(conform.Check{
 // PROG-MONOTONIC-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Progress Flow).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-MONOTONIC-01", Title: "progress increases with every notification for a token",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { ctProgressProbe(t) },
 	Run:   runProgressMonotonic,
 })
 
@@ -341,7 +341,7 @@ func runProgressMonotonic(t *conform.T) conform.Verdict {
 // PROG-AFTER-DONE-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Implementation Notes).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-AFTER-DONE-01", Title: "no progress for a token after its request's reply",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { ctProgressProbe(t) },
 	Run:   runProgressAfterDone,
 })
 
@@ -378,7 +378,7 @@ func runProgressAfterDone(t *conform.T) conform.Verdict {
 // PROG-MESSAGE-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Progress Flow).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-MESSAGE-01", Title: "a progress message is human-readable text",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { ctProgressProbe(t) },
 	Run: func(t *conform.T) conform.Verdict {
 		probe := ctProgressProbe(t)
 		pt := ctCollectProgress(t)

@@ -12,7 +12,7 @@ import (
 // PROG-TASKS-R4-01 — 2025-11-25 basic/utilities/progress.mdx (Behavior Requirements, 3).
 var _ = conform.Register(conform.Check{
 	ID: "PROG-TASKS-R4-01", Title: "a task's progress keeps the token of the task-augmented request until the task ends, then stops",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { tasks.RoundTrip(t) },
 	Run:   runProgressTasks,
 })
 
