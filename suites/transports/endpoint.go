@@ -27,10 +27,7 @@ func is2xx(status int) bool { return status >= 200 && status < 300 }
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-ENDPOINT-01", Title: "one MCP endpoint path takes both POST and GET",
 	Run: func(t *conform.T) conform.Verdict {
-		_, hs, v := shttpSession(t)
-		if v != nil {
-			return *v
-		}
+		_, hs := conform.TransportOf[*transport.StreamableHTTP](t)
 		return judgeEndpoint(hs.Exchanges())
 	},
 })
@@ -63,10 +60,7 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-POST-202-01", Title: "an accepted notification or response is answered 202 with no body",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		_, hs, v := shttpSession(t)
-		if v != nil {
-			return *v
-		}
+		_, hs := conform.TransportOf[*transport.StreamableHTTP](t)
 		s, err := t.Scratch()
 		if err != nil {
 			return conform.Errorf("not verified: %v", err)
@@ -141,9 +135,6 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseOddInput, Spare: true,
 	// Spare: a server may end a session that sends what it cannot accept.
 	Run: func(t *conform.T) conform.Verdict {
-		if _, _, v := shttpSession(t); v != nil {
-			return *v
-		}
 		s, hs, err := spareHTTP(t)
 		if err != nil {
 			return conform.Errorf("not verified: %v", err)
@@ -172,9 +163,6 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseOddInput, Spare: true,
 	// Spare: a server may end a session that sends what it cannot parse.
 	Run: func(t *conform.T) conform.Verdict {
-		if _, _, v := shttpSession(t); v != nil {
-			return *v
-		}
 		s, hs, err := spareHTTP(t)
 		if err != nil {
 			return conform.Errorf("not verified: %v", err)
@@ -209,18 +197,13 @@ func judgeBadBody(x transport.Exchange, err error) conform.Verdict {
 // SHTTP-POST-CT-01 — {rev}/basic/transports.mdx (Sending Messages to the Server).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-POST-CT-01", Title: "a request POST is answered application/json or text/event-stream",
-	Phase: conform.PhaseTranscript,
+	// One request of its own, so that a request other than initialize is judged
+	// whichever checks ran; its reply is judged like every other.
+	Probe: func(t *conform.T) {
+		main, _ := conform.TransportOf[*transport.StreamableHTTP](t)
+		_, _ = main.Call(t.Ctx, "ping", nil)
+	},
 	Run: func(t *conform.T) conform.Verdict {
-		main, _, v := shttpSession(t)
-		if v != nil {
-			return *v
-		}
-		// One request of its own, so that a request other than initialize is
-		// judged whichever checks ran; its reply is judged like every other.
-		t.Once("shttp-post-ct:"+t.Rev.Name, func() any {
-			_, err := main.Call(t.Ctx, "ping", nil)
-			return err
-		})
 		var f conform.Findings
 		for _, s := range t.Sessions() {
 			hs, ok := s.Conn.Transport().(*transport.StreamableHTTP)
@@ -285,10 +268,7 @@ func probeOrigin(t *conform.T, s *conform.Session, hs *transport.StreamableHTTP)
 // request as the check's rule wants.
 func originRun(expected string, ok func(status int) bool) func(t *conform.T) conform.Verdict {
 	return func(t *conform.T) conform.Verdict {
-		_, hs, v := shttpSession(t)
-		if v != nil {
-			return *v
-		}
+		_, hs := conform.TransportOf[*transport.StreamableHTTP](t)
 		s, err := t.Scratch()
 		if err != nil {
 			return conform.Errorf("not verified: %v", err)

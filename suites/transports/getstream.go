@@ -36,10 +36,7 @@ func getStreams(hs transport.HTTPSession) (streams []transport.Exchange, refused
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-GET-01", Title: "GET with Accept: text/event-stream is answered with an event stream or 405",
 	Run: func(t *conform.T) conform.Verdict {
-		_, hs, v := httpSession(t)
-		if v != nil {
-			return *v
-		}
+		_, hs := conform.TransportOf[probeStreamer](t)
 		for _, x := range hs.Exchanges() {
 			if x.Method != http.MethodGet || x.LastEventID != "" || x.Probe {
 				continue
@@ -63,10 +60,7 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-GET-NORESP-01", Title: "the GET stream carries no JSON-RPC response",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		ss, hss, v := httpSessions(t)
-		if v != nil {
-			return *v
-		}
+		ss, hss := httpSessions(t)
 		var f conform.Findings
 		open := 0
 		for i, s := range ss {
@@ -99,10 +93,7 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-GET-UNRELATED-01", Title: "the GET stream carries no message of a request of the client's",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		ss, _, v := httpSessions(t)
-		if v != nil {
-			return *v
-		}
+		ss, _ := httpSessions(t)
 		var f conform.Findings
 		for _, s := range ss {
 			entries := t.Transcript(s)
@@ -158,10 +149,7 @@ var _ = conform.Register(conform.Check{
 	// itself holds open; other columns' sessions come and go).
 	FreshSessions: 1,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs, v := httpSession(t)
-		if v != nil {
-			return *v
-		}
+		s, hs := conform.TransportOf[probeStreamer](t)
 		if streams, _ := getStreams(hs); len(streams) == 0 {
 			return conform.Skip(reports.NotApplicable, "the session has no GET stream (the server answered GET without one): every message has the one stream of its request")
 		}

@@ -23,20 +23,6 @@ import (
 // h5Page is the spec page every H5 row quotes.
 const h5Page = `2026-07-28/basic/transports/streamable-http.mdx`
 
-func h5Session(t *conform.T) (*conform.Session, transport.HTTPSession, *conform.Verdict) {
-	s := t.Session()
-	if s == nil || s.Conn == nil {
-		v := conform.Errorf("not verified: the revision has no session: %v", t.ColumnErr())
-		return nil, nil, &v
-	}
-	hs, ok := s.Conn.Transport().(transport.HTTPSession)
-	if s.Kind != "http" || !ok {
-		v := conform.Skip(reports.NotApplicable, "the target is not a Streamable HTTP server (this rule is of the Streamable HTTP transport)")
-		return nil, nil, &v
-	}
-	return s, hs, nil
-}
-
 // h5Case is one probe of a check with several: what was sent, and what it showed.
 type h5Case struct {
 	what string // what the probe sent
@@ -175,10 +161,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-GET-DELETE-405-01", Title: "a modern-only server answers GET and DELETE with 405",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		_, hs, v := h5Session(t)
-		if v != nil {
-			return *v
-		}
+		_, hs := conform.TransportOf[transport.HTTPSession](t)
 		p, ok := hs.(prober)
 		if !ok {
 			return conform.Errorf("not verified: the transport cannot send a bare GET or DELETE")
@@ -210,10 +193,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-SESSION-IGNORE-01", Title: "a modern-only server ignores Mcp-Session-Id and mints none",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs, v := h5Session(t)
-		if v != nil {
-			return *v
-		}
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		r := httpCall(t, s, hs, h5Discover, nil, hdr("Mcp-Session-Id", "mcp-conform-stale-session"))
 		var bad conform.Findings
 		if !r.processed() {
@@ -247,10 +227,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-LASTEVENTID-IGNORE-01", Title: "a modern-only server ignores Last-Event-ID",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs, v := h5Session(t)
-		if v != nil {
-			return *v
-		}
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		r := httpCall(t, s, hs, h5Discover, nil, hdr("Last-Event-ID", "mcp-conform-1"))
 		if r.processed() {
 			return conform.Pass("server/discover with Last-Event-ID was served as usual: %s", r.describe())
@@ -267,10 +244,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-HEADERS-REQUIRED-01", Title: "a POST without a required MCP header is rejected with 400 and -32020",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs, v := h5Session(t)
-		if v != nil {
-			return *v
-		}
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		var cases []h5Case
 		r := httpCall(t, s, hs, h5Discover, nil, hdr(transport.HeaderMethod, ""))
 		cases = append(cases, h5Case{what: "server/discover without Mcp-Method", bad: want400(r, conform.CodeHeaderMismatch)})
@@ -293,10 +267,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-NOHEADER-LEGACY-01", Title: "a POST without MCP-Protocol-Version is rejected, unless the server serves clients older than 2025-06-18",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs, v := h5Session(t)
-		if v != nil {
-			return *v
-		}
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		r := httpCall(t, s, hs, h5Discover, nil, hdr(transport.HeaderProtocolVersion, ""))
 		if r.err != nil && r.x == nil {
 			return conform.Silence("an answer to server/discover without MCP-Protocol-Version", r.err)
@@ -368,10 +339,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-HEADERS-MATCH-01", Title: "header values that differ from the body are rejected with 400 and -32020",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs, v := h5Session(t)
-		if v != nil {
-			return *v
-		}
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		var cases []h5Case
 		r := httpCall(t, s, hs, h5Discover, nil, hdr(transport.HeaderMethod, "tools/list"))
 		cases = append(cases, h5Case{what: "server/discover sent with Mcp-Method: tools/list", bad: want400(r, conform.CodeHeaderMismatch)})
@@ -396,10 +364,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-HEADER-CASE-01", Title: "header names compare case-insensitively, values case-sensitively",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs, v := h5Session(t)
-		if v != nil {
-			return *v
-		}
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		var cases []h5Case
 		// The derived Mcp-Method is replaced by the same header spelled in lower case.
 		r := httpCall(t, s, hs, h5Discover, nil, hdr("mcp-method", h5Discover))
@@ -419,10 +384,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-NAME-B64-01", Title: "a base64-encoded Mcp-Name is decoded before it is compared",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs, v := h5Session(t)
-		if v != nil {
-			return *v
-		}
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		ct, why := h5Tool(t, s)
 		if why != "" {
 			return toolkit.NotAllowed("H5-NAME-B64-01 (" + why + ")")
@@ -445,10 +407,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-UNKNOWN-METHOD-01", Title: "an unimplemented method is answered 404 with -32601",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs, v := h5Session(t)
-		if v != nil {
-			return *v
-		}
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		r := httpCall(t, s, hs, "x_conformance/unknown_method", nil, nil)
 		if r.err != nil && r.x == nil {
 			return conform.Silence("HTTP 404 with JSON-RPC error -32601", r.err)
@@ -465,10 +424,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-VERSION-400-01", Title: "an unsupported protocol version is answered 400 with -32022",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs, v := h5Session(t)
-		if v != nil {
-			return *v
-		}
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		// The version in both _meta and the header (derived from the body), so that
 		// only the version itself is wrong.
 		const bogus = "1999-01-01"
@@ -498,10 +454,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-POST-CT-01", Title: "a request POST is answered JSON or SSE, an accepted notification 202",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs, v := h5Session(t)
-		if v != nil {
-			return *v
-		}
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		var cases []h5Case
 		r := httpCall(t, s, hs, h5Discover, nil, nil)
 		c := h5Case{what: "server/discover"}
@@ -545,10 +498,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-ORIGIN-403-01", Title: "a request with an invalid Origin is answered 403",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs, v := h5Session(t)
-		if v != nil {
-			return *v
-		}
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		// An origin no local server can call its own: a reserved, unresolvable name.
 		const origin = "http://mcp-conform.invalid"
 		r := httpCall(t, s, hs, h5Discover, nil, hdr("Origin", origin))
@@ -578,10 +528,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-XACCEL-01", Title: "SSE responses carry X-Accel-Buffering: no",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs, v := h5Session(t)
-		if v != nil {
-			return *v
-		}
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		streams := sseReplies(hs)
 		if len(streams) == 0 {
 			// No reply of the session so far was a stream: a subscriptions/listen

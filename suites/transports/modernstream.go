@@ -31,10 +31,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-SSE-RELATED-01", Title: "a request's SSE stream carries only notifications of that request, and no request",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		ss, _, v := httpSessions(t)
-		if v != nil {
-			return *v
-		}
+		ss, _ := httpSessions(t)
 		var f conform.Findings
 		for _, s := range ss {
 			entries := t.Transcript(s)
@@ -70,14 +67,8 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "H5-SSE-END-01", Title: "a request's SSE stream ends with its final response",
 	Run: func(t *conform.T) conform.Verdict {
-		s, ps, v := httpSession(t)
-		if v != nil {
-			return *v
-		}
-		p, v := runEndProbe(t, s, ps)
-		if v != nil {
-			return *v
-		}
+		s, ps := conform.TransportOf[probeStreamer](t)
+		p := runEndProbe(t, s, ps)
 		return judgeEnd(t, p, true)
 	},
 })
@@ -89,10 +80,7 @@ const cancelTool = "test_slow"
 var _ = conform.Register(conform.Check{
 	ID: "H5-CANCEL-CLOSE-01", Title: "closing a request's SSE stream cancels the request",
 	Run: func(t *conform.T) conform.Verdict {
-		s, ps, v := httpSession(t)
-		if v != nil {
-			return *v
-		}
+		s, ps := conform.TransportOf[probeStreamer](t)
 		for _, name := range []string{cancelTool, "test_last_cancellation"} {
 			if _, ok := fixtureTool(t, name); !ok {
 				return conform.Skip(reports.NeedsFixture, "list the fixture tools %s and test_last_cancellation (the fixture contract, refserver/doc.go): the slow call to cancel and the record of its cancellation", cancelTool)
@@ -214,10 +202,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-PARAM-HEADER-01", Title: "a tools/call whose Mcp-Param-{Name} header is missing or differs from the body is rejected with 400 and -32020",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs, v := h5Session(t)
-		if v != nil {
-			return *v
-		}
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		if !toolkit.Declared(s) {
 			return conform.Skip(reports.NotExercised, "the server declares no tools capability")
 		}

@@ -36,10 +36,7 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-POST-SSE-RESP-01", Title: "a request's SSE stream carries its response",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		ss, hss, v := httpSessions(t)
-		if v != nil {
-			return *v
-		}
+		ss, hss := httpSessions(t)
 		var f conform.Findings
 		for i, s := range ss {
 			entries := t.Transcript(s)
@@ -89,10 +86,7 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-POST-SSE-RELATED-01", Title: "progress on a request's SSE stream is that request's",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		ss, _, v := httpSessions(t)
-		if v != nil {
-			return *v
-		}
+		ss, _ := httpSessions(t)
 		var f conform.Findings
 		for _, s := range ss {
 			entries := t.Transcript(s)
@@ -132,14 +126,8 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-POST-SSE-END-01", Title: "a request's SSE stream ends after its response, and (2025-03-26, 2025-06-18) not before",
 	Run: func(t *conform.T) conform.Verdict {
-		s, ps, v := httpSession(t)
-		if v != nil {
-			return *v
-		}
-		p, v := runEndProbe(t, s, ps)
-		if v != nil {
-			return *v
-		}
+		s, ps := conform.TransportOf[probeStreamer](t)
+		p := runEndProbe(t, s, ps)
 		return judgeEnd(t, p, s.Rev.AtLeast("2025-11-25"))
 	},
 })

@@ -24,10 +24,7 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-EVENTID-01", Title: "SSE event ids are unique across the session's streams",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		_, hss, v := httpSessions(t)
-		if v != nil {
-			return *v
-		}
+		_, hss := httpSessions(t)
 		var f conform.Findings
 		streams := 0
 		for _, hs := range hss {
@@ -67,10 +64,7 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-PRIME-01", Title: "a POST's SSE stream starts with a priming event (an id, empty data)",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		ss, hss, v := httpSessions(t)
-		if v != nil {
-			return *v
-		}
+		ss, hss := httpSessions(t)
 		var f conform.Findings
 		for i, hs := range hss {
 			if ss[i].Requested != t.Rev.Name {
@@ -133,17 +127,12 @@ type resumeProbe struct {
 // 2025-11-25, by a server that polls), another call while away, then a GET with
 // Last-Event-ID, read until the slow call's response or the stream's end.
 func resumeProbeOf(t *conform.T) *resumeProbe {
-	s := t.Session()
-	return t.Once("shttp.resume:"+s.Label, func() any { return runResumeProbe(t) }).(*resumeProbe)
+	s, ps := conform.TransportOf[probeStreamer](t)
+	return t.Once("shttp.resume:"+s.Label, func() any { return runResumeProbe(t, s, ps) }).(*resumeProbe)
 }
 
-func runResumeProbe(t *conform.T) *resumeProbe {
+func runResumeProbe(t *conform.T, s *conform.Session, ps probeStreamer) *resumeProbe {
 	p := &resumeProbe{retry: -1}
-	s, ps, v := httpSession(t)
-	if v != nil {
-		p.skip = v
-		return p
-	}
 	if _, ok := fixtureTool(t, resumeTool); !ok {
 		v := conform.Skip(reports.NeedsFixture, "list the fixture tool %s (the fixture contract, refserver/doc.go): a call long enough to drop and resume", resumeTool)
 		p.skip = &v

@@ -24,23 +24,6 @@ const shttpPage = `{rev}/basic/transports.mdx`
 // headerSessionID is the session header (names compare case-insensitively).
 const headerSessionID = "Mcp-Session-Id"
 
-// shttpSession returns the revision's main session and its Streamable HTTP
-// transport, or the verdict of a column that has none: over stdio or HTTP+SSE the
-// rule is not applicable.
-func shttpSession(t *conform.T) (*conform.Session, *transport.StreamableHTTP, *conform.Verdict) {
-	s := t.Session()
-	if s == nil || s.Conn == nil {
-		v := conform.Errorf("not verified: the revision has no session: %v", t.ColumnErr())
-		return nil, nil, &v
-	}
-	hs, ok := s.Conn.Transport().(*transport.StreamableHTTP)
-	if s.Kind != "http" || !ok {
-		v := conform.Skip(reports.NotApplicable, "the session runs over %s, not Streamable HTTP (this rule is of the Streamable HTTP transport)", s.Kind)
-		return nil, nil, &v
-	}
-	return s, hs, nil
-}
-
 // seenID is one Mcp-Session-Id value a reply carried, and which reply.
 type seenID struct {
 	at    int // the exchange's index
@@ -64,10 +47,7 @@ func sessionIDsSeen(xs []transport.Exchange) []seenID {
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-ASSIGN-01", Title: "a session id, if any, is assigned on the reply carrying the InitializeResult",
 	Run: func(t *conform.T) conform.Verdict {
-		_, hs, v := shttpSession(t)
-		if v != nil {
-			return *v
-		}
+		_, hs := conform.TransportOf[*transport.StreamableHTTP](t)
 		xs := hs.Exchanges()
 		if len(xs) == 0 || xs[0].Method != http.MethodPost {
 			return conform.Errorf("not verified: the session's first exchange is not the initialize POST")
@@ -105,10 +85,7 @@ func judgeAssign(xs []transport.Exchange) conform.Verdict {
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-CHARS-01", Title: "the session id holds only visible ASCII (0x21–0x7E)",
 	Run: func(t *conform.T) conform.Verdict {
-		_, hs, v := shttpSession(t)
-		if v != nil {
-			return *v
-		}
+		_, hs := conform.TransportOf[*transport.StreamableHTTP](t)
 		return judgeChars(sessionIDsSeen(hs.Exchanges()))
 	},
 })
@@ -200,30 +177,23 @@ func probeSessionEnd(t *conform.T, hs *transport.StreamableHTTP) *sessionEnd {
 	}).(*sessionEnd)
 }
 
-// sessionEndFor runs the probe for a check, or returns the verdict of a column where
-// it cannot run.
-func sessionEndFor(t *conform.T) (*sessionEnd, *conform.Verdict) {
-	_, hs, v := shttpSession(t)
-	if v != nil {
-		return nil, v
-	}
+// sessionEndFor runs the probe for a check, or ends the check in a column where it
+// cannot run.
+func sessionEndFor(t *conform.T) *sessionEnd {
+	_, hs := conform.TransportOf[*transport.StreamableHTTP](t)
 	if hs.SessionID() == "" {
-		v := conform.Skip(reports.NotApplicable, "the server assigned no session id: there is no session to end")
-		return nil, &v
+		t.Stop(conform.Skip(reports.NotApplicable, "the server assigned no session id: there is no session to end"))
 	}
 	e := probeSessionEnd(t, hs)
 	switch {
 	case e.err != nil:
-		v := conform.Errorf("not verified: %v", e.err)
-		return nil, &v
+		t.Stop(conform.Errorf("not verified: %v", e.err))
 	case e.noSession:
-		v := conform.Skip(reports.NotApplicable, "a new session got no session id: there is no session to end")
-		return nil, &v
+		t.Stop(conform.Skip(reports.NotApplicable, "a new session got no session id: there is no session to end"))
 	case e.deleteErr != nil:
-		v := conform.Errorf("not verified: DELETE: %v", e.deleteErr)
-		return nil, &v
+		t.Stop(conform.Errorf("not verified: DELETE: %v", e.deleteErr))
 	}
-	return e, nil
+	return e
 }
 
 // SHTTP-SESSION-DELETE-01 — {rev}/basic/transports.mdx (Session Management).
@@ -232,10 +202,7 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseOddInput, FreshSessions: 1,
 	// FreshSessions: the session it ends (probeSessionEnd).
 	Run: func(t *conform.T) conform.Verdict {
-		e, v := sessionEndFor(t)
-		if v != nil {
-			return *v
-		}
+		e := sessionEndFor(t)
 		return judgeDelete(e.deleted.Status)
 	},
 })
@@ -256,10 +223,7 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseOddInput, FreshSessions: 1,
 	// FreshSessions: the session it ends (probeSessionEnd).
 	Run: func(t *conform.T) conform.Verdict {
-		e, v := sessionEndFor(t)
-		if v != nil {
-			return *v
-		}
+		e := sessionEndFor(t)
 		return judge404(e)
 	},
 })
@@ -289,10 +253,7 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseOddInput, FreshSessions: 1,
 	// FreshSessions: the session it ends (probeSessionEnd).
 	Run: func(t *conform.T) conform.Verdict {
-		e, v := sessionEndFor(t)
-		if v != nil {
-			return *v
-		}
+		e := sessionEndFor(t)
 		return judgeReinit(e)
 	},
 })
@@ -319,10 +280,7 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseOddInput, FreshSessions: 1,
 	// FreshSessions: the session SHTTP-SESSION-404-01 ends; its id and the re-initialized one's are compared with the main one.
 	Run: func(t *conform.T) conform.Verdict {
-		e, v := sessionEndFor(t)
-		if v != nil {
-			return *v
-		}
+		e := sessionEndFor(t)
 		ids := []string{e.mainID, e.firstID}
 		if e.reinitID != "" {
 			ids = append(ids, e.reinitID)
@@ -402,10 +360,7 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-MISSING-01", Title: "a server that requires a session answers a request without Mcp-Session-Id with 400",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		_, hs, v := shttpSession(t)
-		if v != nil {
-			return *v
-		}
+		_, hs := conform.TransportOf[*transport.StreamableHTTP](t)
 		if hs.SessionID() == "" {
 			return conform.Skip(reports.NotApplicable, "the server assigned no session id, so it requires none")
 		}
@@ -447,9 +402,6 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseOddInput, Spare: true,
 	// Spare: a server may end a session that sends a bad version.
 	Run: func(t *conform.T) conform.Verdict {
-		if _, _, v := shttpSession(t); v != nil {
-			return *v
-		}
 		s, err := t.SpareSession()
 		if err != nil {
 			return conform.Errorf("not verified: %v", err)
@@ -483,10 +435,7 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-PV-HEADER-MISSING-01", Title: "a request without MCP-Protocol-Version is served (as the negotiated version or 2025-03-26)",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		_, hs, v := shttpSession(t)
-		if v != nil {
-			return *v
-		}
+		_, hs := conform.TransportOf[*transport.StreamableHTTP](t)
 		s, err := t.Scratch()
 		if err != nil {
 			return conform.Errorf("not verified: %v", err)

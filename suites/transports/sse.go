@@ -21,37 +21,20 @@ import (
 // ssePage is the spec page of the SSE rows.
 const ssePage = `2024-11-05/basic/transports.mdx`
 
-// sseSession returns the revision's main session and its HTTP+SSE transport, or the
-// verdict of a column that has none: over stdio or Streamable HTTP the rule is not
-// applicable.
-func sseSession(t *conform.T) (*conform.Session, *transport.SSE, *conform.Verdict) {
-	s := t.Session()
-	if s == nil || s.Conn == nil {
-		v := conform.Errorf("not verified: the revision has no session: %v", t.ColumnErr())
-		return nil, nil, &v
-	}
-	tr, ok := s.Conn.Transport().(*transport.SSE)
-	if s.Kind != "sse" || !ok {
-		v := conform.Skip(reports.NotApplicable, "the session runs over %s, not HTTP+SSE (this rule is of the 2024-11-05 HTTP+SSE transport)", s.Kind)
-		return nil, nil, &v
-	}
-	return s, tr, nil
-}
-
-// sseOpening returns the column's opening record over HTTP+SSE, or the verdict of a
-// column that opened none: another transport's rule does not apply; a target that
-// could not be dialled at all gave nothing to judge.
-func sseOpening(t *conform.T) (conform.Opening, *conform.Verdict) {
+// sseOpening returns the column's opening record over HTTP+SSE. An opening check
+// runs also in a column whose session failed to open, which the runner cannot
+// place on a transport: there another transport's rule does not apply, and a target
+// that could not be dialled at all gave nothing to judge.
+func sseOpening(t *conform.T) conform.Opening {
 	o := t.Opening()
 	switch {
 	case o.Kind == "sse" && o.SSE != nil:
-		return o, nil
+		return o
 	case o.Kind == "":
-		v := conform.Errorf("not verified: no transport was opened: %v", o.Err)
-		return o, &v
+		t.ErrorNow("not verified: no transport was opened: %v", o.Err)
 	}
-	v := conform.Skip(reports.NotApplicable, "the session runs over %s, not HTTP+SSE (this rule is of the 2024-11-05 HTTP+SSE transport)", o.Kind)
-	return o, &v
+	t.SkipNow(reports.NotApplicable, "the session runs over %s, not HTTP+SSE (this rule is of the 2024-11-05 HTTP+SSE transport)", o.Kind)
+	return o
 }
 
 // SSE-ENDPOINT-EVENT-01 — 2024-11-05/basic/transports.mdx (HTTP with SSE). An opening
@@ -61,10 +44,7 @@ var _ = conform.Register(conform.Check{
 	ID: "SSE-ENDPOINT-EVENT-01", Title: "the event stream opens with an endpoint event naming the POST URI",
 	Opening: true,
 	Run: func(t *conform.T) conform.Verdict {
-		o, v := sseOpening(t)
-		if v != nil {
-			return *v
-		}
+		o := sseOpening(t)
 		return judgeEndpointEvent(*o.SSE)
 	},
 })
@@ -119,10 +99,7 @@ var _ = conform.Register(conform.Check{
 	ID: "SSE-POST-01", Title: "the POST endpoint accepts the client's messages with 2xx",
 	Opening: true,
 	Run: func(t *conform.T) conform.Verdict {
-		o, v := sseOpening(t)
-		if v != nil {
-			return *v
-		}
+		o := sseOpening(t)
 		if o.SSE.Problem != nil {
 			return conform.Errorf("not verified: no message was POSTed, the event stream named no usable endpoint (SSE-ENDPOINT-EVENT-01): %v", o.SSE.Problem)
 		}
@@ -159,10 +136,7 @@ var _ = conform.Register(conform.Check{
 	ID: "SSE-ORIGIN-01", Title: "a connection from a foreign Origin is refused",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		_, tr, v := sseSession(t)
-		if v != nil {
-			return *v
-		}
+		_, tr := conform.TransportOf[*transport.SSE](t)
 		s, err := t.Scratch()
 		if err != nil {
 			return conform.Errorf("not verified: %v", err)
@@ -201,9 +175,6 @@ var _ = conform.Register(conform.Check{
 	ID: "SSE-MESSAGE-EVENT-01", Title: "server messages are SSE events of type message",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		if _, _, v := sseSession(t); v != nil {
-			return *v
-		}
 		var f conform.Findings
 		messages := 0
 		for _, s := range t.Sessions() {

@@ -165,9 +165,6 @@ var _ = conform.Register(conform.Check{
 	ID: "STDIO-SUBID-R5-01", Title: "stdio: two concurrent subscriptions are told apart by _meta subscriptionId",
 	Changes: conform.StateToolList,
 	Run: func(t *conform.T) conform.Verdict {
-		if t.Session().Kind != "stdio" {
-			return conform.Skip(reports.NotApplicable, "the channel is %s, not stdio: each subscription has a stream of its own", t.Session().Kind)
-		}
 		a, v := subscribe.Open(t, subscribe.Tools, 1)
 		if v != nil {
 			return *v
@@ -213,10 +210,8 @@ var _ = conform.Register(conform.Check{
 	ID: "STDIO-BATCH-R2-01", Title: "a whole batch on one stdin line is accepted and each request answered",
 	Spare:        true, // toolkit.MixedBatch: a batch may end a server's connection
 	SilenceProbe: true,
+	Probe:        func(t *conform.T) { toolkit.MixedBatch(t) },
 	Run: func(t *conform.T) conform.Verdict {
-		if t.Session() == nil || t.Session().Kind != "stdio" {
-			return notStdio()
-		}
 		return toolkit.JudgeMixedBatch(t)
 	},
 })
@@ -226,9 +221,6 @@ var _ = conform.Register(conform.Check{
 	ID: "STDIO-SINGLE-R3-01", Title: "each stdout line is a single message, never an array",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		if t.Session() == nil || t.Session().Kind != "stdio" {
-			return notStdio()
-		}
 		bad, n := toolkit.Arrays(t, true)
 		switch {
 		case bad.Failed():

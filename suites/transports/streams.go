@@ -12,7 +12,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -29,31 +28,9 @@ type probeStreamer interface {
 	OpenProbeStream(ctx context.Context, method string, body []byte, h http.Header) (transport.ProbeReply, error)
 }
 
-// httpSession returns the main session and its Streamable HTTP transport, or the
-// verdict of a column that has none: a rule of the Streamable HTTP transport is not
-// applicable on stdio or HTTP+SSE (the convention of h5Session).
-func httpSession(t *conform.T) (*conform.Session, probeStreamer, *conform.Verdict) {
-	s := t.Session()
-	if s == nil || s.Conn == nil {
-		v := conform.Errorf("not verified: the revision has no session: %v", t.ColumnErr())
-		return nil, nil, &v
-	}
-	ps, ok := s.Conn.Transport().(probeStreamer)
-	if s.Kind != "http" || !ok {
-		v := conform.Skip(reports.NotApplicable, "the target is not a Streamable HTTP server (this rule is of the Streamable HTTP transport)")
-		return nil, nil, &v
-	}
-	return s, ps, nil
-}
-
 // httpSessions returns the revision's sessions that run over Streamable HTTP, with
-// their transports (PhaseTranscript checks), or the verdict of a column with none.
-func httpSessions(t *conform.T) ([]*conform.Session, []transport.HTTPSession, *conform.Verdict) {
-	if s := t.Session(); s == nil || s.Conn == nil || s.Kind != "http" {
-		if _, _, v := httpSession(t); v != nil {
-			return nil, nil, v
-		}
-	}
+// their transports (PhaseTranscript checks of the Streamable HTTP transport).
+func httpSessions(t *conform.T) ([]*conform.Session, []transport.HTTPSession) {
 	var ss []*conform.Session
 	var hs []transport.HTTPSession
 	for _, s := range toolkit.RevisionSessions(t) {
@@ -61,7 +38,7 @@ func httpSessions(t *conform.T) ([]*conform.Session, []transport.HTTPSession, *c
 			ss, hs = append(ss, s), append(hs, h)
 		}
 	}
-	return ss, hs, nil
+	return ss, hs
 }
 
 // sentTokens maps the raw id of every request a session sent to the progressToken it
@@ -229,7 +206,7 @@ type endProbe struct {
 	after     streamRead
 }
 
-func runEndProbe(t *conform.T, s *conform.Session, ps probeStreamer) (endProbe, *conform.Verdict) {
+func runEndProbe(t *conform.T, s *conform.Session, ps probeStreamer) endProbe {
 	var p endProbe
 	var args json.RawMessage
 	if _, ok := fixtureTool(t, "test_slow"); ok {
@@ -239,33 +216,30 @@ func runEndProbe(t *conform.T, s *conform.Session, ps probeStreamer) (endProbe, 
 	} else {
 		ct, why := h5Tool(t, s)
 		if why != "" {
-			v := toolkit.NotAllowed(t.Check.ID + " (" + why + ")")
-			return p, &v
+			t.Stop(toolkit.NotAllowed(t.Check.ID + " (" + why + ")"))
 		}
 		p.tool, args = ct.Name, ct.Args
 	}
 	id, body, err := toolCallBody(s, p.tool, args, fmt.Sprintf("mcp-conform-end-%s", s.Label))
 	if err != nil {
-		v := conform.Errorf("%v", err)
-		return p, &v
+		t.Stop(conform.Errorf("%v", err))
 	}
 	rep, err := ps.OpenProbeStream(t.Ctx, http.MethodPost, body, nil)
 	if err != nil {
-		v := conform.Silence("a reply to tools/call "+p.tool, err)
-		return p, &v
+		t.Stop(conform.Silence("a reply to tools/call "+p.tool, err))
 	}
 	p.status = rep.Exchange.Status
 	if rep.Stream == nil {
 		p.notStream = fmt.Sprintf("HTTP %d with Content-Type %q", rep.Exchange.Status, rep.Exchange.ContentType)
-		return p, nil
+		return p
 	}
 	defer rep.Stream.Close()
 	raw := string(id.Raw())
 	p.before = readUntil(t.Ctx, rep.Stream, t.Timeout()+time.Second, raw, func(ev transport.Event) bool { return responseTo(ev.Data, raw) })
 	if !p.before.response || p.before.ended {
-		return p, nil
+		return p
 	}
 	p.after = readUntil(t.Ctx, rep.Stream, lingerBound(t), raw, nil)
 	p.open = !p.after.ended
-	return p, nil
+	return p
 }
