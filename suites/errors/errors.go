@@ -51,33 +51,34 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "ERR-EXEC-IN-RESULT-01", Title: "a tool's own failure comes back as an isError:true result, not a JSON-RPC error",
 	Run: func(t *conform.T) conform.Verdict {
-		o, v := callErrorFixture(t)
-		if v != nil {
-			return *v
-		}
+		o := callErrorFixture(t)
 		return judgeExecInResult(toolcall.Classify(o.Resp, o.Err).InEra(t.Session().Modern()))
 	},
 })
 
-// callErrorFixture calls test_error_handling once per session (memoized), or says
-// why it cannot.
-func callErrorFixture(t *conform.T) (*toolkit.Outcome, *conform.Verdict) {
-	if v := toolkit.SkipUndeclared(t); v != nil {
-		sv := conform.Skip(v.Reason, "%s", v.Message)
-		return nil, &sv
-	}
+// callErrorFixture calls test_error_handling once per session (memoized), or ends
+// the check with a skip that says why it cannot.
+func callErrorFixture(t *conform.T) *toolkit.Outcome {
+	toolkit.RequireTools(t)
 	l := toolkit.List(t)
 	tl := l.Find(toolkit.ErrorFixture)
 	if tl == nil {
-		v := conform.Skip(reports.NeedsFixture, "%s", "the fixture tool test_error_handling (the fixture contract, refserver/doc.go) is not listed")
-		return nil, &v
+		t.SkipNow(reports.NeedsFixture, "%s", "the fixture tool test_error_handling (the fixture contract, refserver/doc.go) is not listed")
 	}
 	p := toolkit.Allowed(t, *tl)
 	if !p.Allowed {
-		v := conform.Skip(reports.CallsNotAllowed, "%s", p.Why)
-		return nil, &v
+		t.SkipNow(reports.CallsNotAllowed, "%s", p.Why)
 	}
-	return toolkit.CallTool(t, toolkit.CallableTool{Tool: *tl, Permission: p}), nil
+	return toolkit.CallTool(t, toolkit.CallableTool{Tool: *tl, Permission: p})
+}
+
+// errorFixtureOutcome is the memoized call of test_error_handling (the one
+// callErrorFixture makes), or nil when the main session cannot make it.
+func errorFixtureOutcome(t *conform.T) *toolkit.Outcome {
+	if !toolkit.Declared(t.Session()) {
+		return nil
+	}
+	return toolkit.CallIfAllowed(t, toolkit.List(t), toolkit.ErrorFixture)
 }
 
 // judgeExecInResult wants test_error_handling's failure inside an isError:true result.
@@ -99,15 +100,12 @@ func judgeExecInResult(r toolcall.Reply) conform.Verdict {
 // ERR-ISERROR-CONTENT-01 — schema CallToolResult; {rev}/server/tools.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "ERR-ISERROR-CONTENT-01", Title: "an isError:true result keeps a content array with a text block describing the failure",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { errorFixtureOutcome(t) },
 	Run: func(t *conform.T) conform.Verdict {
-		o, v := callErrorFixture(t)
+		o := errorFixtureOutcome(t)
 		fixture := ""
-		switch {
-		case o != nil:
+		if o != nil {
 			fixture = "test_error_handling answered " + o.Describe()
-		case v != nil:
-			fixture = v.Actual
 		}
 		return judgeIsErrorContent(toolcall.SeenCalls(t), o != nil, fixture)
 	},
@@ -164,11 +162,10 @@ func hasText(blocks []struct {
 // ERR-ISERROR-STRUCT-01 — 2025-06-18/server/tools.mdx (Output Schema), derived.
 var _ = conform.Register(conform.Check{
 	ID: "ERR-ISERROR-STRUCT-01", Title: "an isError:true result of a tool with an outputSchema is not held to it, and explains the failure in a text block",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { isErrorStructProbe(t) },
 	Run: func(t *conform.T) conform.Verdict {
-		toolkit.RequireTools(t)
 		schemas := map[string]json.RawMessage{}
-		for _, tl := range toolkit.List(t).Tools {
+		for _, tl := range isErrorStructProbe(t).Tools {
 			if tl.Has("outputSchema") && tl.Name != "" {
 				schemas[tl.Name] = tl.Fields.Get("outputSchema")
 			}
@@ -180,6 +177,13 @@ var _ = conform.Register(conform.Check{
 		return judgeIsErrorStruct(toolcall.SeenCalls(t), schemas, dialect)
 	},
 })
+
+// isErrorStructProbe is ERR-ISERROR-STRUCT-01's probe: the main session's memoized
+// tool listing, when it declared the tools capability (else the check is skipped).
+func isErrorStructProbe(t *conform.T) *toolkit.Listing {
+	toolkit.RequireTools(t)
+	return toolkit.List(t)
+}
 
 // judgeIsErrorStruct notes how isError:true results of tools with an outputSchema
 // relate to the schema; it never fails.

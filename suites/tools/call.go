@@ -109,7 +109,7 @@ var ctBlockDefs = map[string]string{
 // TOOLS-CALL-CONTENT-01 — schema CallToolResult.content (the revision's union).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-CONTENT-01", Title: "every content block of every tools/call result is valid under the revision's definition of its type",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe("test_multiple_content_types"),
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
 		blocks := ctBlocks(t)

@@ -26,7 +26,7 @@ import (
 // CONTENT-TEXT-01 — {rev}/server/tools.mdx (Text Content); schema TextContent.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-TEXT-01", Title: "text blocks are {type:\"text\", text: string}",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe("test_simple_text"),
 	Run: func(t *conform.T) conform.Verdict {
 		return ctJudgeType(t, "text", "TextContent", "test_simple_text", nil)
 	},
@@ -35,7 +35,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-IMAGE-01 — {rev}/server/tools.mdx (Image Content); schema ImageContent.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-IMAGE-01", Title: "image blocks carry strict base64 data whose bytes match mimeType",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe("test_image_content"),
 	Run: func(t *conform.T) conform.Verdict {
 		return ctJudgeType(t, "image", "ImageContent", "test_image_content", ctJudgeMedia)
 	},
@@ -44,7 +44,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-AUDIO-01 — R2+ tools.mdx (Audio Content); schema AudioContent.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-AUDIO-01", Title: "audio blocks carry strict base64 data whose bytes match mimeType",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe("test_audio_content"),
 	Run: func(t *conform.T) conform.Verdict {
 		return ctJudgeType(t, "audio", "AudioContent", "test_audio_content", ctJudgeMedia)
 	},
@@ -53,7 +53,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-AUDIO-R1-01 — 2024-11-05 schema CallToolResult (no AudioContent).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-AUDIO-R1-01", Title: "no audio block in a 2024-11-05 session (the fixture falls back)",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe("test_audio_content"),
 	Run: func(t *conform.T) conform.Verdict {
 		return ctNotInRevision(t, "audio", "test_audio_content", "2025-03-26")
 	},
@@ -62,7 +62,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-RESLINK-01 — R3+ tools.mdx (Resource Links); schema ResourceLink.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-RESLINK-01", Title: "resource_link blocks are valid and their uri is a URI with a scheme",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe("test_resource_link"),
 	Run: func(t *conform.T) conform.Verdict {
 		return ctJudgeType(t, "resource_link", "ResourceLink", "test_resource_link", ctJudgeLinkURI)
 	},
@@ -71,7 +71,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-RESLINK-R12-01 — 2024-11-05 and 2025-03-26 schemas (no ResourceLink).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-RESLINK-R12-01", Title: "no resource_link block before 2025-06-18 (the fixture falls back)",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe("test_resource_link"),
 	Run: func(t *conform.T) conform.Verdict {
 		return ctNotInRevision(t, "resource_link", "test_resource_link", "2025-06-18")
 	},
@@ -80,7 +80,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-EMBED-01 — {rev}/server/tools.mdx (Embedded Resources); schema EmbeddedResource.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-EMBED-01", Title: "embedded resources are valid and a blob is strict base64",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe("test_embedded_resource"),
 	Run: func(t *conform.T) conform.Verdict {
 		return ctJudgeType(t, "resource", "EmbeddedResource", "test_embedded_resource", ctJudgeBlob)
 	},
@@ -89,7 +89,7 @@ var _ = conform.Register(conform.Check{
 // CONTENT-EMBED-CAP-01 — R3+ tools.mdx (Embedded Resources).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-EMBED-CAP-01", Title: "a server that embeds resources declares the resources capability",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe("test_embedded_resource"),
 	Run:   runEmbedCap,
 })
 
@@ -116,7 +116,7 @@ func runEmbedCap(t *conform.T) conform.Verdict {
 // CONTENT-ANNOT-01 — schema Annotated (2024-11-05) / Annotations (2025-03-26+).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-ANNOT-01", Title: "block annotations: audience ⊆ {user, assistant}, priority a number in [0, 1]",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe("test_annotated_content"),
 	Run:   runAnnotations,
 })
 
@@ -161,7 +161,7 @@ func ctValidateAnnotations(rev revision.Revision, raw json.RawMessage) error {
 // CONTENT-ANNOT-LASTMOD-01 — 2025-06-18+ schema Annotations.lastModified.
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-ANNOT-LASTMOD-01", Title: "annotations.lastModified is an ISO 8601 (RFC 3339) timestamp",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe("test_annotated_content"),
 	Run:   runLastModified,
 })
 
@@ -197,7 +197,7 @@ func runLastModified(t *conform.T) conform.Verdict {
 // CONTENT-UNKNOWN-TYPE-01 — schema CallToolResult.content (the revision's union).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-UNKNOWN-TYPE-01", Title: "every block's type belongs to the negotiated revision's content union",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe(),
 	Run:   runUnknownType,
 })
 
@@ -435,7 +435,7 @@ func ctFallback(t *conform.T, o *toolkit.Outcome, typ string) conform.Verdict {
 // CONTENT-META-01 — schema ContentBlock._meta (2025-06-18 on); {rev}/basic/index.mdx (`_meta`).
 var _ = conform.Register(conform.Check{
 	ID: "CONTENT-META-01", Title: "a content block's _meta (and its embedded resource's) is keyed by the _meta key name format",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe("test_annotated_content"),
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
 		var f conform.Findings

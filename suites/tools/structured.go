@@ -26,7 +26,7 @@ const ctStructArrayFixture = "test_structured_array"
 // STRUCT-TYPE-01 — 2025-06-18/2025-11-25 tools.mdx (Structured Content); schema CallToolResult.
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-TYPE-01", Title: "structuredContent, when present, is a JSON object",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe(ctStructFixture),
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
 		var f conform.Findings
@@ -51,7 +51,7 @@ var _ = conform.Register(conform.Check{
 // STRUCT-TYPE-R5-01 — 2026-07-28/server/tools.mdx (Structured Content).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-TYPE-R5-01", Title: "structuredContent may be any JSON value, and then fits the tool's outputSchema",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe(ctStructArrayFixture),
 	Run:   runStructTypeR5,
 })
 
@@ -91,7 +91,7 @@ func runStructTypeR5(t *conform.T) conform.Verdict {
 // STRUCT-CONFORM-01 — R3+ tools.mdx (Output Schema).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-CONFORM-01", Title: "every successful result of a tool with an outputSchema carries structuredContent valid against it",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe(ctStructFixture),
 	Run:   runStructConform,
 })
 
@@ -201,7 +201,7 @@ func ctConformUnjudged(t *conform.T, l *toolkit.Listing, schemas, exempt, uncomp
 // STRUCT-TEXT-MIRROR-01 — R3+ tools.mdx (Structured Content).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-TEXT-MIRROR-01", Title: "a result with structuredContent also carries it serialized in a text block",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe(ctStructFixture),
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
 		var f conform.Findings
@@ -325,7 +325,7 @@ var _ = conform.Register(conform.Check{
 // STRUCT-NOSCHEMA-01 — R3+ tools.mdx (Structured Content).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-NOSCHEMA-01", Title: "structuredContent without an outputSchema is allowed, and still mirrored in a text block",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe(),
 	Run: func(t *conform.T) conform.Verdict {
 		l := ctExercise(t)
 		schemas := ctOutputSchemas(l)
@@ -356,7 +356,7 @@ var _ = conform.Register(conform.Check{
 // STRUCT-R12-01 — 2024-11-05 and 2025-03-26 schemas (no structured output).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-R12-01", Title: "preferably no structuredContent or outputSchema before 2025-06-18",
-	Phase: conform.PhaseTranscript,
+	Probe: ctProbe(),
 	Run:   runStructR12,
 })
 

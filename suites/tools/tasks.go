@@ -20,7 +20,7 @@ import (
 // (execution.taskSupport).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-TASK-R4-01", Title: "a tool that allows tasks, called as a task, is created working, and tasks/result answers its CallToolResult once it ended",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { tasks.RoundTrip(t) },
 	Run: func(t *conform.T) conform.Verdict {
 		return judgeTaskTrip(t.Rev, tasks.RoundTrip(t))
 	},

@@ -194,3 +194,17 @@ func ctUnexercised(t *conform.T, l *toolkit.Listing, fixture, what string) confo
 	}
 	return conform.Skip(reports.NeedsFixture, "no %s in any tools/call result of this revision's sessions: list the fixture tool %s (the fixture contract, refserver/doc.go), or allow a tool that produces one with --call NAME[=JSON]", what, fixture)
 }
+
+// ctProbe is the Probe of a check that judges tool results in the transcript: the
+// content probes (ctExercise), then the call of each fixture tool whose result its
+// Run may name when it finds nothing to judge (ctUnexercised; toolkit.CallIfAllowed
+// memoizes it). Run calls the same memoized helpers after the column settled, and
+// so sends nothing.
+func ctProbe(fixtures ...string) func(*conform.T) {
+	return func(t *conform.T) {
+		l := ctExercise(t)
+		for _, f := range fixtures {
+			toolkit.CallIfAllowed(t, l, f)
+		}
+	}
+}
