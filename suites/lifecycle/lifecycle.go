@@ -288,9 +288,8 @@ func runCapsHonest(t *conform.T) conform.Verdict {
 // LIFE-VERSION-RESPECT-01 — {rev}/basic/lifecycle.mdx (Operation).
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-VERSION-RESPECT-01", Title: "tool definitions and tool results use only fields and content types of the negotiated revision",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { toolkit.List(t) }, // the memoized walk: every revision's definitions are seen at least once
 	Run: func(t *conform.T) conform.Verdict {
-		toolkit.List(t) // the memoized walk: every revision's definitions are seen at least once
 		sc := defScanSessions(t.Sessions())
 		switch {
 		case len(sc.leaks) > 0:

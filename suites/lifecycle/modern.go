@@ -300,9 +300,7 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "MOD-CAP-MISSING-01", Title: "a request that needs an undeclared client capability gets -32021 naming it (HTTP 400)",
 	Run: func(t *conform.T) conform.Verdict {
-		if v := fixtureTool(t, toolRequiresElicitation); v != nil {
-			return *v
-		}
+		fixtureTool(t, toolRequiresElicitation)
 		s := t.Session()
 		u := firstUndeclaredCall(t)
 		a, err := u.a, u.err
@@ -346,7 +344,7 @@ var _ = conform.Register(conform.Check{
 		}
 		var bad conform.Findings
 		fixture := ""
-		if v := fixtureTool(t, toolRequiresElicitation); v == nil {
+		if v := fixtureVerdict(t, toolRequiresElicitation); v == nil {
 			// Undeclared, declared, undeclared again: only a server that refuses the
 			// first (MOD-CAP-MISSING-01 judges that) can show whether the declared
 			// call's capabilities outlived it.

@@ -25,8 +25,17 @@ const (
 // elicitationCaps is a clientCapabilities object that declares form elicitation.
 var elicitationCaps = map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}
 
-// fixtureTool finds a fixture tool the suite may call, or the verdict why not.
-func fixtureTool(t *conform.T, name string) *conform.Verdict {
+// fixtureTool ends the check when the fixture tool is not one the suite may call:
+// not listed, not allowed, or the listing failed (fixtureVerdict).
+func fixtureTool(t *conform.T, name string) {
+	if v := fixtureVerdict(t, name); v != nil {
+		t.Stop(*v)
+	}
+}
+
+// fixtureVerdict finds a fixture tool the suite may call, or the verdict why not:
+// for the checks that go on without the fixture (MOD-MRTR-01, MOD-STATELESS-01).
+func fixtureVerdict(t *conform.T, name string) *conform.Verdict {
 	l := toolkit.List(t)
 	if v := toolkit.ListVerdict(t, l); v != nil {
 		return v
@@ -104,7 +113,8 @@ func inputRequiredProblems(rev revision.Revision, r modern.Reply) []string {
 }
 
 // probeElicitation calls the fixture tool test_elicitation without and with form
-// elicitation declared; a verdict when the calls could not be made, nil otherwise.
+// elicitation declared; a verdict when the calls could not be made, nil otherwise
+// (memoized by mrtrElicited, which ends the check with it).
 // Undeclared first: a server that wrongly remembered the declared call's
 // capabilities (MOD-STATELESS-01) must not be able to hide this one.
 func probeElicitation(t *conform.T) *conform.Verdict {
@@ -126,20 +136,9 @@ func probeElicitation(t *conform.T) *conform.Verdict {
 // MOD-MRTR-01 — 2026-07-28/basic/patterns/mrtr.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-MRTR-01", Title: "input_required only for tools/call, prompts/get, resources/read, well-formed, asking only for declared kinds of input",
-	Phase: conform.PhaseTranscript,
+	Probe: func(t *conform.T) { mrtrElicited(t) },
 	Run: func(t *conform.T) conform.Verdict {
-		fixture := ""
-		if v := fixtureTool(t, toolElicitation); v == nil {
-			// Made once per revision: a transcript-wide check may run twice (to make
-			// its probes while the session is open, then to judge).
-			probe := t.Once("MOD-MRTR-01:"+t.Rev.Name, func() any { return probeElicitation(t) }).(*conform.Verdict)
-			if probe != nil {
-				return *probe
-			}
-			fixture = toolElicitation + " called without and with elicitation declared; "
-		} else if v.Status != reports.Skip {
-			return *v
-		}
+		fixture := mrtrElicited(t)
 		var bad conform.Findings
 		n := 0
 		for _, r := range modern.Replies(t) {
@@ -163,6 +162,23 @@ var _ = conform.Register(conform.Check{
 		return conform.Pass("%s%d input_required results, each well-formed and asking only for declared kinds of input", fixture, n)
 	},
 })
+
+// mrtrElicited is MOD-MRTR-01's probe, made once per revision while the column is
+// open (Probe) when the fixture tool test_elicitation may be called. It returns what
+// the probe did, for the verdict ("" when the fixture is not callable), and ends the
+// check when the listing failed or the probe's calls could not be made.
+func mrtrElicited(t *conform.T) string {
+	if v := fixtureVerdict(t, toolElicitation); v != nil {
+		if v.Status != reports.Skip {
+			t.Stop(*v)
+		}
+		return ""
+	}
+	if probe := t.Once("MOD-MRTR-01:"+t.Rev.Name, func() any { return probeElicitation(t) }).(*conform.Verdict); probe != nil {
+		t.Stop(*probe)
+	}
+	return toolElicitation + " called without and with elicitation declared; "
+}
 
 // undeclaredCall is the session's first call of test_requires_elicitation with
 // clientCapabilities {}: made once per revision and shared, so that
@@ -222,15 +238,18 @@ type mrtrFirst struct {
 }
 
 // mrtrFirstRound calls test_elicitation with form elicitation declared (once per
-// revision) and reads its InputRequiredResult.
+// revision) and reads its InputRequiredResult; it ends the check when no round trip
+// can be driven.
 func mrtrFirstRound(t *conform.T) mrtrFirst {
-	if v := fixtureTool(t, toolElicitation); v != nil {
-		return mrtrFirst{skip: v}
-	}
-	return t.Once("MOD-MRTR:first:"+t.Rev.Name, func() any {
+	fixtureTool(t, toolElicitation)
+	f := t.Once("MOD-MRTR:first:"+t.Rev.Name, func() any {
 		a, err := callDeclaring(t, t.Session(), toolElicitation, elicitationCaps)
 		return mrtrReadFirst(a, err)
 	}).(mrtrFirst)
+	if f.skip != nil {
+		t.Stop(*f.skip)
+	}
+	return f
 }
 
 // mrtrReadFirst reads the first round's answer.
@@ -339,34 +358,26 @@ func mrtrKind(a probeAnswer) string {
 	return mrtrComplete
 }
 
-// mrtrProbe runs the first round and one retry, or returns why it could not.
-func mrtrProbe(t *conform.T, s *conform.Session, needState bool, members func(f mrtrFirst) map[string]any) (probeAnswer, mrtrFirst, *conform.Verdict) {
+// mrtrProbe runs the first round and one retry, or ends the check when it could not.
+func mrtrProbe(t *conform.T, s *conform.Session, needState bool, members func(f mrtrFirst) map[string]any) (probeAnswer, mrtrFirst) {
 	f := mrtrFirstRound(t)
-	if f.skip != nil {
-		return probeAnswer{}, f, f.skip
-	}
 	if needState && !f.hasState {
-		v := conform.Skip(reports.NotExercised, "%s's InputRequiredResult carries no requestState", toolElicitation)
-		return probeAnswer{}, f, &v
+		t.SkipNow(reports.NotExercised, "%s's InputRequiredResult carries no requestState", toolElicitation)
 	}
 	a, err := f.retry(t, s, members(f))
 	if err != nil {
-		v := conform.Errorf("%v", err)
-		return a, f, &v
+		t.ErrorNow("%v", err)
 	}
-	return a, f, nil
+	return a, f
 }
 
 // MOD-MRTR-RETRY-01 — 2026-07-28/basic/patterns/mrtr.mdx (Basic Workflow).
 var _ = conform.Register(conform.Check{
 	ID: "MOD-MRTR-RETRY-01", Title: "a retry with the answers and the echoed requestState is accepted and completed (or asked again)",
 	Run: func(t *conform.T) conform.Verdict {
-		a, f, v := mrtrProbe(t, t.Session(), false, func(f mrtrFirst) map[string]any {
+		a, f := mrtrProbe(t, t.Session(), false, func(f mrtrFirst) map[string]any {
 			return f.withState(map[string]any{"inputResponses": map[string]any{f.key: f.answer()}})
 		})
-		if v != nil {
-			return *v
-		}
 		return mrtrJudgeRetry(a, f.hasState)
 	},
 })
@@ -399,12 +410,9 @@ var _ = conform.Register(conform.Check{
 		if err != nil {
 			return conform.Errorf("no session for the tampered-state probe: %v", err)
 		}
-		a, _, v := mrtrProbe(t, s, true, func(f mrtrFirst) map[string]any {
+		a, _ := mrtrProbe(t, s, true, func(f mrtrFirst) map[string]any {
 			return map[string]any{"requestState": mrtrTampered(f.state), "inputResponses": map[string]any{f.key: f.answer()}}
 		})
-		if v != nil {
-			return *v
-		}
 		return mrtrJudgeTampered(a)
 	},
 })
@@ -440,12 +448,9 @@ func mrtrJudgeTampered(a probeAnswer) conform.Verdict {
 var _ = conform.Register(conform.Check{
 	ID: "MOD-MRTR-MISSING-01", Title: "a retry without the answer asked for gets input_required again, not an error",
 	Run: func(t *conform.T) conform.Verdict {
-		a, f, v := mrtrProbe(t, t.Session(), false, func(f mrtrFirst) map[string]any {
+		a, f := mrtrProbe(t, t.Session(), false, func(f mrtrFirst) map[string]any {
 			return f.withState(map[string]any{"inputResponses": map[string]any{}})
 		})
-		if v != nil {
-			return *v
-		}
 		return mrtrJudgeMissing(a, f.key)
 	},
 })
@@ -478,9 +483,6 @@ var _ = conform.Register(conform.Check{
 			return conform.Errorf("no session for the invalid-answer probes: %v", err)
 		}
 		f := mrtrFirstRound(t)
-		if f.skip != nil {
-			return *f.skip
-		}
 		probes := []struct {
 			what    string
 			members map[string]any
