@@ -385,6 +385,29 @@ func TransportsOf(g Group) []string {
 	return nil
 }
 
+// OptionNames names the options a check declares beyond its phase and transports,
+// as --list -v and the golden list of checks show them.
+func (c *Check) OptionNames() []string {
+	var out []string
+	add := func(on bool, name string) {
+		if on {
+			out = append(out, name)
+		}
+	}
+	add(c.Probe != nil, "probe")
+	add(c.Handshake, "handshake")
+	add(c.Opening, "opening")
+	add(c.FreshSessions > 0, fmt.Sprintf("fresh sessions: %d", c.FreshSessions))
+	add(c.Spare, "spare session")
+	add(c.PreInitProbe, "pre-initialize probe")
+	add(c.SilenceProbe, "silence probe")
+	add(c.Changes != "", "changes: "+string(c.Changes))
+	for _, v := range c.PreOpen {
+		out = append(out, "pre-opens "+v)
+	}
+	return out
+}
+
 // AppliesOn reports whether the check's rule is about the transport kind.
 func (c *Check) AppliesOn(kind string) bool {
 	return len(c.Transports) == 0 || slices.Contains(c.Transports, kind)

@@ -20,8 +20,8 @@ import (
 // The session budget is the runner's, not the driver's: the runner asks a driver for
 // one session per selected revision (the main session, shared by every check of the
 // revision in phase order), plus one per negotiation probe a check declares
-// (Check.PreOpen), plus what a check asks for with T.NewSession (the README lists
-// those exceptions). On stdio each open is a process, so a driver must dial the
+// (Check.PreOpen), plus what a check asks for with T.NewSession (Check.FreshSessions;
+// `mcp-conform --list -v` shows every check that declares it). On stdio each open is a process, so a driver must dial the
 // target exactly once per open and never on its own.
 //
 // The legacy driver (2024-11-05 … 2025-11-25, session.go) dials, sends initialize,

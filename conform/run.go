@@ -24,7 +24,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
-// Exit codes of a run (documented in the README).
+// Exit codes of a run: one per outcome a CI gate branches on.
 const (
 	ExitOK          = 0 // no check failed
 	ExitFailed      = 1 // a check failed or could not be verified (error)

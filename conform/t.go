@@ -99,8 +99,8 @@ func (t *T) Options() Options {
 func (t *T) Timeout() time.Duration { return t.run.cfg.Timeout }
 
 // NewSession opens a session of the check's own for this revision, closed when the
-// check returns. It is the exception, for probes that truly need isolation (the
-// README lists every check that uses it): it costs a server process on stdio. It is
+// check returns. It is the exception, for probes that truly need isolation (a check
+// declares how many, Check.FreshSessions): it costs a server process on stdio. It is
 // opened when asked, never ahead of time.
 func (t *T) NewSession() (*Session, error) {
 	t.fresh++

@@ -52,7 +52,7 @@ func Warn(expected, actual string) Verdict {
 }
 
 // Fail is an explicit failure, for outcomes the verdict policy fails whatever the
-// row's level (the README's Verdicts section). Prefer Violation.
+// row's level (its catalogue row's verdict basis says why). Prefer Violation.
 func Fail(expected, actual string) Verdict {
 	return Verdict{Status: reports.Fail, Expected: expected, Actual: actual, Message: summarize(expected, actual)}
 }
@@ -96,7 +96,8 @@ func Silence(expected string, err error) Verdict {
 
 // Resolve settles a Violation or Silence by the check's level and context; any other
 // verdict is returned as it is. Register wraps every check's Run with it, so the
-// verdict policy (the README's Verdicts section) is applied here and nowhere else.
+// verdict policy (a violation of a MUST fails, of a SHOULD warns, of a MAY or a
+// descriptive row notes) is applied here and nowhere else.
 func (t *T) Resolve(v Verdict) Verdict {
 	switch v.pending {
 	case violation:

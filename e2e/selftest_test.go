@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcp-conform/mcp-conform/refserver"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/refserver"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 

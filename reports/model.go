@@ -30,7 +30,7 @@ const ExpectedFail Status = "expected-fail"
 // SkipReason says why a check was skipped. A skip always carries one.
 type SkipReason string
 
-// The skip reasons (the README's Verdicts section).
+// The skip reasons: why a check has no verdict of its own in a column.
 const (
 	NotApplicable       SkipReason = "not-applicable"
 	RevisionUnsupported SkipReason = "revision-unsupported"

@@ -47,6 +47,12 @@ func listChecks(w io.Writer, verbose bool) error {
 			if h, ok := catalogue.HomeOf(c.ID); ok {
 				fmt.Fprintf(tw, "      file: %s\n", h.Path())
 			}
+			if len(c.Transports) > 0 {
+				fmt.Fprintf(tw, "      transports: %s\n", strings.Join(c.Transports, ", "))
+			}
+			if opts := c.OptionNames(); len(opts) > 0 {
+				fmt.Fprintf(tw, "      options: %s\n", strings.Join(opts, ", "))
+			}
 		}
 	}
 	if err := tw.Flush(); err != nil {

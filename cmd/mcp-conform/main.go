@@ -27,8 +27,8 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/conform/baseline"
-	"github.com/mcp-conform/mcp-conform/refserver"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/refserver"
 	"github.com/mcp-conform/mcp-conform/reports"
 	_ "github.com/mcp-conform/mcp-conform/suites" // registers every check
 )
@@ -66,8 +66,8 @@ func main() {
 		if os.Getenv("GOMEMLIMIT") == "" {
 			debug.SetMemoryLimit(memoryLimit)
 		}
-		// Outside Linux there is no subreaper to become; the README says the
-		// guarantee is Linux's, so that is no news to print at every run.
+		// Outside Linux there is no subreaper to become; the guarantee is
+		// Linux's (PR_SET_CHILD_SUBREAPER), so that is no news to print at every run.
 		if err := transport.BecomeSubreaper(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
 			fmt.Fprintf(os.Stderr, "mcp-conform: %v (processes that leave their group may outlive the run)\n", err)
 		}

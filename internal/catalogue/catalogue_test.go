@@ -3,7 +3,6 @@ package catalogue_test
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"go/format"
 	"os"
 	"slices"
@@ -217,7 +216,7 @@ const goldenHeader = `# The golden list of every registered check of mcp-conform
 func TestChecksGolden(t *testing.T) {
 	var list []golden
 	for _, c := range conform.Checks() {
-		g := golden{ID: c.ID, Title: c.Title, Phase: c.Phase.String(), Transports: c.Transports, Options: options(c)}
+		g := golden{ID: c.ID, Title: c.Title, Phase: c.Phase.String(), Transports: c.Transports, Options: c.OptionNames()}
 		list = append(list, g)
 	}
 	var buf bytes.Buffer
@@ -273,28 +272,6 @@ func TestChecksGolden(t *testing.T) {
 
 func equal(a, b golden) bool {
 	return a.ID == b.ID && a.Title == b.Title && a.Phase == b.Phase && slices.Equal(a.Transports, b.Transports) && slices.Equal(a.Options, b.Options)
-}
-
-// options names the options a check declares beyond its phase.
-func options(c *conform.Check) []string {
-	var out []string
-	add := func(on bool, name string) {
-		if on {
-			out = append(out, name)
-		}
-	}
-	add(c.Probe != nil, "probe")
-	add(c.Handshake, "handshake")
-	add(c.Opening, "opening")
-	add(c.FreshSessions > 0, fmt.Sprintf("fresh sessions: %d", c.FreshSessions))
-	add(c.Spare, "spare session")
-	add(c.PreInitProbe, "pre-initialize probe")
-	add(c.SilenceProbe, "silence probe")
-	add(c.Changes != "", "changes: "+string(c.Changes))
-	for _, v := range c.PreOpen {
-		out = append(out, "pre-opens "+v)
-	}
-	return out
 }
 
 // Reasons is catalogue.Reasons, for the notIn rule.
