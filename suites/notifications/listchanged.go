@@ -51,9 +51,7 @@ func runListChangedProbe(t *conform.T) conform.Verdict {
 		return conform.Errorf("no tools/list before the change, so none can be seen: %s", v.Message)
 	}
 	seq := s.Conn.Seq()
-	if v := trig.Fire(t, s, before); v != nil {
-		return *v
-	}
+	trig.MustFire(t, s, before)
 	wait := max(ctListChangedWait, t.Timeout())
 	ctx, cancel := context.WithTimeout(t.Ctx, wait)
 	e, werr := s.Conn.WaitFor(ctx, seq, func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == ctListChanged })
@@ -163,8 +161,9 @@ func ctDiffText(added, removed []string, n int) string {
 }
 
 // ctListChangedSeen returns every list_changed received in the revision's sessions.
+// Its users are transcript checks: the column's settle proved every message in, so
+// it sends nothing (no barrier) of its own.
 func ctListChangedSeen(t *conform.T) []toolkit.SessionEntry {
-	toolkit.Settle(t)
 	var out []toolkit.SessionEntry
 	for _, s := range toolkit.RevisionSessions(t) {
 		for _, e := range s.Conn.Received(0) {

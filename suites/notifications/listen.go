@@ -58,10 +58,7 @@ func lsJudgeAck(t *conform.T, sub *conform.Subscription, msgs []wire.Entry) conf
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-ACK-R5-01", Title: "a subscription starts with notifications/subscriptions/acknowledged tagged with its id",
 	Run: func(t *conform.T) conform.Verdict {
-		sub, v := subscribe.Open(t, subscribe.Tools, 1)
-		if v != nil {
-			return *v
-		}
+		sub := subscribe.MustOpen(t, subscribe.Tools, 1)
 		defer subscribe.Cancel(t, sub)
 		return lsJudgeAck(t, sub, sub.Messages())
 	},
@@ -76,16 +73,11 @@ var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-TAG-R5-01", Title: "every message on a listen stream carries _meta subscriptionId",
 	Changes: conform.StateToolList,
 	Run: func(t *conform.T) conform.Verdict {
-		sub, v := subscribe.Open(t, subscribe.Tools, 1)
-		if v != nil {
-			return *v
-		}
+		sub := subscribe.MustOpen(t, subscribe.Tools, 1)
 		defer subscribe.Cancel(t, sub)
 		changed := ""
 		if trig := subscribe.PickTrigger(t); trig != nil && toolkit.ListChangedDeclared(t.Session()) {
-			if fv := subscribe.Change(t, trig); fv != nil {
-				return *fv
-			}
+			subscribe.MustChange(t, trig)
 			if err := sub.Sync(t.Ctx, 1); err != nil {
 				return conform.Errorf("%v", err)
 			}
@@ -146,16 +138,10 @@ var _ = conform.Register(conform.Check{
 		case trig == nil:
 			return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
 		}
-		sub, v := subscribe.Open(t, subscribe.Tools, 1)
-		if v != nil {
-			return *v
-		}
+		sub := subscribe.MustOpen(t, subscribe.Tools, 1)
 		defer subscribe.Cancel(t, sub)
 		seq := t.Session().Conn.Seq()
-		before, after, fv := subscribe.FireListed(t, trig)
-		if fv != nil {
-			return *fv
-		}
+		before, after := subscribe.FireListed(t, trig)
 		if err := sub.Sync(t.Ctx, 1); err != nil {
 			return conform.Errorf("%v", err)
 		}
@@ -217,15 +203,9 @@ var _ = conform.Register(conform.Check{
 		if trig == nil {
 			return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
 		}
-		sub, v := subscribe.Open(t, map[string]any{"promptsListChanged": true}, 1)
-		if v != nil {
-			return *v
-		}
+		sub := subscribe.MustOpen(t, map[string]any{"promptsListChanged": true}, 1)
 		defer subscribe.Cancel(t, sub)
-		before, after, fv := subscribe.FireListed(t, trig)
-		if fv != nil {
-			return *fv
-		}
+		before, after := subscribe.FireListed(t, trig)
 		if err := sub.Sync(t.Ctx, 1); err != nil {
 			return conform.Errorf("%v", err)
 		}
@@ -314,10 +294,7 @@ func runListenClose(t *conform.T) conform.Verdict {
 	}
 	s := t.Session()
 	before := s.Conn.Seq()
-	sub, v := subscribe.Open(t, subscribe.Tools, 1)
-	if v != nil {
-		return *v
-	}
+	sub := subscribe.MustOpen(t, subscribe.Tools, 1)
 	args, err := json.Marshal(map[string]any{"subscriptionId": sub.ID})
 	if err != nil {
 		subscribe.Cancel(t, sub)

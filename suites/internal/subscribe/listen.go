@@ -43,6 +43,16 @@ func Open(t *conform.T, filter map[string]any, open int) (*conform.Subscription,
 	return sub, nil
 }
 
+// MustOpen is Open for a check that cannot go on without the subscription: it ends
+// the check with Open's verdict.
+func MustOpen(t *conform.T, filter map[string]any, open int) *conform.Subscription {
+	sub, v := Open(t, filter, open)
+	if v != nil {
+		t.Stop(*v)
+	}
+	return sub
+}
+
 // Cancel ends a subscription; a failure to cancel changes no verdict (the session
 // closes at the end of the column anyway).
 func Cancel(t *conform.T, sub *conform.Subscription) {
@@ -76,24 +86,20 @@ func What(e wire.Entry) string {
 }
 
 // FireListed changes the tool list with the trigger (fixture tool, --trigger-tool or
-// --trigger-cmd) and returns the listings before and after, or a verdict when the
-// change could not be made.
-func FireListed(t *conform.T, trig *Trigger) (before, after *toolkit.Listing, v *conform.Verdict) {
+// --trigger-cmd) and returns the listings before and after; it ends the check when
+// the change could not be made.
+func FireListed(t *conform.T, trig *Trigger) (before, after *toolkit.Listing) {
 	s := t.Session()
 	before = toolkit.Walk(t, s)
 	if lv := toolkit.ListVerdict(t, before); lv != nil {
-		e := conform.Errorf("no tools/list before the change: %s", lv.Message)
-		return nil, nil, &e
+		t.ErrorNow("no tools/list before the change: %s", lv.Message)
 	}
-	if fv := trig.Fire(t, s, before); fv != nil {
-		return nil, nil, fv
-	}
+	trig.MustFire(t, s, before)
 	after = toolkit.Walk(t, s)
 	if lv := toolkit.ListVerdict(t, after); lv != nil {
-		e := conform.Errorf("no tools/list after the change: %s", lv.Message)
-		return nil, nil, &e
+		t.ErrorNow("no tools/list after the change: %s", lv.Message)
 	}
-	return before, after, nil
+	return before, after
 }
 
 // Change changes the tool list for a check that judges only what the change sends
@@ -112,6 +118,14 @@ func Change(t *conform.T, trig *Trigger) *conform.Verdict {
 		return fv
 	}
 	return FirstPage(t, s, "after")
+}
+
+// MustChange is Change for a check that cannot go on without the change: it ends the
+// check with Change's verdict.
+func MustChange(t *conform.T, trig *Trigger) {
+	if v := Change(t, trig); v != nil {
+		t.Stop(*v)
+	}
 }
 
 // FirstPage asks for the first tools/list page; a verdict when none came back.
@@ -147,10 +161,9 @@ type Observed struct {
 	Entries []wire.Entry
 }
 
-// Observe settles the main session (a barrier round trip: on stdio every message
-// sent before it has been read; toolkit.Settle) and collects the revision's sessions.
+// Observe collects the revision's sessions. Its users are transcript checks, judged
+// after the column settled, which proved every message in: it sends nothing.
 func Observe(t *conform.T) []Observed {
-	toolkit.Settle(t)
 	var out []Observed
 	for _, s := range toolkit.RevisionSessions(t) {
 		o := Observed{Label: s.Label, Listens: map[string]bool{}, Streams: map[string]bool{}}

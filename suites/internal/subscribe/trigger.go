@@ -61,6 +61,14 @@ func (tr *Trigger) Fire(t *conform.T, s *conform.Session, l *toolkit.Listing) *c
 	return nil
 }
 
+// MustFire is Fire for a check that cannot go on when the trigger failed: it ends the
+// check with Fire's verdict.
+func (tr *Trigger) MustFire(t *conform.T, s *conform.Session, l *toolkit.Listing) {
+	if v := tr.Fire(t, s, l); v != nil {
+		t.Stop(*v)
+	}
+}
+
 // RunTriggerCmd runs --trigger-cmd with sh -c, bounded, in the launched server's
 // working directory when one was given.
 func RunTriggerCmd(t *conform.T, command string) *conform.Verdict {
