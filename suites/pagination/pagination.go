@@ -20,28 +20,22 @@ const invalidCursor = "x-conformance-invalid-@@"
 const onePage = "the list fits one page; paging was not exercised (a server whose tool list is longer than its page size exercises it, e.g. the reference server, which pages by 5)"
 
 // paged is what every check of this package starts from: the main session's
-// memoized walk, read under the empty-cursor policy, or the verdict that explains why
-// there is nothing to judge.
-func paged(t *conform.T) (view, *conform.Verdict) {
+// memoized walk, read under the empty-cursor policy; when there is nothing to judge
+// it ends the check with the verdict that explains why.
+func paged(t *conform.T) view {
 	if !toolkit.Declared(t.Session()) {
-		v := conform.Skip(reports.NotApplicable, "the server did not declare the tools capability, so tools/list is not paged")
-		return view{}, &v
+		t.SkipNow(reports.NotApplicable, "the server did not declare the tools capability, so tools/list is not paged")
 	}
 	l := toolkit.List(t)
-	if v := toolkit.ListVerdict(t, l); v != nil {
-		return view{}, v
-	}
-	return interpret(l, t.Session().Modern()), nil
+	toolkit.RequireListing(t, l)
+	return interpret(l, t.Session().Modern())
 }
 
 // PAG-NEXTCURSOR-01 — {rev}/server/utilities/pagination.mdx; schema PaginatedResult.
 var _ = conform.Register(conform.Check{
 	ID: "PAG-NEXTCURSOR-01", Title: "nextCursor is a string while more tools exist, and left out at the end",
 	Run: func(t *conform.T) conform.Verdict {
-		v, stop := paged(t)
-		if stop != nil {
-			return *stop
-		}
+		v := paged(t)
 		return judgeNextCursor(v, t.Options().MaxPages)
 	},
 })
@@ -92,10 +86,7 @@ func judgeNextCursor(v view, maxPages int) conform.Verdict {
 var _ = conform.Register(conform.Check{
 	ID: "PAG-FOLLOW-01", Title: "every cursor the server issued is accepted and gives a valid next page",
 	Run: func(t *conform.T) conform.Verdict {
-		v, stop := paged(t)
-		if stop != nil {
-			return *stop
-		}
+		v := paged(t)
 		return judgeFollow(v, func(raw json.RawMessage) error { return t.Rev.Validate("ListToolsResult", raw) })
 	},
 })
@@ -133,10 +124,7 @@ func judgeFollow(v view, validate func(json.RawMessage) error) conform.Verdict {
 var _ = conform.Register(conform.Check{
 	ID: "PAG-STABLE-01", Title: "the same cursor on an unchanged list gives the same page",
 	Run: func(t *conform.T) conform.Verdict {
-		v, stop := paged(t)
-		if stop != nil {
-			return *stop
-		}
+		v := paged(t)
 		if !v.multiPage() {
 			return conform.Skip(reports.NotExercised, onePage)
 		}
@@ -221,10 +209,7 @@ func judgeStable(probes []stableProbe) conform.Verdict {
 var _ = conform.Register(conform.Check{
 	ID: "PAG-NODUP-01", Title: "no tool appears on two pages of an unchanged list",
 	Run: func(t *conform.T) conform.Verdict {
-		v, stop := paged(t)
-		if stop != nil {
-			return *stop
-		}
+		v := paged(t)
 		changed := false
 		if v.multiPage() {
 			first, last := v.pages[0].Resp, v.pages[len(v.pages)-1].Resp
@@ -328,10 +313,7 @@ func judgeInvalidCursor(first, probe toolkit.Page, alive error) conform.Verdict 
 var _ = conform.Register(conform.Check{
 	ID: "PAG-EMPTY-CURSOR-R5-01", Title: "an empty-string nextCursor continues the list (2026-07-28); before, no \"\" whose meaning is left open",
 	Run: func(t *conform.T) conform.Verdict {
-		v, stop := paged(t)
-		if stop != nil {
-			return *stop
-		}
+		v := paged(t)
 		if t.Session().Modern() {
 			return judgeEmptyCursorModern(v)
 		}
@@ -367,10 +349,7 @@ func judgeEmptyCursorModern(v view) conform.Verdict {
 var _ = conform.Register(conform.Check{
 	ID: "PAG-TTL-R5-01", Title: "every complete tools/list page carries ttlMs ≥ 0 and cacheScope, the same cacheScope on every page",
 	Run: func(t *conform.T) conform.Verdict {
-		v, stop := paged(t)
-		if stop != nil {
-			return *stop
-		}
+		v := paged(t)
 		return judgePageCaching(v)
 	},
 })

@@ -20,10 +20,7 @@ var _ = conform.Register(conform.Check{
 		toolkit.RequireTools(t)
 		l := toolkit.List(t)
 		toolkit.RequireListing(t, l)
-		ct, skipV := pickCallable(t, l)
-		if skipV != nil {
-			return *skipV
-		}
+		ct := pickCallable(t, l)
 		o := toolkit.CallTool(t, ct)
 		return judgeCall(ct.Name, toolcall.Classify(o.Resp, o.Err).InEra(t.Session().Modern()))
 	},

@@ -26,11 +26,7 @@ const echoFixture = "test_echo"
 // argCheck runs a judge over the session's shared invalid-argument probes.
 func argCheck(judge func([]toolcall.Probe) conform.Verdict) func(*conform.T) conform.Verdict {
 	return func(t *conform.T) conform.Verdict {
-		probes, v := argProbesFor(t).tellable()
-		if v != nil {
-			return *v
-		}
-		return judge(probes)
+		return judge(argProbesFor(t).tellable(t))
 	}
 }
 
@@ -40,7 +36,7 @@ type argProbes struct {
 	tools  []string // the tool each probe called
 	// controls are the replies to a call of each tool with valid arguments.
 	controls map[string]toolcall.Reply
-	skip     *conform.Verdict
+	skip     *conform.Verdict // set in the memoized probe, which cannot end the check
 }
 
 // argCall is one invalid-argument call to make.
@@ -59,11 +55,8 @@ type argCall struct {
 // successful result — a tool that fails every call (a backend that cannot start)
 // rejects invalid arguments too, and proves nothing (issue 9 item 5). Accepted
 // invalid input and silence are kept whatever the control call got. With nothing
-// left, the verdict is skip: not-exercised, with the reason.
-func (ps argProbes) tellable() ([]toolcall.Probe, *conform.Verdict) {
-	if ps.skip != nil {
-		return nil, ps.skip
-	}
+// left, the check ends with skip: not-exercised, with the reason.
+func (ps argProbes) tellable(t *conform.T) []toolcall.Probe {
 	var out []toolcall.Probe
 	var untold []string
 	for i, p := range ps.probes {
@@ -79,19 +72,20 @@ func (ps argProbes) tellable() ([]toolcall.Probe, *conform.Verdict) {
 		untold = append(untold, fmt.Sprintf("%s (%s)", p.Label, what))
 	}
 	if len(out) == 0 {
-		v := conform.Skip(reports.NotExercised, "the rejections cannot be told from a tool that fails every call: %s", conform.JoinAtMost(untold, 3))
-		return nil, &v
+		t.SkipNow(reports.NotExercised, "the rejections cannot be told from a tool that fails every call: %s", conform.JoinAtMost(untold, 3))
 	}
-	return out, nil
+	return out
 }
 
-// argProbesFor runs the probes once per session (memoized) on the session for odd input.
+// argProbesFor runs the probes once per session (memoized) on the session for odd
+// input, or ends the check with the skip that says why there are none.
 func argProbesFor(t *conform.T) argProbes {
-	if v := toolkit.SkipUndeclared(t); v != nil {
-		sv := conform.Skip(v.Reason, "%s", v.Message)
-		return argProbes{skip: &sv}
+	toolkit.RequireTools(t)
+	ps := t.Once("errors.invalidargs:"+t.Session().Label, func() any { return runArgProbes(t) }).(argProbes)
+	if ps.skip != nil {
+		t.Stop(*ps.skip)
 	}
-	return t.Once("errors.invalidargs:"+t.Session().Label, func() any { return runArgProbes(t) }).(argProbes)
+	return ps
 }
 
 func runArgProbes(t *conform.T) argProbes {

@@ -18,8 +18,9 @@ var unsuitable = map[string]bool{
 }
 
 // pickCallable chooses the tool TOOLS-CALL-01 calls: test_simple_text, else the
-// first tool allowed with --call, else the first other callable fixture tool.
-func pickCallable(t *conform.T, l *toolkit.Listing) (toolkit.CallableTool, *conform.Verdict) {
+// first tool allowed with --call, else the first other callable fixture tool; with
+// none, it ends the check with a skip.
+func pickCallable(t *conform.T, l *toolkit.Listing) toolkit.CallableTool {
 	callable := toolkit.Callable(t, l)
 	opts := t.Options()
 	allowed := map[string]bool{}
@@ -37,17 +38,16 @@ func pickCallable(t *conform.T, l *toolkit.Listing) (toolkit.CallableTool, *conf
 	} {
 		for _, c := range callable {
 			if pref(c) {
-				return c, nil
+				return c
 			}
 		}
 	}
 	if len(l.Tools) == 0 {
-		v := conform.Skip(reports.NeedsFixture, "%s", "the server lists no tool; the fixture tool test_simple_text (the fixture contract, refserver/doc.go), or a tool allowed with --call NAME[=JSON], exercises this")
-		return toolkit.CallableTool{}, &v
+		t.SkipNow(reports.NeedsFixture, "%s", "the server lists no tool; the fixture tool test_simple_text (the fixture contract, refserver/doc.go), or a tool allowed with --call NAME[=JSON], exercises this")
 	}
 	nv := toolkit.NotAllowed("TOOLS-CALL-01")
-	v := conform.Skip(nv.Reason, "%s", nv.Message+"; a server implementing the fixture contract lists test_simple_text")
-	return toolkit.CallableTool{}, &v
+	t.SkipNow(nv.Reason, "%s", nv.Message+"; a server implementing the fixture contract lists test_simple_text")
+	return toolkit.CallableTool{}
 }
 
 // judgeCall wants a successful CallToolResult with a content array.

@@ -67,10 +67,7 @@ func derefCursor(c *string) string {
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-DEF-01", Title: "every tool has a string name and an object inputSchema; description, if any, is a string",
 	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
-		}
+		l := defList(t)
 		var problems conform.Findings
 		for _, d := range l.Tools {
 			problems.Fail(defToolProblems(d)...)
@@ -104,10 +101,7 @@ func defToolProblems(d defTool) []string {
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-UNIQUE-01", Title: "no two listed tools share a name (across all pages)",
 	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
-		}
+		l := defList(t)
 		where := map[string][]string{}
 		var order []string
 		for _, d := range l.Tools {
@@ -139,10 +133,7 @@ var defNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-FORMAT-01", Title: "tool names are 1–128 characters of A–Z a–z 0–9 _ - .",
 	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
-		}
+		l := defList(t)
 		var f conform.Findings
 		for _, d := range l.Tools {
 			if d.Name == "" && toolkit.JSONKind(d.Fields.Get("name")) != "string" {
@@ -254,10 +245,7 @@ func defHasRequired(schema json.RawMessage) bool {
 }
 
 func runNameCase(t *conform.T) conform.Verdict {
-	l, v := defList(t)
-	if v != nil {
-		return *v
-	}
+	l := defList(t)
 	if !l.Complete() {
 		return conform.Skip(reports.NotExercised, "the tools/list walk stopped early (%s): an unseen tool could carry the flipped name, so the probe is not sent", l.Stop)
 	}
@@ -343,10 +331,7 @@ func defCaseUntold(flipped string, got, unknown, real *toolkit.Outcome) conform.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-TITLE-01", Title: "a tool's title, when present, is a string",
 	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
-		}
+		l := defList(t)
 		titled := l.with("title")
 		if len(titled) == 0 {
 			return defNone(l, "has a title", "the fixture contract's metadata variants include a tool with one")
@@ -383,10 +368,7 @@ type defMember struct {
 // defMemberValid validates m.member of every listed tool that has it against
 // m.definition: no tool has it → skip not-exercised; an invalid one → violation.
 func defMemberValid(t *conform.T, m defMember) conform.Verdict {
-	l, v := defList(t)
-	if v != nil {
-		return *v
-	}
+	l := defList(t)
 	with := l.with(m.member)
 	if len(with) == 0 {
 		return defNone(l, m.noneWhat, m.noneHint)
@@ -427,10 +409,7 @@ func defBool(raw json.RawMessage) *bool {
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-ANNOT-CONSIST-01", Title: "no tool claims both readOnlyHint: true and destructiveHint: true",
 	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
-		}
+		l := defList(t)
 		annotated := l.with("annotations")
 		if len(annotated) == 0 {
 			return defNone(l, "has annotations", "the fixture contract's metadata variants include a tool with all four hints")

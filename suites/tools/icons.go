@@ -63,10 +63,7 @@ func defIcons(l *defListing) []defIcon {
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-ICONS-01", Title: "tool icons are Icon{src (URI), mimeType?, sizes?: string[], theme?: light|dark}",
 	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
-		}
+		l := defList(t)
 		withIcons := l.with("icons")
 		if len(withIcons) == 0 {
 			return defNone(l, "has icons", "the fixture contract's metadata variants include a tool with https and data: icons")
@@ -116,10 +113,7 @@ func defShort(s string) string {
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-ICONS-SCHEME-01", Title: "tool icon src uses https: or data: only",
 	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
-		}
+		l := defList(t)
 		icons := defIcons(l)
 		var f conform.Findings
 		n := 0
@@ -160,10 +154,7 @@ func defSchemeProblem(src string) string {
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-ICONS-DATA-01", Title: "data: icons hold strict base64 whose bytes match their declared image type",
 	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
-		}
+		l := defList(t)
 		var bad conform.Findings
 		var notes []string
 		n := 0

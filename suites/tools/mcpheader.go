@@ -15,10 +15,7 @@ import (
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-XMCPHEADER-01", Title: "x-mcp-header values are non-empty tokens, unique ignoring case, on integer, string or boolean properties reached through properties only",
 	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
-		}
+		l := defList(t)
 		var problems conform.Findings
 		annotated, headers := 0, 0
 		for _, d := range l.Tools {

@@ -22,10 +22,7 @@ import (
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-INSCHEMA-TYPE-01", Title: "every inputSchema has \"type\": \"object\" at its root",
 	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
-		}
+		l := defList(t)
 		var bad conform.Findings
 		n := 0
 		for _, d := range l.Tools {
@@ -124,10 +121,7 @@ var _ = conform.Register(conform.Check{
 // defInputSchemasCompile compiles every listed inputSchema with compile (which names
 // the dialect it used) and judges the results; an invalid one is a violation.
 func defInputSchemasCompile(t *conform.T, compile func(json.RawMessage) (string, error)) conform.Verdict {
-	l, v := defList(t)
-	if v != nil {
-		return *v
-	}
+	l := defList(t)
 	var c defCompiled
 	for _, d := range l.with("inputSchema") {
 		dialect, err := compile(d.Fields.Get("inputSchema"))
@@ -206,10 +200,7 @@ var _ = conform.Register(conform.Check{
 })
 
 func runOutSchema(t *conform.T) conform.Verdict {
-	l, v := defList(t)
-	if v != nil {
-		return *v
-	}
+	l := defList(t)
 	withOut := l.with("outputSchema")
 	if len(withOut) == 0 {
 		return defNone(l, "has an outputSchema", "the fixture contract's test_structured_output has one")
@@ -270,10 +261,7 @@ func defOutShape(rev revision.Revision, d defTool) string {
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-INSCHEMA-REF-01", Title: "no inputSchema or outputSchema leans on a $ref outside itself, which clients do not fetch",
 	Run: func(t *conform.T) conform.Verdict {
-		l, v := defList(t)
-		if v != nil {
-			return *v
-		}
+		l := defList(t)
 		var schemas []refSchema
 		for _, d := range l.Tools {
 			for _, member := range []string{"inputSchema", "outputSchema"} {

@@ -149,9 +149,8 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
-// taskNegProbes are the two probes of TOOLS-CALL-TASK-NEG-R4-01, or why none was made.
+// taskNegProbes are the two probes of TOOLS-CALL-TASK-NEG-R4-01.
 type taskNegProbes struct {
-	skip *conform.Verdict
 	// forbidden is a task-augmented call to a tool whose taskSupport is absent or
 	// "forbidden"; required a call without a task to a tool that requires one. Label
 	// "" when the server lists no callable tool of the kind.
@@ -162,23 +161,19 @@ type taskNegProbes struct {
 // execution member and no side effect.
 const taskNegFixture = "test_simple_text"
 
+// taskNegotiationProbes makes the two probes, or ends the check with why none was
+// made.
 func taskNegotiationProbes(t *conform.T) taskNegProbes {
-	if v := toolkit.SkipUndeclared(t); v != nil {
-		return taskNegProbes{skip: v}
-	}
+	toolkit.RequireTools(t)
 	s, err := t.Scratch()
 	if err != nil {
-		v := conform.Errorf("%v", err)
-		return taskNegProbes{skip: &v}
+		t.ErrorNow("%v", err)
 	}
 	if !tasks.Declared(s) {
-		v := conform.Skip(reports.NotApplicable, "the server declares no tasks.requests.tools.call capability: the tool-level rules apply only when it does (2025-11-25 basic/utilities/tasks.mdx, Tool-Level Negotiation)")
-		return taskNegProbes{skip: &v}
+		t.SkipNow(reports.NotApplicable, "the server declares no tasks.requests.tools.call capability: the tool-level rules apply only when it does (2025-11-25 basic/utilities/tasks.mdx, Tool-Level Negotiation)")
 	}
 	l := toolkit.List(t)
-	if v := toolkit.ListVerdict(t, l); v != nil {
-		return taskNegProbes{skip: v}
-	}
+	toolkit.RequireListing(t, l)
 	var forbidden, required *toolkit.CallableTool
 	for _, ct := range toolkit.Callable(t, l) {
 		c := ct
@@ -204,17 +199,13 @@ func taskNegotiationProbes(t *conform.T) taskNegProbes {
 		p.required = toolcall.Probe{Label: required.Name, R: toolcall.Classify(resp, err)}
 	}
 	if forbidden == nil && required == nil {
-		v := conform.Skip(reports.NeedsFixture, "no callable tool without task support and none requiring tasks; list the fixture tool %s (the fixture contract, refserver/doc.go) to exercise it", taskNegFixture)
-		p.skip = &v
+		t.SkipNow(reports.NeedsFixture, "no callable tool without task support and none requiring tasks; list the fixture tool %s (the fixture contract, refserver/doc.go) to exercise it", taskNegFixture)
 	}
 	return p
 }
 
 // judgeTaskNegotiation judges the two probes: -32601 is the answer to both.
 func judgeTaskNegotiation(p taskNegProbes) conform.Verdict {
-	if p.skip != nil {
-		return *p.skip
-	}
 	var f conform.Findings
 	var silent []string
 	judge := func(pr toolcall.Probe, what string, must bool) {

@@ -17,40 +17,36 @@ import (
 type defTool = toolkit.Tool
 
 // defListing is the memoized tools/list walk of the revision's main session, with
-// every tool located; v is non-nil when there is no listing to judge.
+// every tool located.
 type defListing struct {
 	*toolkit.Listing
 	Tools []defTool
 }
 
-// defList returns the main session's listing, or the verdict of a check that has
-// none to judge (tools/list failed, or listed no tool).
-func defList(t *conform.T) (*defListing, *conform.Verdict) {
+// defList returns the main session's listing, or ends the check when it has none
+// to judge (tools/list failed, or listed no tool).
+func defList(t *conform.T) *defListing {
 	l := toolkit.List(t)
-	if v := toolkit.ListVerdict(t, l); v != nil {
-		return nil, v
-	}
+	toolkit.RequireListing(t, l)
 	// Built once per listing and shared, read-only, by every definition check: a
 	// listing of 10,000 tools is not copied per check.
-	type built struct {
-		dl *defListing
-		v  *conform.Verdict
+	dl := t.Once(fmt.Sprintf("tools.deflist:%p", l), func() any {
+		return defListOf(l)
+	}).(*defListing)
+	if len(dl.Tools) == 0 {
+		t.Stop(defNoTool(dl))
 	}
-	b := t.Once(fmt.Sprintf("tools.deflist:%p", l), func() any {
-		dl, v := defListOf(l)
-		return built{dl, v}
-	}).(built)
-	return b.dl, b.v
+	return dl
 }
 
 // defListOf locates every tool of a listing.
-func defListOf(l *toolkit.Listing) (*defListing, *conform.Verdict) {
-	dl := &defListing{Listing: l, Tools: l.Tools} // the listing's own array: no copy per revision
-	if len(dl.Tools) == 0 {
-		v := conform.Skip(reports.NotExercised, "tools/list listed no tool%s: no definition to judge", dl.partial())
-		return nil, &v
-	}
-	return dl, nil
+func defListOf(l *toolkit.Listing) *defListing {
+	return &defListing{Listing: l, Tools: l.Tools} // the listing's own array: no copy per revision
+}
+
+// defNoTool is the skip of a definition check whose listing has no tool.
+func defNoTool(l *defListing) conform.Verdict {
+	return conform.Skip(reports.NotExercised, "tools/list listed no tool%s: no definition to judge", l.partial())
 }
 
 // partial says, for messages, that the walk did not see the whole list.
