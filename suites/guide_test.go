@@ -71,3 +71,23 @@ func TestNoCitationOutsideTheRepo(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The guide's shortest real check is the code as it stands in its home file, so the
+// example cannot drift from what a check takes.
+func TestGuideExampleIsRealCode(t *testing.T) {
+	guide, err := os.ReadFile(filepath.Join("..", "CONTRIBUTING.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)## Add a check.*?```go\n(.*?)```").FindSubmatch(guide)
+	if m == nil {
+		t.Fatal("CONTRIBUTING.md's Add a check section shows no Go block")
+	}
+	home, err := os.ReadFile("base/messages.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(home), string(m[1])) {
+		t.Errorf("CONTRIBUTING.md's example is not the code of suites/base/messages.go:\n%s", m[1])
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -156,6 +157,16 @@ func TestEveryRowHasAHome(t *testing.T) {
 	for _, dir := range catalogue.Packages() {
 		if !slices.Contains(imported, dir) {
 			t.Errorf("suites.go does not import %s, the home of a group", dir)
+		}
+	}
+}
+
+// Every home names a file that exists: a check yet to be written has a real file
+// waiting for it, and the layout cannot name one that is gone.
+func TestEveryHomeExists(t *testing.T) {
+	for _, h := range catalogue.Homes {
+		if _, err := os.Stat(filepath.Join("..", h.Path())); err != nil {
+			t.Errorf("catalogue.Homes: %s → %s, which does not exist", h.Prefix, h.Path())
 		}
 	}
 }
