@@ -43,7 +43,7 @@ func TestOpeningChecks(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			withRegistry(t, func() {
-				opening := Register(Check{ID: "ZZ-OPENING-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupSSE, Source: "test"},
+				opening := Register(Check{ID: "ZZ-OPENING-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
 					Phase: PhaseClean, Opening: true, Run: func(t *T) Verdict {
 						o := t.Opening()
 						switch {

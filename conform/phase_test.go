@@ -87,8 +87,8 @@ func TestPhaseGuards(t *testing.T) {
 }
 
 // The transcript-phase checks judge complete transcripts whatever their order: every
-// one runs first to make its probes, and only then do they judge. Here the check that
-// reads comes first in the run order and still sees the probe of the one after it.
+// one's Probe runs first, and only then do they judge. Here the check that reads
+// comes first in the run order and still sees the probe of the one after it.
 func TestTranscriptChecksSeeEveryProbe(t *testing.T) {
 	rev := revision.MustLookup("2025-06-18")
 	withRegistry(t, func() {
@@ -103,18 +103,23 @@ func TestTranscriptChecksSeeEveryProbe(t *testing.T) {
 				}
 				return Fail("the probe in the transcript", "no probe")
 			}})
+		var probeErr error
+		probes := 0
 		prober := Register(Check{ID: "ZZ-PROBES-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
-			Phase: PhaseTranscript, Run: func(t *T) Verdict {
-				err, _ := t.Once("probe", func() any {
-					_, err := t.Session().Call(t.Ctx, "x/probe", nil)
-					return err
-				}).(error)
-				if err != nil {
-					return Errorf("%v", err)
+			Probe: func(t *T) {
+				probes++
+				_, probeErr = t.Session().Call(t.Ctx, "x/probe", nil)
+			},
+			Run: func(t *T) Verdict {
+				if probeErr != nil {
+					return Errorf("%v", probeErr)
 				}
 				return Pass("probed")
 			}})
 		vs := judgePiped(t, rev, reader, prober)
+		if probes != 1 {
+			t.Errorf("the Probe ran %d times, want once", probes)
+		}
 		for i, v := range vs {
 			if v.Status != reports.Pass {
 				t.Errorf("check %d: %s (%s), want pass", i, v.Status, v.Message)
@@ -131,27 +136,29 @@ func TestSilenceProbesComeLast(t *testing.T) {
 	rev := revision.MustLookup("2025-06-18")
 	withRegistry(t, func() {
 		var order []string
-		probe := func(id string, prove bool) func(t *T) Verdict {
+		errs := map[string]error{}
+		probe := func(id string, prove bool) func(t *T) {
+			return func(t *T) {
+				order = append(order, id)
+				if prove {
+					errs[id] = t.ProveSilence(t.Session(), nil)
+				}
+			}
+		}
+		judge := func(id string) func(t *T) Verdict {
 			return func(t *T) Verdict {
-				err, _ := t.Once(id, func() any {
-					order = append(order, id)
-					if prove {
-						return t.ProveSilence(t.Session(), nil)
-					}
-					return nil
-				}).(error)
-				if err != nil {
+				if err := errs[id]; err != nil {
 					return Errorf("%v", err)
 				}
 				return Pass("probed")
 			}
 		}
 		silent := Register(Check{ID: "AA-SILENCE-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
-			Phase: PhaseTranscript, SilenceProbe: true, Run: probe("AA-SILENCE-01", true)})
+			SilenceProbe: true, Probe: probe("AA-SILENCE-01", true), Run: judge("AA-SILENCE-01")})
 		other := Register(Check{ID: "ZZ-STRAY-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
-			Phase: PhaseTranscript, Run: probe("ZZ-STRAY-01", false)})
+			Probe: probe("ZZ-STRAY-01", false), Run: judge("ZZ-STRAY-01")})
 		undeclared := Register(Check{ID: "ZZ-UNDECLARED-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
-			Phase: PhaseTranscript, Run: probe("ZZ-UNDECLARED-01", true)})
+			Probe: probe("ZZ-UNDECLARED-01", true), Run: judge("ZZ-UNDECLARED-01")})
 		vs := judgePiped(t, rev, silent, other, undeclared)
 		if got := strings.Join(order, " "); got != "ZZ-STRAY-01 ZZ-UNDECLARED-01 AA-SILENCE-01" {
 			t.Errorf("probe order %q, want the silence probe last", got)
@@ -165,23 +172,15 @@ func TestSilenceProbesComeLast(t *testing.T) {
 	})
 }
 
-// A transcript check's probe is made once, in the probe pass, and its judging run
-// makes none: what the probe touched that the check does not declare (here the
-// spare session, without Spare) is still a harness error in the verdict kept.
+// A transcript check's Probe runs once, before the settle, and its Run makes no
+// probe: what the Probe touched that the check does not declare (here the spare
+// session, without Spare) is a harness error in the check's verdict.
 func TestProbePassMisuseIsReported(t *testing.T) {
 	rev := revision.MustLookup("2025-06-18")
 	withRegistry(t, func() {
 		c := Register(Check{ID: "ZZ-UNDECLARED-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
-			Phase: PhaseTranscript, FreshSessions: 1, Run: func(t *T) Verdict {
-				err, _ := t.Once("spare", func() any {
-					_, err := t.SpareSession()
-					return err
-				}).(error)
-				if err != nil {
-					return Errorf("%v", err)
-				}
-				return Pass("probed")
-			}})
+			Probe: func(t *T) { _, _ = t.SpareSession() },
+			Run:   func(t *T) Verdict { return Pass("probed") }})
 		vs := judgePiped(t, rev, c)
 		if vs[0].Status != reports.Error || !strings.Contains(vs[0].Message, "does not declare Spare") {
 			t.Errorf("ZZ-UNDECLARED-01 = %s (%s), want a harness error naming Spare", vs[0].Status, vs[0].Message)
@@ -200,4 +199,46 @@ func judgePiped(t *testing.T, rev revision.Revision, checks ...*Check) []Verdict
 		t.Fatal(err)
 	}
 	return vs
+}
+
+// The runner owns applicability by transport: a check of another transport's rule
+// gets not-applicable and its Run is never called. A helper ends its check with
+// T.Stop (here through SkipNow and ErrorNow) from any depth, and the verdict it
+// stopped with is the check's.
+func TestTransportsAndStop(t *testing.T) {
+	rev := revision.MustLookup("2025-06-18")
+	withRegistry(t, func() {
+		ran := false
+		row := Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"}
+		sse := row
+		sse.Group = GroupSSE
+		other := Register(Check{ID: "ZZ-SSE-01", Title: "t", Row: sse, Run: func(t *T) Verdict { ran = true; return Pass("ran") }})
+		explicit := Register(Check{ID: "ZZ-HTTP-01", Title: "t", Row: row, Transports: []string{"http"}, Run: func(t *T) Verdict { ran = true; return Pass("ran") }})
+		helper := func(t *T, skip bool) {
+			if skip {
+				t.SkipNow(reports.NeedsFixture, "no fixture %s", "x")
+			}
+			t.ErrorNow("not verified: %s", "y")
+		}
+		skipped := Register(Check{ID: "ZZ-STOP-01", Title: "t", Row: row, Run: func(t *T) Verdict { helper(t, true); return Pass("not reached") }})
+		errored := Register(Check{ID: "ZZ-STOP-02", Title: "t", Row: row, Run: func(t *T) Verdict { helper(t, false); return Pass("not reached") }})
+		vs := judgePiped(t, rev, other, explicit, skipped, errored)
+		if ran {
+			t.Error("the Run of a check of another transport was called")
+		}
+		for i, want := range []struct {
+			status reports.Status
+			reason reports.SkipReason
+			text   string
+		}{
+			{reports.Skip, reports.NotApplicable, "a rule of the HTTP+SSE transport; the session runs over stdio"},
+			{reports.Skip, reports.NotApplicable, "a rule of the Streamable HTTP transport; the session runs over stdio"},
+			{reports.Skip, reports.NeedsFixture, "no fixture x"},
+			{reports.Error, "", "not verified: y"},
+		} {
+			if v := vs[i]; v.Status != want.status || v.Reason != want.reason || v.Message != want.text {
+				t.Errorf("check %d: %s %s %q, want %s %s %q", i, v.Status, v.Reason, v.Message, want.status, want.reason, want.text)
+			}
+		}
+	})
 }

@@ -12,13 +12,13 @@ import (
 // column is brought to an end of traffic (Session.Settle): on stdio and HTTP+SSE, a
 // ping barrier on the one ordered channel; on Streamable HTTP, the session is closed
 // (DELETE) and every stream it had read to its end, within the request timeout.
-// Before that, on every transport, each transcript-wide check runs once with its
-// verdict discarded, so that the probes they make (memoized with T.Once: a progress
+// Before that, on every transport, each transcript-wide check's Probe runs, so that
+// the probes they make (memoized with T.Once where checks share them: a progress
 // call, a listing) all happen while the session is open and before any of them
-// judges: the judging run then reads complete transcripts, whatever the order of the
-// checks and whatever the transport. In that probe pass the transcripts read empty
-// (T.Sessions, T.Transcript): nothing judged there is kept, so nothing is read twice.
-// The checks that declare SilenceProbe make their probes after the others.
+// judges: each Run, called once, then reads complete transcripts, whatever the order
+// of the checks and whatever the transport. A Probe reads no transcript (T.Sessions
+// and T.Transcript read empty there). The checks that declare SilenceProbe make
+// their probes after the others.
 func (rs *runState) settleFor(col *column, list []*Check) {
 	col.mu.Lock()
 	done := col.settled
@@ -32,8 +32,8 @@ func (rs *runState) settleFor(col *column, list []*Check) {
 	// other stray probe starts its window on the session meanwhile.
 	for _, silence := range []bool{false, true} {
 		for _, c := range list {
-			if c.RunPhase() == PhaseTranscript && c.SilenceProbe == silence {
-				_ = rs.judge(col, c)
+			if c.SilenceProbe == silence {
+				rs.probe(col, c)
 			}
 		}
 	}
