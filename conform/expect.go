@@ -194,21 +194,18 @@ func (t *T) ExpectRPCError(resp *wire.Response, err error, code int, what string
 	}
 }
 
-// ExpectResult returns the reply's result or the verdict that explains why there is
-// none (silence, an error reply, an HTTP failure).
-func (t *T) ExpectResult(resp *wire.Response, err error, what string) (json.RawMessage, *Verdict) {
+// ExpectResult returns the reply's result, or ends the check with the verdict that
+// explains why there is none (silence, an error reply, an HTTP failure).
+func (t *T) ExpectResult(resp *wire.Response, err error, what string) json.RawMessage {
 	if err != nil {
 		var se *transport.HTTPStatusError
 		if errors.As(err, &se) {
-			v := t.violation("a result for "+what, Describe(nil, err))
-			return nil, &v
+			t.Stop(t.violation("a result for "+what, Describe(nil, err)))
 		}
-		v := t.silent("a result for "+what, err)
-		return nil, &v
+		t.Stop(t.silent("a result for "+what, err))
 	}
 	if resp.IsError() {
-		v := t.violation("a result for "+what, Describe(resp, nil))
-		return nil, &v
+		t.Stop(t.violation("a result for "+what, Describe(resp, nil)))
 	}
-	return resp.Result, nil
+	return resp.Result
 }

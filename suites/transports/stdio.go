@@ -165,21 +165,13 @@ var _ = conform.Register(conform.Check{
 	ID: "STDIO-SUBID-R5-01", Title: "stdio: two concurrent subscriptions are told apart by _meta subscriptionId",
 	Changes: conform.StateToolList,
 	Run: func(t *conform.T) conform.Verdict {
-		a, v := subscribe.Open(t, subscribe.Tools, 1)
-		if v != nil {
-			return *v
-		}
+		a := subscribe.MustOpen(t, subscribe.Tools, 1)
 		defer subscribe.Cancel(t, a)
-		b, v := subscribe.Open(t, subscribe.Tools, 2)
-		if v != nil {
-			return *v
-		}
+		b := subscribe.MustOpen(t, subscribe.Tools, 2)
 		defer subscribe.Cancel(t, b)
 		changed := ""
 		if trig := subscribe.PickTrigger(t); trig != nil && toolkit.ListChangedDeclared(t.Session()) {
-			if fv := subscribe.Change(t, trig); fv != nil {
-				return *fv
-			}
+			subscribe.MustChange(t, trig)
 			if err := b.Sync(t.Ctx, 2); err != nil {
 				return conform.Errorf("%v", err)
 			}

@@ -13,10 +13,7 @@ var _ = conform.Register(conform.Check{
 	ID: "PING-01", Title: "ping is answered promptly with an empty result",
 	Run: func(t *conform.T) conform.Verdict {
 		resp, err := t.Session().Call(t.Ctx, "ping", nil)
-		result, v := t.ExpectResult(resp, err, "ping")
-		if v != nil {
-			return *v
-		}
+		result := t.ExpectResult(resp, err, "ping")
 		var m map[string]any
 		if err := json.Unmarshal(result, &m); err != nil {
 			return conform.Violation("an empty result {}", "result "+string(result))
