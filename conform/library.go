@@ -241,7 +241,7 @@ func describeFinding(rev string, c *reports.CheckResult) string {
 func exitMeaning(code int) string {
 	switch code {
 	case ExitFailed:
-		return "a check failed or errored, or a baseline entry is stale"
+		return "a check failed or errored, a baseline entry is stale, or the launched target died"
 	case ExitUsage:
 		return "usage or configuration error"
 	case ExitIncomplete:

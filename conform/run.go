@@ -189,6 +189,13 @@ func run(ctx context.Context, cfg Config, withGinkgo bool) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if lt, ok := tgt.(*launchTarget); ok {
+		// Before the launch: a server already on --url's port would be tested in
+		// the launched command's place.
+		if err := lt.refuseBusyURL(ctx); err != nil {
+			return nil, err
+		}
+	}
 	rs := newRunState(cfg, tgt, sel)
 	rs.mirror = withGinkgo
 	rs.report.Notes = append(rs.report.Notes, notes...)
@@ -255,9 +262,49 @@ func run(ctx context.Context, cfg Config, withGinkgo bool) (*Result, error) {
 		}
 	}
 	shutdown() // before finish, so the report records how every process ended
+	rs.noteTargetDeath()
 	res := rs.finish(ctx)
 	secrets.Value(res)
 	return res, nil
+}
+
+// The notes of a run whose target could not be reached, and of one whose launched
+// command (--target CMD --url URL) ended by itself before the run stopped it. The
+// console's summary (reports.Console) finds them by these words.
+const (
+	unreachableNote  = "the target could not be reached: "
+	targetDiedPrefix = "the target died during the run"
+)
+
+// noteTargetDeath, once every process is stopped, makes a launched command that
+// ended by itself (before the run's stop sequence) no pass: when no check ran the
+// note of the unreachable run names its exit (exit 4); otherwise the run fails
+// (exit 1), whatever the checks that ran found, since those after its death talked
+// to no server and a server that dies under test is broken.
+func (rs *runState) noteTargetDeath() {
+	lt, ok := rs.tgt.(*launchTarget)
+	if !ok {
+		return
+	}
+	how := lt.died()
+	if how == "" {
+		return
+	}
+	what := fmt.Sprintf("the launched command %q exited by itself (%s) before the run stopped it", lt.label, how)
+	if rs.exitOverride == ExitUnreachable {
+		for i, n := range rs.report.Notes {
+			if strings.HasPrefix(n, unreachableNote) {
+				if !strings.Contains(n, how) {
+					rs.report.Notes[i] = n + "; " + what
+				}
+				return
+			}
+		}
+		rs.report.Notes = append(rs.report.Notes, unreachableNote+what)
+		return
+	}
+	rs.note(targetDiedPrefix + ": " + what + "; checks after its death could not reach it, and the run fails")
+	rs.exitOverride = ExitFailed
 }
 
 // headerSecrets is the set of --header values to scrub.

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 )
@@ -179,9 +182,108 @@ func (t *launchTarget) start(ctx context.Context) error {
 	}
 	t.p = p
 	if err := transport.WaitForURL(ctx, t.cfg.URL, p); err != nil {
+		if how := p.ExitState(); how != "" {
+			return fmt.Errorf("the launched command %q exited (%s) before anything accepted connections at %s%s",
+				t.label, how, redacted(t.cfg.URL), lastOutput(p.Output()))
+		}
 		return fmt.Errorf("%s: %w", t.label, err)
 	}
+	// What accepted the connection was not the launched command when that has
+	// exited already: another process serves the port.
+	select {
+	case <-p.Done():
+		return fmt.Errorf("the launched command %q exited (%s), yet something accepts connections at %s: another process serves that port%s",
+			t.label, p.ExitState(), redacted(t.cfg.URL), lastOutput(p.Output()))
+	default:
+	}
 	return nil
+}
+
+// died says how the launched command ended when it ended by itself, before the run
+// stopped it ("exit status 1", "killed by SIGKILL"); "" while it runs, when it never
+// started, or when the run's own stop sequence ended it.
+func (t *launchTarget) died() string {
+	if t.p == nil {
+		return ""
+	}
+	if e := t.p.Exit(); e.Ending == transport.EndedByItself {
+		return e.String()
+	}
+	return ""
+}
+
+// busyProbeTimeout bounds the connect that looks for a server already on --url's port
+// (on loopback a refusal is immediate; only a wedged listener takes that long).
+const busyProbeTimeout = time.Second
+
+// refuseBusyURL fails with a configuration error when something already accepts TCP
+// connections at --url's host and port before the command is launched: the run would
+// test that process, and a launched command that failed (the port is taken) would go
+// unnoticed. Only a host on this machine's loopback (or the unspecified address,
+// which reaches it) is probed: a launched server serves this machine.
+func (t *launchTarget) refuseBusyURL(ctx context.Context) error {
+	addrs := loopbackAddrs(t.cfg.URL)
+	if len(addrs) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, busyProbeTimeout)
+	defer cancel()
+	for _, addr := range addrs {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			continue // refused (free), or no answer within the bound: nothing proven
+		}
+		_ = c.Close()
+		_, port, _ := net.SplitHostPort(addr)
+		return configErr("--url %s: another process already listens on port %s (%s) before %q was launched; "+
+			"the run would test that process, not the launched one. Stop it, or have the launched server and --url use a free port",
+			redacted(t.cfg.URL), port, addr, t.label)
+	}
+	return nil
+}
+
+// loopbackAddrs returns the host:port addresses to probe for rawURL when its host is
+// loopback ("localhost" is tried over IPv4 and IPv6), or nil for any other host.
+func loopbackAddrs(rawURL string) []string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	host := strings.ToLower(u.Hostname())
+	switch ip := net.ParseIP(host); {
+	case port == "":
+		return nil
+	case host == "localhost" || strings.HasSuffix(host, ".localhost"):
+		return []string{net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("::1", port)}
+	case ip != nil && (ip.IsLoopback() || ip.IsUnspecified()):
+		return []string{net.JoinHostPort(host, port)}
+	}
+	return nil
+}
+
+func redacted(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil {
+		return u.Redacted()
+	}
+	return rawURL
+}
+
+// lastOutput is the end of a launched command's output, for an error: "" when it
+// said nothing.
+func lastOutput(out []byte) string {
+	const keep = 2 << 10
+	if len(out) > keep {
+		out = out[len(out)-keep:]
+	}
+	if s := strings.TrimSpace(string(out)); s != "" {
+		return "; last output:\n" + s
+	}
+	return ""
 }
 
 func (t *launchTarget) close(ctx context.Context) {

@@ -457,6 +457,14 @@ func (c *Console) Summary(r *Report, paths []string) {
 	gate.Fail -= quarantined.Fail
 	gate.Error -= quarantined.Error
 	word, color, counts := resultLine(gate, r.ExitCode)
+	if r.ExitCode != 0 && r.ExitCode != ExitInterrupted && slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, targetDiedPrefix) }) {
+		// The checks' tally alone would not say why a run they did not fail fails.
+		if counts == "no checks" {
+			counts = targetDiedPrefix
+		} else {
+			counts = targetDiedPrefix + ", " + counts
+		}
+	}
 	if r.Baseline != nil && len(r.Baseline.Stale) > 0 {
 		stale := fmt.Sprintf("%d stale baseline entries", len(r.Baseline.Stale))
 		if len(r.Baseline.Stale) == 1 {
@@ -475,6 +483,11 @@ func (c *Console) Summary(r *Report, paths []string) {
 // unreachablePrefix starts the note a run records when the target could not be
 // reached.
 const unreachablePrefix = "the target could not be reached"
+
+// targetDiedPrefix starts the note a run records when the command it launched for
+// an HTTP target ended by itself before the run stopped it (conform's
+// targetDiedPrefix): the result line says so.
+const targetDiedPrefix = "the target died during the run"
 
 // stderrTailLines bounds the server's stderr shown on the console.
 const stderrTailLines = 8

@@ -62,7 +62,8 @@ Usage:
   mcp-conform fixture --transport stdio|http|sse [--addr 127.0.0.1:PORT]
   mcp-conform replay FILE --target …         re-send a failing check's exchange (see replay --help)
 
-Exit codes: 0 no failure; 1 a check failed or errored; 2 usage or configuration error;
+Exit codes: 0 no failure; 1 a check failed or errored, or a launched --url server died;
+2 usage or configuration error (also: --url's port served before the launch);
 3 incomplete (a filter matched nothing, or every selected check was skipped);
 4 the target could not be reached or died before any check ran;
 130 interrupted (Ctrl-C, SIGINT or SIGTERM): the reports say what ran.
