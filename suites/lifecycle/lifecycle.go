@@ -384,6 +384,7 @@ func absoluteURI(s string) bool {
 // LIFE-SHUTDOWN-STDIO-01 — {rev}/basic/lifecycle.mdx (Shutdown, stdio).
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-SHUTDOWN-STDIO-01", Title: "a stdio server exits once its stdin is closed, before SIGTERM",
+	Transports: []string{"stdio"},
 	// One clean process stopped on purpose, once per run for R1–R4 (toolkit.JudgeEOFExit
 	// says why the sessions the run stops anyway give no stable verdict).
 	FreshSessions: toolkit.EOFExitFreshSessions,

@@ -369,11 +369,9 @@ var _ = conform.Register(conform.Check{
 	Run:   runStdioCancel,
 })
 
-// stdioCancelOf is CANCEL-INFLIGHT-01's probe (cnInflightOf), over stdio only.
+// stdioCancelOf is CANCEL-INFLIGHT-01's probe (cnInflightOf); the check is of the
+// STDIO group, so the runner calls it over stdio only.
 func stdioCancelOf(t *conform.T) cnInflight {
-	if t.Session().Kind != "stdio" {
-		t.SkipNow(reports.NotApplicable, "a stdio rule; over Streamable HTTP a 2026-07-28 request is cancelled by closing its response stream (H5-CANCEL-CLOSE-01)")
-	}
 	return cnInflightOf(t)
 }
 

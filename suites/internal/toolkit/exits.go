@@ -37,10 +37,9 @@ const EOFExitFreshSessions = 1
 // does, a moment after the probe) races the close, so whether any of them proves
 // anything changed from run to run; the version probe's session belongs to whichever
 // revision claims it first. A clean session stopped on purpose gives one verdict.
+// Its checks are of the stdio transport (Check.Transports): the runner calls them
+// over stdio only.
 func JudgeEOFExit(t *conform.T, want string) conform.Verdict {
-	if s := t.Session(); s == nil || s.Kind != "stdio" {
-		return conform.Skip(reports.NotApplicable, "the target is not a stdio server")
-	}
 	r := t.Once("eof-exit:"+string(t.Rev.Era), func() any {
 		s, err := t.NewSession()
 		if err != nil {
