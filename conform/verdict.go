@@ -171,3 +171,16 @@ func (v Verdict) final(strict bool) Verdict {
 	}
 	return v
 }
+
+// SkipReason says why a check was skipped (reports.SkipReason): a check names one
+// with Skip or T.SkipNow.
+type SkipReason = reports.SkipReason
+
+// The skip reasons a check gives.
+const (
+	NotApplicable       = reports.NotApplicable       // the rule does not bind this server here
+	RevisionUnsupported = reports.RevisionUnsupported // the server does not speak the revision
+	MissingFixture      = reports.NeedsFixture        // a fixture tool of the contract is missing (needs-fixture)
+	CallsNotAllowed     = reports.CallsNotAllowed     // the operator allowed no tool to call
+	NotExercised        = reports.NotExercised        // nothing in the run exercised the rule
+)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -163,7 +162,7 @@ var _ = conform.Register(conform.Check{
 		case bad.Failed():
 			return bad.Violation("every message sent on its own, never inside a JSON array")
 		case n == 0:
-			return conform.Skip(reports.NotExercised, "no message was received in this revision's sessions")
+			return conform.Skip(conform.NotExercised, "no message was received in this revision's sessions")
 		}
 		return conform.Pass("%d messages received, none inside a JSON array", n)
 	},

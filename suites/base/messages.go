@@ -9,7 +9,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
@@ -168,7 +167,7 @@ var _ = conform.Register(conform.Check{
 		}
 		switch {
 		case n == 0:
-			return conform.Skip(reports.NotExercised, "no result was received in this revision's sessions")
+			return conform.Skip(conform.NotExercised, "no result was received in this revision's sessions")
 		case bad.Failed():
 			return bad.Violation(fmt.Sprintf(`resultType "complete", "input_required" or an advertised extension's value in every result (%d of %d break it)`, bad.Count(), n))
 		case ext > 0:
@@ -208,7 +207,7 @@ var _ = conform.Register(conform.Check{
 		case legacy.Warned():
 			return legacy.Warning("no code of the legacy sub-range -32000…-32019 (SHOULD NOT for new implementations)")
 		case len(errs) == 0:
-			return conform.Skip(reports.NotExercised, "no JSON-RPC error message was received in this revision's sessions")
+			return conform.Skip(conform.NotExercised, "no JSON-RPC error message was received in this revision's sessions")
 		}
 		return conform.Pass("%d error replies, every code allowed in 2026-07-28", len(errs))
 	},
@@ -318,7 +317,7 @@ var _ = conform.Register(conform.Check{
 			}
 		})
 		if f.Judged == 0 {
-			return conform.Skip(reports.NotExercised, "no response was received")
+			return conform.Skip(conform.NotExercised, "no response was received")
 		}
 		return f.Verdict("exactly one of result and error in each response", "",
 			fmt.Sprintf("%d responses, each with exactly one of result and error", f.Judged))
@@ -341,7 +340,7 @@ var _ = conform.Register(conform.Check{
 			}
 		})
 		if f.Judged == 0 {
-			return conform.Skip(reports.NotExercised, "no error response was received")
+			return conform.Skip(conform.NotExercised, "no error response was received")
 		}
 		return f.Verdict("an integer code and a string message in every error", "",
 			fmt.Sprintf("%d errors, each with an integer code and a string message", f.Judged))
@@ -391,7 +390,7 @@ var _ = conform.Register(conform.Check{
 			}
 		})
 		if f.Judged == 0 {
-			return conform.Skip(reports.NotExercised, "the server sent no notification")
+			return conform.Skip(conform.NotExercised, "the server sent no notification")
 		}
 		return f.Verdict("no id on a notification", "", fmt.Sprintf("%d notifications, none with an id", f.Judged))
 	},
@@ -422,7 +421,7 @@ var _ = conform.Register(conform.Check{
 			seen[s][m.ID.Key()] = true
 		})
 		if f.Judged == 0 {
-			return conform.Skip(reports.NotExercised, "the server sent no request")
+			return conform.Skip(conform.NotExercised, "the server sent no request")
 		}
 		return f.Verdict("a string or integer id, unique in its session, on every server request", "",
 			fmt.Sprintf("%d server requests, each with a fresh string or integer id", f.Judged))
@@ -469,7 +468,7 @@ func judgeParse(a toolkit.StrayAnswer, cancelled error) conform.Verdict {
 	case codes[wire.CodeParseError]:
 		return conform.Pass("%s; the server went on answering", a.Describe())
 	case len(a.Replies) == 0 && len(a.Refused) > 0:
-		return conform.Skip(reports.NotApplicable, "over HTTP the server refused the body with %s and no JSON-RPC error: the transport's answer, judged by SHTTP-BADBODY-01", a.Describe())
+		return conform.Skip(conform.NotApplicable, "over HTTP the server refused the body with %s and no JSON-RPC error: the transport's answer, judged by SHTTP-BADBODY-01", a.Describe())
 	}
 	return conform.Violation(want, a.Describe())
 }
@@ -709,7 +708,7 @@ var _ = conform.Register(conform.Check{
 		case bad.Failed():
 			return bad.Violation(want)
 		case n == 0:
-			return conform.Skip(reports.NotExercised, "no error reply answering no request of the suite's was received in this revision's sessions")
+			return conform.Skip(conform.NotExercised, "no error reply answering no request of the suite's was received in this revision's sessions")
 		}
 		return conform.Pass("%d error replies to unreadable or invalid requests, each with null, no id (allowed here) or the id the suite sent", n)
 	},
@@ -837,7 +836,7 @@ func judgeErrCodes(seen []seenCode) conform.Verdict {
 		}
 	}
 	if f.Judged == 0 {
-		return conform.Skip(reports.NotExercised, "no JSON-RPC error was received in this revision's sessions")
+		return conform.Skip(conform.NotExercised, "no JSON-RPC error was received in this revision's sessions")
 	}
 	return f.Verdict("each standard code with its meaning (-32700 parse, -32600 invalid request, -32601 method not found, -32602 invalid params, -32603 internal), no code reserved for future use", "",
 		fmt.Sprintf("%d error replies, none with a code against its meaning or reserved for future use", f.Judged))

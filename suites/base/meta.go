@@ -6,7 +6,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/metakey"
 )
 
@@ -53,7 +52,7 @@ func judgeMetaKeys(rev revision.Revision, keys []metaKey, extensions bool) confo
 		}
 	}
 	if f.Judged == 0 {
-		return conform.Skip(reports.NotExercised, "the server sent no _meta key in this revision's sessions")
+		return conform.Skip(conform.NotExercised, "the server sent no _meta key in this revision's sessions")
 	}
 	return f.Verdict("every _meta key an optional valid prefix (dot-separated labels, then /) and a valid name",
 		"reserved MCP prefixes (second label modelcontextprotocol or mcp) only for keys the specification defines",

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // BASE-SCHEMA-01 — {rev}/basic/index.mdx (Schema); schema/<rev>.
@@ -34,7 +33,7 @@ var _ = conform.Register(conform.Check{
 			return problems.Violation("every message valid under the " + t.Rev.Name + " schema")
 		}
 		if total == 0 {
-			return conform.Skip(reports.NotExercised, "no message with a schema definition was received")
+			return conform.Skip(conform.NotExercised, "no message with a schema definition was received")
 		}
 		return conform.Pass("%d messages valid under the %s schema", total, t.Rev.Name)
 	},

@@ -8,7 +8,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/loglevel"
 	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
@@ -41,7 +40,7 @@ var _ = conform.Register(conform.Check{
 		case bad.Failed():
 			return bad.Violation("-32020/-32021/-32022 with their data, over HTTP with status 400")
 		case n == 0:
-			return conform.Skip(reports.NotExercised, "no -32020, -32021 or -32022 error was received in this revision's sessions")
+			return conform.Skip(conform.NotExercised, "no -32020, -32021 or -32022 error was received in this revision's sessions")
 		}
 		return conform.Pass("%d errors -32020…-32022, each with its data", n)
 	},
@@ -63,11 +62,11 @@ func callErrorFixture(t *conform.T) *toolkit.Outcome {
 	l := toolkit.List(t)
 	tl := l.Find(toolkit.ErrorFixture)
 	if tl == nil {
-		t.SkipNow(reports.NeedsFixture, "%s", "the fixture tool test_error_handling (the fixture contract, refserver/doc.go) is not listed")
+		t.SkipNow(conform.MissingFixture, "%s", "the fixture tool test_error_handling (the fixture contract, refserver/doc.go) is not listed")
 	}
 	p := toolkit.Allowed(t, *tl)
 	if !p.Allowed {
-		t.SkipNow(reports.CallsNotAllowed, "%s", p.Why)
+		t.SkipNow(conform.CallsNotAllowed, "%s", p.Why)
 	}
 	return toolkit.CallTool(t, toolkit.CallableTool{Tool: *tl, Permission: p})
 }
@@ -137,9 +136,9 @@ func judgeIsErrorContent(calls []toolcall.SeenCall, called bool, fixture string)
 	}
 	switch {
 	case len(seen) == 0 && !called:
-		return conform.Skip(reports.NeedsFixture, "%s", "no isError:true result was seen; "+fixture)
+		return conform.Skip(conform.MissingFixture, "%s", "no isError:true result was seen; "+fixture)
 	case len(seen) == 0:
-		return conform.Skip(reports.NotExercised, "%s", "no isError:true result was seen: "+fixture)
+		return conform.Skip(conform.NotExercised, "%s", "no isError:true result was seen: "+fixture)
 	case problems.Failed():
 		return problems.Violation("a content array in every isError:true result")
 	case textless.Warned():
@@ -204,7 +203,7 @@ func judgeIsErrorStruct(calls []toolcall.SeenCall, schemas map[string]json.RawMe
 		}
 	}
 	if len(seen) == 0 {
-		return conform.Skip(reports.NotExercised, "%s", "no isError:true result of a tool with an outputSchema was seen in this revision's sessions")
+		return conform.Skip(conform.NotExercised, "%s", "no isError:true result of a tool with an outputSchema was seen in this revision's sessions")
 	}
 	if textless.Warned() {
 		return textless.Warning("the failure explained in a text block of every isError:true result (such a result is exempt from the outputSchema)")
@@ -239,7 +238,7 @@ var _ = conform.Register(conform.Check{
 // "verbose" with (the probe LOG-SETLEVEL-INVALID-01 and LOG-R5-INVALID-01 share).
 func runLogLevelCode(t *conform.T) conform.Verdict {
 	if !loglevel.Declared(t.Session()) {
-		return conform.Skip(reports.NotApplicable, "the server does not declare the logging capability; the invalid-level rule binds servers that log")
+		return conform.Skip(conform.NotApplicable, "the server does not declare the logging capability; the invalid-level rule binds servers that log")
 	}
 	a, err := loglevel.InvalidProbe(t)
 	if err != nil {
@@ -250,7 +249,7 @@ func runLogLevelCode(t *conform.T) conform.Verdict {
 	case a.Err != nil:
 		return conform.Silence(want, a.Err)
 	case !a.Resp.IsError():
-		return conform.Skip(reports.NotExercised, "%s was accepted (%s): there is no error code to judge (LOG-SETLEVEL-INVALID-01 and LOG-R5-INVALID-01 judge the acceptance)", a.What, conform.Describe(a.Resp, nil))
+		return conform.Skip(conform.NotExercised, "%s was accepted (%s): there is no error code to judge (LOG-SETLEVEL-INVALID-01 and LOG-R5-INVALID-01 judge the acceptance)", a.What, conform.Describe(a.Resp, nil))
 	case a.Resp.Error.Code == wire.CodeInternalError:
 		return conform.Violation(want, conform.Describe(a.Resp, nil)+": -32603 is for configuration and internal errors, an invalid level is -32602")
 	case a.Resp.Error.Code != wire.CodeInvalidParams:
@@ -313,7 +312,7 @@ var _ = conform.Register(conform.Check{
 // judgeNotDeclared wants -32601 for every probe.
 func judgeNotDeclared(probes []toolcall.Probe) conform.Verdict {
 	if len(probes) == 0 {
-		return conform.Skip(reports.NotApplicable, "the server declares every capability with a method behind it in this revision")
+		return conform.Skip(conform.NotApplicable, "the server declares every capability with a method behind it in this revision")
 	}
 	var f conform.Findings
 	var names []string

@@ -14,7 +14,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -29,7 +28,7 @@ var _ = conform.Register(conform.Check{
 		case s.Init == nil:
 			return conform.Silence(want, t.ColumnErr())
 		case s.Init.IsError() && s.Init.Error.Code == -32602:
-			return conform.Skip(reports.RevisionUnsupported, "the server rejected %s with -32602 %q (judged by LIFE-VERSION-FALLBACK-01)", t.Rev.Name, s.Init.Error.Message)
+			return conform.Skip(conform.RevisionUnsupported, "the server rejected %s with -32602 %q (judged by LIFE-VERSION-FALLBACK-01)", t.Rev.Name, s.Init.Error.Message)
 		case s.Init.IsError():
 			return conform.Violation(want, conform.Describe(s.Init, nil))
 		case s.InitErr != nil:
@@ -48,7 +47,7 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
 		if s.Init == nil || s.Init.IsError() {
-			return conform.Skip(reports.NotApplicable, "no InitializeResult to judge (see LIFE-INIT-01)")
+			return conform.Skip(conform.NotApplicable, "no InitializeResult to judge (see LIFE-INIT-01)")
 		}
 		if s.Negotiated != "" && s.Negotiated != t.Rev.Name {
 			return unsupportedHere(t)
@@ -70,7 +69,7 @@ var _ = conform.Register(conform.Check{
 		case s.Init == nil:
 			return conform.Silence("an answer to initialize", t.ColumnErr())
 		case s.Init.IsError():
-			return conform.Skip(reports.RevisionUnsupported, "initialize was answered with an error (%s); judged by LIFE-INIT-01 and LIFE-VERSION-FALLBACK-01", conform.Describe(s.Init, nil))
+			return conform.Skip(conform.RevisionUnsupported, "initialize was answered with an error (%s); judged by LIFE-INIT-01 and LIFE-VERSION-FALLBACK-01", conform.Describe(s.Init, nil))
 		case s.Negotiated == "":
 			return conform.Violation("a protocolVersion string in the InitializeResult", "none")
 		case s.Negotiated == t.Rev.Name:
@@ -85,14 +84,14 @@ var _ = conform.Register(conform.Check{
 				"the requested version, or another version the server supports",
 				fmt.Sprintf("asked for %s, the server answered %s — but asked for %s it does not echo it", t.Rev.Name, s.Negotiated, s.Negotiated))
 		}
-		return conform.Skip(reports.RevisionUnsupported, "asked for %s, the server answered %s, a version it supports (it echoes it when asked)", t.Rev.Name, s.Negotiated)
+		return conform.Skip(conform.RevisionUnsupported, "asked for %s, the server answered %s, a version it supports (it echoes it when asked)", t.Rev.Name, s.Negotiated)
 	},
 })
 
 // unsupportedHere is the verdict of a handshake check in a column whose revision the
 // server answered with another version.
 func unsupportedHere(t *conform.T) conform.Verdict {
-	return conform.Skip(reports.RevisionUnsupported, "asked for %s, the server answered %s", t.Rev.Name, t.Session().Negotiated)
+	return conform.Skip(conform.RevisionUnsupported, "asked for %s, the server answered %s", t.Rev.Name, t.Session().Negotiated)
 }
 
 // bogusVersion is a protocol version no server can support.
@@ -142,9 +141,9 @@ var _ = conform.Register(conform.Check{
 		p := t.Once("fallback-probe", func() any { return probeFallback(t) }).(fallbackProbe)
 		switch {
 		case p.silence != nil:
-			return conform.Skip(reports.NotExercised, "initialize{protocolVersion: %s} got no answer (judged by LIFE-VERSION-FALLBACK-01)", bogusVersion)
+			return conform.Skip(conform.NotExercised, "initialize{protocolVersion: %s} got no answer (judged by LIFE-VERSION-FALLBACK-01)", bogusVersion)
 		case p.rpc == nil:
-			return conform.Skip(reports.NotExercised, "the server answered initialize{protocolVersion: %s} with version %s, not an error: no error shape to judge", bogusVersion, p.answer)
+			return conform.Skip(conform.NotExercised, "the server answered initialize{protocolVersion: %s} with version %s, not an error: no error shape to judge", bogusVersion, p.answer)
 		}
 		return judgeVersionError(p.rpc)
 	},
@@ -295,7 +294,7 @@ var _ = conform.Register(conform.Check{
 		case len(sc.leaks) > 0:
 			return conform.Violation("only members and content types the negotiated revision defines", conform.JoinAtMost(sc.leaks, 5))
 		case sc.lists+sc.calls == 0:
-			return conform.Skip(reports.NotExercised, "no tools/list or tools/call result was received in this revision's sessions")
+			return conform.Skip(conform.NotExercised, "no tools/list or tools/call result was received in this revision's sessions")
 		}
 		msg := fmt.Sprintf("%d tools/list and %d tools/call result(s) in %d session(s) use only their negotiated revision's vocabulary; this proves absence only in the traffic seen", sc.lists, sc.calls, sc.sessions)
 		if len(sc.unknown) > 0 {
@@ -311,11 +310,11 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
 		if s.Init == nil || s.Init.IsError() {
-			return conform.Skip(reports.NotApplicable, "no InitializeResult to judge (see LIFE-INIT-01)")
+			return conform.Skip(conform.NotApplicable, "no InitializeResult to judge (see LIFE-INIT-01)")
 		}
 		raw, ok := s.InitResult["instructions"]
 		if !ok {
-			return conform.Skip(reports.NotExercised, "the InitializeResult carries no instructions (they are optional)")
+			return conform.Skip(conform.NotExercised, "the InitializeResult carries no instructions (they are optional)")
 		}
 		var text string
 		if err := json.Unmarshal(raw, &text); err != nil {
@@ -343,11 +342,11 @@ var _ = conform.Register(conform.Check{
 		s := t.Session()
 		info := s.ServerInfo()
 		if len(info) == 0 {
-			return conform.Skip(reports.NotApplicable, "no serverInfo to judge (see LIFE-INIT-RESULT-01)")
+			return conform.Skip(conform.NotApplicable, "no serverInfo to judge (see LIFE-INIT-RESULT-01)")
 		}
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(info, &obj) != nil {
-			return conform.Skip(reports.NotApplicable, "serverInfo is not an object (judged by LIFE-INIT-RESULT-01)")
+			return conform.Skip(conform.NotApplicable, "serverInfo is not an object (judged by LIFE-INIT-RESULT-01)")
 		}
 		var present []string
 		for _, x := range implExtras {
@@ -356,7 +355,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(present) == 0 {
-			return conform.Skip(reports.NotExercised, "serverInfo carries none of the optional fields of %s", t.Rev.Name)
+			return conform.Skip(conform.NotExercised, "serverInfo carries none of the optional fields of %s", t.Rev.Name)
 		}
 		var bad conform.Findings
 		if err := t.Rev.Validate("Implementation", info); err != nil {
@@ -411,7 +410,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if f.Judged == 0 && !f.Failed() {
-			return conform.Skip(reports.NotExercised, "no session of this revision sent notifications/initialized and then got a reply to a later request (%d left unproven)", open)
+			return conform.Skip(conform.NotExercised, "no session of this revision sent notifications/initialized and then got a reply to a later request (%d left unproven)", open)
 		}
 		return f.Verdict("no response to notifications/initialized", "", fmt.Sprintf("%d session(s): no response to notifications/initialized before the reply to the next request", f.Judged))
 	},

@@ -12,7 +12,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -56,7 +55,7 @@ var _ = conform.Register(conform.Check{
 		case s.Init == nil:
 			return conform.Silence(want, t.ColumnErr())
 		case s.Init.IsError():
-			return conform.Skip(reports.NotApplicable, "server/discover was answered with error %d, not a DiscoverResult (MOD-DISCOVER-01 judges it)", s.Init.Error.Code)
+			return conform.Skip(conform.NotApplicable, "server/discover was answered with error %d, not a DiscoverResult (MOD-DISCOVER-01 judges it)", s.Init.Error.Code)
 		}
 		if p := serverInfoProblem(s.Init.Result); p != "" {
 			return conform.Violation(want, p)
@@ -83,7 +82,7 @@ var _ = conform.Register(conform.Check{
 		}
 		switch {
 		case n == 0:
-			return conform.Skip(reports.NotExercised, "no result was received in this revision's sessions")
+			return conform.Skip(conform.NotExercised, "no result was received in this revision's sessions")
 		case bad.Failed():
 			return bad.Violation(fmt.Sprintf("_meta serverInfo in every result (%d of %d lack it)", bad.Count(), n))
 		}
@@ -103,7 +102,7 @@ var _ = conform.Register(conform.Check{
 		case f.Failed():
 			return f.Violation(fmt.Sprintf("no server-to-client request (input is asked for with an InputRequiredResult); got %d", f.Count()))
 		case n == 0:
-			return conform.Skip(reports.NotExercised, "no message was received in this revision's sessions")
+			return conform.Skip(conform.NotExercised, "no message was received in this revision's sessions")
 		}
 		return conform.Pass("%d messages received, none a request", n)
 	},
@@ -219,11 +218,11 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
 		if s.Init == nil || s.Init.IsError() {
-			return conform.Skip(reports.NotApplicable, "no DiscoverResult to read capabilities from (MOD-DISCOVER-01 judges server/discover)")
+			return conform.Skip(conform.NotApplicable, "no DiscoverResult to read capabilities from (MOD-DISCOVER-01 judges server/discover)")
 		}
 		raw, ok := s.Capabilities()["extensions"]
 		if !ok {
-			return conform.Skip(reports.NotApplicable, "the server advertises no capabilities.extensions")
+			return conform.Skip(conform.NotApplicable, "the server advertises no capabilities.extensions")
 		}
 		var ext map[string]json.RawMessage
 		if json.Unmarshal(raw, &ext) != nil || ext == nil {
@@ -283,13 +282,13 @@ var _ = conform.Register(conform.Check{
 				ProtocolVersion string `json:"protocolVersion"`
 			}
 			_ = json.Unmarshal(a.resp.Result, &r)
-			return conform.Skip(reports.NotApplicable, "the server also serves the legacy era (MOD-DUAL-ERA-01, MAY): initialize on the 2026-07-28 connection succeeded with protocolVersion %q", conform.Clip(r.ProtocolVersion, 40))
+			return conform.Skip(conform.NotApplicable, "the server also serves the legacy era (MOD-DUAL-ERA-01, MAY): initialize on the 2026-07-28 connection succeeded with protocolVersion %q", conform.Clip(r.ProtocolVersion, 40))
 		}
 		if v := legacyListed(supportedVersions(s)); v != "" {
 			// The SHOULD binds a server "that supports only modern versions"; a
 			// dual-era one selects the era by how the client opened the
 			// connection (versioning.mdx), and this one was opened modern.
-			return conform.Skip(reports.NotApplicable, "the server is dual-era (server/discover lists %s), and refused initialize on a connection opened with 2026-07-28 (error %d %q): the row binds modern-only servers", v, a.resp.Error.Code, conform.Clip(a.resp.Error.Message, 80))
+			return conform.Skip(conform.NotApplicable, "the server is dual-era (server/discover lists %s), and refused initialize on a connection opened with 2026-07-28 (error %d %q): the row binds modern-only servers", v, a.resp.Error.Code, conform.Clip(a.resp.Error.Message, 80))
 		}
 		text := a.resp.Error.Message + " " + string(a.resp.Error.Data)
 		return judgeLegacyInitError(t, want, fmt.Sprintf("error %d", a.resp.Error.Code), text, supportedVersions(s))
@@ -334,13 +333,13 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
 		if _, ok := s.Capabilities()["tools"]; !ok {
-			return conform.Skip(reports.NotApplicable, "the server declares no tools capability: tools/list, the request compared, is not served")
+			return conform.Skip(conform.NotApplicable, "the server declares no tools capability: tools/list, the request compared, is not served")
 		}
 		// Before: the session's listing (toolkit.List), taken before any request of
 		// this check declared other capabilities.
 		before, ok := listedNames(toolkit.List(t))
 		if !ok {
-			return conform.Skip(reports.NotExercised, "tools/list did not complete (TOOLS-LIST rows judge it)")
+			return conform.Skip(conform.NotExercised, "tools/list did not complete (TOOLS-LIST rows judge it)")
 		}
 		var bad conform.Findings
 		fixture := ""
@@ -384,7 +383,7 @@ var _ = conform.Register(conform.Check{
 		}
 		after, ok := toolNames(t, s)
 		if !ok {
-			return conform.Skip(reports.NotExercised, "the second tools/list did not complete")
+			return conform.Skip(conform.NotExercised, "the second tools/list did not complete")
 		}
 		if !slices.Equal(before, after) {
 			bad.Fail(fmt.Sprintf("tools/list with the same _meta changed after requests that declared other capabilities: before %s, after %s", conform.Clip(strings.Join(before, ","), 120), conform.Clip(strings.Join(after, ","), 120)))

@@ -42,11 +42,11 @@ func fixtureVerdict(t *conform.T, name string) *conform.Verdict {
 	}
 	tl := l.Find(name)
 	if tl == nil {
-		v := conform.Skip(reports.NeedsFixture, "the fixture tool %s (the fixture contract, refserver/doc.go) is not listed", name)
+		v := conform.Skip(conform.MissingFixture, "the fixture tool %s (the fixture contract, refserver/doc.go) is not listed", name)
 		return &v
 	}
 	if p := toolkit.Allowed(t, *tl); !p.Allowed {
-		v := conform.Skip(reports.CallsNotAllowed, "%s", p.Why)
+		v := conform.Skip(conform.CallsNotAllowed, "%s", p.Why)
 		return &v
 	}
 	return nil
@@ -155,9 +155,9 @@ var _ = conform.Register(conform.Check{
 		case bad.Failed():
 			return bad.Violation("input_required results that follow the MRTR rules")
 		case n == 0 && fixture == "":
-			return conform.Skip(reports.NeedsFixture, "no input_required result was seen and the fixture tool %s is not callable", toolElicitation)
+			return conform.Skip(conform.MissingFixture, "no input_required result was seen and the fixture tool %s is not callable", toolElicitation)
 		case n == 0:
-			return conform.Skip(reports.NotExercised, "%sno input_required result was seen", fixture)
+			return conform.Skip(conform.NotExercised, "%sno input_required result was seen", fixture)
 		}
 		return conform.Pass("%s%d input_required results, each well-formed and asking only for declared kinds of input", fixture, n)
 	},
@@ -261,13 +261,13 @@ func mrtrReadFirst(a probeAnswer, err error) mrtrFirst {
 	case a.err != nil || a.resp == nil:
 		return skip(conform.Errorf("the first round (%s with form elicitation declared) got no reply: %s", toolElicitation, a.describe()))
 	case a.resp.IsError():
-		return skip(conform.Skip(reports.NotExercised, "%s with form elicitation declared answered %s: no round trip to drive", toolElicitation, a.describe()))
+		return skip(conform.Skip(conform.NotExercised, "%s with form elicitation declared answered %s: no round trip to drive", toolElicitation, a.describe()))
 	}
 	obj := modern.ResultObject(a.resp.Result)
 	var rt string
 	_ = json.Unmarshal(obj["resultType"], &rt)
 	if rt != "input_required" {
-		return skip(conform.Skip(reports.NotExercised, "%s with form elicitation declared completed without asking for input (%s): no round trip to drive", toolElicitation, a.describe()))
+		return skip(conform.Skip(conform.NotExercised, "%s with form elicitation declared completed without asking for input (%s): no round trip to drive", toolElicitation, a.describe()))
 	}
 	var reqs map[string]struct {
 		Method string `json:"method"`
@@ -289,7 +289,7 @@ func mrtrReadFirst(a probeAnswer, err error) mrtrFirst {
 		}
 	}
 	if f.key == "" {
-		return skip(conform.Skip(reports.NotExercised, "%s's InputRequiredResult asks for no elicitation/create (%s): no answer the suite can build", toolElicitation, conform.ClipBytes(a.resp.Result, 200)))
+		return skip(conform.Skip(conform.NotExercised, "%s's InputRequiredResult asks for no elicitation/create (%s): no answer the suite can build", toolElicitation, conform.ClipBytes(a.resp.Result, 200)))
 	}
 	if raw, ok := obj["requestState"]; ok {
 		f.hasState = json.Unmarshal(raw, &f.state) == nil
@@ -362,7 +362,7 @@ func mrtrKind(a probeAnswer) string {
 func mrtrProbe(t *conform.T, s *conform.Session, needState bool, members func(f mrtrFirst) map[string]any) (probeAnswer, mrtrFirst) {
 	f := mrtrFirstRound(t)
 	if needState && !f.hasState {
-		t.SkipNow(reports.NotExercised, "%s's InputRequiredResult carries no requestState", toolElicitation)
+		t.SkipNow(conform.NotExercised, "%s's InputRequiredResult carries no requestState", toolElicitation)
 	}
 	a, err := f.retry(t, s, members(f))
 	if err != nil {

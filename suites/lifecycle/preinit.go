@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // The pre-initialize rules (LIFE-PRE-INIT-*) are judged from one probe per revision
@@ -71,9 +70,9 @@ func judgeEarlyRequests(p *conform.PreInit) conform.Verdict {
 	case f.Failed():
 		return f.Violation("no request but ping before notifications/initialized")
 	case p.HandshakeErr != nil:
-		return conform.Skip(reports.NotExercised, "the handshake after the pre-initialize ping failed: %v", p.HandshakeErr)
+		return conform.Skip(conform.NotExercised, "the handshake after the pre-initialize ping failed: %v", p.HandshakeErr)
 	case p.BarrierErr != nil:
-		return conform.Skip(reports.NotExercised, "the ping sent before notifications/initialized got no reply, so nothing proves what the server would have sent: %v", p.BarrierErr)
+		return conform.Skip(conform.NotExercised, "the ping sent before notifications/initialized got no reply, so nothing proves what the server would have sent: %v", p.BarrierErr)
 	}
 	return conform.Pass("no server request between the initialize result and the reply to a ping sent before notifications/initialized")
 }

@@ -41,7 +41,7 @@ func runListChangedProbe(t *conform.T) conform.Verdict {
 	}
 	trig := subscribe.PickTrigger(t)
 	if trig == nil {
-		return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
+		return conform.Skip(conform.MissingFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
 	}
 	// The main session: this check runs after every check that needs the list as the
 	// server started with it (PhaseStateChange).
@@ -76,11 +76,11 @@ func runListChangedProbe(t *conform.T) conform.Verdict {
 func provokeUndeclared(t *conform.T) conform.Verdict {
 	const why = "capabilities.tools.listChanged is not true: the server does not offer list_changed notifications"
 	if _, ok := t.Session().Capabilities()["tools"]; !ok {
-		return conform.Skip(reports.NotApplicable, "%s (it declares no tools capability)", why)
+		return conform.Skip(conform.NotApplicable, "%s (it declares no tools capability)", why)
 	}
 	trig := subscribe.PickTrigger(t)
 	if trig == nil {
-		return conform.Skip(reports.NotApplicable, "%s; nothing can change the tool list, so NOTIF-LC-UNDECLARED-01 judges only notifications sent unprovoked", why)
+		return conform.Skip(conform.NotApplicable, "%s; nothing can change the tool list, so NOTIF-LC-UNDECLARED-01 judges only notifications sent unprovoked", why)
 	}
 	s, err := t.NewSession()
 	if err != nil {
@@ -97,7 +97,7 @@ func provokeUndeclared(t *conform.T) conform.Verdict {
 	// has been read once its reply is in.
 	after := toolkit.Walk(t, s)
 	added, removed := ctNameDiff(before, after)
-	return conform.Skip(reports.NotApplicable, "%s; the tool list was changed anyway with %s (%s) so that NOTIF-LC-UNDECLARED-01 judges any notification the change provoked",
+	return conform.Skip(conform.NotApplicable, "%s; the tool list was changed anyway with %s (%s) so that NOTIF-LC-UNDECLARED-01 judges any notification the change provoked",
 		why, trig.What, ctDiffText(added, removed, len(before.Tools)))
 }
 
@@ -116,7 +116,7 @@ func ctJudgeListChange(t *conform.T, trig *subscribe.Trigger, notified bool, e w
 		return conform.Violation(fmt.Sprintf("%s within %s of a change of the tool list", ctListChanged, wait),
 			fmt.Sprintf("no notification after %s, though %s", trig.What, change))
 	}
-	return conform.Skip(reports.NotExercised, "%s did not change the tool list (%s) and no %s came within %s: nothing to announce", trig.What, change, ctListChanged, wait)
+	return conform.Skip(conform.NotExercised, "%s did not change the tool list (%s) and no %s came within %s: nothing to announce", trig.What, change, ctListChanged, wait)
 }
 
 // ctNameDiff returns the tool names only after lists (added) and only before lists
@@ -182,7 +182,7 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		seen := ctListChangedSeen(t)
 		if len(seen) == 0 {
-			return conform.Skip(reports.NotExercised, "no %s was received in this revision's sessions", ctListChanged)
+			return conform.Skip(conform.NotExercised, "no %s was received in this revision's sessions", ctListChanged)
 		}
 		var f conform.Findings
 		for _, e := range seen {
@@ -204,7 +204,7 @@ var _ = conform.Register(conform.Check{
 func runListChangedShape(t *conform.T) conform.Verdict {
 	seen := ctListChangedSeen(t)
 	if len(seen) == 0 {
-		return conform.Skip(reports.NotExercised, "no %s was received in this revision's sessions", ctListChanged)
+		return conform.Skip(conform.NotExercised, "no %s was received in this revision's sessions", ctListChanged)
 	}
 	var f conform.Findings
 	for _, e := range seen {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -86,7 +85,7 @@ var _ = conform.Register(conform.Check{
 		var f conform.Findings
 		subscribe.TagFindings(&f, sub)
 		if f.Judged == 0 {
-			return conform.Skip(reports.NotExercised, "subscription %s delivered no message%s", sub.ID, changed)
+			return conform.Skip(conform.NotExercised, "subscription %s delivered no message%s", sub.ID, changed)
 		}
 		return f.Verdict("every message of the subscription tagged with _meta "+conform.MetaSubscriptionID+" "+sub.ID.String(), "",
 			fmt.Sprintf("%d message%s of subscription %s%s, all tagged with its id", f.Judged, toolkit.Plural(f.Judged), sub.ID, changed))
@@ -129,14 +128,14 @@ var _ = conform.Register(conform.Check{
 		const undeclared = "capabilities.tools.listChanged is not true: the server does not offer list_changed notifications"
 		if _, ok := t.Session().Capabilities()["tools"]; !ok && !declared {
 			// TOOLS-CAP-01's business; the suite calls no tool of an undeclared capability.
-			return conform.Skip(reports.NotApplicable, "%s (it declares no tools capability)", undeclared)
+			return conform.Skip(conform.NotApplicable, "%s (it declares no tools capability)", undeclared)
 		}
 		trig := subscribe.PickTrigger(t)
 		switch {
 		case trig == nil && !declared:
-			return conform.Skip(reports.NotApplicable, "%s, and nothing can change the tool list to see that none comes", undeclared)
+			return conform.Skip(conform.NotApplicable, "%s, and nothing can change the tool list to see that none comes", undeclared)
 		case trig == nil:
-			return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
+			return conform.Skip(conform.MissingFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
 		}
 		sub := subscribe.MustOpen(t, subscribe.Tools, 1)
 		defer subscribe.Cancel(t, sub)
@@ -179,7 +178,7 @@ var _ = conform.Register(conform.Check{
 				return conform.Violation("no "+ctListChanged+" from a server whose capabilities.tools.listChanged is not true",
 					fmt.Sprintf("it arrived on subscription %s (entry #%d) after %s", sub.ID, got[0].Seq, trig.What))
 			}
-			return conform.Skip(reports.NotApplicable, "%s; none came on subscription %s after %s (%s)", undeclared, sub.ID, trig.What, change)
+			return conform.Skip(conform.NotApplicable, "%s; none came on subscription %s after %s (%s)", undeclared, sub.ID, trig.What, change)
 		}
 		switch {
 		case len(got) > 0 && len(added)+len(removed) > 0:
@@ -190,7 +189,7 @@ var _ = conform.Register(conform.Check{
 			return conform.Violation(fmt.Sprintf("%s on subscription %s after a change of the tool list", ctListChanged, sub.ID),
 				fmt.Sprintf("none by the time the %s after %s was answered, though %s", t.Session().Conn.BarrierMethod(), trig.What, change))
 		}
-		return conform.Skip(reports.NotExercised, "%s did not change the tool list (%s) and no %s came: nothing to announce", trig.What, change, ctListChanged)
+		return conform.Skip(conform.NotExercised, "%s did not change the tool list (%s) and no %s came: nothing to announce", trig.What, change, ctListChanged)
 	},
 })
 
@@ -201,7 +200,7 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		trig := subscribe.PickTrigger(t)
 		if trig == nil {
-			return conform.Skip(reports.NeedsFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
+			return conform.Skip(conform.MissingFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
 		}
 		sub := subscribe.MustOpen(t, map[string]any{"promptsListChanged": true}, 1)
 		defer subscribe.Cancel(t, sub)
@@ -221,7 +220,7 @@ var _ = conform.Register(conform.Check{
 		}
 		added, removed := ctNameDiff(before, after)
 		if len(f.Fails()) == 0 && len(added)+len(removed) == 0 {
-			return conform.Skip(reports.NotExercised, "%s did not change the tool list, so nothing was there to hold back", trig.What)
+			return conform.Skip(conform.NotExercised, "%s did not change the tool list, so nothing was there to hold back", trig.What)
 		}
 		return f.Verdict("only the notification types the filter requested (promptsListChanged)", "",
 			fmt.Sprintf("nothing but what was asked for on subscription %s {promptsListChanged: true} after %s changed the tool list (%s)", sub.ID, trig.What, ctDiffText(added, removed, len(before.Tools))))
@@ -252,7 +251,7 @@ func lsJudgeScope(obs []subscribe.Observed) conform.Verdict {
 		}
 	}
 	if subs == 0 || f.Judged == 0 {
-		return conform.Skip(reports.NotExercised, "no message of a subscriptions/listen stream was received in this revision's sessions")
+		return conform.Skip(conform.NotExercised, "no message of a subscriptions/listen stream was received in this revision's sessions")
 	}
 	return f.Verdict("no request-scoped notification (progress, message) on a listen stream", "",
 		fmt.Sprintf("%d message%s on %d listen stream%s, none of them progress or message", f.Judged, toolkit.Plural(f.Judged), subs, toolkit.Plural(subs)))
@@ -287,10 +286,10 @@ func runListenClose(t *conform.T) conform.Verdict {
 	toolkit.RequireListing(t, l)
 	tl := l.Find(lsEndFixture)
 	if tl == nil {
-		return conform.Skip(reports.NeedsFixture, "the fixture tool %s (the fixture contract, refserver/doc.go) is not listed: nothing makes the server end a subscription itself before it shuts down", lsEndFixture)
+		return conform.Skip(conform.MissingFixture, "the fixture tool %s (the fixture contract, refserver/doc.go) is not listed: nothing makes the server end a subscription itself before it shuts down", lsEndFixture)
 	}
 	if p := toolkit.Allowed(t, *tl); !p.Allowed {
-		return conform.Skip(reports.CallsNotAllowed, "%s: %s", lsEndFixture, p.Why)
+		return conform.Skip(conform.CallsNotAllowed, "%s: %s", lsEndFixture, p.Why)
 	}
 	s := t.Session()
 	before := s.Conn.Seq()

@@ -9,7 +9,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -24,7 +23,7 @@ const onePage = "the list fits one page; paging was not exercised (a server whos
 // it ends the check with the verdict that explains why.
 func paged(t *conform.T) view {
 	if !toolkit.Declared(t.Session()) {
-		t.SkipNow(reports.NotApplicable, "the server did not declare the tools capability, so tools/list is not paged")
+		t.SkipNow(conform.NotApplicable, "the server did not declare the tools capability, so tools/list is not paged")
 	}
 	l := toolkit.List(t)
 	toolkit.RequireListing(t, l)
@@ -65,7 +64,7 @@ func judgeNextCursor(v view, maxPages int) conform.Verdict {
 		if v.emptyAt >= 0 {
 			msg += "; " + v.describeEmpty() + " (judged by PAG-EMPTY-CURSOR-R5-01)"
 		}
-		return conform.Skip(reports.NotExercised, "%s", msg)
+		return conform.Skip(conform.NotExercised, "%s", msg)
 	}
 	msg := fmt.Sprintf("%d pages, every nextCursor a new string, the last page without one", n)
 	var notes []string
@@ -95,7 +94,7 @@ var _ = conform.Register(conform.Check{
 // against the revision's ListToolsResult.
 func judgeFollow(v view, validate func(json.RawMessage) error) conform.Verdict {
 	if !v.multiPage() {
-		return conform.Skip(reports.NotExercised, "%s", onePage)
+		return conform.Skip(conform.NotExercised, "%s", onePage)
 	}
 	var problems conform.Findings
 	for i, p := range v.pages[1:] {
@@ -126,7 +125,7 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		v := paged(t)
 		if !v.multiPage() {
-			return conform.Skip(reports.NotExercised, onePage)
+			return conform.Skip(conform.NotExercised, onePage)
 		}
 		return judgeStable(stableProbes(t, v))
 	},
@@ -174,7 +173,7 @@ func stableProbes(t *conform.T, v view) []stableProbe {
 // judgeStable compares the replies to each cursor.
 func judgeStable(probes []stableProbe) conform.Verdict {
 	if len(probes) == 0 {
-		return conform.Skip(reports.NotExercised, "%s", "no cursor other than \"\" led to a valid page, so no cursor could be requested again")
+		return conform.Skip(conform.NotExercised, "%s", "no cursor other than \"\" led to a valid page, so no cursor could be requested again")
 	}
 	var problems conform.Findings
 	var asked []string
@@ -182,13 +181,13 @@ func judgeStable(probes []stableProbe) conform.Verdict {
 		label := fmt.Sprintf("cursor %q", conform.Clip(pr.cursor, 80))
 		switch {
 		case pr.changed:
-			return conform.Skip(reports.NotExercised, "%s", "the tool list changed (notifications/tools/list_changed) while "+label+" was requested again, so the list was not unchanged")
+			return conform.Skip(conform.NotExercised, "%s", "the tool list changed (notifications/tools/list_changed) while "+label+" was requested again, so the list was not unchanged")
 		case pr.first.Err != nil:
 			return conform.Silence("a page for "+label+", requested again", pr.first.Err)
 		case pr.second.Err != nil:
 			return conform.Silence("a page for "+label+", requested a third time", pr.second.Err)
 		case pr.walk == nil && pr.first.Result == nil && pr.second.Result == nil:
-			return conform.Skip(reports.NotExercised, "%s", "the tool list changed since the walk and "+label+" is no longer accepted ("+describePage(pr.first)+"); stability needs an unchanged list")
+			return conform.Skip(conform.NotExercised, "%s", "the tool list changed since the walk and "+label+" is no longer accepted ("+describePage(pr.first)+"); stability needs an unchanged list")
 		}
 		if d := samePage(pr.first, pr.second); d != "" {
 			problems.Fail(label + " requested twice: " + d)
@@ -228,9 +227,9 @@ var _ = conform.Register(conform.Check{
 func judgeNoDup(v view, changed bool) conform.Verdict {
 	switch {
 	case !v.multiPage():
-		return conform.Skip(reports.NotExercised, "%s", onePage)
+		return conform.Skip(conform.NotExercised, "%s", onePage)
 	case changed:
-		return conform.Skip(reports.NotExercised, "%s", "the tool list changed during the walk (notifications/tools/list_changed), so a repeated tool may have moved")
+		return conform.Skip(conform.NotExercised, "%s", "the tool list changed during the walk (notifications/tools/list_changed), so a repeated tool may have moved")
 	}
 	if d := duplicates(v.pages); d.Failed() {
 		return d.Violation("each tool on one page only")
@@ -248,7 +247,7 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		if !toolkit.Declared(t.Session()) {
-			return conform.Skip(reports.NotApplicable, "the server did not declare the tools capability, so tools/list is not paged")
+			return conform.Skip(conform.NotApplicable, "the server did not declare the tools capability, so tools/list is not paged")
 		}
 		s, err := t.Scratch()
 		if err != nil {
@@ -259,7 +258,7 @@ var _ = conform.Register(conform.Check{
 		case first.Err != nil:
 			return conform.Silence("a tools/list result on a fresh session", first.Err)
 		case first.Result == nil:
-			return conform.Skip(reports.NotExercised, "tools/list without a cursor gave %s on a fresh session (judged by TOOLS-LIST-01)", describePage(first))
+			return conform.Skip(conform.NotExercised, "tools/list without a cursor gave %s on a fresh session (judged by TOOLS-LIST-01)", describePage(first))
 		}
 		probe := toolkit.FetchPage(t, s, map[string]any{"cursor": invalidCursor})
 		var alive error
@@ -336,7 +335,7 @@ func judgeEmptyCursorModern(v view) conform.Verdict {
 	case emptyNone:
 		return conform.Pass("%s", fmt.Sprintf("no page of %d carried nextCursor \"\" (nothing to follow)", len(v.pages)))
 	case emptyUnfollowed:
-		return conform.Skip(reports.NotExercised, "%s", v.describeEmpty())
+		return conform.Skip(conform.NotExercised, "%s", v.describeEmpty())
 	case emptyRejected, emptyRestart:
 		return conform.Violation("the list continued from nextCursor \"\" (2026-07-28: \"\" is a valid cursor, never the end of results)", v.describeEmpty())
 	case emptyTwice:

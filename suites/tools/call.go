@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -134,7 +133,7 @@ func judgeCallContent(rev revision.Revision, blocks []ctBlock) conform.Verdict {
 		}
 	}
 	if f.Judged == 0 {
-		return conform.Skip(reports.NotExercised, "no block of a type in the %s union (%s): CONTENT-UNKNOWN-TYPE-01 judges %s", rev.Name, strings.Join(union, ", "), conform.JoinAtMost(other, 3))
+		return conform.Skip(conform.NotExercised, "no block of a type in the %s union (%s): CONTENT-UNKNOWN-TYPE-01 judges %s", rev.Name, strings.Join(union, ", "), conform.JoinAtMost(other, 3))
 	}
 	return f.Verdict(fmt.Sprintf("every block valid under the %s definition of its type", rev.Name), "",
 		fmt.Sprintf("%d block%s, each valid under the %s definition of its type (%s)", f.Judged, toolkit.Plural(f.Judged), rev.Name, ctSummary(blocks)))

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -72,7 +71,7 @@ func (ps argProbes) tellable(t *conform.T) []toolcall.Probe {
 		untold = append(untold, fmt.Sprintf("%s (%s)", p.Label, what))
 	}
 	if len(out) == 0 {
-		t.SkipNow(reports.NotExercised, "the rejections cannot be told from a tool that fails every call: %s", conform.JoinAtMost(untold, 3))
+		t.SkipNow(conform.NotExercised, "the rejections cannot be told from a tool that fails every call: %s", conform.JoinAtMost(untold, 3))
 	}
 	return out
 }
@@ -92,7 +91,7 @@ func runArgProbes(t *conform.T) argProbes {
 	l := toolkit.List(t)
 	if v := toolkit.ListVerdict(t, l); v != nil {
 		// The probes need a listed tool; the list itself is judged by TOOLS-LIST-01.
-		sv := conform.Skip(reports.NotExercised, "%s", "the tool list could not be read, so no tool was probed: "+v.Message)
+		sv := conform.Skip(conform.NotExercised, "%s", "the tool list could not be read, so no tool was probed: "+v.Message)
 		return argProbes{skip: &sv}
 	}
 	calls, why := argCalls(t, l)
@@ -160,13 +159,13 @@ func argCalls(t *conform.T, l *toolkit.Listing) ([]argCall, *conform.Verdict) {
 	case len(calls) > 0:
 		return calls, nil
 	case allowed > 0:
-		v := conform.Skip(reports.NotExercised, "%s", fmt.Sprintf("the inputSchema of %s has no required or typed property, so no invalid arguments could be built", strings.Join(unbreakable, ", ")))
+		v := conform.Skip(conform.NotExercised, "%s", fmt.Sprintf("the inputSchema of %s has no required or typed property, so no invalid arguments could be built", strings.Join(unbreakable, ", ")))
 		return nil, &v
 	case len(l.Tools) == 0:
-		v := conform.Skip(reports.NeedsFixture, "%s", "the server lists no tool; the fixture tool test_echo (the fixture contract, refserver/doc.go), or a tool allowed with --call NAME[=JSON], exercises this")
+		v := conform.Skip(conform.MissingFixture, "%s", "the server lists no tool; the fixture tool test_echo (the fixture contract, refserver/doc.go), or a tool allowed with --call NAME[=JSON], exercises this")
 		return nil, &v
 	}
-	v := conform.Skip(reports.CallsNotAllowed, "%s", "needs the fixture tool test_echo, or a tool allowed with --call NAME[=JSON] (invalid arguments are built from its inputSchema; no tool of the target is executed by default)")
+	v := conform.Skip(conform.CallsNotAllowed, "%s", "needs the fixture tool test_echo, or a tool allowed with --call NAME[=JSON] (invalid arguments are built from its inputSchema; no tool of the target is executed by default)")
 	return nil, &v
 }
 

@@ -5,14 +5,13 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
 )
 
 // judgeIsErrorType checks the type of every isError seen.
 func judgeIsErrorType(calls []toolcall.SeenCall) conform.Verdict {
 	if len(calls) == 0 {
-		return conform.Skip(reports.NotExercised, "%s", "no tools/call result was seen in this revision's sessions (a tool the suite may call — a fixture-contract tool or --call NAME — exercises this)")
+		return conform.Skip(conform.NotExercised, "%s", "no tools/call result was seen in this revision's sessions (a tool the suite may call — a fixture-contract tool or --call NAME — exercises this)")
 	}
 	var problems conform.Findings
 	present := 0

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -43,7 +42,7 @@ func pickCallable(t *conform.T, l *toolkit.Listing) toolkit.CallableTool {
 		}
 	}
 	if len(l.Tools) == 0 {
-		t.SkipNow(reports.NeedsFixture, "%s", "the server lists no tool; the fixture tool test_simple_text (the fixture contract, refserver/doc.go), or a tool allowed with --call NAME[=JSON], exercises this")
+		t.SkipNow(conform.MissingFixture, "%s", "the server lists no tool; the fixture tool test_simple_text (the fixture contract, refserver/doc.go), or a tool allowed with --call NAME[=JSON], exercises this")
 	}
 	nv := toolkit.NotAllowed("TOOLS-CALL-01")
 	t.SkipNow(nv.Reason, "%s", nv.Message+"; a server implementing the fixture contract lists test_simple_text")

@@ -5,7 +5,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -34,7 +33,7 @@ func runToolsCap(t *conform.T) conform.Verdict {
 	first := l.Pages[0]
 	switch {
 	case first.Err != nil:
-		return conform.Skip(reports.NotExercised, "no tools capability, and tools/list got no answer (%s): whether the server offers tools is unknown", conform.Describe(nil, first.Err))
+		return conform.Skip(conform.NotExercised, "no tools capability, and tools/list got no answer (%s): whether the server offers tools is unknown", conform.Describe(nil, first.Err))
 	case first.Resp.IsError() && first.Resp.Error.Code == wire.CodeMethodNotFound:
 		return conform.Note("no tools capability declared, and tools/list is answered -32601: the server offers no tools")
 	case first.Resp.IsError():
@@ -56,15 +55,15 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		raw, ok := t.Session().Capabilities()["tools"]
 		if !ok {
-			return conform.Skip(reports.NotApplicable, "the server declares no tools capability")
+			return conform.Skip(conform.NotApplicable, "the server declares no tools capability")
 		}
 		obj := toolkit.Object(raw)
 		if obj == nil {
-			return conform.Skip(reports.NotApplicable, "capabilities.tools is not an object (%s): judged by TOOLS-CAP-01 and LIFE-CAPS-SHAPE-01", toolkit.JSONKind(raw))
+			return conform.Skip(conform.NotApplicable, "capabilities.tools is not an object (%s): judged by TOOLS-CAP-01 and LIFE-CAPS-SHAPE-01", toolkit.JSONKind(raw))
 		}
 		lc, ok := obj["listChanged"]
 		if !ok {
-			return conform.Skip(reports.NotExercised, "capabilities.tools has no listChanged flag (optional; absent means no list_changed notifications are promised)")
+			return conform.Skip(conform.NotExercised, "capabilities.tools has no listChanged flag (optional; absent means no list_changed notifications are promised)")
 		}
 		if toolkit.JSONKind(lc) != "boolean" {
 			return conform.Violation("capabilities.tools.listChanged as a boolean", fmt.Sprintf("a %s: %s", toolkit.JSONKind(lc), conform.ClipBytes(lc, 60)))

@@ -13,7 +13,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/sniff"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/metakey"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -217,7 +216,7 @@ func runUnknownType(t *conform.T) conform.Verdict {
 	ctExercise(t)
 	blocks := ctBlocks(t)
 	if len(blocks) == 0 {
-		return conform.Skip(reports.NotExercised, "no content block in any tools/call result of this revision's sessions: list the content fixture tools (the fixture contract, refserver/doc.go) or allow a tool with --call NAME[=JSON]")
+		return conform.Skip(conform.NotExercised, "no content block in any tools/call result of this revision's sessions: list the content fixture tools (the fixture contract, refserver/doc.go) or allow a tool with --call NAME[=JSON]")
 	}
 	union := ctUnion(t.Rev)
 	var f conform.Findings
@@ -250,9 +249,9 @@ func runMixed(t *conform.T) conform.Verdict {
 	o := toolkit.CallIfAllowed(t, l, fixture)
 	switch {
 	case o == nil:
-		return conform.Skip(reports.NeedsFixture, "list the fixture tool %s (the fixture contract: text, image and resource in one result)", fixture)
+		return conform.Skip(conform.MissingFixture, "list the fixture tool %s (the fixture contract: text, image and resource in one result)", fixture)
 	case !o.Succeeded():
-		return conform.Skip(reports.NotExercised, "%s gave no successful result to judge: %s", fixture, o.Describe())
+		return conform.Skip(conform.NotExercised, "%s gave no successful result to judge: %s", fixture, o.Describe())
 	}
 	types := map[string]bool{}
 	var f conform.Findings
@@ -414,7 +413,7 @@ func ctNotInRevision(t *conform.T, typ, fixture, since string) conform.Verdict {
 	}
 	o := toolkit.CallIfAllowed(t, l, fixture)
 	if o == nil {
-		return conform.Skip(reports.NeedsFixture, "no %s block seen, but nothing asked for one: list the fixture tool %s (the fixture contract, refserver/doc.go), which must fall back in %s", typ, fixture, t.Rev.Name)
+		return conform.Skip(conform.MissingFixture, "no %s block seen, but nothing asked for one: list the fixture tool %s (the fixture contract, refserver/doc.go), which must fall back in %s", typ, fixture, t.Rev.Name)
 	}
 	return ctFallback(t, o, typ)
 }
@@ -427,7 +426,7 @@ func ctFallback(t *conform.T, o *toolkit.Outcome, typ string) conform.Verdict {
 	case o.Resp.IsError():
 		return conform.Pass("%s answered with %s: no %s block", o.Name, conform.Describe(o.Resp, nil), typ)
 	case o.Result == nil:
-		return conform.Skip(reports.NotExercised, "%s gave no result object to judge: %s", o.Name, o.Describe())
+		return conform.Skip(conform.NotExercised, "%s gave no result object to judge: %s", o.Name, o.Describe())
 	}
 	return conform.Pass("%s fell back to %s", o.Name, toolkit.DescribeOutcome(o))
 }

@@ -9,7 +9,6 @@ import (
 	"unicode"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -27,7 +26,7 @@ func runToolsList(t *conform.T) conform.Verdict {
 	case first.Err != nil:
 		return conform.Silence("a ListToolsResult for tools/list", first.Err)
 	case first.Resp.IsError() && !toolkit.Declared(s):
-		return conform.Skip(reports.NotApplicable, "no tools capability, and tools/list is answered with %s (judged by TOOLS-CAP-01)", conform.Describe(first.Resp, nil))
+		return conform.Skip(conform.NotApplicable, "no tools capability, and tools/list is answered with %s (judged by TOOLS-CAP-01)", conform.Describe(first.Resp, nil))
 	case first.Resp.IsError():
 		return conform.Violation("a ListToolsResult for tools/list (the server declares capabilities.tools)", conform.Describe(first.Resp, nil))
 	}
@@ -247,11 +246,11 @@ func defHasRequired(schema json.RawMessage) bool {
 func runNameCase(t *conform.T) conform.Verdict {
 	l := defList(t)
 	if !l.Complete() {
-		return conform.Skip(reports.NotExercised, "the tools/list walk stopped early (%s): an unseen tool could carry the flipped name, so the probe is not sent", l.Stop)
+		return conform.Skip(conform.NotExercised, "the tools/list walk stopped early (%s): an unseen tool could carry the flipped name, so the probe is not sent", l.Stop)
 	}
 	target, args, ok := defCaseTarget(t, l)
 	if !ok {
-		return conform.Skip(reports.NotExercised, "no listed tool has a name that both contains a letter and collides with no other name case-insensitively (the calling policy, README \"Calling tools safely\": the probe must not reach another tool)")
+		return conform.Skip(conform.NotExercised, "no listed tool has a name that both contains a letter and collides with no other name case-insensitively (the calling policy, README \"Calling tools safely\": the probe must not reach another tool)")
 	}
 	// The main session, in the phase for odd input (Scratch: true), but without the
 	// silence barrier of T.Scratch: a server that resolves the flipped name runs the
@@ -296,7 +295,7 @@ func judgeNameCase(t *conform.T, name, flipped string, got, unknown, real *toolk
 			if !defNamesIt(got, flipped) {
 				// Answered unlike a nonexistent name and without naming it: resolved
 				// and failed, or not resolved — the reply cannot say which.
-				return conform.Skip(reports.NotExercised, "%s got %s, which does not name the tool, while a nonexistent name gets %s: the reply cannot tell whether the flipped name was resolved",
+				return conform.Skip(conform.NotExercised, "%s got %s, which does not name the tool, while a nonexistent name gets %s: the reply cannot tell whether the flipped name was resolved",
 					toolkit.Quote(flipped), got.Describe(), unknown.Describe())
 			}
 			return conform.Note("%s: %s, while a nonexistent name gets %s", toolkit.Quote(flipped), got.Describe(), unknown.Describe())
@@ -323,7 +322,7 @@ func defCaseUntold(flipped string, got, unknown, real *toolkit.Outcome) conform.
 	if real != nil {
 		realText = "the real name got " + real.Describe()
 	}
-	return conform.Skip(reports.NotExercised, "%s got %s, which does not name the tool, as a nonexistent name gets %s; %s: the reply cannot tell an unresolved name from a server that fails every call",
+	return conform.Skip(conform.NotExercised, "%s got %s, which does not name the tool, as a nonexistent name gets %s; %s: the reply cannot tell an unresolved name from a server that fails every call",
 		toolkit.Quote(flipped), got.Describe(), unknown.Describe(), realText)
 }
 

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -57,15 +56,15 @@ func listCursorLabel(p toolkit.Page) string {
 // judgeListOrder compares the tool order of two listings of the same set.
 func judgeListOrder(a, b *toolkit.Listing) conform.Verdict {
 	if !a.Complete() || !b.Complete() {
-		return conform.Skip(reports.NotExercised, "a walk did not see the whole list (%s, then %s): the order of two whole listings cannot be compared", a.Stop, b.Stop)
+		return conform.Skip(conform.NotExercised, "a walk did not see the whole list (%s, then %s): the order of two whole listings cannot be compared", a.Stop, b.Stop)
 	}
 	na, nb := listNames(a), listNames(b)
 	sa, sb := slices.Sorted(slices.Values(na)), slices.Sorted(slices.Values(nb))
 	if !slices.Equal(sa, sb) {
-		return conform.Skip(reports.NotExercised, "the two listings hold different tools (%d, then %d): the set changed, so the order may too", len(na), len(nb))
+		return conform.Skip(conform.NotExercised, "the two listings hold different tools (%d, then %d): the set changed, so the order may too", len(na), len(nb))
 	}
 	if len(na) < 2 {
-		return conform.Skip(reports.NotExercised, "the list holds %d tool(s): no order to compare", len(na))
+		return conform.Skip(conform.NotExercised, "the list holds %d tool(s): no order to compare", len(na))
 	}
 	for i := range na {
 		if na[i] != nb[i] {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // TOOLS-XMCPHEADER-01 — 2026-07-28/server/tools.mdx (x-mcp-header);
@@ -36,7 +35,7 @@ var _ = conform.Register(conform.Check{
 		case problems.Failed():
 			return problems.Violation("every x-mcp-header a non-empty token, unique ignoring case, on an integer, string or boolean property reached through properties only")
 		case headers == 0:
-			return conform.Skip(reports.NotExercised, "no inputSchema of %d tool(s) uses x-mcp-header%s", len(l.Tools), l.partial())
+			return conform.Skip(conform.NotExercised, "no inputSchema of %d tool(s) uses x-mcp-header%s", len(l.Tools), l.partial())
 		}
 		return conform.Pass("%d x-mcp-header annotation(s) on %d tool(s), all valid", headers, annotated)
 	},

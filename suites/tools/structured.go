@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -189,11 +188,11 @@ func ctConformUnjudged(t *conform.T, l *toolkit.Listing, schemas, exempt, uncomp
 		for name, err := range broken {
 			why = append(why, fmt.Sprintf("%s: %v", name, err))
 		}
-		return conform.Skip(reports.NotExercised, "the results of tools with an outputSchema could not be judged, their schemas do not compile (see STRUCT-OUTSCHEMA-VALID-01): %s", conform.JoinAtMost(why, 3))
+		return conform.Skip(conform.NotExercised, "the results of tools with an outputSchema could not be judged, their schemas do not compile (see STRUCT-OUTSCHEMA-VALID-01): %s", conform.JoinAtMost(why, 3))
 	case exempt > 0:
-		return conform.Skip(reports.NotExercised, "only isError:true results of tools with an outputSchema were seen (%d), which the rule exempts (ERR-ISERROR-STRUCT-01)", exempt)
+		return conform.Skip(conform.NotExercised, "only isError:true results of tools with an outputSchema were seen (%d), which the rule exempts (ERR-ISERROR-STRUCT-01)", exempt)
 	case schemas > 0 && l.Find(ctStructFixture) == nil:
-		return conform.Skip(reports.NotExercised, "%d listed tool%s declare an outputSchema but none was called: allow one with --call NAME[=JSON], or list the fixture tool %s", schemas, toolkit.Plural(schemas), ctStructFixture)
+		return conform.Skip(conform.NotExercised, "%d listed tool%s declare an outputSchema but none was called: allow one with --call NAME[=JSON], or list the fixture tool %s", schemas, toolkit.Plural(schemas), ctStructFixture)
 	}
 	return ctUnexercised(t, l, ctStructFixture, "successful result of a tool with an outputSchema")
 }
@@ -274,7 +273,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if f.Judged == 0 {
-			return conform.Skip(reports.NotApplicable, "none of the %d listed tools declares an outputSchema", len(l.Tools))
+			return conform.Skip(conform.NotApplicable, "none of the %d listed tools declares an outputSchema", len(l.Tools))
 		}
 		return f.Verdict(`outputSchema with "type": "object" at the root`, "",
 			fmt.Sprintf("every outputSchema (%d) has root type \"object\"", f.Judged))
@@ -310,11 +309,11 @@ var _ = conform.Register(conform.Check{
 		}
 		switch {
 		case f.Judged == 0:
-			return conform.Skip(reports.NotApplicable, "none of the %d listed tools declares an outputSchema", len(l.Tools))
+			return conform.Skip(conform.NotApplicable, "none of the %d listed tools declares an outputSchema", len(l.Tools))
 		case len(f.Fails()) > 0:
 			return f.Verdict("every outputSchema a valid JSON Schema in its dialect", "", "")
 		case len(compiled) == 0:
-			return conform.Skip(reports.NotExercised, "no outputSchema the suite can verify offline: %s", conform.JoinAtMost(inconclusive, 3))
+			return conform.Skip(conform.NotExercised, "no outputSchema the suite can verify offline: %s", conform.JoinAtMost(inconclusive, 3))
 		case len(inconclusive) > 0:
 			return conform.Note("%d outputSchema(s) compile: %s; not verified: %s", len(compiled), conform.JoinAtMost(compiled, 4), conform.JoinAtMost(inconclusive, 3))
 		}
@@ -344,7 +343,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if len(seen) == 0 {
-			return conform.Skip(reports.NotExercised, "no result carried structuredContent from a tool without an outputSchema")
+			return conform.Skip(conform.NotExercised, "no result carried structuredContent from a tool without an outputSchema")
 		}
 		if unmirrored.Warned() {
 			return unmirrored.Warning("structuredContent without an outputSchema also serialized in a text block")
@@ -379,7 +378,7 @@ func runStructR12(t *conform.T) conform.Verdict {
 		return seen.Warning("no structured output in a " + t.Rev.Name + " session, which has none (tolerated as extra members, preferably absent)")
 	case len(l.Pages) == 0 || l.Pages[0].Result == nil:
 		if len(results) == 0 {
-			return conform.Skip(reports.NotExercised, "no tools/list result and no tools/call result to look at")
+			return conform.Skip(conform.NotExercised, "no tools/list result and no tools/call result to look at")
 		}
 	}
 	return conform.Pass("no outputSchema among %d listed tools, no structuredContent in %d tools/call result%s", len(l.Tools), len(results), toolkit.Plural(len(results)))

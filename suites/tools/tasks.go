@@ -9,7 +9,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/tasks"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
@@ -170,7 +169,7 @@ func taskNegotiationProbes(t *conform.T) taskNegProbes {
 		t.ErrorNow("%v", err)
 	}
 	if !tasks.Declared(s) {
-		t.SkipNow(reports.NotApplicable, "the server declares no tasks.requests.tools.call capability: the tool-level rules apply only when it does (2025-11-25 basic/utilities/tasks.mdx, Tool-Level Negotiation)")
+		t.SkipNow(conform.NotApplicable, "the server declares no tasks.requests.tools.call capability: the tool-level rules apply only when it does (2025-11-25 basic/utilities/tasks.mdx, Tool-Level Negotiation)")
 	}
 	l := toolkit.List(t)
 	toolkit.RequireListing(t, l)
@@ -199,7 +198,7 @@ func taskNegotiationProbes(t *conform.T) taskNegProbes {
 		p.required = toolcall.Probe{Label: required.Name, R: toolcall.Classify(resp, err)}
 	}
 	if forbidden == nil && required == nil {
-		t.SkipNow(reports.NeedsFixture, "no callable tool without task support and none requiring tasks; list the fixture tool %s (the fixture contract, refserver/doc.go) to exercise it", taskNegFixture)
+		t.SkipNow(conform.MissingFixture, "no callable tool without task support and none requiring tasks; list the fixture tool %s (the fixture contract, refserver/doc.go) to exercise it", taskNegFixture)
 	}
 	return p
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -190,9 +189,9 @@ func ctExercise(t *conform.T) *toolkit.Listing {
 // when the server does not list it.
 func ctUnexercised(t *conform.T, l *toolkit.Listing, fixture, what string) conform.Verdict {
 	if o := toolkit.CallIfAllowed(t, l, fixture); o != nil {
-		return conform.Skip(reports.NotExercised, "no %s in any tools/call result of this revision's sessions; the fixture tool %s returned %s", what, fixture, toolkit.DescribeOutcome(o))
+		return conform.Skip(conform.NotExercised, "no %s in any tools/call result of this revision's sessions; the fixture tool %s returned %s", what, fixture, toolkit.DescribeOutcome(o))
 	}
-	return conform.Skip(reports.NeedsFixture, "no %s in any tools/call result of this revision's sessions: list the fixture tool %s (the fixture contract, refserver/doc.go), or allow a tool that produces one with --call NAME[=JSON]", what, fixture)
+	return conform.Skip(conform.MissingFixture, "no %s in any tools/call result of this revision's sessions: list the fixture tool %s (the fixture contract, refserver/doc.go), or allow a tool that produces one with --call NAME[=JSON]", what, fixture)
 }
 
 // ctProbe is the Probe of a check that judges tool results in the transcript: the

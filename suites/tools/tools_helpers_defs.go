@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -46,7 +45,7 @@ func defListOf(l *toolkit.Listing) *defListing {
 
 // defNoTool is the skip of a definition check whose listing has no tool.
 func defNoTool(l *defListing) conform.Verdict {
-	return conform.Skip(reports.NotExercised, "tools/list listed no tool%s: no definition to judge", l.partial())
+	return conform.Skip(conform.NotExercised, "tools/list listed no tool%s: no definition to judge", l.partial())
 }
 
 // partial says, for messages, that the walk did not see the whole list.
@@ -70,5 +69,5 @@ func (l *defListing) with(member string) []defTool {
 
 // defNone is the skip of a check none of whose subjects occurred.
 func defNone(l *defListing, what, unlock string) conform.Verdict {
-	return conform.Skip(reports.NotExercised, "none of the %d listed tools %s%s; %s", len(l.Tools), what, l.partial(), unlock)
+	return conform.Skip(conform.NotExercised, "none of the %d listed tools %s%s; %s", len(l.Tools), what, l.partial(), unlock)
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // The MCP endpoint of Streamable HTTP (2025-03-26 to 2025-11-25): one path for POST
@@ -221,7 +220,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if f.Judged == 0 {
-			return conform.Skip(reports.NotExercised, "no request POST was answered with a success status")
+			return conform.Skip(conform.NotExercised, "no request POST was answered with a success status")
 		}
 		return f.Verdict("Content-Type application/json or text/event-stream on the reply to every request POST", "",
 			fmt.Sprintf("%d request POSTs, each answered application/json or text/event-stream", f.Judged))

@@ -8,7 +8,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -80,9 +79,9 @@ var _ = conform.Register(conform.Check{
 		}
 		switch {
 		case open == 0:
-			return conform.Skip(reports.NotApplicable, "no GET stream was open (the server answered GET without an event stream)")
+			return conform.Skip(conform.NotApplicable, "no GET stream was open (the server answered GET without an event stream)")
 		case f.Judged == 0:
-			return conform.Skip(reports.NotExercised, "the %d GET stream(s) carried no message", open)
+			return conform.Skip(conform.NotExercised, "the %d GET stream(s) carried no message", open)
 		}
 		return f.Verdict("no response on a GET stream", "", fmt.Sprintf("%d message(s) on %d GET stream(s), none a response", f.Judged, open))
 	},
@@ -130,7 +129,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if f.Judged == 0 {
-			return conform.Skip(reports.NotExercised, "no GET stream carried a message")
+			return conform.Skip(conform.NotExercised, "no GET stream carried a message")
 		}
 		return f.Verdict("messages on the GET stream unrelated to the client's requests", "",
 			fmt.Sprintf("%d message(s) on GET streams, none tied to a request of the suite's", f.Judged))
@@ -151,10 +150,10 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs := conform.TransportOf[probeStreamer](t)
 		if streams, _ := getStreams(hs); len(streams) == 0 {
-			return conform.Skip(reports.NotApplicable, "the session has no GET stream (the server answered GET without one): every message has the one stream of its request")
+			return conform.Skip(conform.NotApplicable, "the session has no GET stream (the server answered GET without one): every message has the one stream of its request")
 		}
 		if _, ok := fixtureTool(t, broadcastTool); !ok {
-			return conform.Skip(reports.NeedsFixture, "list the fixture tool %s (the fixture contract, refserver/doc.go) to follow one call's progress across streams", broadcastTool)
+			return conform.Skip(conform.MissingFixture, "list the fixture tool %s (the fixture contract, refserver/doc.go) to follow one call's progress across streams", broadcastTool)
 		}
 		caller, err := t.NewSession()
 		if err != nil {
@@ -195,7 +194,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if f.Judged == 0 && !f.Failed() {
-			return conform.Skip(reports.NotExercised, "%s sent no progress notification (%s)", broadcastTool, o.Describe())
+			return conform.Skip(conform.NotExercised, "%s sent no progress notification (%s)", broadcastTool, o.Describe())
 		}
 		streams := "its POST stream and its GET stream"
 		if second {

@@ -11,7 +11,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -48,7 +47,7 @@ func h5Judge(t *conform.T, expected string, cases []h5Case) conform.Verdict {
 		return bad.Violation(expected)
 	}
 	if len(good) == 0 {
-		return conform.Skip(reports.NotExercised, "%s", strings.Join(notes, "; "))
+		return conform.Skip(conform.NotExercised, "%s", strings.Join(notes, "; "))
 	}
 	msg := "as required for " + strings.Join(good, "; ")
 	if len(notes) > 0 {
@@ -105,9 +104,9 @@ func modernOnlyRule(t *conform.T, expected string, bad *conform.Findings) confor
 	v := bad.Violation(expected)
 	switch servesLegacy(t.RevisionsAsked()) {
 	case legacyYes:
-		return conform.Skip(reports.NotApplicable, "the server also serves earlier revisions (their sessions, GET streams and resumption are theirs); the rule binds a server that supports only 2026-07-28 (seen: %s)", v.Actual)
+		return conform.Skip(conform.NotApplicable, "the server also serves earlier revisions (their sessions, GET streams and resumption are theirs); the rule binds a server that supports only 2026-07-28 (seen: %s)", v.Actual)
 	case legacyUnknown:
-		return conform.Skip(reports.NotExercised, "the rule binds a server that supports only 2026-07-28, and this run asked no earlier revision to tell (seen: %s)", v.Actual)
+		return conform.Skip(conform.NotExercised, "the rule binds a server that supports only 2026-07-28, and this run asked no earlier revision to tell (seen: %s)", v.Actual)
 	}
 	return v
 }
@@ -290,7 +289,7 @@ func judgeNoVersionHeader(got string, rejected bool, older legacyTri) conform.Ve
 	case older == legacyNo:
 		return conform.Violation("HTTP 400 with JSON-RPC error -32020 (HeaderMismatch): the server serves no client older than 2025-06-18 (this run's 2024-11-05 and 2025-03-26 sessions were not negotiated)", what+": "+got)
 	}
-	return conform.Skip(reports.NotExercised, "%s was not rejected (%s), and this run asked neither 2024-11-05 nor 2025-03-26, so whether the server serves older clients (and MAY take it as 2025-03-26) is unknown: run with those revisions too", what, got)
+	return conform.Skip(conform.NotExercised, "%s was not rejected (%s), and this run asked neither 2024-11-05 nor 2025-03-26, so whether the server serves older clients (and MAY take it as 2025-03-26) is unknown: run with those revisions too", what, got)
 }
 
 // H5-ENDPOINT-01 — streamable-http.mdx (Overview). An opening check: a server without a
@@ -306,7 +305,7 @@ var _ = conform.Register(conform.Check{
 		case "":
 			return conform.Errorf("not verified: no transport was opened: %v", o.Err)
 		default:
-			return conform.Skip(reports.NotApplicable, "the target is not a Streamable HTTP server (this rule is of the Streamable HTTP transport)")
+			return conform.Skip(conform.NotApplicable, "the target is not a Streamable HTTP server (this rule is of the Streamable HTTP transport)")
 		}
 		for _, x := range o.Exchanges {
 			if x.Method == http.MethodPost {
@@ -329,9 +328,9 @@ func judgeEndpointPOST(x transport.Exchange, openErr error) conform.Verdict {
 	case x.Status == http.StatusMethodNotAllowed || x.Status == http.StatusNotImplemented:
 		return conform.Violation("an MCP endpoint that supports POST", got+" (Allow: "+x.Header.Get("Allow")+")")
 	case x.Status == http.StatusNotFound:
-		return conform.Skip(reports.NotApplicable, "%s without a JSON-RPC error: by the page's Backward Compatibility, a legacy server that does not host the 2026-07-28 endpoint", got)
+		return conform.Skip(conform.NotApplicable, "%s without a JSON-RPC error: by the page's Backward Compatibility, a legacy server that does not host the 2026-07-28 endpoint", got)
 	}
-	return conform.Skip(reports.NotExercised, "%s: the endpoint neither served the POST nor refused the method, so whether it takes POST is not shown (%v)", got, openErr)
+	return conform.Skip(conform.NotExercised, "%s: the endpoint neither served the POST nor refused the method, so whether it takes POST is not shown (%v)", got, openErr)
 }
 
 // H5-HEADERS-MATCH-01 — streamable-http.mdx (Protocol Version Header; Server Validation).
@@ -540,7 +539,7 @@ var _ = conform.Register(conform.Check{
 			streams = sseReplies(hs)
 		}
 		if len(streams) == 0 {
-			return conform.Skip(reports.NotExercised, "no reply of this revision's session was an SSE stream (subscriptions/listen did not open one either)")
+			return conform.Skip(conform.NotExercised, "no reply of this revision's session was an SSE stream (subscriptions/listen did not open one either)")
 		}
 		for _, x := range streams {
 			if got := x.Header.Get("X-Accel-Buffering"); got != "no" {

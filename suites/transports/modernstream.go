@@ -13,7 +13,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -56,7 +55,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if f.Judged == 0 {
-			return conform.Skip(reports.NotExercised, "no request's SSE stream carried a message before its response")
+			return conform.Skip(conform.NotExercised, "no request's SSE stream carried a message before its response")
 		}
 		return f.Verdict("only notifications of the originating request on its stream", "",
 			fmt.Sprintf("%d message(s) on request streams, each a notification of its request", f.Judged))
@@ -83,7 +82,7 @@ var _ = conform.Register(conform.Check{
 		s, ps := conform.TransportOf[probeStreamer](t)
 		for _, name := range []string{cancelTool, "test_last_cancellation"} {
 			if _, ok := fixtureTool(t, name); !ok {
-				return conform.Skip(reports.NeedsFixture, "list the fixture tools %s and test_last_cancellation (the fixture contract, refserver/doc.go): the slow call to cancel and the record of its cancellation", cancelTool)
+				return conform.Skip(conform.MissingFixture, "list the fixture tools %s and test_last_cancellation (the fixture contract, refserver/doc.go): the slow call to cancel and the record of its cancellation", cancelTool)
 			}
 		}
 		id, body, err := toolCallBody(s, cancelTool, map[string]any{"ms": 5000}, "mcp-conform-cancel-"+s.Label)
@@ -96,13 +95,13 @@ var _ = conform.Register(conform.Check{
 			return conform.Silence("a reply to tools/call "+cancelTool, err)
 		}
 		if rep.Stream == nil {
-			return conform.Skip(reports.NotExercised, "tools/call %s was answered with HTTP %d (%q), not an SSE stream to close", cancelTool, rep.Exchange.Status, rep.Exchange.ContentType)
+			return conform.Skip(conform.NotExercised, "tools/call %s was answered with HTTP %d (%q), not an SSE stream to close", cancelTool, rep.Exchange.Status, rep.Exchange.ContentType)
 		}
 		// The first event proves the call is running; then the stream is closed.
 		r := readUntil(t.Ctx, rep.Stream, t.Timeout(), raw, func(transport.Event) bool { return true })
 		rep.Stream.Close()
 		if r.response || r.ended || r.err != nil {
-			return conform.Skip(reports.NotExercised, "the stream of %s ended or answered before the suite could close it (%d event(s))", cancelTool, len(r.events))
+			return conform.Skip(conform.NotExercised, "the stream of %s ended or answered before the suite could close it (%d event(s))", cancelTool, len(r.events))
 		}
 		// The server learns of the close when its side of the connection fails: ask
 		// until it has recorded a cancellation of the call, within --timeout.
@@ -204,7 +203,7 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		if !toolkit.Declared(s) {
-			return conform.Skip(reports.NotExercised, "the server declares no tools capability")
+			return conform.Skip(conform.NotExercised, "the server declares no tools capability")
 		}
 		declared := 0
 		for _, tl := range toolkit.List(t).Tools {
@@ -263,7 +262,7 @@ var _ = conform.Register(conform.Check{
 			return h5Judge(t, "HTTP 400 with -32020 for a missing or mismatched Mcp-Param header, and the call served with a matching one", cases)
 		}
 		if declared == 0 {
-			return conform.Skip(reports.NotExercised, "no listed tool declares an x-mcp-header parameter")
+			return conform.Skip(conform.NotExercised, "no listed tool declares an x-mcp-header parameter")
 		}
 		return toolkit.NotAllowed("H5-PARAM-HEADER-01 (a tool with x-mcp-header parameters)")
 	},

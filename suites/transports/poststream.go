@@ -7,7 +7,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // The rows of a POST answered with an SSE stream (2025-03-26 to 2025-11-25): the
@@ -74,7 +73,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if f.Judged == 0 {
-			return conform.Skip(reports.NotExercised, "no request was answered with an SSE stream that the server ended")
+			return conform.Skip(conform.NotExercised, "no request was answered with an SSE stream that the server ended")
 		}
 		return f.Verdict("the response on the SSE stream of its request", "",
 			fmt.Sprintf("%d request SSE stream(s), each carrying its response", f.Judged))
@@ -115,7 +114,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if f.Judged == 0 {
-			return conform.Skip(reports.NotExercised, "no progress notification came on a request's SSE stream")
+			return conform.Skip(conform.NotExercised, "no progress notification came on a request's SSE stream")
 		}
 		return f.Verdict("progress on a request's stream for that request's token", "",
 			fmt.Sprintf("%d progress notification(s) on request streams, each for that request's token", f.Judged))
@@ -138,11 +137,11 @@ func judgeEnd(t *conform.T, p endProbe, polling bool) conform.Verdict {
 	what := "tools/call " + p.tool
 	switch {
 	case p.notStream != "":
-		return conform.Skip(reports.NotExercised, "%s was answered with %s, not an SSE stream", what, p.notStream)
+		return conform.Skip(conform.NotExercised, "%s was answered with %s, not an SSE stream", what, p.notStream)
 	case p.before.err != nil && !p.before.response:
 		return conform.Silence("the response to "+what+" on its SSE stream", p.before.err)
 	case !p.before.response && polling:
-		return conform.Skip(reports.NotExercised, "the stream of %s ended before its response after %d event(s) (a closed connection this revision allows: the client may poll)", what, len(p.before.events))
+		return conform.Skip(conform.NotExercised, "the stream of %s ended before its response after %d event(s) (a closed connection this revision allows: the client may poll)", what, len(p.before.events))
 	case !p.before.response:
 		return conform.Violation("the stream open until the response to "+what, fmt.Sprintf("the stream ended after %d event(s), without the response", len(p.before.events)))
 	case p.open:

@@ -10,7 +10,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -53,7 +52,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if f.Judged == 0 {
-			return conform.Skip(reports.NotExercised, "no SSE event carried an id (ids are optional)")
+			return conform.Skip(conform.NotExercised, "no SSE event carried an id (ids are optional)")
 		}
 		return f.Verdict("every event id once in the session", "", fmt.Sprintf("%d event ids on %d stream(s), each once", f.Judged, streams))
 	},
@@ -91,7 +90,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if f.Judged == 0 {
-			return conform.Skip(reports.NotExercised, "no POST's SSE stream carried an event")
+			return conform.Skip(conform.NotExercised, "no POST's SSE stream carried an event")
 		}
 		return f.Verdict("every POST's SSE stream primed: a first event with an id and empty data", "", fmt.Sprintf("%d SSE stream(s) of POSTs, each primed", f.Judged))
 	},
@@ -134,7 +133,7 @@ func resumeProbeOf(t *conform.T) *resumeProbe {
 func runResumeProbe(t *conform.T, s *conform.Session, ps probeStreamer) *resumeProbe {
 	p := &resumeProbe{retry: -1}
 	if _, ok := fixtureTool(t, resumeTool); !ok {
-		v := conform.Skip(reports.NeedsFixture, "list the fixture tool %s (the fixture contract, refserver/doc.go): a call long enough to drop and resume", resumeTool)
+		v := conform.Skip(conform.MissingFixture, "list the fixture tool %s (the fixture contract, refserver/doc.go): a call long enough to drop and resume", resumeTool)
 		p.skip = &v
 		return p
 	}
@@ -160,7 +159,7 @@ func runResumeProbe(t *conform.T, s *conform.Session, ps probeStreamer) *resumeP
 		return p
 	}
 	if rep.Stream == nil {
-		v := conform.Skip(reports.NotExercised, "tools/call %s was answered with HTTP %d (%q), not an SSE stream: there is no stream to resume", resumeTool, rep.Exchange.Status, rep.Exchange.ContentType)
+		v := conform.Skip(conform.NotExercised, "tools/call %s was answered with HTTP %d (%q), not an SSE stream: there is no stream to resume", resumeTool, rep.Exchange.Status, rep.Exchange.ContentType)
 		p.skip = &v
 		return p
 	}
@@ -242,11 +241,11 @@ var _ = conform.Register(conform.Check{
 		case p.skip != nil:
 			return *p.skip
 		case p.first.response:
-			return conform.Skip(reports.NotExercised, "the response to %s came before any other event with an id: nothing was left to resume", resumeTool)
+			return conform.Skip(conform.NotExercised, "the response to %s came before any other event with an id: nothing was left to resume", resumeTool)
 		case p.lastID == "":
-			return conform.Skip(reports.NotExercised, "the stream of %s carried no event id (ids are optional): it cannot be resumed", resumeTool)
+			return conform.Skip(conform.NotExercised, "the stream of %s carried no event id (ids are optional): it cannot be resumed", resumeTool)
 		case p.notSSE != "":
-			return conform.Skip(reports.NotExercised, "GET with Last-Event-ID %q was answered with %s: the server does not resume streams (it MAY)", p.lastID, p.notSSE)
+			return conform.Skip(conform.NotExercised, "GET with Last-Event-ID %q was answered with %s: the server does not resume streams (it MAY)", p.lastID, p.notSSE)
 		}
 		var f conform.Findings
 		for _, ev := range p.resumed.events {
@@ -264,7 +263,7 @@ var _ = conform.Register(conform.Check{
 			}
 		}
 		if f.Judged == 0 {
-			return conform.Skip(reports.NotExercised, "the resumed stream (GET with Last-Event-ID %q) carried no message", p.lastID)
+			return conform.Skip(conform.NotExercised, "the resumed stream (GET with Last-Event-ID %q) carried no message", p.lastID)
 		}
 		return f.Verdict("only the resumed stream's messages", "",
 			fmt.Sprintf("the stream resumed from event %q carried %d message(s), all of that stream", p.lastID, f.Judged))
@@ -280,7 +279,7 @@ var _ = conform.Register(conform.Check{
 		case p.skip != nil:
 			return *p.skip
 		case p.first.response || p.lastID == "":
-			return conform.Skip(reports.NotExercised, "the stream of %s could not be dropped before its response and resumed (no earlier event with an id)", resumeTool)
+			return conform.Skip(conform.NotExercised, "the stream of %s could not be dropped before its response and resumed (no earlier event with an id)", resumeTool)
 		}
 		how := "the suite dropped the stream"
 		if !p.dropped {
@@ -294,9 +293,9 @@ var _ = conform.Register(conform.Check{
 			return conform.Pass("%s after event %q; the call ran on, and its response came on the resumed stream", how, p.lastID)
 		}
 		if p.notSSE != "" {
-			return conform.Skip(reports.NotExercised, "%s; GET with Last-Event-ID was answered with %s, so whether the call ran on cannot be seen", how, p.notSSE)
+			return conform.Skip(conform.NotExercised, "%s; GET with Last-Event-ID was answered with %s, so whether the call ran on cannot be seen", how, p.notSSE)
 		}
-		return conform.Skip(reports.NotExercised, "%s; the resumed stream ended without the response (%d event(s)), and nothing tells whether the call was cancelled", how, len(p.resumed.events))
+		return conform.Skip(conform.NotExercised, "%s; the resumed stream ended without the response (%d event(s)), and nothing tells whether the call was cancelled", how, len(p.resumed.events))
 	},
 })
 
@@ -309,7 +308,7 @@ var _ = conform.Register(conform.Check{
 		case p.skip != nil:
 			return *p.skip
 		case p.first.response || p.dropped || p.lastID == "":
-			return conform.Skip(reports.NotExercised, "the server kept the connection of %s's stream open (it did not poll): the rule binds a server that closes it early", resumeTool)
+			return conform.Skip(conform.NotExercised, "the server kept the connection of %s's stream open (it did not poll): the rule binds a server that closes it early", resumeTool)
 		case p.retry >= 0:
 			return conform.Pass("the connection closed after %d event(s), a retry of %d ms among them", len(p.first.events), p.retry)
 		}

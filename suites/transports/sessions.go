@@ -9,7 +9,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // The session rules of Streamable HTTP (2025-03-26 to 2025-11-25): the Mcp-Session-Id
@@ -92,7 +91,7 @@ var _ = conform.Register(conform.Check{
 
 func judgeChars(seen []seenID) conform.Verdict {
 	if len(seen) == 0 {
-		return conform.Skip(reports.NotApplicable, "the server assigned no session id")
+		return conform.Skip(conform.NotApplicable, "the server assigned no session id")
 	}
 	var f conform.Findings
 	for _, s := range seen {
@@ -182,14 +181,14 @@ func probeSessionEnd(t *conform.T, hs *transport.StreamableHTTP) *sessionEnd {
 func sessionEndFor(t *conform.T) *sessionEnd {
 	_, hs := conform.TransportOf[*transport.StreamableHTTP](t)
 	if hs.SessionID() == "" {
-		t.Stop(conform.Skip(reports.NotApplicable, "the server assigned no session id: there is no session to end"))
+		t.Stop(conform.Skip(conform.NotApplicable, "the server assigned no session id: there is no session to end"))
 	}
 	e := probeSessionEnd(t, hs)
 	switch {
 	case e.err != nil:
 		t.Stop(conform.Errorf("not verified: %v", e.err))
 	case e.noSession:
-		t.Stop(conform.Skip(reports.NotApplicable, "a new session got no session id: there is no session to end"))
+		t.Stop(conform.Skip(conform.NotApplicable, "a new session got no session id: there is no session to end"))
 	case e.deleteErr != nil:
 		t.Stop(conform.Errorf("not verified: DELETE: %v", e.deleteErr))
 	}
@@ -260,7 +259,7 @@ var _ = conform.Register(conform.Check{
 
 func judgeReinit(e *sessionEnd) conform.Verdict {
 	if e.reinit == nil {
-		return conform.Skip(reports.NotExercised, "the server answered no request with 404 (SHTTP-SESSION-404-01), so no client would start again")
+		return conform.Skip(conform.NotExercised, "the server answered no request with 404 (SHTTP-SESSION-404-01), so no client would start again")
 	}
 	if !e.reinit.processed() {
 		return conform.Violation("an InitializeResult for a new initialize without Mcp-Session-Id after a 404", e.reinit.describe())
@@ -362,7 +361,7 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		_, hs := conform.TransportOf[*transport.StreamableHTTP](t)
 		if hs.SessionID() == "" {
-			return conform.Skip(reports.NotApplicable, "the server assigned no session id, so it requires none")
+			return conform.Skip(conform.NotApplicable, "the server assigned no session id, so it requires none")
 		}
 		// The probe names no session, so it cannot disturb the main one; it goes
 		// through the main session's connection for the user's headers.
@@ -382,7 +381,7 @@ func judgeMissing(r httpReply) conform.Verdict {
 	case r.status() == http.StatusBadRequest:
 		return conform.Pass("%s → %s", what, r.describe())
 	case r.processed():
-		return conform.Skip(reports.NotApplicable, "%s was served (%s): the server does not require a session id, so the rule does not bind it", what, r.describe())
+		return conform.Skip(conform.NotApplicable, "%s was served (%s): the server does not require a session id, so the rule does not bind it", what, r.describe())
 	}
 	return conform.Violation("HTTP 400 for "+what, r.describe())
 }
@@ -458,7 +457,7 @@ func judgeVersionMissing(r httpReply, method string, session bool, negotiated26 
 	case r.processed():
 		return conform.Pass("%s was served: %s", what, conform.Clip(r.describe(), 120))
 	case !session && negotiated26 != "2025-03-26":
-		return conform.Skip(reports.NotApplicable, "%s → %s: the server has no session to tell the version by, and 2025-03-26, which it would assume, is not one it serves (the run's 2025-03-26 column: %q)", what, r.describe(), negotiated26)
+		return conform.Skip(conform.NotApplicable, "%s → %s: the server has no session to tell the version by, and 2025-03-26, which it would assume, is not one it serves (the run's 2025-03-26 column: %q)", what, r.describe(), negotiated26)
 	}
 	return conform.Violation(what+" served as the negotiated version", r.describe())
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // The 2024-11-05 HTTP+SSE transport: a GET event stream whose first event names the
@@ -33,7 +32,7 @@ func sseOpening(t *conform.T) conform.Opening {
 	case o.Kind == "":
 		t.ErrorNow("not verified: no transport was opened: %v", o.Err)
 	}
-	t.SkipNow(reports.NotApplicable, "the session runs over %s, not HTTP+SSE (this rule is of the 2024-11-05 HTTP+SSE transport)", o.Kind)
+	t.SkipNow(conform.NotApplicable, "the session runs over %s, not HTTP+SSE (this rule is of the 2024-11-05 HTTP+SSE transport)", o.Kind)
 	return o
 }
 
@@ -199,7 +198,7 @@ var _ = conform.Register(conform.Check{
 			return f.Violation("every server message in an event of type message (the type a client reads)")
 		}
 		if messages == 0 {
-			return conform.Skip(reports.NotExercised, "no server message arrived on the event stream")
+			return conform.Skip(conform.NotExercised, "no server message arrived on the event stream")
 		}
 		return conform.Pass("%d server messages, each in an event of type message; no data under another type", messages)
 	},

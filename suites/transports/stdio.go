@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
 	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
@@ -85,7 +84,7 @@ func capLines(ls []stdoutLine, n int) string {
 }
 
 func notStdio() conform.Verdict {
-	return conform.Skip(reports.NotApplicable, "the target is not a stdio server")
+	return conform.Skip(conform.NotApplicable, "the target is not a stdio server")
 }
 
 // STDIO-STDOUT-PURE-01 — {rev}/basic/transports.mdx (stdio).
@@ -153,7 +152,7 @@ var _ = conform.Register(conform.Check{
 		case f.Failed():
 			return f.Violation(fmt.Sprintf("no JSON-RPC request on stdout; got %d", f.Count()))
 		case n == 0:
-			return conform.Skip(reports.NotExercised, "no message was read from stdout in this revision's sessions")
+			return conform.Skip(conform.NotExercised, "no message was read from stdout in this revision's sessions")
 		}
 		return conform.Pass("%d messages read from stdout, none a request", n)
 	},
@@ -218,7 +217,7 @@ var _ = conform.Register(conform.Check{
 		case bad.Failed():
 			return bad.Violation("one message per stdout line, never a JSON array")
 		case n == 0:
-			return conform.Skip(reports.NotExercised, "no stdout line was received in this revision's sessions")
+			return conform.Skip(conform.NotExercised, "no stdout line was received in this revision's sessions")
 		}
 		return conform.Pass("%d stdout messages, each on its own", n)
 	},

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -42,7 +41,7 @@ func lsJudgeCancel(obs []subscribe.Observed) conform.Verdict {
 		}
 	}
 	if f.Judged == 0 {
-		return conform.Skip(reports.NotExercised, "the server sent no notifications/cancelled in this revision's sessions")
+		return conform.Skip(conform.NotExercised, "the server sent no notifications/cancelled in this revision's sessions")
 	}
 	return f.Verdict("notifications/cancelled only for a subscriptions/listen request", "",
 		fmt.Sprintf("%d notifications/cancelled, each tearing down a subscription", f.Judged))
@@ -152,10 +151,10 @@ func cnFixtures(t *conform.T, names ...string) {
 	for _, name := range names {
 		tl := l.Find(name)
 		if tl == nil {
-			t.SkipNow(reports.NeedsFixture, "the fixture tool %s (the fixture contract, refserver/doc.go) is not listed", name)
+			t.SkipNow(conform.MissingFixture, "the fixture tool %s (the fixture contract, refserver/doc.go) is not listed", name)
 		}
 		if p := toolkit.Allowed(t, *tl); !p.Allowed {
-			t.SkipNow(reports.CallsNotAllowed, "%s: %s", name, p.Why)
+			t.SkipNow(conform.CallsNotAllowed, "%s: %s", name, p.Why)
 		}
 	}
 }
@@ -210,7 +209,7 @@ var _ = conform.Register(conform.Check{
 func cnInflightOf(t *conform.T) cnInflight {
 	s := t.Session()
 	if s.Modern() && s.Kind == "http" {
-		t.SkipNow(reports.NotApplicable, "in 2026-07-28 over Streamable HTTP a request is cancelled by closing its response stream, not with notifications/cancelled (2026-07-28/basic/patterns/cancellation.mdx, Transport-Specific Cancellation): H5-CANCEL-CLOSE-01's probe")
+		t.SkipNow(conform.NotApplicable, "in 2026-07-28 over Streamable HTTP a request is cancelled by closing its response stream, not with notifications/cancelled (2026-07-28/basic/patterns/cancellation.mdx, Transport-Specific Cancellation): H5-CANCEL-CLOSE-01's probe")
 	}
 	cnFixtures(t, cnSlowFixture, cnLastFixture)
 	return t.Once("CANCEL-INFLIGHT-01:"+t.Rev.Name, func() any { return cnProbeInflight(t, s) }).(cnInflight)
@@ -456,7 +455,7 @@ func cnJudgeStdioR5(p cnInflight, entries []wire.Entry) conform.Verdict {
 	case a.read == 0:
 		// The later requests went unanswered as far as the suite can tell (a reply
 		// whose id matches none is BASE-RESP-ID-01's): no evidence either way.
-		return conform.Skip(reports.NotExercised, "no request sent after the cancellation was answered, so nothing shows the server read it")
+		return conform.Skip(conform.NotExercised, "no request sent after the cancellation was answered, so nothing shows the server read it")
 	}
 	for _, e := range a.crossed {
 		f.Note(fmt.Sprintf("#%d %s for its token came before the server answered a later request (#%d): it may have crossed the cancellation", e.Seq, ctProgressMethod, a.read))
@@ -478,7 +477,7 @@ var _ = conform.Register(conform.Check{
 			cnJudgeDirection(&f, s.Label, t.Transcript(s))
 		}
 		if f.Judged == 0 {
-			return conform.Skip(reports.NotExercised, "the server sent no notifications/cancelled in this revision's sessions")
+			return conform.Skip(conform.NotExercised, "the server sent no notifications/cancelled in this revision's sessions")
 		}
 		return f.Verdict("notifications/cancelled only for requests the server issued", "",
 			fmt.Sprintf("%d notifications/cancelled, each naming a request the server issued", f.Judged))

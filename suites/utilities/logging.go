@@ -9,7 +9,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/loglevel"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -102,14 +101,14 @@ func lgMessages(t *conform.T) []loglevel.Message {
 // lgUnexercised is the skip of a transcript check that saw no log message.
 func lgUnexercised(ex lgExercise) conform.Verdict {
 	if !ex.called {
-		return conform.Skip(reports.NeedsFixture, "no %s was received; list the fixture tool %s (the fixture contract, refserver/doc.go) to exercise logging", loglevel.Method, loglevel.Fixture)
+		return conform.Skip(conform.MissingFixture, "no %s was received; list the fixture tool %s (the fixture contract, refserver/doc.go) to exercise logging", loglevel.Method, loglevel.Fixture)
 	}
-	return conform.Skip(reports.NotExercised, "no %s was received; %s returned %s", loglevel.Method, loglevel.Fixture, ex.outcome)
+	return conform.Skip(conform.NotExercised, "no %s was received; %s returned %s", loglevel.Method, loglevel.Fixture, ex.outcome)
 }
 
 // lgUndeclared is the skip of a check whose rule binds servers that declare logging.
 func lgUndeclared(what string) conform.Verdict {
-	return conform.Skip(reports.NotApplicable, "the server does not declare the logging capability; %s", what)
+	return conform.Skip(conform.NotApplicable, "the server does not declare the logging capability; %s", what)
 }
 
 // LOG-CAP-01 — {rev}/server/utilities/logging.mdx (Capabilities).
@@ -332,7 +331,7 @@ func runLogFilter(t *conform.T) conform.Verdict {
 	}
 	ct := lgFixtureTool(t)
 	if ct == nil {
-		return conform.Skip(reports.NeedsFixture, "the level filter needs the fixture tool %s (the fixture contract, refserver/doc.go), which the server does not list", loglevel.Fixture)
+		return conform.Skip(conform.MissingFixture, "the level filter needs the fixture tool %s (the fixture contract, refserver/doc.go), which the server does not list", loglevel.Fixture)
 	}
 	// Whatever happens, leave the level at debug, where every message passes (the
 	// control round, last, sets it there when it runs).
@@ -353,7 +352,7 @@ func runLogFilter(t *conform.T) conform.Verdict {
 	control := lgFilterRound(t, s, ct, loglevel.Levels[0], func(msgs []loglevel.Message) bool { return slices.ContainsFunc(msgs, below) })
 	reset = false
 	if !slices.ContainsFunc(control, below) {
-		return conform.Skip(reports.NotExercised, "after logging/setLevel debug, %s sent no message below %s (levels %s), so holding those back cannot be seen",
+		return conform.Skip(conform.NotExercised, "after logging/setLevel debug, %s sent no message below %s (levels %s), so holding those back cannot be seen",
 			loglevel.Fixture, lgLevelFilter, lgLevelList(control))
 	}
 	var f conform.Findings
@@ -374,7 +373,7 @@ func runLogFilter(t *conform.T) conform.Verdict {
 func lgFilterRound(t *conform.T, s *conform.Session, ct *toolkit.CallableTool, level string, enough func([]loglevel.Message) bool) []loglevel.Message {
 	resp, err := lgSetLevel(t, s, level)
 	if err != nil || resp.IsError() {
-		t.SkipNow(reports.NotExercised, "logging/setLevel %s got %s (LOG-SETLEVEL-01 judges it), so the filter could not be set", level, conform.Describe(resp, err))
+		t.SkipNow(conform.NotExercised, "logging/setLevel %s got %s (LOG-SETLEVEL-01 judges it), so the filter could not be set", level, conform.Describe(resp, err))
 	}
 	mark := s.Conn.Seq()
 	lgCall(t, s, ct, "")
@@ -451,9 +450,9 @@ func runPerRequest(t *conform.T) conform.Verdict {
 			return lgUndeclared(fmt.Sprintf("%s sent no log message, asked or not", loglevel.Fixture))
 		}
 		if !ex.called {
-			return conform.Skip(reports.NeedsFixture, "no %s was received; the per-request level needs the fixture tool %s (the fixture contract, refserver/doc.go), which the server does not list", loglevel.Method, loglevel.Fixture)
+			return conform.Skip(conform.MissingFixture, "no %s was received; the per-request level needs the fixture tool %s (the fixture contract, refserver/doc.go), which the server does not list", loglevel.Method, loglevel.Fixture)
 		}
-		return conform.Skip(reports.NotExercised, "%s sent no %s even with _meta logLevel %q (it returned %s): a call without the field that gets none proves nothing", loglevel.Fixture, loglevel.Method, lgLevelR5, ex.outcome)
+		return conform.Skip(conform.NotExercised, "%s sent no %s even with _meta logLevel %q (it returned %s): a call without the field that gets none proves nothing", loglevel.Fixture, loglevel.Method, lgLevelR5, ex.outcome)
 	}
 	return conform.Pass("%d %s, each on the stream of a request whose _meta set logLevel, at or above it; none for a request without it", asked, loglevel.Method)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/tasks"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -233,9 +232,9 @@ func ctProgressProbe(t *conform.T) ctProbeResult {
 // ctNoProgress is the skip of a progress check with nothing to judge.
 func ctNoProgress(p ctProbeResult, what string) conform.Verdict {
 	if !p.called {
-		return conform.Skip(reports.NeedsFixture, "no %s was received (progress is optional: PROG-OPTIONAL-01); list the fixture tool %s (the fixture contract, refserver/doc.go) to exercise it", what, ctProgressFixture)
+		return conform.Skip(conform.MissingFixture, "no %s was received (progress is optional: PROG-OPTIONAL-01); list the fixture tool %s (the fixture contract, refserver/doc.go) to exercise it", what, ctProgressFixture)
 	}
-	return conform.Skip(reports.NotExercised, "no %s was received (progress is optional: PROG-OPTIONAL-01); %s returned %s", what, ctProgressFixture, p.outcome)
+	return conform.Skip(conform.NotExercised, "no %s was received (progress is optional: PROG-OPTIONAL-01); %s returned %s", what, ctProgressFixture, p.outcome)
 }
 
 // PROG-TOKEN-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Behavior Requirements).

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/tasks"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -58,9 +57,9 @@ func judgeProgressTasks(trip *tasks.Trip, pt *ctProgressTraffic) conform.Verdict
 		case trip.Skip != nil:
 			return *trip.Skip
 		case trip.TaskID == "":
-			return conform.Skip(reports.NotExercised, "no task was created: %s answered %s (judged by TOOLS-CALL-TASK-R4-01)", trip.Tool, trip.Create.Describe())
+			return conform.Skip(conform.NotExercised, "no task was created: %s answered %s (judged by TOOLS-CALL-TASK-R4-01)", trip.Tool, trip.Create.Describe())
 		}
-		return conform.Skip(reports.NotExercised, "the task of %s sent no progress notification (progress is optional: PROG-OPTIONAL-01)", trip.Tool)
+		return conform.Skip(conform.NotExercised, "the task of %s sent no progress notification (progress is optional: PROG-OPTIONAL-01)", trip.Tool)
 	}
 	return f.Verdict("a task's progress with the task-augmented request's token, only until the task ends", "",
 		fmt.Sprintf("%d progress notification%s for tasks, each with the task-augmented request's token, %d after the CreateTaskResult, none after the task's end",

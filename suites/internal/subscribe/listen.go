@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -36,7 +35,7 @@ func Open(t *conform.T, filter map[string]any, open int) (*conform.Subscription,
 	for _, e := range sub.Messages() {
 		if e.Msg != nil && e.Msg.IsResponse() && e.Msg.Error != nil {
 			Cancel(t, sub)
-			v := conform.Skip(reports.NotApplicable, "the server refused subscriptions/listen (id %s) with error %d %q: it opens no subscription to judge", sub.ID, e.Msg.Error.Code, conform.Clip(e.Msg.Error.Message, 120))
+			v := conform.Skip(conform.NotApplicable, "the server refused subscriptions/listen (id %s) with error %d %q: it opens no subscription to judge", sub.ID, e.Msg.Error.Code, conform.Clip(e.Msg.Error.Message, 120))
 			return nil, &v
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -100,7 +99,7 @@ func roundTrip(t *conform.T, s *conform.Session) *Trip {
 		return &Trip{Skip: v}
 	}
 	if !Declared(s) {
-		v := conform.Skip(reports.NotApplicable, "the server declares no tasks.requests.tools.call capability: no tool may be called as a task (2025-11-25 basic/utilities/tasks.mdx, Tool-Level Negotiation)")
+		v := conform.Skip(conform.NotApplicable, "the server declares no tasks.requests.tools.call capability: no tool may be called as a task (2025-11-25 basic/utilities/tasks.mdx, Tool-Level Negotiation)")
 		return &Trip{Skip: &v}
 	}
 	ct, skip := pick(t)
@@ -165,9 +164,9 @@ func pick(t *conform.T) (toolkit.CallableTool, *conform.Verdict) {
 		v := toolkit.NotAllowed(fmt.Sprintf("calling one of the tools that allow task execution (%q)", listed))
 		return toolkit.CallableTool{}, &v
 	}
-	v := conform.Skip(reports.NeedsFixture, "the server declares tasks.requests.tools.call but lists no tool whose execution.taskSupport allows a task; list the fixture tool %s with execution.taskSupport \"optional\" (the fixture contract, refserver/doc.go) to exercise it", Fixture)
+	v := conform.Skip(conform.MissingFixture, "the server declares tasks.requests.tools.call but lists no tool whose execution.taskSupport allows a task; list the fixture tool %s with execution.taskSupport \"optional\" (the fixture contract, refserver/doc.go) to exercise it", Fixture)
 	if !l.Complete() {
-		v = conform.Skip(reports.NotExercised, "no tool allowing task execution on the tools/list pages read (the walk ended: %s)", l.Stop)
+		v = conform.Skip(conform.NotExercised, "no tool allowing task execution on the tools/list pages read (the walk ended: %s)", l.Stop)
 	}
 	return toolkit.CallableTool{}, &v
 }

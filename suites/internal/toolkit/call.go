@@ -12,7 +12,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // ErrorFixture is the fixture-contract tool that always fails: its result is a tool
@@ -86,7 +85,7 @@ func allowedSpec(opts conform.Options, name string) (conform.CallSpec, bool) {
 
 // NotAllowed is the skip verdict of a check that needs a call it may not make.
 func NotAllowed(what string) conform.Verdict {
-	return conform.Skip(reports.CallsNotAllowed, "%s needs a tool call; allow one of the server's tools with --call NAME[=JSON] (no tool of the target is executed by default)", what)
+	return conform.Skip(conform.CallsNotAllowed, "%s needs a tool call; allow one of the server's tools with --call NAME[=JSON] (no tool of the target is executed by default)", what)
 }
 
 // Callable returns the listed tools the suite may call, with their permissions.

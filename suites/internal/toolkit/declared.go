@@ -2,7 +2,6 @@ package toolkit
 
 import (
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // SkipUndeclared is the skip of a check whose probe needs the tools capability (nil
@@ -11,7 +10,7 @@ func SkipUndeclared(t *conform.T) *conform.Verdict {
 	if Declared(t.Session()) {
 		return nil
 	}
-	v := conform.Skip(reports.NotApplicable, "the server did not declare the tools capability")
+	v := conform.Skip(conform.NotApplicable, "the server did not declare the tools capability")
 	return &v
 }
 

@@ -5,7 +5,6 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // exiter is a transport whose server process the run launched (stdio): how it ended.
@@ -59,7 +58,7 @@ func JudgeEOFExit(t *conform.T, want string) conform.Verdict {
 	case transport.EndedOnEOF:
 		return conform.Pass("%s: the server process exited once its stdin was closed, before SIGTERM (%s)", r.label, r.exit)
 	case transport.EndedByItself:
-		return conform.Skip(reports.NotExercised, "%s: the process had ended before its stdin was closed (%s)", r.label, r.exit)
+		return conform.Skip(conform.NotExercised, "%s: the process had ended before its stdin was closed (%s)", r.label, r.exit)
 	case transport.Running:
 		return conform.Errorf("%s: the process was still running after the stop sequence", r.label)
 	}

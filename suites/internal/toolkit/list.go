@@ -10,7 +10,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // ToolDef is one tool definition as the server sent it. A run decodes each distinct
@@ -240,7 +239,7 @@ func ListVerdict(t *conform.T, l *Listing) *conform.Verdict {
 		return &v
 	}
 	if first.Resp.IsError() || first.Result == nil {
-		v := conform.Skip(reports.NotExercised, "tools/list gave no usable result (%s); judged by TOOLS-LIST-01", conform.Describe(first.Resp, nil))
+		v := conform.Skip(conform.NotExercised, "tools/list gave no usable result (%s); judged by TOOLS-LIST-01", conform.Describe(first.Resp, nil))
 		return &v
 	}
 	return nil
