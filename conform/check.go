@@ -133,7 +133,7 @@ type Check struct {
 	Spare bool
 	// SilenceProbe marks a transcript-wide check whose probe is owed a reply the
 	// server may not send (T.ProveSilence): its silence is proven when the column
-	// settles, wire.BarrierGrace after the probe's barrier, instead of by a grace
+	// settles, wire.GraceAfter the probe's barrier's round trip, instead of by a grace
 	// the probe waits out itself. These probes are made after the others, so that
 	// no other probe of stray input starts its window on the same session within
 	// the grace (a reply that came then could not be told apart).

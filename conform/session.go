@@ -45,12 +45,15 @@ type Session struct {
 	validated int // messages validated so far
 
 	barrierMu   sync.Mutex
-	barrierSeq  int  // the transcript's seq when the last barrier was answered
-	barrierDone bool // a barrier was answered
+	barrierSeq  int           // the transcript's seq when the last barrier was answered
+	barrierDone bool          // a barrier was answered
+	barrierRTT  time.Duration // the last barrier's round trip
 	strayStarts []int
 	// strayProven is when the barrier after the last silence probe was answered
-	// (T.ProveSilence): the settle waits until wire.BarrierGrace after it.
+	// (T.ProveSilence): the settle waits until strayGrace after it, wire.GraceAfter
+	// that barrier's round trip.
 	strayProven time.Time
+	strayGrace  time.Duration
 }
 
 // MarkStray records that a probe of stray input (replies no request id claims)
@@ -112,23 +115,24 @@ func (s *Session) Barrier(ctx context.Context) error {
 	if s.barrierDone && s.barrierSeq == s.Conn.Seq() {
 		return nil
 	}
-	if _, err := s.Conn.Call(ctx, s.Conn.BarrierMethod(), nil); err != nil {
+	resp, err := s.Conn.Call(ctx, s.Conn.BarrierMethod(), nil)
+	if err != nil {
 		return fmt.Errorf("barrier %s: %w", s.Conn.BarrierMethod(), err)
 	}
-	s.barrierSeq, s.barrierDone = s.Conn.Seq(), true
+	s.barrierSeq, s.barrierDone, s.barrierRTT = s.Conn.Seq(), true, resp.Elapsed
 	return nil
 }
 
-// AwaitStrayGrace waits, bounded by ctx, until wire.BarrierGrace has passed since
+// AwaitStrayGrace waits, bounded by ctx, until its grace has passed since
 // the last silence probe's barrier on the session was answered (T.ProveSilence),
 // unless the session has ended: nothing more can arrive on it. A stray probe calls
 // it before it starts its window, so that a late reply to the one before is not
 // read as its own.
 func (s *Session) AwaitStrayGrace(ctx context.Context) {
 	s.barrierMu.Lock()
-	at := s.strayProven
+	at, grace := s.strayProven, s.strayGrace
 	s.barrierMu.Unlock()
-	wait := time.Until(at.Add(wire.BarrierGrace))
+	wait := time.Until(at.Add(grace))
 	if at.IsZero() || wait <= 0 {
 		return
 	}
@@ -154,8 +158,8 @@ func (s *Session) Close(ctx context.Context) {
 // recorded first (on stdio, the server's output to its end). A kept session gets a
 // barrier: on an ordered channel (stdio, HTTP+SSE) a ping, whose reply proves that
 // everything the server wrote before it is in. Where a silence probe (T.ProveSilence)
-// is still owed a reply, either waits first until wire.BarrierGrace has passed since
-// the probe's barrier, the proof wire.Conn.Flush gives a silence. On Streamable HTTP,
+// is still owed a reply, either waits first until wire.GraceAfter the probe's
+// barrier's round trip has passed since it, the proof wire.Conn.Flush gives a silence. On Streamable HTTP,
 // where messages may travel on any of several streams, the session is ended from the
 // server's side (DELETE) and closed once its streams have ended on their own, which
 // proves a POST's reply in or absent: no grace is waited there.

@@ -136,7 +136,8 @@ func (t *T) Scratch() (*Session, error) {
 // server may not send, with a barrier request (Session.Barrier), and records when
 // that was answered. The probe's silence is proven later, when the column settles
 // (Session.Settle): a reply that trails the barrier's (some SDKs answer pipelined
-// requests out of order) still has wire.BarrierGrace to arrive, counted from here
+// requests out of order) still has wire.GraceAfter the barrier's round trip to
+// arrive, counted from here
 // while the column goes on, so the grace overlaps the column's other work instead
 // of each probe's waiting it out in turn. complete, when set, is asked once the
 // barrier's reply is in: true (every reply the probe expects has come) leaves no
@@ -153,7 +154,7 @@ func (t *T) ProveSilence(s *Session, complete func() bool) error {
 		return nil
 	}
 	s.barrierMu.Lock()
-	s.strayProven = time.Now()
+	s.strayProven, s.strayGrace = time.Now(), wire.GraceAfter(s.barrierRTT)
 	s.barrierMu.Unlock()
 	return nil
 }

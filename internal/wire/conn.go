@@ -194,9 +194,19 @@ type Conn struct {
 	barrierMethod string
 }
 
-// BarrierGrace is how long a reply may trail the barrier ping's reply: some SDKs
-// answer pipelined requests out of order.
+// BarrierGrace is the least a reply may trail the barrier ping's reply: some SDKs
+// answer pipelined requests out of order. The grace a proof waits is GraceAfter the
+// barrier's own round trip, so that it grows with how slow the server is right then.
 const BarrierGrace = transport.TrailGrace
+
+// GraceAfter is how long a reply may trail the reply of a barrier that took rtt to
+// come back: BarrierGrace, or twice the barrier's round trip where that is longer. A
+// server that is slow at that moment (still starting, or on a loaded machine) is
+// slow for the reply the barrier proves absent too, so a silence is never proven in
+// less time than the server took to answer the proof itself, whatever the machine.
+func GraceAfter(rtt time.Duration) time.Duration {
+	return max(BarrierGrace, 2*rtt)
+}
 
 // BarrierDelay is how long a call waits for its reply before it sends the barrier:
 // most probes are answered at once, and a reply that is in needs no proof. It only
@@ -212,7 +222,7 @@ type postStreams interface {
 // SetBarrier turns the silence barrier on or off for later calls. With it on, every
 // request but ping not answered within BarrierDelay is followed by a ping; once the
 // ping's reply is in, every stream that could carry the request's reply has ended,
-// and BarrierGrace has passed, the reply is not coming: the call returns an error
+// and GraceAfter the ping's round trip has passed, the reply is not coming: the call returns an error
 // that wraps ErrTimeout (BarrierError) instead of waiting out the request timeout.
 // The channel must be ordered (stdio, an SSE stream) or end per request (a
 // Streamable HTTP POST), and the request must be one a server answers at once
@@ -242,6 +252,7 @@ func (e *BarrierError) Is(target error) bool { return target == ErrTimeout }
 // barrierDone is the outcome of a barrier ping.
 type barrierDone struct {
 	id  ID
+	rtt time.Duration // the barrier's round trip
 	err error
 }
 
@@ -266,8 +277,12 @@ func (c *Conn) startBarrier(ctx context.Context) <-chan barrierDone {
 	out := make(chan barrierDone, 1)
 	id := c.NextID()
 	go func() {
-		_, err := c.CallID(ctx, id, c.BarrierMethod(), nil)
-		out <- barrierDone{id: id, err: err}
+		resp, err := c.CallID(ctx, id, c.BarrierMethod(), nil)
+		d := barrierDone{id: id, err: err}
+		if resp != nil {
+			d.rtt = resp.Elapsed
+		}
+		out <- d
 	}()
 	return out
 }
@@ -469,6 +484,7 @@ func (c *Conn) callRaw(ctx context.Context, id ID, method string, raw []byte, ag
 		}
 	}
 	var grace <-chan time.Time
+	var graceFor time.Duration
 	var barrierID ID
 	for {
 		select {
@@ -491,7 +507,8 @@ func (c *Conn) callRaw(ctx context.Context, id ID, method string, raw []byte, ag
 			barrier = nil
 			if b.err == nil && c.awaitStreams(ctx) {
 				barrierID = b.id
-				grace = time.After(BarrierGrace)
+				graceFor = GraceAfter(b.rtt)
+				grace = time.After(graceFor)
 			} // else: no proof; the request timeout stays the bound
 		case <-grace:
 			select {
@@ -499,7 +516,7 @@ func (c *Conn) callRaw(ctx context.Context, id ID, method string, raw []byte, ag
 				return resp, nil
 			default:
 			}
-			return nil, &BarrierError{Method: method, ID: id, Barrier: barrierID, Grace: BarrierGrace}
+			return nil, &BarrierError{Method: method, ID: id, Barrier: barrierID, Grace: graceFor}
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return nil, fmt.Errorf("%s (id %s): %w (waited %s)", method, id, ErrTimeout, time.Since(pc.sent).Round(time.Millisecond))
@@ -512,7 +529,7 @@ func (c *Conn) callRaw(ctx context.Context, id ID, method string, raw []byte, ag
 // Flush proves that every reply the server owes for what was sent before it has
 // arrived, for probes whose reply no request id can claim (a parse error's reply
 // carries none, a notification is owed none): it sends the barrier request, waits for
-// its reply and for every POST stream to end, then BarrierGrace. enough, when set,
+// its reply and for every POST stream to end, then GraceAfter its round trip. enough, when set,
 // ends the wait as soon as it holds after the barrier's reply (every reply the probe
 // expects is in: no silence is left to prove). The error says why there is no proof:
 // the server went silent or the connection ended.
@@ -520,7 +537,8 @@ func (c *Conn) Flush(ctx context.Context, enough func() bool) error {
 	ctx, cancel := context.WithTimeout(ctx, c.RequestTimeout())
 	defer cancel()
 	method := c.BarrierMethod()
-	if _, err := c.Call(ctx, method, nil); err != nil {
+	resp, err := c.Call(ctx, method, nil)
+	if err != nil {
 		return fmt.Errorf("the barrier %s: %w", method, err)
 	}
 	if enough != nil && enough() {
@@ -532,7 +550,7 @@ func (c *Conn) Flush(ctx context.Context, enough func() bool) error {
 	if fc, ok := c.t.(transport.FrameCounter); ok {
 		c.awaitHandled(ctx, fc.Delivered())
 	}
-	tm := time.NewTimer(BarrierGrace)
+	tm := time.NewTimer(GraceAfter(resp.Elapsed))
 	defer tm.Stop()
 	select {
 	case <-tm.C:

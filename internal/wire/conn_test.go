@@ -552,3 +552,91 @@ func TestReplyWhileAPostStreamStaysOpen(t *testing.T) {
 		})
 	}
 }
+
+// A silence is proven in no less than twice the time the barrier took to come back:
+// a server still starting (or on a loaded machine) that answers the barrier late and
+// the request a little later still has its reply taken, as mongodb-mcp-server's
+// DiscoverResult trailed its ping by 304 ms; a server that answers the barrier at
+// once and never the request is still proven silent after BarrierGrace.
+func TestBarrierGraceFollowsTheRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		startup   time.Duration // every reply waits this long after the first message
+		trail     time.Duration // the request's reply comes this long after the barrier's
+		answer    bool
+		wantReply bool
+		atMost    time.Duration // the call returns within this
+	}{
+		{"slow start, reply trails the barrier by 300 ms", 400 * time.Millisecond, 300 * time.Millisecond, true, true, 2 * time.Second},
+		{"quick server, reply trails by 50 ms", 0, 50 * time.Millisecond, true, true, time.Second},
+		{"quick server, no reply", 0, 0, false, false, time.Second},
+		{"slow start, no reply", 300 * time.Millisecond, 0, false, false, 2 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var first sync.Once
+			var ready time.Time
+			var pending []byte
+			var mu sync.Mutex
+			fake := newFake(func(f *fakeTransport, msg []byte) {
+				first.Do(func() { ready = time.Now().Add(tc.startup) })
+				m, err := Decode(msg)
+				if err != nil || m.Kind != KindRequest {
+					return
+				}
+				reply := `{"jsonrpc":"2.0","id":` + m.ID.String() + `,"result":{}}`
+				wait := time.Until(ready)
+				if m.Method != "ping" {
+					if tc.answer {
+						mu.Lock()
+						pending = []byte(reply)
+						mu.Unlock()
+					}
+					return
+				}
+				// A late push may find the connection closed by a failed test.
+				push := func(s string) {
+					defer func() { _ = recover() }()
+					f.push(s)
+				}
+				time.AfterFunc(max(wait, 0), func() {
+					push(reply)
+					mu.Lock()
+					p := pending
+					mu.Unlock()
+					if p != nil {
+						time.AfterFunc(tc.trail, func() { push(string(p)) })
+					}
+				})
+			})
+			c := NewConn(fake, Options{RequestTimeout: 10 * time.Second})
+			defer c.Close(context.Background())
+			c.SetBarrier(true)
+			start := time.Now()
+			_, err := c.Call(context.Background(), "server/discover", nil)
+			took := time.Since(start)
+			if tc.wantReply != (err == nil) {
+				t.Fatalf("Call after %s: %v, want a reply: %v", took, err, tc.wantReply)
+			}
+			var be *BarrierError
+			if !tc.wantReply && (!errors.As(err, &be) || be.Grace < BarrierGrace) {
+				t.Fatalf("Call: %v, want a BarrierError with its grace", err)
+			}
+			if took > tc.atMost {
+				t.Errorf("the call took %s, want at most %s", took, tc.atMost)
+			}
+		})
+	}
+}
+
+func TestGraceAfter(t *testing.T) {
+	for _, tc := range []struct{ rtt, want time.Duration }{
+		{0, BarrierGrace},
+		{time.Millisecond, BarrierGrace},
+		{BarrierGrace / 2, BarrierGrace},
+		{time.Second, 2 * time.Second},
+	} {
+		if got := GraceAfter(tc.rtt); got != tc.want {
+			t.Errorf("GraceAfter(%s) = %s, want %s", tc.rtt, got, tc.want)
+		}
+	}
+}
