@@ -84,8 +84,16 @@ func (modernDriver) open(ctx context.Context, tgt target, requested string, rev 
 		resp, err = r, nil
 	}
 	if err != nil {
-		if errors.Is(err, wire.ErrTimeout) || errors.Is(err, transport.ErrNoReply) {
+		var refused *transport.HTTPStatusError
+		switch {
+		case errors.Is(err, wire.ErrTimeout) || errors.Is(err, transport.ErrNoReply):
 			err = fmt.Errorf("%w: no reply (%v)", errNotModern, err)
+		case errors.As(err, &refused) && refused.Status >= 400 && refused.Status < 500:
+			// A legacy server refuses a protocol version it does not serve with
+			// HTTP 400 (2025-06-18 basic/transports.mdx, Protocol Version Header),
+			// the body optional: with no JSON-RPC error in it, the refusal is the
+			// same answer as one with -32600, not a broken server.
+			err = fmt.Errorf("%w: HTTP %d with no JSON-RPC error", errNotModern, refused.Status)
 		}
 		s.InitErr = &initError{stage: "discover", err: err}
 		return s, s.InitErr
