@@ -76,30 +76,41 @@ func (p *preOpen) wait(ctx context.Context) bool {
 	}
 }
 
-// openColumns opens every revision's main session concurrently, and alongside them
-// the negotiation probes' sessions that selected checks declared (Check.PreOpen).
+// openColumns opens the first revision's main session, then every other revision's
+// concurrently, and alongside them the negotiation probes' sessions that selected
+// checks declared (Check.PreOpen).
 // No other session is opened ahead of time: the session budget of a run is one per
 // revision plus one per PreOpen version (over stdio, that many processes), and a
 // check that needs a session of its own opens it when it asks (T.NewSession).
 func (rs *runState) openColumns(ctx context.Context) {
 	var wg sync.WaitGroup
+	first := true
 	for _, col := range rs.columns {
 		list := rs.checksFor(col.rev)
 		if len(list) == 0 {
 			continue
+		}
+		open := func() {
+			s, err := rs.openSession(ctx, col, col.rev.Name)
+			col.main, col.err = s, err
+			col.state = openState(col.rev, s, err)
+		}
+		if first {
+			// One session first, the rest once it has answered: a server slow to
+			// start (a Node process takes seconds on a busy runner) is not started
+			// once per revision at the same moment, each copy against its own
+			// start deadline while the others compete for the same cores.
+			first = false
+			open()
+		} else {
+			wg.Add(1)
+			go func() { defer wg.Done(); open() }()
 		}
 		for _, c := range list {
 			for _, v := range c.PreOpen {
 				rs.preOpenSession(ctx, col, v)
 			}
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s, err := rs.openSession(ctx, col, col.rev.Name)
-			col.main, col.err = s, err
-			col.state = openState(col.rev, s, err)
-		}()
 	}
 	wg.Wait()
 	rs.reconcileEras()
