@@ -219,10 +219,8 @@ var _ = conform.Register(conform.Check{
 				}
 			}
 		}
-		if f.Judged == 0 {
-			return conform.Skip(conform.NotExercised, "no request POST was answered with a success status")
-		}
-		return f.Verdict("Content-Type application/json or text/event-stream on the reply to every request POST", "",
+		return verdictOrNone(&f, "no request POST was answered with a success status",
+			"Content-Type application/json or text/event-stream on the reply to every request POST",
 			fmt.Sprintf("%d request POSTs, each answered application/json or text/event-stream", f.Judged))
 	},
 })

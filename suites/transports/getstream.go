@@ -114,10 +114,8 @@ var _ = conform.Register(conform.Check{
 				}
 			}
 		})
-		if f.Judged == 0 {
-			return conform.Skip(conform.NotExercised, "no GET stream carried a message")
-		}
-		return f.Verdict("messages on the GET stream unrelated to the client's requests", "",
+		return verdictOrNone(&f, "no GET stream carried a message",
+			"messages on the GET stream unrelated to the client's requests",
 			fmt.Sprintf("%d message(s) on GET streams, none tied to a request of the suite's", f.Judged))
 	},
 })

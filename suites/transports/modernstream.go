@@ -49,10 +49,8 @@ var _ = conform.Register(conform.Check{
 				f.Fail(fmt.Sprintf("%s: progress for token %s, not the request's (%s)", what, progressToken(e.Msg), toolkit.Or(sent.tokens[e.Stream], "none")))
 			}
 		})
-		if f.Judged == 0 {
-			return conform.Skip(conform.NotExercised, "no request's SSE stream carried a message before its response")
-		}
-		return f.Verdict("only notifications of the originating request on its stream", "",
+		return verdictOrNone(&f, "no request's SSE stream carried a message before its response",
+			"only notifications of the originating request on its stream",
 			fmt.Sprintf("%d message(s) on request streams, each a notification of its request", f.Judged))
 	},
 })
