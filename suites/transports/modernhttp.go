@@ -98,9 +98,13 @@ func servesLegacy(asked map[string]string, only ...string) legacyTri {
 	return out
 }
 
-// modernOnlyRule settles a broken rule that binds only a server that supports no
-// earlier revision ("A server that supports only this revision … SHOULD").
-func modernOnlyRule(t *conform.T, expected string, bad *conform.Findings) conform.Verdict {
+// modernOnlyRule settles a rule that binds only a server that supports no earlier
+// revision ("A server that supports only this revision … SHOULD"): pass when bad
+// holds nothing; else broken, if the run shows the server is modern-only.
+func modernOnlyRule(t *conform.T, expected, pass string, bad *conform.Findings) conform.Verdict {
+	if !bad.Failed() {
+		return conform.Pass("%s", pass)
+	}
 	v := bad.Violation(expected)
 	switch servesLegacy(t.RevisionsAsked()) {
 	case legacyYes:
@@ -199,10 +203,7 @@ var _ = conform.Register(conform.Check{
 				bad.Fail(fmt.Sprintf("%s → HTTP %d", m, x.Status))
 			}
 		}
-		if !bad.Failed() {
-			return conform.Pass("GET and DELETE → HTTP 405")
-		}
-		return modernOnlyRule(t, "HTTP 405 for GET and DELETE", &bad)
+		return modernOnlyRule(t, "HTTP 405 for GET and DELETE", "GET and DELETE → HTTP 405", &bad)
 	},
 })
 
@@ -233,10 +234,8 @@ var _ = conform.Register(conform.Check{
 				}
 			}
 		}
-		if !bad.Failed() {
-			return conform.Pass("a stale Mcp-Session-Id was ignored, and neither the column's opening reply nor the probe's carried a session id")
-		}
-		return modernOnlyRule(t, "requests served without regard to Mcp-Session-Id, and no session id minted or echoed", &bad)
+		return modernOnlyRule(t, "requests served without regard to Mcp-Session-Id, and no session id minted or echoed",
+			"a stale Mcp-Session-Id was ignored, and neither the column's opening reply nor the probe's carried a session id", &bad)
 	},
 })
 
@@ -247,12 +246,12 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		r := httpCall(t, s, hs, h5Discover, nil, hdr("Last-Event-ID", "mcp-conform-1"))
-		if r.processed() {
-			return conform.Pass("server/discover with Last-Event-ID was served as usual: %s", r.describe())
-		}
 		var bad conform.Findings
-		bad.Fail("server/discover with Last-Event-ID → " + r.describe())
-		return modernOnlyRule(t, "the request served as if Last-Event-ID were absent", &bad)
+		if !r.processed() {
+			bad.Fail("server/discover with Last-Event-ID → " + r.describe())
+		}
+		return modernOnlyRule(t, "the request served as if Last-Event-ID were absent",
+			"server/discover with Last-Event-ID was served as usual: "+r.describe(), &bad)
 	},
 })
 

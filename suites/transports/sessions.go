@@ -438,8 +438,7 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-PV-HEADER-MISSING-01", Title: "a request without MCP-Protocol-Version is served (as the negotiated version or 2025-03-26)",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		_, hs := conform.TransportOf[*transport.StreamableHTTP](t)
-		s, err := t.Scratch()
+		s, hs, err := scratchHTTP(t)
 		if err != nil {
 			return conform.Errorf("not verified: %v", err)
 		}
