@@ -59,8 +59,7 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-POST-202-01", Title: "an accepted notification or response is answered 202 with no body",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		_, hs := conform.TransportOf[*transport.StreamableHTTP](t)
-		s, err := t.Scratch()
+		s, hs, err := scratchHTTP(t)
 		if err != nil {
 			return conform.Errorf("not verified: %v", err)
 		}
@@ -103,6 +102,15 @@ func post202Case(what string, x transport.Exchange, body bool) h5Case {
 		c.what += fmt.Sprintf(" (refused with HTTP %d, which the rule allows)", x.Status)
 	}
 	return c
+}
+
+// scratchHTTP returns a scratch session (t.Scratch: through the main session's
+// connection, so with the user's headers) and the column's Streamable HTTP
+// transport; TransportOf ends the check in a column of another transport.
+func scratchHTTP(t *conform.T) (*conform.Session, *transport.StreamableHTTP, error) {
+	_, hs := conform.TransportOf[*transport.StreamableHTTP](t)
+	s, err := t.Scratch()
+	return s, hs, err
 }
 
 // spareHTTP returns the spare session and its Streamable HTTP transport.
@@ -219,10 +227,8 @@ var _ = conform.Register(conform.Check{
 				}
 			}
 		}
-		if f.Judged == 0 {
-			return conform.Skip(conform.NotExercised, "no request POST was answered with a success status")
-		}
-		return f.Verdict("Content-Type application/json or text/event-stream on the reply to every request POST", "",
+		return verdictOrNone(&f, "no request POST was answered with a success status",
+			"Content-Type application/json or text/event-stream on the reply to every request POST",
 			fmt.Sprintf("%d request POSTs, each answered application/json or text/event-stream", f.Judged))
 	},
 })
@@ -267,8 +273,7 @@ func probeOrigin(t *conform.T, s *conform.Session, hs *transport.StreamableHTTP)
 // request as the check's rule wants.
 func originRun(expected string, ok func(status int) bool) func(t *conform.T) conform.Verdict {
 	return func(t *conform.T) conform.Verdict {
-		_, hs := conform.TransportOf[*transport.StreamableHTTP](t)
-		s, err := t.Scratch()
+		s, hs, err := scratchHTTP(t)
 		if err != nil {
 			return conform.Errorf("not verified: %v", err)
 		}

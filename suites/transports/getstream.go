@@ -59,24 +59,24 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-GET-NORESP-01", Title: "the GET stream carries no JSON-RPC response",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		ss, hss := httpSessions(t)
-		var f conform.Findings
+		_, hss := httpSessions(t)
 		open := 0
-		for i, s := range ss {
-			streams, _ := getStreams(hss[i])
+		for _, hs := range hss {
+			streams, _ := getStreams(hs)
 			open += len(streams)
-			for _, e := range t.Transcript(s) {
-				// The suite never resumes on the session's own GET streams: every
-				// frame from one is from a stream of its own.
-				if e.Dir != wire.Received || e.Source != "get" || e.Msg == nil {
-					continue
-				}
-				f.Judged++
-				if e.Msg.IsResponse() {
-					f.Fail(fmt.Sprintf("%s: a response (id %s) on the GET stream", where(s, e), e.Msg.ID))
-				}
-			}
 		}
+		var f conform.Findings
+		receivedOverHTTP(t, func(s *conform.Session, e wire.Entry, _ sessionRequests) {
+			// The suite never resumes on the session's own GET streams: every
+			// frame from one is from a stream of its own.
+			if e.Source != "get" {
+				return
+			}
+			f.Judged++
+			if e.Msg.IsResponse() {
+				f.Fail(fmt.Sprintf("%s: a response (id %s) on the GET stream", where(s, e), e.Msg.ID))
+			}
+		})
 		switch {
 		case open == 0:
 			return conform.Skip(conform.NotApplicable, "no GET stream was open (the server answered GET without an event stream)")
@@ -92,46 +92,30 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-GET-UNRELATED-01", Title: "the GET stream carries no message of a request of the client's",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		ss, _ := httpSessions(t)
 		var f conform.Findings
-		for _, s := range ss {
-			entries := t.Transcript(s)
-			tokens, _ := sentRequests(s, entries)
-			ownToken := map[string]string{} // token → raw id of the request that carried it
-			for id, tok := range tokens {
-				if tok != "" {
-					ownToken[tok] = id
-				}
+		receivedOverHTTP(t, func(s *conform.Session, e wire.Entry, sent sessionRequests) {
+			if e.Source != "get" {
+				return
 			}
-			for _, e := range entries {
-				if e.Dir != wire.Received || e.Source != "get" || e.Msg == nil {
-					continue
+			f.Judged++
+			// What ties a message to a request provably: its progress token, or
+			// the request a cancellation names. A token of another session is
+			// SHTTP-NO-BROADCAST-01's finding.
+			switch e.Msg.Method {
+			case "notifications/progress":
+				if id, ok := sent.byToken[progressToken(e.Msg)]; ok {
+					f.Fail(fmt.Sprintf("%s: progress for the request with id %s on the GET stream", where(s, e), id))
 				}
-				f.Judged++
-				// What ties a message to a request provably: its progress token, or
-				// the request a cancellation names. A token of another session is
-				// SHTTP-NO-BROADCAST-01's finding.
-				switch e.Msg.Method {
-				case "notifications/progress":
-					if id, ok := ownToken[progressToken(e.Msg)]; ok {
-						f.Fail(fmt.Sprintf("%s: progress for the request with id %s on the GET stream", where(s, e), id))
-					}
-				case "notifications/cancelled":
-					var p struct {
-						RequestID json.RawMessage `json:"requestId"`
-					}
-					if json.Unmarshal(e.Msg.Params, &p) == nil {
-						if _, ok := tokens[string(p.RequestID)]; ok {
-							f.Fail(fmt.Sprintf("%s: notifications/cancelled for the request with id %s on the GET stream", where(s, e), p.RequestID))
-						}
+			case "notifications/cancelled":
+				if id, ok := cancelledRequest(e.Msg); ok {
+					if _, own := sent.tokens[id]; own {
+						f.Fail(fmt.Sprintf("%s: notifications/cancelled for the request with id %s on the GET stream", where(s, e), id))
 					}
 				}
 			}
-		}
-		if f.Judged == 0 {
-			return conform.Skip(conform.NotExercised, "no GET stream carried a message")
-		}
-		return f.Verdict("messages on the GET stream unrelated to the client's requests", "",
+		})
+		return verdictOrNone(&f, "no GET stream carried a message",
+			"messages on the GET stream unrelated to the client's requests",
 			fmt.Sprintf("%d message(s) on GET streams, none tied to a request of the suite's", f.Judged))
 	},
 })

@@ -98,9 +98,13 @@ func servesLegacy(asked map[string]string, only ...string) legacyTri {
 	return out
 }
 
-// modernOnlyRule settles a broken rule that binds only a server that supports no
-// earlier revision ("A server that supports only this revision … SHOULD").
-func modernOnlyRule(t *conform.T, expected string, bad *conform.Findings) conform.Verdict {
+// modernOnlyRule settles a rule that binds only a server that supports no earlier
+// revision ("A server that supports only this revision … SHOULD"): pass when bad
+// holds nothing; else broken, if the run shows the server is modern-only.
+func modernOnlyRule(t *conform.T, expected, pass string, bad *conform.Findings) conform.Verdict {
+	if !bad.Failed() {
+		return conform.Pass("%s", pass)
+	}
 	v := bad.Violation(expected)
 	switch servesLegacy(t.RevisionsAsked()) {
 	case legacyYes:
@@ -155,6 +159,25 @@ func want400(r httpReply, code int) string {
 	return r.describe()
 }
 
+// mismatchCase sends server/discover with the headers h, which must be rejected with
+// 400 and -32020 (HeaderMismatch); what names the probe.
+func mismatchCase(t *conform.T, s *conform.Session, hs transport.HTTPSession, what string, h http.Header) h5Case {
+	r := httpCall(t, s, hs, h5Discover, nil, h)
+	return h5Case{what: what, bad: want400(r, conform.CodeHeaderMismatch)}
+}
+
+// mcpNameCase sends a tools/call of h5Tool's tool with Mcp-Name: name, which must be
+// rejected with 400 and -32020; what names the probe after the tool, untried when
+// there is no tool to call (a case not judged).
+func mcpNameCase(t *conform.T, s *conform.Session, hs transport.HTTPSession, name, what, untried string) h5Case {
+	ct, why := h5Tool(t, s)
+	if why != "" {
+		return h5Case{what: "tools/call " + untried, note: why}
+	}
+	r := httpCall(t, s, hs, "tools/call", toolCall(ct), hdr(transport.HeaderName, name))
+	return h5Case{what: fmt.Sprintf("tools/call %q %s", ct.Name, what), bad: want400(r, conform.CodeHeaderMismatch)}
+}
+
 // H5-GET-DELETE-405-01 — streamable-http.mdx (Earlier Streamable HTTP Revisions).
 var _ = conform.Register(conform.Check{
 	ID: "H5-GET-DELETE-405-01", Title: "a modern-only server answers GET and DELETE with 405",
@@ -180,10 +203,7 @@ var _ = conform.Register(conform.Check{
 				bad.Fail(fmt.Sprintf("%s → HTTP %d", m, x.Status))
 			}
 		}
-		if !bad.Failed() {
-			return conform.Pass("GET and DELETE → HTTP 405")
-		}
-		return modernOnlyRule(t, "HTTP 405 for GET and DELETE", &bad)
+		return modernOnlyRule(t, "HTTP 405 for GET and DELETE", "GET and DELETE → HTTP 405", &bad)
 	},
 })
 
@@ -214,10 +234,8 @@ var _ = conform.Register(conform.Check{
 				}
 			}
 		}
-		if !bad.Failed() {
-			return conform.Pass("a stale Mcp-Session-Id was ignored, and neither the column's opening reply nor the probe's carried a session id")
-		}
-		return modernOnlyRule(t, "requests served without regard to Mcp-Session-Id, and no session id minted or echoed", &bad)
+		return modernOnlyRule(t, "requests served without regard to Mcp-Session-Id, and no session id minted or echoed",
+			"a stale Mcp-Session-Id was ignored, and neither the column's opening reply nor the probe's carried a session id", &bad)
 	},
 })
 
@@ -228,12 +246,12 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs := conform.TransportOf[transport.HTTPSession](t)
 		r := httpCall(t, s, hs, h5Discover, nil, hdr("Last-Event-ID", "mcp-conform-1"))
-		if r.processed() {
-			return conform.Pass("server/discover with Last-Event-ID was served as usual: %s", r.describe())
-		}
 		var bad conform.Findings
-		bad.Fail("server/discover with Last-Event-ID → " + r.describe())
-		return modernOnlyRule(t, "the request served as if Last-Event-ID were absent", &bad)
+		if !r.processed() {
+			bad.Fail("server/discover with Last-Event-ID → " + r.describe())
+		}
+		return modernOnlyRule(t, "the request served as if Last-Event-ID were absent",
+			"server/discover with Last-Event-ID was served as usual: "+r.describe(), &bad)
 	},
 })
 
@@ -244,17 +262,10 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		var cases []h5Case
-		r := httpCall(t, s, hs, h5Discover, nil, hdr(transport.HeaderMethod, ""))
-		cases = append(cases, h5Case{what: "server/discover without Mcp-Method", bad: want400(r, conform.CodeHeaderMismatch)})
-
-		if ct, why := h5Tool(t, s); why != "" {
-			cases = append(cases, h5Case{what: "tools/call without Mcp-Name", note: why})
-		} else {
-			r := httpCall(t, s, hs, "tools/call", toolCall(ct), hdr(transport.HeaderName, ""))
-			cases = append(cases, h5Case{what: fmt.Sprintf("tools/call %q without Mcp-Name", ct.Name), bad: want400(r, conform.CodeHeaderMismatch)})
+		cases := []h5Case{
+			mismatchCase(t, s, hs, "server/discover without Mcp-Method", hdr(transport.HeaderMethod, "")),
+			mcpNameCase(t, s, hs, "", "without Mcp-Name", "without Mcp-Name"),
 		}
-
 		// A POST without MCP-Protocol-Version is H5-NOHEADER-LEGACY-01's: a server
 		// that still serves clients older than 2025-06-18 may take it as 2025-03-26.
 		return h5Judge(t, "HTTP 400 with JSON-RPC error -32020 (HeaderMismatch) for a POST missing a required header", cases)
@@ -339,20 +350,12 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		var cases []h5Case
-		r := httpCall(t, s, hs, h5Discover, nil, hdr(transport.HeaderMethod, "tools/list"))
-		cases = append(cases, h5Case{what: "server/discover sent with Mcp-Method: tools/list", bad: want400(r, conform.CodeHeaderMismatch)})
-
-		// An older revision's name, so that the header names a real version that
-		// differs from the body's _meta.
-		r = httpCall(t, s, hs, h5Discover, nil, hdr(transport.HeaderProtocolVersion, "2025-11-25"))
-		cases = append(cases, h5Case{what: "MCP-Protocol-Version: 2025-11-25 with _meta protocolVersion " + s.Requested, bad: want400(r, conform.CodeHeaderMismatch)})
-
-		if ct, why := h5Tool(t, s); why != "" {
-			cases = append(cases, h5Case{what: "tools/call with another tool's Mcp-Name", note: why})
-		} else {
-			r := httpCall(t, s, hs, "tools/call", toolCall(ct), hdr(transport.HeaderName, "mcp_conform_no_such_tool"))
-			cases = append(cases, h5Case{what: fmt.Sprintf("tools/call %q with Mcp-Name: mcp_conform_no_such_tool", ct.Name), bad: want400(r, conform.CodeHeaderMismatch)})
+		cases := []h5Case{
+			mismatchCase(t, s, hs, "server/discover sent with Mcp-Method: tools/list", hdr(transport.HeaderMethod, "tools/list")),
+			// An older revision's name, so that the header names a real version that
+			// differs from the body's _meta.
+			mismatchCase(t, s, hs, "MCP-Protocol-Version: 2025-11-25 with _meta protocolVersion "+s.Requested, hdr(transport.HeaderProtocolVersion, "2025-11-25")),
+			mcpNameCase(t, s, hs, "mcp_conform_no_such_tool", "with Mcp-Name: mcp_conform_no_such_tool", "with another tool's Mcp-Name"),
 		}
 		return h5Judge(t, "HTTP 400 with JSON-RPC error -32020 (HeaderMismatch) when a header differs from the body", cases)
 	},
@@ -372,8 +375,7 @@ var _ = conform.Register(conform.Check{
 			c.bad = r.describe()
 		}
 		cases = append(cases, c)
-		r = httpCall(t, s, hs, h5Discover, nil, hdr(transport.HeaderMethod, strings.ToUpper(h5Discover)))
-		cases = append(cases, h5Case{what: "Mcp-Method: SERVER/DISCOVER (value in another case) → 400 and -32020", bad: want400(r, conform.CodeHeaderMismatch)})
+		cases = append(cases, mismatchCase(t, s, hs, "Mcp-Method: SERVER/DISCOVER (value in another case) → 400 and -32020", hdr(transport.HeaderMethod, strings.ToUpper(h5Discover))))
 		return h5Judge(t, "a lower-case header name accepted, and a header value in another case rejected with HTTP 400 and -32020", cases)
 	},
 })

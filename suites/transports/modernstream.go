@@ -30,34 +30,27 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-SSE-RELATED-01", Title: "a request's SSE stream carries only notifications of that request, and no request",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		ss, _ := httpSessions(t)
 		var f conform.Findings
-		for _, s := range ss {
-			entries := t.Transcript(s)
-			tokens, methods := sentRequests(s, entries)
-			for _, e := range entries {
-				if e.Dir != wire.Received || e.Stream == "" || e.Msg == nil || e.Msg.IsResponse() {
-					continue
-				}
-				if methods[e.Stream] == "subscriptions/listen" {
-					continue // the listen stream's rules are NOTIF-LISTEN-*'s
-				}
-				f.Judged++
-				what := fmt.Sprintf("%s: on the stream of %s (id %s)", where(s, e), methods[e.Stream], e.Stream)
-				switch {
-				case e.Msg.Kind == wire.KindRequest:
-					f.Fail(fmt.Sprintf("%s: a %s request", what, e.Msg.Method))
-				case changeNotification(e.Msg.Method):
-					f.Fail(fmt.Sprintf("%s: %s, a change notification that belongs on a subscriptions/listen stream", what, e.Msg.Method))
-				case e.Msg.Method == "notifications/progress" && progressToken(e.Msg) != tokens[e.Stream]:
-					f.Fail(fmt.Sprintf("%s: progress for token %s, not the request's (%s)", what, progressToken(e.Msg), toolkit.Or(tokens[e.Stream], "none")))
-				}
+		receivedOverHTTP(t, func(s *conform.Session, e wire.Entry, sent sessionRequests) {
+			if e.Stream == "" || e.Msg.IsResponse() {
+				return
 			}
-		}
-		if f.Judged == 0 {
-			return conform.Skip(conform.NotExercised, "no request's SSE stream carried a message before its response")
-		}
-		return f.Verdict("only notifications of the originating request on its stream", "",
+			if sent.methods[e.Stream] == "subscriptions/listen" {
+				return // the listen stream's rules are NOTIF-LISTEN-*'s
+			}
+			f.Judged++
+			what := fmt.Sprintf("%s: on the stream of %s (id %s)", where(s, e), sent.methods[e.Stream], e.Stream)
+			switch {
+			case e.Msg.Kind == wire.KindRequest:
+				f.Fail(fmt.Sprintf("%s: a %s request", what, e.Msg.Method))
+			case changeNotification(e.Msg.Method):
+				f.Fail(fmt.Sprintf("%s: %s, a change notification that belongs on a subscriptions/listen stream", what, e.Msg.Method))
+			case e.Msg.Method == "notifications/progress" && progressToken(e.Msg) != sent.tokens[e.Stream]:
+				f.Fail(fmt.Sprintf("%s: progress for token %s, not the request's (%s)", what, progressToken(e.Msg), toolkit.Or(sent.tokens[e.Stream], "none")))
+			}
+		})
+		return verdictOrNone(&f, "no request's SSE stream carried a message before its response",
+			"only notifications of the originating request on its stream",
 			fmt.Sprintf("%d message(s) on request streams, each a notification of its request", f.Judged))
 	},
 })
@@ -65,11 +58,7 @@ var _ = conform.Register(conform.Check{
 // H5-SSE-END-01 — 2026-07-28/basic/transports/streamable-http.mdx (Receiving Messages).
 var _ = conform.Register(conform.Check{
 	ID: "H5-SSE-END-01", Title: "a request's SSE stream ends with its final response",
-	Run: func(t *conform.T) conform.Verdict {
-		s, ps := conform.TransportOf[probeStreamer](t)
-		p := runEndProbe(t, s, ps)
-		return judgeEnd(t, p, true)
-	},
+	Run: runEndCheck,
 })
 
 // cancelTool is the slow fixture tool H5-CANCEL-CLOSE-01 cancels.

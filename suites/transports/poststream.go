@@ -1,7 +1,6 @@
 package transports
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -19,11 +18,8 @@ func cancelledBySuite(entries []wire.Entry) map[string]bool {
 	out := map[string]bool{}
 	for _, e := range entries {
 		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Method == "notifications/cancelled" {
-			var p struct {
-				RequestID json.RawMessage `json:"requestId"`
-			}
-			if json.Unmarshal(e.Msg.Params, &p) == nil {
-				out[string(p.RequestID)] = true
+			if id, ok := cancelledRequest(e.Msg); ok {
+				out[id] = true
 			}
 		}
 	}
@@ -72,10 +68,8 @@ var _ = conform.Register(conform.Check{
 				}
 			}
 		}
-		if f.Judged == 0 {
-			return conform.Skip(conform.NotExercised, "no request was answered with an SSE stream that the server ended")
-		}
-		return f.Verdict("the response on the SSE stream of its request", "",
+		return verdictOrNone(&f, "no request was answered with an SSE stream that the server ended",
+			"the response on the SSE stream of its request",
 			fmt.Sprintf("%d request SSE stream(s), each carrying its response", f.Judged))
 	},
 })
@@ -85,38 +79,30 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-POST-SSE-RELATED-01", Title: "progress on a request's SSE stream is that request's",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		ss, _ := httpSessions(t)
 		var f conform.Findings
-		for _, s := range ss {
-			entries := t.Transcript(s)
-			tokens, methods := sentRequests(s, entries)
-			tasks := taskResultRequests(entries)
-			for _, e := range entries {
-				// A progress token is what ties a notification to a request provably.
-				if e.Dir != wire.Received || e.Stream == "" || e.Msg == nil || e.Msg.Method != "notifications/progress" {
-					continue
-				}
-				f.Judged++
-				if task := tasks[e.Stream]; task != "" && relatedTask(e.Msg) == task {
-					// 2025-11-25 basic/utilities/tasks.mdx: a task's progress keeps the
-					// original token for the task's lifetime, a message related to a
-					// task carries the related-task _meta, and "maintaining an SSE
-					// stream on tasks/result" is how a server may deliver them: the
-					// stream of tasks/result for that task is theirs.
-					continue
-				}
-				if got, want := progressToken(e.Msg), tokens[e.Stream]; got != want {
-					if want == "" {
-						want = "none"
-					}
-					f.Fail(fmt.Sprintf("%s: progress for token %s on the stream of %s (id %s), whose token is %s", where(s, e), got, methods[e.Stream], e.Stream, want))
-				}
+		receivedOverHTTP(t, func(s *conform.Session, e wire.Entry, sent sessionRequests) {
+			// A progress token is what ties a notification to a request provably.
+			if e.Stream == "" || e.Msg.Method != "notifications/progress" {
+				return
 			}
-		}
-		if f.Judged == 0 {
-			return conform.Skip(conform.NotExercised, "no progress notification came on a request's SSE stream")
-		}
-		return f.Verdict("progress on a request's stream for that request's token", "",
+			f.Judged++
+			if task := sent.tasks[e.Stream]; task != "" && relatedTask(e.Msg) == task {
+				// 2025-11-25 basic/utilities/tasks.mdx: a task's progress keeps the
+				// original token for the task's lifetime, a message related to a
+				// task carries the related-task _meta, and "maintaining an SSE
+				// stream on tasks/result" is how a server may deliver them: the
+				// stream of tasks/result for that task is theirs.
+				return
+			}
+			if got, want := progressToken(e.Msg), sent.tokens[e.Stream]; got != want {
+				if want == "" {
+					want = "none"
+				}
+				f.Fail(fmt.Sprintf("%s: progress for token %s on the stream of %s (id %s), whose token is %s", where(s, e), got, sent.methods[e.Stream], e.Stream, want))
+			}
+		})
+		return verdictOrNone(&f, "no progress notification came on a request's SSE stream",
+			"progress on a request's stream for that request's token",
 			fmt.Sprintf("%d progress notification(s) on request streams, each for that request's token", f.Judged))
 	},
 })
@@ -124,12 +110,17 @@ var _ = conform.Register(conform.Check{
 // SHTTP-POST-SSE-END-01 — {rev}/basic/transports.mdx (Sending Messages to the Server).
 var _ = conform.Register(conform.Check{
 	ID: "SHTTP-POST-SSE-END-01", Title: "a request's SSE stream ends after its response, and (2025-03-26, 2025-06-18) not before",
-	Run: func(t *conform.T) conform.Verdict {
-		s, ps := conform.TransportOf[probeStreamer](t)
-		p := runEndProbe(t, s, ps)
-		return judgeEnd(t, p, s.Rev.AtLeast("2025-11-25"))
-	},
+	Run: runEndCheck,
 })
+
+// runEndCheck is the Run of SHTTP-POST-SSE-END-01 and H5-SSE-END-01: one end probe,
+// judged with polling from 2025-11-25 on (2026-07-28, H5-SSE-END-01's only revision,
+// keeps the allowance).
+func runEndCheck(t *conform.T) conform.Verdict {
+	s, ps := conform.TransportOf[probeStreamer](t)
+	p := runEndProbe(t, s, ps)
+	return judgeEnd(t, p, s.Rev.AtLeast("2025-11-25"))
+}
 
 // judgeEnd judges an end probe; polling says a stream may close before its response
 // (2025-11-25 and 2026-07-28 drop the rule against it; 2025-11-25 polls).

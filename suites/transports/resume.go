@@ -51,10 +51,9 @@ var _ = conform.Register(conform.Check{
 				}
 			}
 		}
-		if f.Judged == 0 {
-			return conform.Skip(conform.NotExercised, "no SSE event carried an id (ids are optional)")
-		}
-		return f.Verdict("every event id once in the session", "", fmt.Sprintf("%d event ids on %d stream(s), each once", f.Judged, streams))
+		return verdictOrNone(&f, "no SSE event carried an id (ids are optional)",
+			"every event id once in the session",
+			fmt.Sprintf("%d event ids on %d stream(s), each once", f.Judged, streams))
 	},
 })
 
@@ -89,10 +88,9 @@ var _ = conform.Register(conform.Check{
 				}
 			}
 		}
-		if f.Judged == 0 {
-			return conform.Skip(conform.NotExercised, "no POST's SSE stream carried an event")
-		}
-		return f.Verdict("every POST's SSE stream primed: a first event with an id and empty data", "", fmt.Sprintf("%d SSE stream(s) of POSTs, each primed", f.Judged))
+		return verdictOrNone(&f, "no POST's SSE stream carried an event",
+			"every POST's SSE stream primed: a first event with an id and empty data",
+			fmt.Sprintf("%d SSE stream(s) of POSTs, each primed", f.Judged))
 	},
 })
 
@@ -124,10 +122,15 @@ type resumeProbe struct {
 // resumeProbeOf runs the column's resumption probe once: a test_slow call whose
 // stream is dropped (by the suite at its first message with an id, or, in
 // 2025-11-25, by a server that polls), another call while away, then a GET with
-// Last-Event-ID, read until the slow call's response or the stream's end.
+// Last-Event-ID, read until the slow call's response or the stream's end. A probe
+// that could not run ends the check with why, as it would end each of its checks.
 func resumeProbeOf(t *conform.T) *resumeProbe {
 	s, ps := conform.TransportOf[probeStreamer](t)
-	return t.Once("shttp.resume:"+s.Label, func() any { return runResumeProbe(t, s, ps) }).(*resumeProbe)
+	p := t.Once("shttp.resume:"+s.Label, func() any { return runResumeProbe(t, s, ps) }).(*resumeProbe)
+	if p.skip != nil {
+		t.Stop(*p.skip)
+	}
+	return p
 }
 
 func runResumeProbe(t *conform.T, s *conform.Session, ps probeStreamer) *resumeProbe {
@@ -238,8 +241,6 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		p := resumeProbeOf(t)
 		switch {
-		case p.skip != nil:
-			return *p.skip
 		case p.first.response:
 			return conform.Skip(conform.NotExercised, "the response to %s came before any other event with an id: nothing was left to resume", resumeTool)
 		case p.lastID == "":
@@ -262,10 +263,8 @@ var _ = conform.Register(conform.Check{
 				f.Fail(fmt.Sprintf("the response to another request (id %s) was replayed", m.ID))
 			}
 		}
-		if f.Judged == 0 {
-			return conform.Skip(conform.NotExercised, "the resumed stream (GET with Last-Event-ID %q) carried no message", p.lastID)
-		}
-		return f.Verdict("only the resumed stream's messages", "",
+		return verdictOrNone(&f, fmt.Sprintf("the resumed stream (GET with Last-Event-ID %q) carried no message", p.lastID),
+			"only the resumed stream's messages",
 			fmt.Sprintf("the stream resumed from event %q carried %d message(s), all of that stream", p.lastID, f.Judged))
 	},
 })
@@ -276,8 +275,6 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		p := resumeProbeOf(t)
 		switch {
-		case p.skip != nil:
-			return *p.skip
 		case p.first.response || p.lastID == "":
 			return conform.Skip(conform.NotExercised, "the stream of %s could not be dropped before its response and resumed (no earlier event with an id)", resumeTool)
 		}
@@ -305,8 +302,6 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		p := resumeProbeOf(t)
 		switch {
-		case p.skip != nil:
-			return *p.skip
 		case p.first.response || p.dropped || p.lastID == "":
 			return conform.Skip(conform.NotExercised, "the server kept the connection of %s's stream open (it did not poll): the rule binds a server that closes it early", resumeTool)
 		case p.retry >= 0:

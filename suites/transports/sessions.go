@@ -200,13 +200,20 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-DELETE-01", Title: "DELETE with the session id ends the session, or is answered 405",
 	Phase: conform.PhaseOddInput, FreshSessions: 1,
 	// FreshSessions: the session it ends (probeSessionEnd).
-	Run: func(t *conform.T) conform.Verdict {
-		e := sessionEndFor(t)
-		return judgeDelete(e.deleted.Status)
-	},
+	Run: sessionEndRun(judgeDelete),
 })
 
-func judgeDelete(status int) conform.Verdict {
+// sessionEndRun is the body of a check of the session-end probe (probeSessionEnd,
+// run once per column): judge settles its part of what the probe saw.
+func sessionEndRun(judge func(e *sessionEnd) conform.Verdict) func(t *conform.T) conform.Verdict {
+	return func(t *conform.T) conform.Verdict {
+		return judge(sessionEndFor(t))
+	}
+}
+
+// judgeDelete judges the DELETE that ended the session.
+func judgeDelete(e *sessionEnd) conform.Verdict {
+	status := e.deleted.Status
 	switch {
 	case status >= 200 && status < 300:
 		return conform.Pass("DELETE → HTTP %d: the session was ended (SHTTP-SESSION-404-01 judges what follows)", status)
@@ -221,12 +228,11 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-404-01", Title: "a request naming a terminated session is answered 404",
 	Phase: conform.PhaseOddInput, FreshSessions: 1,
 	// FreshSessions: the session it ends (probeSessionEnd).
-	Run: func(t *conform.T) conform.Verdict {
-		e := sessionEndFor(t)
-		return judge404(e)
-	},
+	Run: sessionEndRun(judge404),
 })
 
+// judge404 judges the requests after the DELETE: one naming the terminated session,
+// and one naming a session id never issued.
 func judge404(e *sessionEnd) conform.Verdict {
 	never := "a request with a never-issued session id → " + e.neverID.describe()
 	neverOK := e.neverID.status() == http.StatusNotFound
@@ -251,12 +257,10 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-SESSION-REINIT-01", Title: "after a 404 a new initialize without a session id opens a new session",
 	Phase: conform.PhaseOddInput, FreshSessions: 1,
 	// FreshSessions: the session it ends (probeSessionEnd).
-	Run: func(t *conform.T) conform.Verdict {
-		e := sessionEndFor(t)
-		return judgeReinit(e)
-	},
+	Run: sessionEndRun(judgeReinit),
 })
 
+// judgeReinit judges the new initialize without a session id sent after a 404.
 func judgeReinit(e *sessionEnd) conform.Verdict {
 	if e.reinit == nil {
 		return conform.Skip(conform.NotExercised, "the server answered no request with 404 (SHTTP-SESSION-404-01), so no client would start again")
@@ -434,8 +438,7 @@ var _ = conform.Register(conform.Check{
 	ID: "SHTTP-PV-HEADER-MISSING-01", Title: "a request without MCP-Protocol-Version is served (as the negotiated version or 2025-03-26)",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		_, hs := conform.TransportOf[*transport.StreamableHTTP](t)
-		s, err := t.Scratch()
+		s, hs, err := scratchHTTP(t)
 		if err != nil {
 			return conform.Errorf("not verified: %v", err)
 		}

@@ -41,19 +41,58 @@ func httpSessions(t *conform.T) ([]*conform.Session, []transport.HTTPSession) {
 	return ss, hs
 }
 
-// sentTokens maps the raw id of every request a session sent to the progressToken it
-// carried (raw JSON; "" when none), and to its method.
-func sentRequests(s *conform.Session, entries []wire.Entry) (tokens, methods map[string]string) {
-	tokens, methods = map[string]string{}, map[string]string{}
+// verdictOrNone is a transcript check's verdict: not exercised, for the reason none,
+// when the transcripts held nothing to judge; else f's (a violation of want, or pass).
+func verdictOrNone(f *conform.Findings, none, want, pass string) conform.Verdict {
+	if f.Judged == 0 {
+		return conform.Skip(conform.NotExercised, "%s", none)
+	}
+	return f.Verdict(want, "", pass)
+}
+
+// sessionRequests is what one session sent that ties a server message to a request
+// of its: each map but byToken is keyed by the request's raw id.
+type sessionRequests struct {
+	tokens  map[string]string // the progressToken it carried (raw JSON; "" when none)
+	methods map[string]string // its method
+	tasks   map[string]string // of a tasks/result request, the taskId it asks for
+	byToken map[string]string // a progressToken carried → the raw id of its request
+}
+
+// sentRequests reads what a session's requests carried from its transcript.
+func sentRequests(entries []wire.Entry) sessionRequests {
+	sent := sessionRequests{tokens: map[string]string{}, methods: map[string]string{}, byToken: map[string]string{}}
 	for _, e := range entries {
 		if e.Dir != wire.Sent || e.Msg == nil || e.Msg.Kind != wire.KindRequest {
 			continue
 		}
 		id := string(e.Msg.ID.Raw())
-		methods[id] = e.Msg.Method
-		tokens[id] = progressTokenOf(e.Msg.Params)
+		sent.methods[id] = e.Msg.Method
+		sent.tokens[id] = progressTokenOf(e.Msg.Params)
 	}
-	return tokens, methods
+	for id, tok := range sent.tokens {
+		if tok != "" {
+			sent.byToken[tok] = id
+		}
+	}
+	sent.tasks = taskResultRequests(entries)
+	return sent
+}
+
+// receivedOverHTTP calls fn for every message of the revision's Streamable HTTP
+// sessions that the server sent and that decoded, with what that session sent: the
+// walk of the transcript checks that tie a server message to a request.
+func receivedOverHTTP(t *conform.T, fn func(s *conform.Session, e wire.Entry, sent sessionRequests)) {
+	ss, _ := httpSessions(t)
+	for _, s := range ss {
+		entries := t.Transcript(s)
+		sent := sentRequests(entries)
+		for _, e := range entries {
+			if e.Dir == wire.Received && e.Msg != nil {
+				fn(s, e, sent)
+			}
+		}
+	}
 }
 
 // taskResultRequests maps the raw id of each tasks/result request the suite sent to
@@ -101,6 +140,17 @@ func progressTokenOf(params json.RawMessage) string {
 		return ""
 	}
 	return string(p.Meta.Token)
+}
+
+// cancelledRequest returns the raw requestId a notifications/cancelled names.
+func cancelledRequest(m *wire.Message) (string, bool) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return "", false
+	}
+	return string(p.RequestID), true
 }
 
 // progressToken returns a notifications/progress' token as raw JSON ("" if none).
