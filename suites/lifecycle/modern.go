@@ -165,20 +165,13 @@ var _ = conform.Register(conform.Check{
 			return conform.Errorf("%v", err)
 		}
 		want := fmt.Sprintf("UnsupportedProtocolVersionError (-32022, data.supported, data.requested %q) for %s asking for %s", unsupportedVersion, method, unsupportedVersion)
-		if a.err != nil {
-			return conform.Silence(want, a.err)
-		}
-		if p := a.rejected(s.Kind, conform.CodeUnsupportedVersion); p != "" {
-			return conform.Violation(want, p)
-		}
-		if err := s.Rev.Validate("UnsupportedProtocolVersionError", json.RawMessage(a.resp.Msg.Raw)); err != nil {
-			return conform.Violation(want+", valid under the "+s.Rev.Name+" schema", err.Error())
-		}
 		var d struct {
 			Supported []string `json:"supported"`
 			Requested string   `json:"requested"`
 		}
-		_ = json.Unmarshal(a.resp.Error.Data, &d)
+		if v := a.typedError(s, want, conform.CodeUnsupportedVersion, "UnsupportedProtocolVersionError", &d); v != nil {
+			return *v
+		}
 		if d.Requested != unsupportedVersion {
 			return conform.Violation(want, fmt.Sprintf("data.requested is %q", conform.Clip(d.Requested, 40)))
 		}
@@ -307,19 +300,12 @@ var _ = conform.Register(conform.Check{
 			return conform.Errorf("%v", err)
 		}
 		want := "-32021 with data.requiredCapabilities naming elicitation, for " + toolRequiresElicitation + " called with clientCapabilities {}"
-		if a.err != nil {
-			return conform.Silence(want, a.err)
-		}
-		if p := a.rejected(s.Kind, conform.CodeMissingCapability); p != "" {
-			return conform.Violation(want, p)
-		}
-		if err := s.Rev.Validate("MissingRequiredClientCapabilityError", json.RawMessage(a.resp.Msg.Raw)); err != nil {
-			return conform.Violation(want+", valid under the "+s.Rev.Name+" schema", err.Error())
-		}
 		var d struct {
 			Required map[string]json.RawMessage `json:"requiredCapabilities"`
 		}
-		_ = json.Unmarshal(a.resp.Error.Data, &d)
+		if v := a.typedError(s, want, conform.CodeMissingCapability, "MissingRequiredClientCapabilityError", &d); v != nil {
+			return *v
+		}
 		if _, ok := d.Required["elicitation"]; !ok {
 			return conform.Violation(want, "data.requiredCapabilities is "+conform.ClipBytes(a.resp.Error.Data, 80))
 		}

@@ -94,6 +94,28 @@ func (a probeAnswer) rejected(kind string, code int) string {
 	return ""
 }
 
+// typedError judges an answer that must be the error object schemaType of the
+// session's revision with code (over HTTP with status 400), and decodes its data into
+// data. It returns the failing verdict, or nil when the error is well formed and
+// the caller may judge the data.
+func (a probeAnswer) typedError(s *conform.Session, want string, code int, schemaType string, data any) *conform.Verdict {
+	var v conform.Verdict
+	if a.err != nil {
+		v = conform.Silence(want, a.err)
+		return &v
+	}
+	if p := a.rejected(s.Kind, code); p != "" {
+		v = conform.Violation(want, p)
+		return &v
+	}
+	if err := s.Rev.Validate(schemaType, json.RawMessage(a.resp.Msg.Raw)); err != nil {
+		v = conform.Violation(want+", valid under the "+s.Rev.Name+" schema", err.Error())
+		return &v
+	}
+	_ = json.Unmarshal(a.resp.Error.Data, data)
+	return nil
+}
+
 // probeMethod is the request the _meta probes send: tools/list, as the catalogue row names
 // it, when the server declares tools; otherwise server/discover, which every modern
 // server implements.
