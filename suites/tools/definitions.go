@@ -17,11 +17,7 @@ import (
 
 func runToolsList(t *conform.T) conform.Verdict {
 	s := t.Session()
-	l := toolkit.List(t)
-	if len(l.Pages) == 0 {
-		return conform.Errorf("tools/list was not called (--max-pages?)")
-	}
-	first := l.Pages[0]
+	l, first := toolkit.FirstPage(t)
 	switch {
 	case first.Err != nil:
 		return conform.Silence("a ListToolsResult for tools/list", first.Err)
