@@ -98,6 +98,18 @@ func lgMessages(t *conform.T) []loglevel.Message {
 	return out
 }
 
+// lgExercisedMessages returns the log messages of the revision's sessions after the
+// exercise probe, ending the check with lgUnexercised's skip when there are none:
+// a transcript check of log messages has nothing to judge without one.
+func lgExercisedMessages(t *conform.T) []loglevel.Message {
+	ex := lgExerciseProbe(t)
+	msgs := lgMessages(t)
+	if len(msgs) == 0 {
+		t.Stop(lgUnexercised(ex))
+	}
+	return msgs
+}
+
 // lgUnexercised is the skip of a transcript check that saw no log message.
 func lgUnexercised(ex lgExercise) conform.Verdict {
 	if !ex.called {
@@ -119,11 +131,7 @@ var _ = conform.Register(conform.Check{
 })
 
 func runLogCap(t *conform.T) conform.Verdict {
-	ex := lgExerciseProbe(t)
-	msgs := lgMessages(t)
-	if len(msgs) == 0 {
-		return lgUnexercised(ex)
-	}
+	msgs := lgExercisedMessages(t)
 	declaredAt := map[*conform.Session]int{} // the seq of the initialize result (0: the DiscoverResult, before any request)
 	var f conform.Findings
 	for _, m := range msgs {
@@ -167,11 +175,7 @@ var _ = conform.Register(conform.Check{
 })
 
 func runLogShape(t *conform.T) conform.Verdict {
-	ex := lgExerciseProbe(t)
-	msgs := lgMessages(t)
-	if len(msgs) == 0 {
-		return lgUnexercised(ex)
-	}
+	msgs := lgExercisedMessages(t)
 	var f conform.Findings
 	for _, m := range msgs {
 		f.Judged++
