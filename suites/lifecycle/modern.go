@@ -113,10 +113,7 @@ var _ = conform.Register(conform.Check{
 	ID: "MOD-META-REQUIRED-01", Title: "a request missing _meta protocolVersion or clientCapabilities is rejected with -32602 (HTTP 400)",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.Scratch()
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
+		s := scratch(t)
 		method := probeMethod(s)
 		var bad conform.Findings
 		var good []string
@@ -151,10 +148,7 @@ var _ = conform.Register(conform.Check{
 	ID: "MOD-VERSION-UNSUPPORTED-01", Title: "a request for an unimplemented protocol version gets -32022 naming the supported versions (HTTP 400)",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.Scratch()
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
+		s := scratch(t)
 		method := probeMethod(s)
 		meta := s.Conn.Meta()
 		meta[conform.MetaProtocolVersion] = unsupportedVersion
@@ -184,10 +178,7 @@ var _ = conform.Register(conform.Check{
 	ID: "MOD-REMOVED-01", Title: "ping, removed in 2026-07-28, is not served to a modern request",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.Scratch()
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
+		s := scratch(t)
 		a, err := callWithMeta(t, s, "ping", nil, s.Conn.Meta())
 		if err != nil {
 			return conform.Errorf("%v", err)
@@ -247,10 +238,7 @@ var _ = conform.Register(conform.Check{
 	// the observed ones, after every other area's odd-input checks.
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.Scratch()
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
+		s := scratch(t)
 		params := conform.InitializeParams(legacyInitVersion, "legacy-probe")
 		// A legacy client sends none of the 2026-07-28 request headers: over
 		// Streamable HTTP they are removed, so that only the body speaks.

@@ -29,6 +29,16 @@ type probeAnswer struct {
 	status int
 }
 
+// scratch returns the revision's scratch session for a probe that must not disturb
+// the main one, ending the check in error when it cannot be opened.
+func scratch(t *conform.T) *conform.Session {
+	s, err := t.Scratch()
+	if err != nil {
+		t.Stop(conform.Errorf("%v", err))
+	}
+	return s
+}
+
 // callWithMeta sends method with params whose _meta is exactly meta (nil: no _meta at
 // all), bypassing the session's own stamping, and returns the answer.
 func callWithMeta(t *conform.T, s *conform.Session, method string, params map[string]any, meta map[string]any) (probeAnswer, error) {

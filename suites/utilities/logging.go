@@ -118,6 +118,17 @@ func lgUnexercised(ex lgExercise) conform.Verdict {
 	return conform.Skip(conform.NotExercised, "no %s was received; %s returned %s", loglevel.Method, loglevel.Fixture, ex.outcome)
 }
 
+// lgSetLevelSession returns the main session for a check that sends
+// logging/setLevel, ending the check with lgUndeclared's skip when the server does
+// not declare logging: the method belongs to servers that do.
+func lgSetLevelSession(t *conform.T) *conform.Session {
+	s := t.Session()
+	if !loglevel.Declared(s) {
+		t.Stop(lgUndeclared("logging/setLevel belongs to servers that do"))
+	}
+	return s
+}
+
 // lgUndeclared is the skip of a check whose rule binds servers that declare logging.
 func lgUndeclared(what string) conform.Verdict {
 	return conform.Skip(conform.NotApplicable, "the server does not declare the logging capability; %s", what)
@@ -220,10 +231,7 @@ var _ = conform.Register(conform.Check{
 })
 
 func runSetLevel(t *conform.T) conform.Verdict {
-	s := t.Session()
-	if !loglevel.Declared(s) {
-		return lgUndeclared("logging/setLevel belongs to servers that do")
-	}
+	s := lgSetLevelSession(t)
 	var f conform.Findings
 	// Every level but debug at once, then debug alone, so that the level is left at
 	// debug, where every message passes, for the checks after this one. The replies
@@ -329,10 +337,7 @@ var _ = conform.Register(conform.Check{
 })
 
 func runLogFilter(t *conform.T) conform.Verdict {
-	s := t.Session()
-	if !loglevel.Declared(s) {
-		return lgUndeclared("logging/setLevel belongs to servers that do")
-	}
+	s := lgSetLevelSession(t)
 	ct := lgFixtureTool(t)
 	if ct == nil {
 		return conform.Skip(conform.MissingFixture, "the level filter needs the fixture tool %s (the fixture contract, refserver/doc.go), which the server does not list", loglevel.Fixture)
