@@ -200,10 +200,7 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "MOD-EXT-01", Title: "capabilities.extensions is keyed by prefixed _meta-style identifiers with object values",
 	Run: func(t *conform.T) conform.Verdict {
-		s := t.Session()
-		if s.Init == nil || s.Init.IsError() {
-			return conform.Skip(conform.NotApplicable, "no DiscoverResult to read capabilities from (MOD-DISCOVER-01 judges server/discover)")
-		}
+		s := settledSession(t, "no DiscoverResult to read capabilities from (MOD-DISCOVER-01 judges server/discover)")
 		raw, ok := s.Capabilities()["extensions"]
 		if !ok {
 			return conform.Skip(conform.NotApplicable, "the server advertises no capabilities.extensions")
