@@ -40,15 +40,24 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
+// settledSession returns the main session for a check that reads its successful
+// handshake result (InitializeResult, or DiscoverResult in 2026-07-28), ending the
+// check with a not-applicable skip saying none when there is none: LIFE-INIT-01 and
+// MOD-DISCOVER-01 judge the handshake itself.
+func settledSession(t *conform.T, none string) *conform.Session {
+	s := t.Session()
+	if s.Init == nil || s.Init.IsError() {
+		t.SkipNow(conform.NotApplicable, "%s", none)
+	}
+	return s
+}
+
 // LIFE-INIT-RESULT-01 — lifecycle.mdx; schema InitializeResult.
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-INIT-RESULT-01", Title: "InitializeResult has protocolVersion, capabilities and serverInfo{name,version}",
 	Handshake: true,
 	Run: func(t *conform.T) conform.Verdict {
-		s := t.Session()
-		if s.Init == nil || s.Init.IsError() {
-			return conform.Skip(conform.NotApplicable, "no InitializeResult to judge (see LIFE-INIT-01)")
-		}
+		s := settledSession(t, "no InitializeResult to judge (see LIFE-INIT-01)")
 		if s.Negotiated != "" && s.Negotiated != t.Rev.Name {
 			return unsupportedHere(t)
 		}
@@ -308,10 +317,7 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-INSTRUCTIONS-01", Title: "instructions, when the server sends them, are a string",
 	Run: func(t *conform.T) conform.Verdict {
-		s := t.Session()
-		if s.Init == nil || s.Init.IsError() {
-			return conform.Skip(conform.NotApplicable, "no InitializeResult to judge (see LIFE-INIT-01)")
-		}
+		s := settledSession(t, "no InitializeResult to judge (see LIFE-INIT-01)")
 		raw, ok := s.InitResult["instructions"]
 		if !ok {
 			return conform.Skip(conform.NotExercised, "the InitializeResult carries no instructions (they are optional)")

@@ -113,10 +113,7 @@ var _ = conform.Register(conform.Check{
 	ID: "MOD-META-REQUIRED-01", Title: "a request missing _meta protocolVersion or clientCapabilities is rejected with -32602 (HTTP 400)",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.Scratch()
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
+		s := scratch(t)
 		method := probeMethod(s)
 		var bad conform.Findings
 		var good []string
@@ -151,10 +148,7 @@ var _ = conform.Register(conform.Check{
 	ID: "MOD-VERSION-UNSUPPORTED-01", Title: "a request for an unimplemented protocol version gets -32022 naming the supported versions (HTTP 400)",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.Scratch()
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
+		s := scratch(t)
 		method := probeMethod(s)
 		meta := s.Conn.Meta()
 		meta[conform.MetaProtocolVersion] = unsupportedVersion
@@ -165,20 +159,13 @@ var _ = conform.Register(conform.Check{
 			return conform.Errorf("%v", err)
 		}
 		want := fmt.Sprintf("UnsupportedProtocolVersionError (-32022, data.supported, data.requested %q) for %s asking for %s", unsupportedVersion, method, unsupportedVersion)
-		if a.err != nil {
-			return conform.Silence(want, a.err)
-		}
-		if p := a.rejected(s.Kind, conform.CodeUnsupportedVersion); p != "" {
-			return conform.Violation(want, p)
-		}
-		if err := s.Rev.Validate("UnsupportedProtocolVersionError", json.RawMessage(a.resp.Msg.Raw)); err != nil {
-			return conform.Violation(want+", valid under the "+s.Rev.Name+" schema", err.Error())
-		}
 		var d struct {
 			Supported []string `json:"supported"`
 			Requested string   `json:"requested"`
 		}
-		_ = json.Unmarshal(a.resp.Error.Data, &d)
+		if v := a.typedError(s, want, conform.CodeUnsupportedVersion, "UnsupportedProtocolVersionError", &d); v != nil {
+			return *v
+		}
 		if d.Requested != unsupportedVersion {
 			return conform.Violation(want, fmt.Sprintf("data.requested is %q", conform.Clip(d.Requested, 40)))
 		}
@@ -191,10 +178,7 @@ var _ = conform.Register(conform.Check{
 	ID: "MOD-REMOVED-01", Title: "ping, removed in 2026-07-28, is not served to a modern request",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.Scratch()
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
+		s := scratch(t)
 		a, err := callWithMeta(t, s, "ping", nil, s.Conn.Meta())
 		if err != nil {
 			return conform.Errorf("%v", err)
@@ -216,10 +200,7 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "MOD-EXT-01", Title: "capabilities.extensions is keyed by prefixed _meta-style identifiers with object values",
 	Run: func(t *conform.T) conform.Verdict {
-		s := t.Session()
-		if s.Init == nil || s.Init.IsError() {
-			return conform.Skip(conform.NotApplicable, "no DiscoverResult to read capabilities from (MOD-DISCOVER-01 judges server/discover)")
-		}
+		s := settledSession(t, "no DiscoverResult to read capabilities from (MOD-DISCOVER-01 judges server/discover)")
 		raw, ok := s.Capabilities()["extensions"]
 		if !ok {
 			return conform.Skip(conform.NotApplicable, "the server advertises no capabilities.extensions")
@@ -254,10 +235,7 @@ var _ = conform.Register(conform.Check{
 	// the observed ones, after every other area's odd-input checks.
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.Scratch()
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
+		s := scratch(t)
 		params := conform.InitializeParams(legacyInitVersion, "legacy-probe")
 		// A legacy client sends none of the 2026-07-28 request headers: over
 		// Streamable HTTP they are removed, so that only the body speaks.
@@ -307,19 +285,12 @@ var _ = conform.Register(conform.Check{
 			return conform.Errorf("%v", err)
 		}
 		want := "-32021 with data.requiredCapabilities naming elicitation, for " + toolRequiresElicitation + " called with clientCapabilities {}"
-		if a.err != nil {
-			return conform.Silence(want, a.err)
-		}
-		if p := a.rejected(s.Kind, conform.CodeMissingCapability); p != "" {
-			return conform.Violation(want, p)
-		}
-		if err := s.Rev.Validate("MissingRequiredClientCapabilityError", json.RawMessage(a.resp.Msg.Raw)); err != nil {
-			return conform.Violation(want+", valid under the "+s.Rev.Name+" schema", err.Error())
-		}
 		var d struct {
 			Required map[string]json.RawMessage `json:"requiredCapabilities"`
 		}
-		_ = json.Unmarshal(a.resp.Error.Data, &d)
+		if v := a.typedError(s, want, conform.CodeMissingCapability, "MissingRequiredClientCapabilityError", &d); v != nil {
+			return *v
+		}
 		if _, ok := d.Required["elicitation"]; !ok {
 			return conform.Violation(want, "data.requiredCapabilities is "+conform.ClipBytes(a.resp.Error.Data, 80))
 		}

@@ -29,6 +29,16 @@ type probeAnswer struct {
 	status int
 }
 
+// scratch returns the revision's scratch session for a probe that must not disturb
+// the main one, ending the check in error when it cannot be opened.
+func scratch(t *conform.T) *conform.Session {
+	s, err := t.Scratch()
+	if err != nil {
+		t.Stop(conform.Errorf("%v", err))
+	}
+	return s
+}
+
 // callWithMeta sends method with params whose _meta is exactly meta (nil: no _meta at
 // all), bypassing the session's own stamping, and returns the answer.
 func callWithMeta(t *conform.T, s *conform.Session, method string, params map[string]any, meta map[string]any) (probeAnswer, error) {
@@ -92,6 +102,28 @@ func (a probeAnswer) rejected(kind string, code int) string {
 		return fmt.Sprintf("error %d with HTTP status %s, not 400", code, status)
 	}
 	return ""
+}
+
+// typedError judges an answer that must be the error object schemaType of the
+// session's revision with code (over HTTP with status 400), and decodes its data into
+// data. It returns the failing verdict, or nil when the error is well formed and
+// the caller may judge the data.
+func (a probeAnswer) typedError(s *conform.Session, want string, code int, schemaType string, data any) *conform.Verdict {
+	var v conform.Verdict
+	if a.err != nil {
+		v = conform.Silence(want, a.err)
+		return &v
+	}
+	if p := a.rejected(s.Kind, code); p != "" {
+		v = conform.Violation(want, p)
+		return &v
+	}
+	if err := s.Rev.Validate(schemaType, json.RawMessage(a.resp.Msg.Raw)); err != nil {
+		v = conform.Violation(want+", valid under the "+s.Rev.Name+" schema", err.Error())
+		return &v
+	}
+	_ = json.Unmarshal(a.resp.Error.Data, data)
+	return nil
 }
 
 // probeMethod is the request the _meta probes send: tools/list, as the catalogue row names

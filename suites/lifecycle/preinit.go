@@ -12,6 +12,18 @@ import (
 // of its own; a server that ends the connection over the probe costs the spare one
 // more opening, without the probe.
 
+// judgePreInit runs judge over the revision's pre-initialize probe; every
+// LIFE-PRE-INIT check reads the same probe, and none can judge without it.
+func judgePreInit(judge func(*conform.PreInit) conform.Verdict) func(*conform.T) conform.Verdict {
+	return func(t *conform.T) conform.Verdict {
+		p, err := t.PreInit()
+		if err != nil {
+			return conform.Errorf("no pre-initialize probe: %v", err)
+		}
+		return judge(p)
+	}
+}
+
 // LIFE-PRE-INIT-PING-01 — {rev}/basic/lifecycle.mdx (Initialization); {rev}/basic/utilities/ping.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-PRE-INIT-PING-01", Title: "a ping sent before initialize is answered",
@@ -19,13 +31,7 @@ var _ = conform.Register(conform.Check{
 	// The spare session, whose first opening makes the probe: a server that ends
 	// the connection on a request before initialize costs no other check its session.
 	PreInitProbe: true,
-	Run: func(t *conform.T) conform.Verdict {
-		p, err := t.PreInit()
-		if err != nil {
-			return conform.Errorf("no pre-initialize probe: %v", err)
-		}
-		return judgePreInitPing(p)
-	},
+	Run:          judgePreInit(judgePreInitPing),
 })
 
 // judgePreInitPing judges the reply to the ping sent before initialize.
@@ -50,13 +56,7 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseOddInput,
 	// The spare session, whose first opening makes the probe (LIFE-PRE-INIT-PING-01).
 	PreInitProbe: true,
-	Run: func(t *conform.T) conform.Verdict {
-		p, err := t.PreInit()
-		if err != nil {
-			return conform.Errorf("no pre-initialize probe: %v", err)
-		}
-		return judgeEarlyRequests(p)
-	},
+	Run:          judgePreInit(judgeEarlyRequests),
 })
 
 // judgeEarlyRequests judges the server requests that came before

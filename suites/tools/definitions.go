@@ -17,11 +17,7 @@ import (
 
 func runToolsList(t *conform.T) conform.Verdict {
 	s := t.Session()
-	l := toolkit.List(t)
-	if len(l.Pages) == 0 {
-		return conform.Errorf("tools/list was not called (--max-pages?)")
-	}
-	first := l.Pages[0]
+	l, first := toolkit.FirstPage(t)
 	switch {
 	case first.Err != nil:
 		return conform.Silence("a ListToolsResult for tools/list", first.Err)
@@ -330,11 +326,7 @@ func defCaseUntold(flipped string, got, unknown, real *toolkit.Outcome) conform.
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-TITLE-01", Title: "a tool's title, when present, is a string",
 	Run: func(t *conform.T) conform.Verdict {
-		l := defList(t)
-		titled := l.with("title")
-		if len(titled) == 0 {
-			return defNone(l, "has a title", "the fixture contract's metadata variants include a tool with one")
-		}
+		titled := defWith(t, "title", "has a title", "the fixture contract's metadata variants include a tool with one")
 		var f conform.Findings
 		for _, d := range titled {
 			if k := toolkit.JSONKind(d.Fields.Get("title")); k != "string" {
@@ -367,11 +359,7 @@ type defMember struct {
 // defMemberValid validates m.member of every listed tool that has it against
 // m.definition: no tool has it → skip not-exercised; an invalid one → violation.
 func defMemberValid(t *conform.T, m defMember) conform.Verdict {
-	l := defList(t)
-	with := l.with(m.member)
-	if len(with) == 0 {
-		return defNone(l, m.noneWhat, m.noneHint)
-	}
+	with := defWith(t, m.member, m.noneWhat, m.noneHint)
 	var f conform.Findings
 	for _, d := range with {
 		if err := t.Rev.Validate(m.definition, d.Fields.Get(m.member)); err != nil {
@@ -408,11 +396,7 @@ func defBool(raw json.RawMessage) *bool {
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-ANNOT-CONSIST-01", Title: "no tool claims both readOnlyHint: true and destructiveHint: true",
 	Run: func(t *conform.T) conform.Verdict {
-		l := defList(t)
-		annotated := l.with("annotations")
-		if len(annotated) == 0 {
-			return defNone(l, "has annotations", "the fixture contract's metadata variants include a tool with all four hints")
-		}
+		annotated := defWith(t, "annotations", "has annotations", "the fixture contract's metadata variants include a tool with all four hints")
 		var bad conform.Findings
 		for _, d := range annotated {
 			h := defDecodeHints(d.Fields.Get("annotations"))

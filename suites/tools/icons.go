@@ -63,11 +63,7 @@ func defIcons(l *defListing) []defIcon {
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-ICONS-01", Title: "tool icons are Icon{src (URI), mimeType?, sizes?: string[], theme?: light|dark}",
 	Run: func(t *conform.T) conform.Verdict {
-		l := defList(t)
-		withIcons := l.with("icons")
-		if len(withIcons) == 0 {
-			return defNone(l, "has icons", "the fixture contract's metadata variants include a tool with https and data: icons")
-		}
+		withIcons := defWith(t, "icons", "has icons", "the fixture contract's metadata variants include a tool with https and data: icons")
 		var f conform.Findings
 		n := 0
 		for _, d := range withIcons {
@@ -75,7 +71,7 @@ var _ = conform.Register(conform.Check{
 				f.Fail(fmt.Sprintf("%s: icons is %s, not an array", d.Pointer("/icons"), toolkit.JSONKind(d.Fields.Get("icons"))))
 			}
 		}
-		for _, ic := range defIcons(l) {
+		for _, ic := range defIcons(defList(t)) {
 			n++
 			if p := defIconProblem(t.Rev, ic); p != "" {
 				f.Fail(p)

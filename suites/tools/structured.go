@@ -27,21 +27,12 @@ var _ = conform.Register(conform.Check{
 	ID: "STRUCT-TYPE-01", Title: "structuredContent, when present, is a JSON object",
 	Probe: ctProbe(ctStructFixture),
 	Run: func(t *conform.T) conform.Verdict {
-		l := ctExercise(t)
-		var f conform.Findings
-		for _, r := range ctResults(t) {
-			raw, ok := r.Structured()
-			if !ok {
-				continue
-			}
-			f.Judged++
+		f := ctEachStructured(t, func(r *ctResult, raw json.RawMessage) string {
 			if k := toolkit.JSONKind(raw); k != "object" {
-				f.Fail(fmt.Sprintf("%s /structuredContent is %s: %s", r.where(), ctArticle(k), conform.ClipBytes(raw, 80)))
+				return fmt.Sprintf("%s /structuredContent is %s: %s", r.where(), ctArticle(k), conform.ClipBytes(raw, 80))
 			}
-		}
-		if f.Judged == 0 {
-			return ctUnexercised(t, l, ctStructFixture, "structuredContent")
-		}
+			return ""
+		})
 		return f.Verdict("structuredContent as a JSON object", "",
 			fmt.Sprintf("%d structuredContent value%s, all objects", f.Judged, toolkit.Plural(f.Judged)))
 	},
@@ -197,26 +188,39 @@ func ctConformUnjudged(t *conform.T, l *toolkit.Listing, schemas, exempt, uncomp
 	return ctUnexercised(t, l, ctStructFixture, "successful result of a tool with an outputSchema")
 }
 
+// ctEachStructured judges every structuredContent of the revision's tools/call
+// results with problem (the failure, "" when there is none) after the content
+// probes, and ends the check with ctUnexercised's skip when no result carried one.
+func ctEachStructured(t *conform.T, problem func(r *ctResult, raw json.RawMessage) string) conform.Findings {
+	l := ctExercise(t)
+	var f conform.Findings
+	for _, r := range ctResults(t) {
+		raw, ok := r.Structured()
+		if !ok {
+			continue
+		}
+		f.Judged++
+		if p := problem(r, raw); p != "" {
+			f.Fail(p)
+		}
+	}
+	if f.Judged == 0 {
+		t.Stop(ctUnexercised(t, l, ctStructFixture, "structuredContent"))
+	}
+	return f
+}
+
 // STRUCT-TEXT-MIRROR-01 — R3+ tools.mdx (Structured Content).
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-TEXT-MIRROR-01", Title: "a result with structuredContent also carries it serialized in a text block",
 	Probe: ctProbe(ctStructFixture),
 	Run: func(t *conform.T) conform.Verdict {
-		l := ctExercise(t)
-		var f conform.Findings
-		for _, r := range ctResults(t) {
-			raw, ok := r.Structured()
-			if !ok {
-				continue
-			}
-			f.Judged++
+		f := ctEachStructured(t, func(r *ctResult, raw json.RawMessage) string {
 			if why := ctMirror(r, raw); why != "" {
-				f.Fail(r.where() + ": " + why)
+				return r.where() + ": " + why
 			}
-		}
-		if f.Judged == 0 {
-			return ctUnexercised(t, l, ctStructFixture, "structuredContent")
-		}
+			return ""
+		})
 		return f.Verdict("a text block holding the serialized JSON of structuredContent", "",
 			fmt.Sprintf("%d result%s with structuredContent, each mirroring it in a text block", f.Judged, toolkit.Plural(f.Judged)))
 	},

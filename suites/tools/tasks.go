@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/suites/internal/tasks"
@@ -52,7 +51,7 @@ func judgeTaskTrip(rev revision.Revision, trip *tasks.Trip) conform.Verdict {
 		f.Fail(fmt.Sprintf("the CreateTaskResult has no string task.taskId: %s", conform.ClipBytes(task, 160)))
 		return f.Verdict("a CreateTaskResult whose task has a taskId", "", "")
 	}
-	if st := jsonString(task, "status"); st != "working" {
+	if st := tasks.StringAt(task, "status"); st != "working" {
 		f.Fail(fmt.Sprintf("the task was created in status %s, not \"working\" (Task Status Lifecycle: \"Tasks MUST begin in the working status when created.\")", orAbsent(st)))
 	}
 	final := judgePolls(&f, trip)
@@ -71,10 +70,10 @@ func judgePolls(f *conform.Findings, trip *tasks.Trip) string {
 			f.Fail(fmt.Sprintf("tasks/get for the task it created answered %s", p.Describe()))
 			return last
 		}
-		if id := jsonString(p.Resp.Result, "taskId"); id != trip.TaskID {
+		if id := tasks.StringAt(p.Resp.Result, "taskId"); id != trip.TaskID {
 			f.Fail(fmt.Sprintf("tasks/get for task %q answered task %s", trip.TaskID, orAbsent(id)))
 		}
-		last = jsonString(p.Resp.Result, "status")
+		last = tasks.StringAt(p.Resp.Result, "status")
 		if i == 0 && trip.Result.Resp != nil && !tasks.Terminal(last) {
 			f.Fail(fmt.Sprintf("tasks/result answered while the task was still %s (Result Retrieval: it \"MUST block the response until the task reaches a terminal status\")", orAbsent(last)))
 		}
@@ -115,17 +114,6 @@ func judgeTaskResult(f *conform.Findings, rev revision.Revision, trip *tasks.Tri
 	case !isErr && final == "failed":
 		f.Note("the task ended failed, yet tasks/result answered a successful CallToolResult")
 	}
-}
-
-// jsonString returns a JSON object's string member, or "" (absent or another type).
-func jsonString(obj json.RawMessage, name string) string {
-	raw, ok := rawjson.Lookup(obj, name)
-	if !ok {
-		return ""
-	}
-	var s string
-	_ = json.Unmarshal(raw, &s)
-	return s
 }
 
 // orAbsent quotes a status or id for messages, or says it was absent.

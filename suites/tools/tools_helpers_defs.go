@@ -67,6 +67,18 @@ func (l *defListing) with(member string) []defTool {
 	return out
 }
 
+// defWith returns the main session's listed tools that have member, ending the
+// check with defNone's skip (what none of them has, and how to unlock the check)
+// when none does: an optional member's check has nothing else to judge.
+func defWith(t *conform.T, member, noneWhat, noneHint string) []defTool {
+	l := defList(t)
+	with := l.with(member)
+	if len(with) == 0 {
+		t.Stop(defNone(l, noneWhat, noneHint))
+	}
+	return with
+}
+
 // defNone is the skip of a check none of whose subjects occurred.
 func defNone(l *defListing, what, unlock string) conform.Verdict {
 	return conform.Skip(conform.NotExercised, "none of the %d listed tools %s%s; %s", len(l.Tools), what, l.partial(), unlock)

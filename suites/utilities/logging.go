@@ -98,12 +98,35 @@ func lgMessages(t *conform.T) []loglevel.Message {
 	return out
 }
 
+// lgExercisedMessages returns the log messages of the revision's sessions after the
+// exercise probe, ending the check with lgUnexercised's skip when there are none:
+// a transcript check of log messages has nothing to judge without one.
+func lgExercisedMessages(t *conform.T) []loglevel.Message {
+	ex := lgExerciseProbe(t)
+	msgs := lgMessages(t)
+	if len(msgs) == 0 {
+		t.Stop(lgUnexercised(ex))
+	}
+	return msgs
+}
+
 // lgUnexercised is the skip of a transcript check that saw no log message.
 func lgUnexercised(ex lgExercise) conform.Verdict {
 	if !ex.called {
 		return conform.Skip(conform.MissingFixture, "no %s was received; list the fixture tool %s (the fixture contract, refserver/doc.go) to exercise logging", loglevel.Method, loglevel.Fixture)
 	}
 	return conform.Skip(conform.NotExercised, "no %s was received; %s returned %s", loglevel.Method, loglevel.Fixture, ex.outcome)
+}
+
+// lgSetLevelSession returns the main session for a check that sends
+// logging/setLevel, ending the check with lgUndeclared's skip when the server does
+// not declare logging: the method belongs to servers that do.
+func lgSetLevelSession(t *conform.T) *conform.Session {
+	s := t.Session()
+	if !loglevel.Declared(s) {
+		t.Stop(lgUndeclared("logging/setLevel belongs to servers that do"))
+	}
+	return s
 }
 
 // lgUndeclared is the skip of a check whose rule binds servers that declare logging.
@@ -119,11 +142,7 @@ var _ = conform.Register(conform.Check{
 })
 
 func runLogCap(t *conform.T) conform.Verdict {
-	ex := lgExerciseProbe(t)
-	msgs := lgMessages(t)
-	if len(msgs) == 0 {
-		return lgUnexercised(ex)
-	}
+	msgs := lgExercisedMessages(t)
 	declaredAt := map[*conform.Session]int{} // the seq of the initialize result (0: the DiscoverResult, before any request)
 	var f conform.Findings
 	for _, m := range msgs {
@@ -167,11 +186,7 @@ var _ = conform.Register(conform.Check{
 })
 
 func runLogShape(t *conform.T) conform.Verdict {
-	ex := lgExerciseProbe(t)
-	msgs := lgMessages(t)
-	if len(msgs) == 0 {
-		return lgUnexercised(ex)
-	}
+	msgs := lgExercisedMessages(t)
 	var f conform.Findings
 	for _, m := range msgs {
 		f.Judged++
@@ -216,10 +231,7 @@ var _ = conform.Register(conform.Check{
 })
 
 func runSetLevel(t *conform.T) conform.Verdict {
-	s := t.Session()
-	if !loglevel.Declared(s) {
-		return lgUndeclared("logging/setLevel belongs to servers that do")
-	}
+	s := lgSetLevelSession(t)
 	var f conform.Findings
 	// Every level but debug at once, then debug alone, so that the level is left at
 	// debug, where every message passes, for the checks after this one. The replies
@@ -325,10 +337,7 @@ var _ = conform.Register(conform.Check{
 })
 
 func runLogFilter(t *conform.T) conform.Verdict {
-	s := t.Session()
-	if !loglevel.Declared(s) {
-		return lgUndeclared("logging/setLevel belongs to servers that do")
-	}
+	s := lgSetLevelSession(t)
 	ct := lgFixtureTool(t)
 	if ct == nil {
 		return conform.Skip(conform.MissingFixture, "the level filter needs the fixture tool %s (the fixture contract, refserver/doc.go), which the server does not list", loglevel.Fixture)

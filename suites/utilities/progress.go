@@ -229,6 +229,16 @@ func ctProgressProbe(t *conform.T) ctProbeResult {
 	}).(ctProbeResult)
 }
 
+// ctVerdict is a progress check's verdict on its findings: the skip of ctNoProgress
+// (naming missing, what never came) when nothing was judged, else the findings'
+// verdict against want, with pass as the message of a pass.
+func ctVerdict(f conform.Findings, probe ctProbeResult, missing, want, pass string) conform.Verdict {
+	if f.Judged == 0 {
+		return ctNoProgress(probe, missing)
+	}
+	return f.Verdict(want, "", pass)
+}
+
 // ctNoProgress is the skip of a progress check with nothing to judge.
 func ctNoProgress(p ctProbeResult, what string) conform.Verdict {
 	if !p.called {
@@ -285,10 +295,7 @@ var _ = conform.Register(conform.Check{
 				f.Fail(fmt.Sprintf("%s echoes token %s as a %s; it was sent as a %s (%s)", p.Where(), p.TokenRaw, p.Token.TypeName(), p.Loose.Token.TypeName(), p.Loose.Token))
 			}
 		}
-		if f.Judged == 0 {
-			return ctNoProgress(probe, "progress notification naming a token the suite sent")
-		}
-		return f.Verdict("the token echoed with the JSON type it was sent with", "",
+		return ctVerdict(f, probe, "progress notification naming a token the suite sent", "the token echoed with the JSON type it was sent with",
 			fmt.Sprintf("%d progress notification%s echo their token exactly", f.Judged, toolkit.Plural(f.Judged)))
 	},
 })
@@ -330,10 +337,7 @@ func runProgressMonotonic(t *conform.T) conform.Verdict {
 			f.Judged++
 		}
 	}
-	if f.Judged == 0 {
-		return ctNoProgress(probe, "pair of progress notifications for one token")
-	}
-	return f.Verdict("progress strictly increasing for each token", "",
+	return ctVerdict(f, probe, "pair of progress notifications for one token", "progress strictly increasing for each token",
 		fmt.Sprintf("progress strictly increased for each of %d token%s with several notifications", f.Judged, toolkit.Plural(f.Judged)))
 }
 
@@ -367,10 +371,7 @@ func runProgressAfterDone(t *conform.T) conform.Verdict {
 			f.Judged++
 		}
 	}
-	if f.Judged == 0 {
-		return ctNoProgress(probe, "progress notification for a request that completed")
-	}
-	return f.Verdict("no progress for a token once its request was answered", "",
+	return ctVerdict(f, probe, "progress notification for a request that completed", "no progress for a token once its request was answered",
 		fmt.Sprintf("%d completed request%s with progress; none after the reply (bounded by a barrier request)", f.Judged, toolkit.Plural(f.Judged)))
 }
 
@@ -396,10 +397,7 @@ var _ = conform.Register(conform.Check{
 				f.Fail(fmt.Sprintf("%s: message %s %s", p.Where(), toolkit.Quote(msg), why))
 			}
 		}
-		if f.Judged == 0 {
-			return ctNoProgress(probe, "progress notification with a message")
-		}
-		return f.Verdict("a human-readable message in each progress notification that has one", "",
+		return ctVerdict(f, probe, "progress notification with a message", "a human-readable message in each progress notification that has one",
 			fmt.Sprintf("%d progress message%s, each readable text", f.Judged, toolkit.Plural(f.Judged)))
 	},
 })

@@ -84,7 +84,7 @@ func TaskSupport(tl toolkit.Tool) string {
 	if !ok {
 		return ""
 	}
-	return stringAt(raw, "taskSupport")
+	return StringAt(raw, "taskSupport")
 }
 
 // RoundTrip makes the task round trip on the revision's main session once per run
@@ -114,7 +114,7 @@ func roundTrip(t *conform.T, s *conform.Session) *Trip {
 	}
 	trip.Create = call(t, s, "tools/call", params)
 	if task, ok := trip.Create.Result()["task"]; ok {
-		trip.TaskID = stringAt(task, "taskId")
+		trip.TaskID = StringAt(task, "taskId")
 	}
 	if trip.TaskID != "" {
 		// tasks/result blocks until the task ends (Result Retrieval): while it is
@@ -194,7 +194,7 @@ func poll(t *conform.T, s *conform.Session, id string, once bool) []Call {
 		c := call(t, s, "tasks/get", map[string]any{"taskId": id})
 		polls = append(polls, c)
 		r := c.Result()
-		if r == nil || once || len(polls) >= maxPolls || Terminal(stringAt(c.Resp.Result, "status")) {
+		if r == nil || once || len(polls) >= maxPolls || Terminal(StringAt(c.Resp.Result, "status")) {
 			return polls
 		}
 		wait := defaultPoll

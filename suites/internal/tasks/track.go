@@ -66,7 +66,7 @@ func Track(entries []wire.Entry) *Tracking {
 				augmented[m.ID.Key()], looseAugmented[m.ID.LooseKey()] = e, e
 			}
 			if m.Method == "tasks/get" || m.Method == "tasks/result" {
-				if tk := tr.ByID[stringAt(m.Params, "taskId")]; tk != nil {
+				if tk := tr.ByID[StringAt(m.Params, "taskId")]; tk != nil {
 					asking[m.ID.Key()] = tk
 					if m.Method == "tasks/result" {
 						tr.Payloads[m.ID.Key()] = tk
@@ -89,13 +89,13 @@ func Track(entries []wire.Entry) *Tracking {
 			case "tasks/result":
 				tk.ended(e, "the reply to tasks/result")
 			case "tasks/get":
-				if st := stringAt(m.Result, "status"); Terminal(st) {
+				if st := StringAt(m.Result, "status"); Terminal(st) {
 					tk.ended(e, "tasks/get status "+st)
 				}
 			}
 		case e.Dir == wire.Received && m.Method == "notifications/tasks/status":
-			if tk := tr.ByID[stringAt(m.Params, "taskId")]; tk != nil {
-				if st := stringAt(m.Params, "status"); Terminal(st) {
+			if tk := tr.ByID[StringAt(m.Params, "taskId")]; tk != nil {
+				if st := StringAt(m.Params, "status"); Terminal(st) {
 					tk.ended(e, "notifications/tasks/status "+st)
 				}
 			}
@@ -114,12 +114,12 @@ func (tr *Tracking) created(req, reply *wire.Entry) {
 	if !ok {
 		return
 	}
-	id := stringAt(task, "taskId")
+	id := StringAt(task, "taskId")
 	if id == "" || tr.ByID[id] != nil {
 		return
 	}
 	tk := &Task{ID: id, Request: req, Created: reply}
-	if st := stringAt(task, "status"); Terminal(st) {
+	if st := StringAt(task, "status"); Terminal(st) {
 		tk.ended(reply, "the CreateTaskResult, status "+st)
 	}
 	tr.Tasks = append(tr.Tasks, tk)
@@ -157,11 +157,11 @@ func RelatedTask(m *wire.Message) string {
 	if !ok {
 		return ""
 	}
-	return stringAt(rel, "taskId")
+	return StringAt(rel, "taskId")
 }
 
-// stringAt returns a JSON object's string member, or "".
-func stringAt(obj json.RawMessage, name string) string {
+// StringAt returns a JSON object's string member, or "" (absent or another type).
+func StringAt(obj json.RawMessage, name string) string {
 	raw, ok := rawjson.Lookup(obj, name)
 	if !ok {
 		return ""

@@ -226,11 +226,28 @@ func fetchPage(t *conform.T, s *conform.Session, params map[string]any) Page {
 	return p
 }
 
+// FirstPage returns the main session's memoized listing and its first page, ending
+// the check with an error when no page was fetched at all (--max-pages): the
+// checks that judge the first answer have nothing else to go on.
+func FirstPage(t *conform.T) (*Listing, Page) {
+	l := List(t)
+	if len(l.Pages) == 0 {
+		t.Stop(notListed())
+	}
+	return l, l.Pages[0]
+}
+
+// notListed is the verdict of a check that needs tools/list when the walk fetched
+// no page.
+func notListed() conform.Verdict {
+	return conform.Errorf("tools/list was not called (--max-pages?)")
+}
+
 // ListVerdict is the verdict for a check that needs the tool list when the walk
 // failed before yielding any page (nil when at least one page came back).
 func ListVerdict(t *conform.T, l *Listing) *conform.Verdict {
 	if len(l.Pages) == 0 {
-		v := conform.Errorf("tools/list was not called (--max-pages?)")
+		v := notListed()
 		return &v
 	}
 	first := l.Pages[0]
