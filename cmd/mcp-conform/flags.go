@@ -32,6 +32,7 @@ type options struct {
 	maxMessageBytes                         int
 	maxTranscriptBytes                      int64
 	timeout, runTimeout, startTimeout       time.Duration
+	killGrace                               time.Duration
 	reportDir, labelFilter                  string
 	strict, list, version, noColor, verbose bool
 	quiet                                   bool
@@ -151,6 +152,7 @@ func newFlagSet() (*options, *flag.FlagSet) {
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Second, "deadline for each request")
 	fs.DurationVar(&o.runTimeout, "run-timeout", 10*time.Minute, "deadline for the whole run")
 	fs.DurationVar(&o.startTimeout, "start-timeout", 15*time.Second, "how long a server may take to start: a launched --url server to accept connections, and any server to answer its first request (initialize)")
+	fs.DurationVar(&o.killGrace, "kill-grace", 2*time.Second, "how long a stdio server may take to exit once its stdin is closed before it gets SIGTERM, and as long again before SIGKILL (the \"promptly\" of STDIO-EOF-EXIT-01 and LIFE-SHUTDOWN-STDIO-01)")
 	fs.StringVar(&o.reportDir, "report-dir", "mcp-conform-report", "directory for junit.xml, report.json, matrix.md, transcripts and server stderr")
 	fs.StringVar(&o.labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'group:TOOLS && !level:may' (labels: rev:, level:, group:, phase:, needs:, id:)")
 	fs.Var(&o.focus, "focus", "run only checks whose text matches this regexp (repeatable; Ginkgo --focus)")
@@ -195,8 +197,8 @@ func (o *options) config(console io.Writer) (conform.Config, error) {
 			return conform.Config{}, fmt.Errorf("--env %q: want K=V", kv)
 		}
 	}
-	if o.timeout <= 0 || o.runTimeout <= 0 || o.startTimeout <= 0 {
-		return conform.Config{}, errors.New("--timeout, --run-timeout and --start-timeout must be positive")
+	if o.timeout <= 0 || o.runTimeout <= 0 || o.startTimeout <= 0 || o.killGrace <= 0 {
+		return conform.Config{}, errors.New("--timeout, --run-timeout, --start-timeout and --kill-grace must be positive")
 	}
 	calls := make([]conform.CallSpec, 0, len(o.calls))
 	for _, c := range o.calls {
@@ -236,7 +238,7 @@ func (o *options) config(console io.Writer) (conform.Config, error) {
 	return conform.Config{
 		Target: o.target, URL: o.url, Transport: o.transport,
 		Env: o.env, Cwd: o.cwd, Headers: headers, Revisions: revs,
-		Timeout: o.timeout, RunTimeout: o.runTimeout, StartTimeout: o.startTimeout,
+		Timeout: o.timeout, RunTimeout: o.runTimeout, StartTimeout: o.startTimeout, KillGrace: o.killGrace,
 		LabelFilter: o.labelFilter, Focus: o.focus, Skip: o.skip, Strict: o.strict,
 		Console: console, Color: useColor(o.noColor, console), Verbose: o.verbose, Quiet: o.quiet,
 		Live:  isTerminal(console) && os.Getenv("TERM") != "dumb",

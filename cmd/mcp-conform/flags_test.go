@@ -5,8 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/conform/baseline"
@@ -28,6 +30,8 @@ func TestFlagsToConfig(t *testing.T) {
 		{"env without =", []string{"--env", "FOO"}, "K=V"},
 		{"unknown revision", []string{"--revision", "1999-01-01"}, "unknown revision"},
 		{"non-positive timeout", []string{"--timeout", "0s"}, "positive"},
+		{"a kill grace", []string{"--kill-grace", "5s"}, ""},
+		{"non-positive kill grace", []string{"--kill-grace", "0s"}, "--kill-grace must be positive"},
 		{"non-positive max pages", []string{"--max-pages", "0"}, "positive"},
 		{"a stray argument", []string{"node", "s.js"}, "unexpected argument"},
 		{"an unknown flag", []string{"--bogus"}, "bogus"},
@@ -36,8 +40,12 @@ func TestFlagsToConfig(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			o, err := parseFlags(tc.args, io.Discard)
+			var cfg conform.Config
 			if err == nil {
-				_, err = o.config(io.Discard)
+				cfg, err = o.config(io.Discard)
+			}
+			if err == nil && slices.Contains(tc.args, "--kill-grace") && cfg.KillGrace != 5*time.Second {
+				t.Errorf("--kill-grace 5s gave KillGrace %s", cfg.KillGrace)
 			}
 			switch {
 			case tc.wantErr == "" && err != nil:
