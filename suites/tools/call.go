@@ -57,7 +57,7 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
-// TOOLS-CALL-UNKNOWN-01 — {rev}/server/tools.mdx (Error Handling); the verdict policy (README, Verdicts).
+// TOOLS-CALL-UNKNOWN-01 — {rev}/server/tools.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CALL-UNKNOWN-01", Title: "an unknown tool is a JSON-RPC error -32602, not a result",
 	Run: func(t *conform.T) conform.Verdict {

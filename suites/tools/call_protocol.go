@@ -25,8 +25,9 @@ func unusedName(l *toolkit.Listing) string {
 	}
 }
 
-// judgeUnknownTool applies the verdict policy's fixed decision (README, Verdicts) to the reply to a call of an
-// unknown tool.
+// judgeUnknownTool judges the reply to a call of an unknown tool (TOOLS-CALL-UNKNOWN-01):
+// -32602 passes; another protocol error warns (the pages show -32602 as an example);
+// a result, isError or not, breaks the row's SHOULD and is judged at its level.
 func judgeUnknownTool(name string, r toolcall.Reply) conform.Verdict {
 	want := fmt.Sprintf("JSON-RPC error -32602 for tools/call{name: %q}, a tool that does not exist", name)
 	switch {
@@ -39,9 +40,9 @@ func judgeUnknownTool(name string, r toolcall.Reply) conform.Verdict {
 	case r.Kind == toolcall.KindHTTP:
 		return conform.Warn(want, r.Desc+": an error, but not a JSON-RPC error")
 	case r.IsError:
-		return conform.Fail(want, r.Desc+": an unknown tool is a protocol error, not a tool execution error")
+		return conform.Violation(want, r.Desc+": an unknown tool is a protocol error, not a tool execution error")
 	}
-	return conform.Fail(want, r.SuccessText()+": the server claims to have run a tool that does not exist")
+	return conform.Violation(want, r.SuccessText()+": the server claims to have run a tool that does not exist")
 }
 
 type malformedCall struct {

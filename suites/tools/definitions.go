@@ -179,7 +179,7 @@ func defSwapCase(s string) string {
 }
 
 // defCaseTarget picks the tool whose name the probe flips. The flipped name must
-// not be another listed name (it would execute that tool: the calling policy, README "Calling tools safely"), so only
+// not be another listed name (it would execute that tool: the calling policy, toolkit.Allowed), so only
 // tools whose name collides with no other case-insensitively qualify. Tools the suite
 // may call come first (executing one by mistake is harmless); then tools with
 // required properties, which a case-insensitive server would reject for the missing

@@ -31,7 +31,7 @@ var FixtureTools = map[string]bool{
 	"test_echo": true, "test_slow": true, "test_last_cancellation": true,
 	"test_dynamic_tool":         true,
 	"test_requires_elicitation": true, // 2026-07-28: refuses without the elicitation capability (-32021)
-	// Additions of this project's reference server (README: the fixture contract).
+	// Additions of this project's reference server (the fixture contract, refserver/doc.go).
 	"test_structured_no_schema": true, "test_structured_error": true,
 	// 2026-07-28 additions: structuredContent that is not an object; the server
 	// ending a subscription itself (NOTIF-LISTEN-CLOSE-R5-01).
@@ -45,8 +45,8 @@ type Permission struct {
 	Why     string          // fixture contract, --call, or why not
 }
 
-// Allowed applies the calling policy of the README's "Calling tools safely": fixture-contract tools and tools
-// the operator allowed with --call or --trigger-tool are callable; nothing else is.
+// Allowed applies the calling policy (no tool of the target is executed by default):
+// fixture-contract tools and tools the operator allowed with --call or --trigger-tool are callable; nothing else is.
 // Annotations never make a tool callable.
 func Allowed(t *conform.T, tl Tool) Permission {
 	opts := t.Options()

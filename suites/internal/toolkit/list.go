@@ -1,6 +1,6 @@
 // Package toolkit is what the tools suites share: the paged tools/list walk (done once
 // per session and memoized), tool calls that always carry a fresh progressToken, the
-// calling policy of the README's "Calling tools safely" (tier 0 by default), and argument synthesis.
+// calling policy (Allowed: no tool of the target is executed unless the operator allows it), and argument synthesis.
 package toolkit
 
 import (
