@@ -448,6 +448,15 @@ func judgeInitialized(label string, entries []wire.Entry, f *conform.Findings) i
 	if sentAt < 0 {
 		return initializedNone
 	}
+	// A reply that carries the id of a request the suite sent answers that request
+	// (again, if it was answered already: a duplicate, another rule's), never the
+	// notification, which has no id.
+	requested := map[string]bool{}
+	for _, e := range entries {
+		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Kind == wire.KindRequest {
+			requested[e.Msg.ID.LooseKey()] = true
+		}
+	}
 	for _, e := range entries[sentAt+1:] {
 		if e.Dir == wire.Sent && (e.Msg == nil || e.Msg.Problem != "") {
 			// Odd input (unparseable bytes, an invalid request, a batch) went out
@@ -461,6 +470,9 @@ func judgeInitialized(label string, entries []wire.Entry, f *conform.Findings) i
 		}
 		if e.ForMethod != "" {
 			return initializedJudged
+		}
+		if !e.Msg.ID.IsZero() && !e.Msg.ID.IsNull() && requested[e.Msg.ID.LooseKey()] {
+			continue
 		}
 		f.Fail(fmt.Sprintf("%s #%d: %s", label, e.Seq, toolkit.DescribeReply(e.Msg)))
 	}

@@ -134,6 +134,18 @@ func TestVerdicts(t *testing.T) {
 		{"notifications/initialized answered with a result fails", "LIFE-INITIALIZED-01", "2024-11-05", func(s *conformtest.Server) {
 			s.Handle("notifications/initialized", func(*wire.Message) []string { return []string{`{"jsonrpc":"2.0","result":{}}`} })
 		}, reports.Fail},
+		// A server that answers a request twice: the second reply carries the
+		// request's id and answers it again, not the notification (issue 32).
+		{"a duplicate reply to initialize is not blamed on the notification", "LIFE-INITIALIZED-01", "2025-06-18", func(s *conformtest.Server) {
+			var initID string
+			s.Handle("initialize", func(req *wire.Message) []string {
+				initID = string(req.ID.Raw())
+				return initResult(req, requested(req))
+			})
+			s.Handle("notifications/initialized", func(*wire.Message) []string {
+				return []string{`{"jsonrpc":"2.0","id":` + initID + `,"result":{}}`}
+			})
+		}, reports.Pass},
 		{"capability not an object fails", "LIFE-CAPS-SHAPE-01", "2025-06-18", func(s *conformtest.Server) { s.Capabilities = `{"tools":true}` }, reports.Fail},
 		{"listChanged not boolean fails", "LIFE-CAPS-SHAPE-01", "2024-11-05", func(s *conformtest.Server) { s.Capabilities = `{"tools":{"listChanged":"yes"}}` }, reports.Fail},
 		{"schema-valid traffic passes", "BASE-SCHEMA-01", "2025-06-18", nil, reports.Pass},
