@@ -430,9 +430,6 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
-// jsonrpcRule is the sentence of every revision that makes JSON-RPC's own rules MCP's.
-const jsonrpcRule = `{rev}/basic/index.mdx: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification."`
-
 // BASE-PARSE-01 — JSON-RPC 2.0 §5 and §5.1.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-PARSE-01", Title: "unparseable JSON is answered with -32700, and the server keeps serving",

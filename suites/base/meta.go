@@ -9,10 +9,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/suites/internal/metakey"
 )
 
-// metaKeysRule is the key name format of {rev}/basic/index.mdx (`_meta`), quoted by
-// BASE-META-KEYS-01 and CONTENT-META-01.
-const metaKeysRule = `{rev}/basic/index.mdx (` + "`_meta`" + `): "Key name format: valid _meta key names have two segments: an optional prefix, and a name." Prefix: "If specified, MUST be a series of labels separated by dots (.), followed by a slash (/). Labels MUST start with a letter and end with a letter or digit; interior characters can be letters, digits, or hyphens (-)." Name: "Unless empty, MUST begin and end with an alphanumeric character ([a-z0-9A-Z])." "MAY contain hyphens (-), underscores (_), dots (.), and alphanumerics in between."`
-
 // BASE-META-KEYS-01 — {rev}/basic/index.mdx (`_meta`).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-META-KEYS-01", Title: "every _meta key the server sends has a valid optional prefix and name; reserved MCP prefixes only for keys the spec defines",

@@ -16,9 +16,6 @@ import (
 // Icon checks (TOOLS-ICONS-*): the shape of Tool.icons, the schemes
 // of their src, and the bytes of data: icons.
 
-// defIconsSource is the spec text behind the icon checks.
-const defIconsSource = "2025-11-25/basic/index.mdx (`icons`): \"`src`: A URI pointing to the icon resource (required). This can be: An HTTP/HTTPS URL pointing to an image file; A data URI with base64-encoded image data\""
-
 // defIcon is one icon of a listed tool.
 type defIcon struct {
 	tool  defTool

@@ -19,9 +19,6 @@ import (
 // so a probe is one call whose headers transport.WithHeaders overrides. The status
 // and the reply headers are read from the transport's record of exchanges.
 
-// h5Page is the spec page every H5 row quotes.
-const h5Page = `2026-07-28/basic/transports/streamable-http.mdx`
-
 // h5Case is one probe of a check with several: what was sent, and what it showed.
 type h5Case struct {
 	what string // what the probe sent

@@ -17,9 +17,6 @@ import (
 // exchanges; the probes that end a session do so on a session of their own
 // (probeSessionEnd), so that the revision's main session serves every other check.
 
-// shttpPage is the spec page every SHTTP row quotes.
-const shttpPage = `{rev}/basic/transports.mdx`
-
 // headerSessionID is the session header (names compare case-insensitively).
 const headerSessionID = "Mcp-Session-Id"
 

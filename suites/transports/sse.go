@@ -17,9 +17,6 @@ import (
 // session that runs over it (a target served as HTTP+SSE, given with --transport sse
 // or found by transport detection).
 
-// ssePage is the spec page of the SSE rows.
-const ssePage = `2024-11-05/basic/transports.mdx`
-
 // sseOpening returns the column's opening record over HTTP+SSE. An opening check
 // runs also in a column whose session failed to open, which the runner cannot
 // place on a transport: there another transport's rule does not apply, and a target

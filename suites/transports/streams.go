@@ -19,9 +19,6 @@ import (
 // share: the Streamable HTTP session of a column, the sessions of a transcript
 // check, the stream probes' tool calls, and how an event is read.
 
-// legacyPage is the page every SHTTP stream row quotes.
-const legacyPage = `{rev}/basic/transports.mdx`
-
 // probeStreamer opens a stream a check reads itself (transport.StreamableHTTP).
 type probeStreamer interface {
 	transport.HTTPSession

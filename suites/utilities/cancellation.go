@@ -63,10 +63,6 @@ const (
 // cnMethod is the cancellation notification's method.
 const cnMethod = "notifications/cancelled"
 
-// cnSource is the sentence every revision's cancellation page says about the
-// receiver of a cancellation.
-const cnSource = `{rev}/basic/utilities/cancellation.mdx (2026-07-28: basic/patterns/cancellation.mdx) (Behavior Requirements)`
-
 // CANCEL-IGNORE-01 — {rev}/basic/utilities/cancellation.mdx (Error Handling).
 var _ = conform.Register(conform.Check{
 	ID: "CANCEL-IGNORE-01", Title: "cancellations naming an unknown or finished request, or none, are ignored: no reply, the server keeps serving",
