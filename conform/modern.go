@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
@@ -88,11 +89,12 @@ func (modernDriver) open(ctx context.Context, tgt target, requested string, rev 
 		switch {
 		case errors.Is(err, wire.ErrTimeout) || errors.Is(err, transport.ErrNoReply):
 			err = fmt.Errorf("%w: no reply (%v)", errNotModern, err)
-		case errors.As(err, &refused) && refused.Status >= 400 && refused.Status < 500:
+		case errors.As(err, &refused) && refused.Status == http.StatusBadRequest:
 			// A legacy server refuses a protocol version it does not serve with
 			// HTTP 400 (2025-06-18 basic/transports.mdx, Protocol Version Header),
 			// the body optional: with no JSON-RPC error in it, the refusal is the
-			// same answer as one with -32600, not a broken server.
+			// same answer as one with -32600, not a broken server. Other statuses
+			// are the endpoint's own answer, which H5-ENDPOINT-01 judges.
 			err = fmt.Errorf("%w: HTTP %d with no JSON-RPC error", errNotModern, refused.Status)
 		}
 		s.InitErr = &initError{stage: "discover", err: err}

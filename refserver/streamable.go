@@ -51,6 +51,9 @@ type httpSession struct {
 	logs       map[int]*sseLog // the session's streams, for resumption (streamlog.go)
 	nextStream int
 	gets       []*sseLog // the GET streams open now, oldest first
+	// getOpened is closed when the session's first GET stream opens.
+	getOpened     chan struct{}
+	getOpenedOnce sync.Once
 }
 
 // endStreams ends the session's GET streams.
@@ -199,7 +202,7 @@ func (h *streamableHandler) newHTTPSession() (*httpSession, error) {
 	case h.cfg.faults.on(faultSHTTPSessionIDSpace):
 		id = "mcp session-" + id
 	}
-	return &httpSession{id: id, s: newSession(h.ctx, h.cfg), ended: make(chan struct{})}, nil
+	return &httpSession{id: id, s: newSession(h.ctx, h.cfg), ended: make(chan struct{}), getOpened: make(chan struct{})}, nil
 }
 
 // register adds an initialized session; false when the handler is full or closed.
@@ -425,7 +428,7 @@ func (h *streamableHandler) answerStream(w http.ResponseWriter, r *http.Request,
 		primeLog(lg, fs)
 	}
 	slow := isSlowCall(f)
-	replies := hs.s.accept(f, h.streamSink(hs, lg, f))
+	replies := hs.s.accept(f, h.streamSink(r.Context(), hs, lg, f))
 	work := func() {
 		defer lg.finish()
 		for _, rp := range replies {
@@ -436,7 +439,7 @@ func (h *streamableHandler) answerStream(w http.ResponseWriter, r *http.Request,
 			if msg == nil {
 				continue
 			}
-			if fs.on(faultResponseOnGet) && !slow && hs.sendGet(msg) {
+			if fs.on(faultResponseOnGet) && !slow && hs.awaitGet(r.Context()) && hs.sendGet(msg) {
 				continue // sh-response-on-get-stream: the POST stream ends without it
 			}
 			send := lg.send
@@ -525,7 +528,7 @@ func slowMs(m *wire.Message) int64 {
 // streamSink is what a call's messages go through on their way to its stream: the
 // stream itself, save where a fault sends them elsewhere as well or instead. The
 // faults spare test_slow, the suite's probe of the streams themselves.
-func (h *streamableHandler) streamSink(hs *httpSession, lg *sseLog, f frame) sink {
+func (h *streamableHandler) streamSink(ctx context.Context, hs *httpSession, lg *sseLog, f frame) sink {
 	fs := h.cfg.faults
 	slow := isSlowCall(f)
 	foreign := fs.on(faultForeignProgress) && isCallOf(f, "test_tool_with_progress")
@@ -539,7 +542,7 @@ func (h *streamableHandler) streamSink(hs *httpSession, lg *sseLog, f frame) sin
 			}
 		}
 		if isProgress(msg) && !slow {
-			if fs.on(faultProgressOnGet) && hs.sendGet(msg) {
+			if fs.on(faultProgressOnGet) && hs.awaitGet(ctx) && hs.sendGet(msg) {
 				return nil
 			}
 			if fs.on(faultStreamBroadcast) {
@@ -585,6 +588,19 @@ func (h *streamableHandler) broadcast(from *httpSession, msg []byte) {
 // sendGet sends a server-initiated message on one GET stream of the session (the
 // oldest open one): never on more than one (Multiple Connections). false when none
 // is open.
+// awaitGet waits until the session's first GET stream has opened, or ctx ends: a
+// fault that moves a message to the GET stream moves it whatever the order in which
+// the client's GET and POST reached the server, so its verdict does not rest on
+// the machine's speed.
+func (hs *httpSession) awaitGet(ctx context.Context) bool {
+	select {
+	case <-hs.getOpened:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 func (hs *httpSession) sendGet(msg []byte) bool {
 	hs.mu.Lock()
 	var lg *sseLog
@@ -632,6 +648,7 @@ func (h *streamableHandler) get(w http.ResponseWriter, r *http.Request) {
 	hs.mu.Lock()
 	hs.gets = append(hs.gets, lg)
 	hs.mu.Unlock()
+	hs.getOpenedOnce.Do(func() { close(hs.getOpened) })
 	defer func() {
 		hs.mu.Lock()
 		hs.gets = slices.DeleteFunc(hs.gets, func(l *sseLog) bool { return l == lg })
