@@ -451,7 +451,7 @@ func newRow(r Run, revs []string, outDir string) Row {
 		col := &rep.Revisions[ci]
 		i := slices.Index(revs, col.Revision)
 		cell := &row.Cells[i]
-		cell.Negotiated, cell.Transport, cell.Server = col.Negotiated, col.Transport, serverName(col.ServerInfo)
+		cell.Negotiated, cell.Transport, cell.Server = col.Negotiated, col.Transport, reports.ServerName(col.ServerInfo)
 		for _, c := range col.Checks {
 			cell.Summary.Add(effective(c.Status))
 			row.Summary.Add(effective(c.Status))
@@ -524,22 +524,4 @@ func relPath(dir, path string) string {
 		return filepath.ToSlash(absOr(path))
 	}
 	return filepath.ToSlash(rel)
-}
-
-// serverName is serverInfo's "name version", or "".
-func serverName(raw json.RawMessage) string {
-	var info struct {
-		Name    any `json:"name"`
-		Version any `json:"version"`
-	}
-	if len(raw) == 0 || json.Unmarshal(raw, &info) != nil {
-		return ""
-	}
-	var parts []string
-	for _, v := range []any{info.Name, info.Version} {
-		if v != nil {
-			parts = append(parts, fmt.Sprint(v))
-		}
-	}
-	return strings.Join(parts, " ")
 }
