@@ -216,6 +216,40 @@ const (
 	StateNotTested   = "not-tested"  // the run did not ask for this revision
 )
 
+// grade is a cell's worst verdict, or its state when it has none: what the HTML
+// matrix colours (cellClass) and the Markdown matrix marks (mark).
+type grade int
+
+const (
+	gradeNotTested grade = iota
+	gradeUnsupported
+	gradeNoSession
+	gradeFail // a check failed or errored
+	gradeWarn // a warning or an expected failure, and no failure
+	gradeSkip // no check passed
+	gradePass
+)
+
+func cellGrade(c *Cell) grade {
+	switch c.State {
+	case StateNotTested:
+		return gradeNotTested
+	case StateUnsupported:
+		return gradeUnsupported
+	case StateNoSession:
+		return gradeNoSession
+	}
+	switch {
+	case c.Summary.Fail > 0 || c.Summary.Error > 0:
+		return gradeFail
+	case c.Summary.Warn > 0 || c.Summary.ExpectedFail > 0:
+		return gradeWarn
+	case c.Summary.Pass == 0:
+		return gradeSkip
+	}
+	return gradePass
+}
+
 // Matrix is the ecosystem matrix: its JSON form is matrix.json.
 type Matrix struct {
 	Tool        string    `json:"tool"`
