@@ -478,6 +478,30 @@ func newExchange(method string, resp *http.Response) Exchange {
 	}
 }
 
+// exchangeRecord is an HTTP transport's record of its exchanges and the transport's
+// one lock, mu, which guards the record and the rest of the transport's state.
+type exchangeRecord struct {
+	mu        sync.Mutex
+	exchanges []Exchange
+}
+
+// Exchanges returns a copy of the record of every HTTP exchange so far.
+func (r *exchangeRecord) Exchanges() []Exchange { return r.ExchangesFrom(0) }
+
+// ExchangeCount is how many exchanges the record holds.
+func (r *exchangeRecord) ExchangeCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.exchanges)
+}
+
+// ExchangesFrom returns a copy of the record of the exchanges after the first n.
+func (r *exchangeRecord) ExchangesFrom(n int) []Exchange {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return copyExchanges(r.exchanges[min(max(n, 0), len(r.exchanges)):])
+}
+
 // copyExchanges deep-copies a record.
 func copyExchanges(xs []Exchange) []Exchange {
 	out := make([]Exchange, len(xs))

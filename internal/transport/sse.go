@@ -20,13 +20,12 @@ type SSE struct {
 	endpoint *url.URL
 	in       chan Frame
 
-	mu        sync.Mutex
-	closed    bool
-	err       error
-	exchanges []Exchange
-	opening   SSEOpening
-	ignored   []IgnoredEvent
-	nIgnored  int
+	exchangeRecord // mu guards what follows
+	closed         bool
+	err            error
+	opening        SSEOpening
+	ignored        []IgnoredEvent
+	nIgnored       int
 
 	wg       sync.WaitGroup // the stream reader and in-flight Sends
 	done     chan struct{}
@@ -328,23 +327,6 @@ func (t *SSE) Err() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.err
-}
-
-// Exchanges returns a copy of the record of every HTTP exchange so far.
-func (t *SSE) Exchanges() []Exchange { return t.ExchangesFrom(0) }
-
-// ExchangeCount is how many exchanges the record holds.
-func (t *SSE) ExchangeCount() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.exchanges)
-}
-
-// ExchangesFrom returns a copy of the record of the exchanges after the first n.
-func (t *SSE) ExchangesFrom(n int) []Exchange {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return copyExchanges(t.exchanges[min(max(n, 0), len(t.exchanges)):])
 }
 
 // Send POSTs msg to the endpoint, with the header overrides of WithHeaders. Any 2xx is accepted (the status is recorded in

@@ -21,11 +21,10 @@ type StreamableHTTP struct {
 	in        chan Frame
 	delivered atomic.Uint64 // frames put on in (Delivered)
 
-	mu        sync.Mutex
-	closed    bool
-	sessionID string
-	version   string
-	exchanges []Exchange
+	exchangeRecord // mu guards what follows
+	closed         bool
+	sessionID      string
+	version        string
 	// streamEnded is closed and replaced whenever a stream ends (for Drain).
 	streamEnded chan struct{}
 	// modern is set by SetModern (2026-07-28: no session, headers from the body).
@@ -91,23 +90,6 @@ func (t *StreamableHTTP) SessionID() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.sessionID
-}
-
-// Exchanges returns a copy of the record of every HTTP exchange so far.
-func (t *StreamableHTTP) Exchanges() []Exchange { return t.ExchangesFrom(0) }
-
-// ExchangeCount is how many exchanges the record holds.
-func (t *StreamableHTTP) ExchangeCount() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.exchanges)
-}
-
-// ExchangesFrom returns a copy of the record of the exchanges after the first n.
-func (t *StreamableHTTP) ExchangesFrom(n int) []Exchange {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return copyExchanges(t.exchanges[min(max(n, 0), len(t.exchanges)):])
 }
 
 // enter registers an operation that may deliver frames; false after Close.
