@@ -478,6 +478,35 @@ func newExchange(method string, resp *http.Response) Exchange {
 	}
 }
 
+// requestScope is the context of one request: it ends at Close, when the caller's
+// ctx ends before stop is called (while the reply head is awaited), and at release,
+// unless the request was handed over to a goroutine that reads on and cancels it
+// when done.
+type requestScope struct {
+	ctx         context.Context
+	cancelCause context.CancelCauseFunc
+	stop        func() bool
+	handedOver  bool
+}
+
+func (h *httpBase) newRequestScope(ctx context.Context) *requestScope {
+	reqCtx, cancelCause := context.WithCancelCause(h.life)
+	rs := &requestScope{ctx: reqCtx, cancelCause: cancelCause}
+	rs.stop = context.AfterFunc(ctx, rs.cancel)
+	return rs
+}
+
+// cancel ends the request without a cause.
+func (rs *requestScope) cancel() { rs.cancelCause(nil) }
+
+// release ends the request unless it was handed over: deferred by its sender.
+func (rs *requestScope) release() {
+	if !rs.handedOver {
+		rs.stop()
+		rs.cancel()
+	}
+}
+
 // exchangeRecord is an HTTP transport's record of its exchanges and the transport's
 // one lock, mu, which guards the record and the rest of the transport's state.
 type exchangeRecord struct {

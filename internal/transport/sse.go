@@ -267,11 +267,9 @@ func (t *SSE) ProbeStream(ctx context.Context, h http.Header) (Exchange, error) 
 	t.wg.Add(1)
 	t.mu.Unlock()
 	defer t.wg.Done()
-	reqCtx, cancel := context.WithCancelCause(t.life)
-	defer cancel(nil)
-	stop := context.AfterFunc(ctx, func() { cancel(nil) })
-	defer stop()
-	req, err := t.newRequest(reqCtx, http.MethodGet, t.url.String(), nil)
+	rs := t.newRequestScope(ctx)
+	defer rs.release()
+	req, err := t.newRequest(rs.ctx, http.MethodGet, t.url.String(), nil)
 	if err != nil {
 		return Exchange{}, err
 	}
@@ -288,7 +286,7 @@ func (t *SSE) ProbeStream(ctx context.Context, h http.Header) (Exchange, error) 
 	t.exchanges = append(t.exchanges, x)
 	t.mu.Unlock()
 	if mediaType(resp.Header) != "text/event-stream" {
-		defer t.bodyTimer(cancel).Stop()
+		defer t.bodyTimer(rs.cancelCause).Stop()
 		drain(resp.Body)
 	}
 	return x, nil

@@ -159,18 +159,10 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	}
 	defer t.wg.Done()
 
-	reqCtx, cancelCause := context.WithCancelCause(t.life)
-	cancel := func() { cancelCause(nil) }
-	stop := context.AfterFunc(ctx, cancel)
-	handedOver := false // a goroutine reads on, and cancels the request when done
-	defer func() {
-		if !handedOver {
-			stop()
-			cancel()
-		}
-	}()
+	rs := t.newRequestScope(ctx)
+	defer rs.release()
 
-	req, err := t.newRequest(reqCtx, http.MethodPost, t.url.String(), msg)
+	req, err := t.newRequest(rs.ctx, http.MethodPost, t.url.String(), msg)
 	if err != nil {
 		return err
 	}
@@ -195,25 +187,25 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	if ct == "text/event-stream" && is2xx(resp.StatusCode) {
 		x.Stream = &StreamInfo{Retry: -1}
 		idx := t.record(x)
-		if !stop() {
+		if !rs.stop() {
 			// ctx ended just as the head arrived; the request is being cancelled.
 			resp.Body.Close()
 			return t.requestErr(ctx, http.MethodPost, t.safeURL, ctx.Err())
 		}
-		handedOver = true
+		rs.handedOver = true
 		key, method := requestKey(msg)
-		t.trackStream(key, method, cancel)
+		t.trackStream(key, method, rs.cancel)
 		t.wg.Add(1) // we hold a count, so this cannot race with Close's Wait
 		go func() {
 			defer t.untrackStream(key)
-			t.readStream(resp.Body, cancel, "post", key, idx)
+			t.readStream(resp.Body, rs.cancel, "post", key, idx)
 		}()
 		return nil
 	}
 	t.record(x)
-	cut := t.bodyTimer(cancelCause)
+	cut := t.bodyTimer(rs.cancelCause)
 	defer func() {
-		if !handedOver {
+		if !rs.handedOver {
 			cut.Stop()
 			resp.Body.Close()
 		}
@@ -224,7 +216,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	body, end, err := readReply(resp.Body, resp.ContentLength, t.limits.MaxFrame)
 	switch {
 	case err != nil:
-		return t.bodyErr(ctx, reqCtx, http.MethodPost, t.safeURL, len(body), err)
+		return t.bodyErr(ctx, rs.ctx, http.MethodPost, t.safeURL, len(body), err)
 	case len(body) == 0:
 		return nil
 	case ct != "application/json" && (end != replyEnded || !json.Valid(body)):
@@ -249,10 +241,10 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	}
 	if end == replyOpen {
 		// The caller's ctx no longer bounds the rest of the body: the body timer does.
-		stop()
-		handedOver = true
+		rs.stop()
+		rs.handedOver = true
 		t.wg.Add(1)
-		go t.finishReply(resp.Body, reqCtx, cancel, cut)
+		go t.finishReply(resp.Body, rs.ctx, rs.cancel, cut)
 	}
 	return nil
 }
@@ -290,17 +282,9 @@ func (t *StreamableHTTP) OpenGetStream(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("GET %s: %w", t.safeURL, ErrClosed)
 	}
 	defer t.wg.Done()
-	reqCtx, cancelCause := context.WithCancelCause(t.life)
-	cancel := func() { cancelCause(nil) }
-	stop := context.AfterFunc(ctx, cancel)
-	streaming := false
-	defer func() {
-		if !streaming {
-			stop()
-			cancel()
-		}
-	}()
-	req, err := t.newRequest(reqCtx, http.MethodGet, t.url.String(), nil)
+	rs := t.newRequestScope(ctx)
+	defer rs.release()
+	req, err := t.newRequest(rs.ctx, http.MethodGet, t.url.String(), nil)
 	if err != nil {
 		return false, err
 	}
@@ -314,14 +298,14 @@ func (t *StreamableHTTP) OpenGetStream(ctx context.Context) (bool, error) {
 	switch {
 	case resp.StatusCode == http.StatusMethodNotAllowed:
 		t.record(x)
-		defer t.bodyTimer(cancelCause).Stop()
+		defer t.bodyTimer(rs.cancelCause).Stop()
 		drain(resp.Body)
 		resp.Body.Close()
 		return false, nil
 	case !is2xx(resp.StatusCode):
 		t.record(x)
 		defer resp.Body.Close()
-		defer t.bodyTimer(cancelCause).Stop()
+		defer t.bodyTimer(rs.cancelCause).Stop()
 		return false, t.statusError(resp)
 	case mediaType(resp.Header) != "text/event-stream":
 		t.record(x)
@@ -331,13 +315,13 @@ func (t *StreamableHTTP) OpenGetStream(ctx context.Context) (bool, error) {
 	}
 	x.Stream = &StreamInfo{Retry: -1}
 	idx := t.record(x)
-	if !stop() {
+	if !rs.stop() {
 		resp.Body.Close()
 		return false, t.requestErr(ctx, http.MethodGet, t.safeURL, ctx.Err())
 	}
-	streaming = true
+	rs.handedOver = true
 	t.wg.Add(1)
-	go t.readStream(resp.Body, cancel, "get", "", idx)
+	go t.readStream(resp.Body, rs.cancel, "get", "", idx)
 	return true, nil
 }
 
