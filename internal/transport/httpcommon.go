@@ -478,6 +478,22 @@ func newExchange(method string, resp *http.Response) Exchange {
 	}
 }
 
+// eventFrame is the frame of a message event that came from source (and stream),
+// read with err (nil, or why the event is cut short): its data and id, checked as a
+// message when the event is whole.
+func eventFrame(ev Event, err error, source, stream string) Frame {
+	f := Frame{Data: []byte(ev.Data), Source: source, Stream: stream, At: time.Now()}
+	if ev.HasID {
+		f.EventID = ev.ID
+	}
+	if err != nil {
+		f.Err = err
+	} else {
+		checkFrame(&f)
+	}
+	return f
+}
+
 // requestScope is the context of one request: it ends at Close, when the caller's
 // ctx ends before stop is called (while the reply head is awaited), and at release,
 // unless the request was handed over to a goroutine that reads on and cancels it

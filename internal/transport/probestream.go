@@ -62,14 +62,7 @@ func (t *StreamableHTTP) OpenProbeStream(ctx context.Context, method string, bod
 	}
 	t.setMCPHeaders(req)
 	if method == http.MethodPost {
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		t.mu.Lock()
-		modern, version := t.modern, t.version
-		t.mu.Unlock()
-		if modern {
-			applyOverrides(req, ModernHeaders(body, version))
-		}
+		t.setPostHeaders(req, body)
 	} else {
 		req.Header.Set("Accept", "text/event-stream")
 	}

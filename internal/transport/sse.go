@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"time"
 )
 
 // SSE is the legacy HTTP+SSE client transport (MCP 2024-11-05): a long-lived GET
@@ -205,15 +204,7 @@ func (t *SSE) readStream(body io.ReadCloser, er *eventReader) {
 		if ev.Data == "" && err == nil {
 			continue
 		}
-		f := Frame{Data: []byte(ev.Data), Source: "sse", At: time.Now()}
-		if ev.HasID {
-			f.EventID = ev.ID
-		}
-		if err != nil {
-			f.Err = err
-		} else {
-			checkFrame(&f)
-		}
+		f := eventFrame(ev, err, "sse", "")
 		select {
 		case t.in <- t.scrubFrame(f):
 		case <-t.life.Done():

@@ -103,6 +103,19 @@ func (t *StreamableHTTP) enter() bool {
 	return true
 }
 
+// setPostHeaders sets what a POST of the JSON-RPC message body carries: its
+// Content-Type and Accept, and on a modern transport the headers that mirror body.
+func (t *StreamableHTTP) setPostHeaders(req *http.Request, body []byte) {
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	t.mu.Lock()
+	modern, version := t.modern, t.version
+	t.mu.Unlock()
+	if modern {
+		applyOverrides(req, ModernHeaders(body, version))
+	}
+}
+
 // setMCPHeaders adds the session and version headers.
 func (t *StreamableHTTP) setMCPHeaders(req *http.Request) {
 	t.mu.Lock()
@@ -167,14 +180,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 		return err
 	}
 	t.setMCPHeaders(req)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	t.mu.Lock()
-	modern, version := t.modern, t.version
-	t.mu.Unlock()
-	if modern {
-		applyOverrides(req, ModernHeaders(msg, version))
-	}
+	t.setPostHeaders(req, msg)
 	applyOverrides(req, headersFrom(ctx))
 	resp, err := t.client.Do(req)
 	if err != nil {
@@ -348,15 +354,7 @@ func (t *StreamableHTTP) readStream(body io.ReadCloser, cancel context.CancelFun
 		if (ev.Type != "" && ev.Type != "message") || (ev.Data == "" && err == nil) {
 			continue
 		}
-		f := Frame{Data: []byte(ev.Data), Source: source, Stream: stream, At: time.Now()}
-		if ev.HasID {
-			f.EventID = ev.ID
-		}
-		if err != nil {
-			f.Err = err
-		} else {
-			checkFrame(&f)
-		}
+		f := eventFrame(ev, err, source, stream)
 		if !t.deliver(t.life, f) {
 			t.endStream(idx, t.life.Err())
 			return
