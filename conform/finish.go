@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"sync"
 	"time"
 
@@ -135,51 +136,43 @@ func (rs *runState) exitCode() int {
 // addTranscripts writes every session's transcript as JSON lines: direction, time,
 // source and the raw bytes as they crossed the wire.
 func (rs *runState) addTranscripts() {
-	for _, col := range rs.columns {
-		col.mu.Lock()
-		sessions := append([]*Session(nil), col.sessions...)
-		col.mu.Unlock()
-		for _, s := range sessions {
-			if s == nil || s.Conn == nil {
-				continue
-			}
-			entries, dropped := s.Conn.Transcript()
-			// Sized once: grown by doubling, a buffer of megabytes is copied and
-			// cleared several times and may end up twice its size.
-			size := 64
-			for _, e := range entries {
-				size += len(e.Raw) + len(e.Err) + len(e.Source) + len(e.ForMethod) + 160
-			}
-			var b bytes.Buffer
-			b.Grow(size)
-			for _, e := range entries {
-				// Written by hand, not with json.Marshal: a raw message is copied as it
-				// is (json.Valid checked it) instead of being compacted again.
-				fmt.Fprintf(&b, `{"seq":%d,"dir":%s,"at":%q,"source":%s`, e.Seq, jsonString(string(e.Dir)), e.At.UTC().Format(time.RFC3339Nano), jsonString(e.Source))
-				// A decoded entry's bytes are valid JSON (wire.Decode checked them).
-				if e.Msg != nil || json.Valid(e.Raw) {
-					b.WriteString(`,"message":`)
-					if bytes.ContainsAny(e.Raw, "\r\n") {
-						_ = json.Compact(&b, e.Raw) // one message, one line
-					} else {
-						b.Write(bytes.TrimSpace(e.Raw))
-					}
-				} else {
-					b.WriteString(`,"raw":` + jsonString(string(e.Raw)))
-				}
-				if e.Err != "" {
-					b.WriteString(`,"problem":` + jsonString(e.Err))
-				}
-				if e.ForMethod != "" {
-					b.WriteString(`,"forMethod":` + jsonString(e.ForMethod))
-				}
-				b.WriteString("}\n")
-			}
-			if dropped > 0 {
-				fmt.Fprintf(&b, "{\"dropped\":%d}\n", dropped)
-			}
-			rs.attachments["transcripts/"+s.Label+".jsonl"] = b.Bytes()
+	for s := range rs.connectedSessions() {
+		entries, dropped := s.Conn.Transcript()
+		// Sized once: grown by doubling, a buffer of megabytes is copied and
+		// cleared several times and may end up twice its size.
+		size := 64
+		for _, e := range entries {
+			size += len(e.Raw) + len(e.Err) + len(e.Source) + len(e.ForMethod) + 160
 		}
+		var b bytes.Buffer
+		b.Grow(size)
+		for _, e := range entries {
+			// Written by hand, not with json.Marshal: a raw message is copied as it
+			// is (json.Valid checked it) instead of being compacted again.
+			fmt.Fprintf(&b, `{"seq":%d,"dir":%s,"at":%q,"source":%s`, e.Seq, jsonString(string(e.Dir)), e.At.UTC().Format(time.RFC3339Nano), jsonString(e.Source))
+			// A decoded entry's bytes are valid JSON (wire.Decode checked them).
+			if e.Msg != nil || json.Valid(e.Raw) {
+				b.WriteString(`,"message":`)
+				if bytes.ContainsAny(e.Raw, "\r\n") {
+					_ = json.Compact(&b, e.Raw) // one message, one line
+				} else {
+					b.Write(bytes.TrimSpace(e.Raw))
+				}
+			} else {
+				b.WriteString(`,"raw":` + jsonString(string(e.Raw)))
+			}
+			if e.Err != "" {
+				b.WriteString(`,"problem":` + jsonString(e.Err))
+			}
+			if e.ForMethod != "" {
+				b.WriteString(`,"forMethod":` + jsonString(e.ForMethod))
+			}
+			b.WriteString("}\n")
+		}
+		if dropped > 0 {
+			fmt.Fprintf(&b, "{\"dropped\":%d}\n", dropped)
+		}
+		rs.attachments["transcripts/"+s.Label+".jsonl"] = b.Bytes()
 	}
 }
 
@@ -201,23 +194,35 @@ func (catalog) AppliesTo(id, rev string) (exists, applies bool) {
 	return true, ok && c.AppliesTo(r)
 }
 
+// connectedSessions yields every session of every column that has a connection,
+// column by column, each column's list read when its turn comes.
+func (rs *runState) connectedSessions() iter.Seq[*Session] {
+	return func(yield func(*Session) bool) {
+		for _, col := range rs.columns {
+			col.mu.Lock()
+			sessions := append([]*Session(nil), col.sessions...)
+			col.mu.Unlock()
+			for _, s := range sessions {
+				if s == nil || s.Conn == nil {
+					continue
+				}
+				if !yield(s) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // cost counts what the run asked of the server: every session of every column (the
 // negotiation probes' included, closeSessions having added them) and what each sent.
 func (rs *runState) cost() *reports.RunCost {
 	c := &reports.RunCost{}
-	for _, col := range rs.columns {
-		col.mu.Lock()
-		sessions := append([]*Session(nil), col.sessions...)
-		col.mu.Unlock()
-		for _, s := range sessions {
-			if s == nil || s.Conn == nil {
-				continue
-			}
-			c.Sessions++
-			m, r := s.Conn.Sent()
-			c.Messages += m
-			c.Requests += r
-		}
+	for s := range rs.connectedSessions() {
+		c.Sessions++
+		m, r := s.Conn.Sent()
+		c.Messages += m
+		c.Requests += r
 	}
 	return c
 }

@@ -166,6 +166,23 @@ func (h *streamableHandler) lookup(w http.ResponseWriter, r *http.Request) *http
 	return hs
 }
 
+// checkedSession is lookup followed by the MCP-Protocol-Version check of versionOK,
+// for a GET or a DELETE: the session, or nil with the error already written.
+func (h *streamableHandler) checkedSession(w http.ResponseWriter, r *http.Request) *httpSession {
+	hs := h.lookup(w, r)
+	if hs == nil {
+		return nil
+	}
+	if !versionOK(hs, r) {
+		writeHTTPError(w, http.StatusBadRequest, wire.CodeInvalidRequest, badVersionHeader)
+		return nil
+	}
+	return hs
+}
+
+// badVersionHeader is the 400 for an MCP-Protocol-Version header versionOK refuses.
+const badVersionHeader = "Bad Request: unsupported or mismatched MCP-Protocol-Version header"
+
 // versionOK applies the MCP-Protocol-Version rule of 2025-06-18+ sessions: an absent
 // header is fine (assume the negotiated version), a present one must name the
 // negotiated version. Earlier sessions ignore the header.
@@ -301,7 +318,7 @@ func (h *streamableHandler) post(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case !versionOK(hs, r):
-		writeHTTPError(w, http.StatusBadRequest, wire.CodeInvalidRequest, "Bad Request: unsupported or mismatched MCP-Protocol-Version header")
+		writeHTTPError(w, http.StatusBadRequest, wire.CodeInvalidRequest, badVersionHeader)
 	case perr != nil:
 		writeJSON(w, badBody, hs.s.errorResponse(wire.ID{}, perr))
 	case h.cfg.faults.on(faultSHTTPBadNotifAccepted) && !f.batch && len(f.msgs) == 1 && f.msgs[0].Problem != "" && f.msgs[0].ID.IsZero():
@@ -624,12 +641,8 @@ func (h *streamableHandler) get(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusNotAcceptable, wire.CodeInvalidRequest, "Not Acceptable: Accept must allow text/event-stream")
 		return
 	}
-	hs := h.lookup(w, r)
+	hs := h.checkedSession(w, r)
 	if hs == nil {
-		return
-	}
-	if !versionOK(hs, r) {
-		writeHTTPError(w, http.StatusBadRequest, wire.CodeInvalidRequest, "Bad Request: unsupported or mismatched MCP-Protocol-Version header")
 		return
 	}
 	if last := r.Header.Get("Last-Event-ID"); last != "" {
@@ -694,12 +707,8 @@ func (h *streamableHandler) resume(w http.ResponseWriter, r *http.Request, hs *h
 
 // delete terminates a session: 200, after which its id is unknown (404).
 func (h *streamableHandler) delete(w http.ResponseWriter, r *http.Request) {
-	hs := h.lookup(w, r)
+	hs := h.checkedSession(w, r)
 	if hs == nil {
-		return
-	}
-	if !versionOK(hs, r) {
-		writeHTTPError(w, http.StatusBadRequest, wire.CodeInvalidRequest, "Bad Request: unsupported or mismatched MCP-Protocol-Version header")
 		return
 	}
 	switch {

@@ -140,7 +140,7 @@ func newHTMLPage(r *Report) *htmlPage {
 	for ci := range r.Revisions {
 		rev := &r.Revisions[ci]
 		hr := htmlRevision{Name: htmlText(rev.Revision), Negotiated: htmlText(rev.Negotiated), Transport: htmlText(rev.Transport), Counts: tally(rev.Checks)}
-		hr.Server = serverName(rev.ServerInfo)
+		hr.Server = htmlText(strings.TrimSpace(ServerName(rev.ServerInfo)))
 		switch {
 		case rev.Negotiated == "":
 			hr.State = "no session"
@@ -262,25 +262,6 @@ func htmlExchange(e *Exchange) []htmlSession {
 		out = append(out, hs)
 	}
 	return out
-}
-
-// serverName is serverInfo's "name version", or "".
-func serverName(raw json.RawMessage) string {
-	var info struct {
-		Name    any `json:"name"`
-		Version any `json:"version"`
-	}
-	if len(raw) == 0 || json.Unmarshal(raw, &info) != nil {
-		return ""
-	}
-	return htmlText(strings.TrimSpace(fmt.Sprint(orEmpty(info.Name)) + " " + fmt.Sprint(orEmpty(info.Version))))
-}
-
-func orEmpty(v any) any {
-	if v == nil {
-		return ""
-	}
-	return v
 }
 
 func htmlSortedKeys(m map[string]bool) []string {

@@ -6,6 +6,8 @@ package reports
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -256,4 +258,22 @@ func skipReason(rev *RevisionReport, c *CheckResult) SkipReason {
 func (c *CheckResult) Gates() bool {
 	st := c.Status.effective()
 	return (st == Fail || st == Error) && c.Quarantine == nil
+}
+
+// ServerName is a serverInfo's "name version" (either left out when absent), or "".
+func ServerName(raw json.RawMessage) string {
+	var info struct {
+		Name    any `json:"name"`
+		Version any `json:"version"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &info) != nil {
+		return ""
+	}
+	var parts []string
+	for _, v := range []any{info.Name, info.Version} {
+		if v != nil {
+			parts = append(parts, fmt.Sprint(v))
+		}
+	}
+	return strings.Join(parts, " ")
 }

@@ -113,18 +113,11 @@ func validValue(data []byte, i, depth int) (int, bool) {
 			if i, ok = validValue(data, skipSpace(data, i+1), depth); !ok {
 				return i, false
 			}
-			i = skipSpace(data, i)
-			if i >= len(data) {
-				return i, false
+			next, more, ok := afterItem(data, i, '}')
+			if !more {
+				return next, ok
 			}
-			switch data[i] {
-			case '}':
-				return i + 1, true
-			case ',':
-				i = skipSpace(data, i+1)
-			default:
-				return i, false
-			}
+			i = skipSpace(data, next)
 		}
 	case c == '[':
 		if depth++; depth > maxDepth {
@@ -139,18 +132,11 @@ func validValue(data []byte, i, depth int) (int, bool) {
 			if i, ok = validValue(data, i, depth); !ok {
 				return i, false
 			}
-			i = skipSpace(data, i)
-			if i >= len(data) {
-				return i, false
+			next, more, ok := afterItem(data, i, ']')
+			if !more {
+				return next, ok
 			}
-			switch data[i] {
-			case ']':
-				return i + 1, true
-			case ',':
-				i = skipSpace(data, i+1)
-			default:
-				return i, false
-			}
+			i = skipSpace(data, next)
 		}
 	case c == '"':
 		return validString(data, i)
@@ -281,16 +267,9 @@ func Object(data []byte) (map[string]json.RawMessage, error) {
 // json.Valid, or a member or item of a value that was). On invalid input it returns
 // an error or a partial result, never panics.
 func ObjectOfValid(data []byte) (map[string]json.RawMessage, error) {
-	i := skipSpace(data, 0)
-	if i >= len(data) {
-		return nil, ErrSyntax
-	}
-	switch data[i] {
-	case 'n':
-		return nil, nil
-	case '{':
-	default:
-		return nil, ErrType
+	i, null, err := containerOf(data, '{')
+	if null || err != nil {
+		return nil, err
 	}
 	m := map[string]json.RawMessage{}
 	ok := eachMember(data, i, func(key []byte, start, end int) bool {
@@ -339,16 +318,9 @@ func (l MemberList) Get(key string) json.RawMessage {
 // and buf extended by them. The list's capacity ends with it, so an append to it
 // cannot write into buf.
 func AppendMembers(buf MemberList, data []byte) (members, grown MemberList, err error) {
-	i := skipSpace(data, 0)
-	if i >= len(data) {
-		return nil, buf, ErrSyntax
-	}
-	switch data[i] {
-	case 'n':
-		return nil, buf, nil
-	case '{':
-	default:
-		return nil, buf, ErrType
+	i, null, err := containerOf(data, '{')
+	if null || err != nil {
+		return nil, buf, err
 	}
 	start := len(buf)
 	ok := eachMember(data, i, func(key []byte, s, e int) bool {
@@ -414,35 +386,7 @@ func Key(body []byte) string {
 // JSON) in order, until fn returns false. It reports false when data is not an
 // array.
 func ArrayItems(data []byte, fn func(item json.RawMessage) bool) bool {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '[' {
-		return false
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == ']' {
-		return true
-	}
-	for i < len(data) {
-		end := valueEnd(data, i)
-		if end <= i {
-			return false
-		}
-		if !fn(data[i:end:end]) {
-			return true
-		}
-		i = skipSpace(data, end)
-		if i >= len(data) {
-			return false
-		}
-		if data[i] == ']' {
-			return true
-		}
-		if data[i] != ',' {
-			return false
-		}
-		i = skipSpace(data, i+1)
-	}
-	return false
+	return eachItem(data, skipSpace(data, 0), func(start, end int) bool { return fn(data[start:end:end]) })
 }
 
 // Array is json.Unmarshal(data, &a) for a of type []json.RawMessage, with the items
@@ -456,41 +400,19 @@ func Array(data []byte) ([]json.RawMessage, error) {
 
 // ArrayOfValid is Array for data already known to be valid JSON.
 func ArrayOfValid(data []byte) ([]json.RawMessage, error) {
-	i := skipSpace(data, 0)
-	if i >= len(data) {
-		return nil, ErrSyntax
-	}
-	switch data[i] {
-	case 'n':
-		return nil, nil
-	case '[':
-	default:
-		return nil, ErrType
+	i, null, err := containerOf(data, '[')
+	if null || err != nil {
+		return nil, err
 	}
 	out := []json.RawMessage{}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == ']' {
-		return out, nil
+	ok := eachItem(data, i, func(start, end int) bool {
+		out = append(out, data[start:end:end])
+		return true
+	})
+	if !ok {
+		return out, ErrSyntax
 	}
-	for i < len(data) {
-		end := valueEnd(data, i)
-		if end <= i {
-			return out, ErrSyntax
-		}
-		out = append(out, data[i:end:end])
-		i = skipSpace(data, end)
-		if i >= len(data) {
-			return out, ErrSyntax
-		}
-		if data[i] == ']' {
-			return out, nil
-		}
-		if data[i] != ',' {
-			return out, ErrSyntax
-		}
-		i = skipSpace(data, i+1)
-	}
-	return out, ErrSyntax
+	return out, nil
 }
 
 // String is json.Unmarshal(data, &s) for s of type string. null gives "" and no
@@ -567,17 +489,14 @@ func decodeValue(data []byte, i int) (any, int, error) {
 				return nil, i, err
 			}
 			m[key] = v
-			j = skipSpace(data, end)
-			if j >= len(data) {
+			next, more, ok := afterItem(data, end, '}')
+			if !ok {
 				return nil, i, ErrSyntax
 			}
-			if data[j] == '}' {
-				return m, j + 1, nil
+			if !more {
+				return m, next, nil
 			}
-			if data[j] != ',' {
-				return nil, i, ErrSyntax
-			}
-			j = skipSpace(data, j+1)
+			j = skipSpace(data, next)
 		}
 		return nil, i, ErrSyntax
 	case '[':
@@ -592,17 +511,14 @@ func decodeValue(data []byte, i int) (any, int, error) {
 				return nil, i, err
 			}
 			a = append(a, v)
-			j = skipSpace(data, end)
-			if j >= len(data) {
+			next, more, ok := afterItem(data, end, ']')
+			if !ok {
 				return nil, i, ErrSyntax
 			}
-			if data[j] == ']' {
-				return a, j + 1, nil
+			if !more {
+				return a, next, nil
 			}
-			if data[j] != ',' {
-				return nil, i, ErrSyntax
-			}
-			j = skipSpace(data, j+1)
+			j = skipSpace(data, next)
 		}
 		return nil, i, ErrSyntax
 	case '"':
@@ -688,6 +604,22 @@ func unquote(tok []byte) (string, error) {
 	return s, nil
 }
 
+// containerOf finds the object or array (open is '{' or '[') that data, valid JSON,
+// holds: its offset; null for JSON null; ErrSyntax for blank input and ErrType for
+// a value of another type.
+func containerOf(data []byte, open byte) (i int, null bool, err error) {
+	i = skipSpace(data, 0)
+	switch {
+	case i >= len(data):
+		return i, false, ErrSyntax
+	case data[i] == 'n':
+		return i, true, nil
+	case data[i] != open:
+		return i, false, ErrType
+	}
+	return i, false, nil
+}
+
 // eachMember calls fn with each key token (quotes included) and the offsets of its
 // value, for the object that starts at data[i], until fn returns false; it reports
 // false on malformed input.
@@ -720,19 +652,55 @@ func eachMember(data []byte, i int, fn func(key []byte, start, end int) bool) bo
 		if !fn(key, i, ve) {
 			return true
 		}
-		i = skipSpace(data, ve)
-		if i >= len(data) {
-			return false
+		next, more, ok := afterItem(data, ve, '}')
+		if !more {
+			return ok
 		}
-		if data[i] == '}' {
-			return true
-		}
-		if data[i] != ',' {
-			return false
-		}
-		i = skipSpace(data, i+1)
+		i = skipSpace(data, next)
 	}
 	return false
+}
+
+// eachItem calls fn with the offsets of each item of the array that starts at
+// data[i], until fn returns false; it reports false on malformed input.
+func eachItem(data []byte, i int, fn func(start, end int) bool) bool {
+	if i >= len(data) || data[i] != '[' {
+		return false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return true
+	}
+	for i < len(data) {
+		end := valueEnd(data, i)
+		if end <= i {
+			return false
+		}
+		if !fn(i, end) {
+			return true
+		}
+		next, more, ok := afterItem(data, end, ']')
+		if !more {
+			return ok
+		}
+		i = skipSpace(data, next)
+	}
+	return false
+}
+
+// afterItem reads what follows a member or item that ends at data[i], in a container
+// that close closes: a comma (more) or close, and next is the offset past it; ok is
+// false when neither follows.
+func afterItem(data []byte, i int, close byte) (next int, more, ok bool) {
+	if i = skipSpace(data, i); i < len(data) {
+		switch data[i] {
+		case ',':
+			return i + 1, true, true
+		case close:
+			return i + 1, false, true
+		}
+	}
+	return i, false, false
 }
 
 // valueEnd returns the index just past the value that starts at data[i] (i itself

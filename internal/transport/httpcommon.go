@@ -478,6 +478,75 @@ func newExchange(method string, resp *http.Response) Exchange {
 	}
 }
 
+// eventFrame is the frame of a message event that came from source (and stream),
+// read with err (nil, or why the event is cut short): its data and id, checked as a
+// message when the event is whole.
+func eventFrame(ev Event, err error, source, stream string) Frame {
+	f := Frame{Data: []byte(ev.Data), Source: source, Stream: stream, At: time.Now()}
+	if ev.HasID {
+		f.EventID = ev.ID
+	}
+	if err != nil {
+		f.Err = err
+	} else {
+		checkFrame(&f)
+	}
+	return f
+}
+
+// requestScope is the context of one request: it ends at Close, when the caller's
+// ctx ends before stop is called (while the reply head is awaited), and at release,
+// unless the request was handed over to a goroutine that reads on and cancels it
+// when done.
+type requestScope struct {
+	ctx         context.Context
+	cancelCause context.CancelCauseFunc
+	stop        func() bool
+	handedOver  bool
+}
+
+func (h *httpBase) newRequestScope(ctx context.Context) *requestScope {
+	reqCtx, cancelCause := context.WithCancelCause(h.life)
+	rs := &requestScope{ctx: reqCtx, cancelCause: cancelCause}
+	rs.stop = context.AfterFunc(ctx, rs.cancel)
+	return rs
+}
+
+// cancel ends the request without a cause.
+func (rs *requestScope) cancel() { rs.cancelCause(nil) }
+
+// release ends the request unless it was handed over: deferred by its sender.
+func (rs *requestScope) release() {
+	if !rs.handedOver {
+		rs.stop()
+		rs.cancel()
+	}
+}
+
+// exchangeRecord is an HTTP transport's record of its exchanges and the transport's
+// one lock, mu, which guards the record and the rest of the transport's state.
+type exchangeRecord struct {
+	mu        sync.Mutex
+	exchanges []Exchange
+}
+
+// Exchanges returns a copy of the record of every HTTP exchange so far.
+func (r *exchangeRecord) Exchanges() []Exchange { return r.ExchangesFrom(0) }
+
+// ExchangeCount is how many exchanges the record holds.
+func (r *exchangeRecord) ExchangeCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.exchanges)
+}
+
+// ExchangesFrom returns a copy of the record of the exchanges after the first n.
+func (r *exchangeRecord) ExchangesFrom(n int) []Exchange {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return copyExchanges(r.exchanges[min(max(n, 0), len(r.exchanges)):])
+}
+
 // copyExchanges deep-copies a record.
 func copyExchanges(xs []Exchange) []Exchange {
 	out := make([]Exchange, len(xs))

@@ -78,11 +78,9 @@ func (t *StreamableHTTP) Probe(ctx context.Context, method string, h http.Header
 		return Exchange{}, fmt.Errorf("%s %s: %w", method, t.safeURL, ErrClosed)
 	}
 	defer t.wg.Done()
-	reqCtx, cancel := context.WithCancelCause(t.life)
-	defer cancel(nil)
-	stop := context.AfterFunc(ctx, func() { cancel(nil) })
-	defer stop()
-	req, err := t.newRequest(reqCtx, method, t.url.String(), nil)
+	rs := t.newRequestScope(ctx)
+	defer rs.release()
+	req, err := t.newRequest(rs.ctx, method, t.url.String(), nil)
 	if err != nil {
 		return Exchange{}, err
 	}
@@ -97,7 +95,7 @@ func (t *StreamableHTTP) Probe(ctx context.Context, method string, h http.Header
 	x := t.scrubExchange(newExchange(method, resp))
 	t.record(x)
 	if mediaType(resp.Header) != "text/event-stream" {
-		defer t.bodyTimer(cancel).Stop()
+		defer t.bodyTimer(rs.cancelCause).Stop()
 		drain(resp.Body)
 	}
 	return x, nil

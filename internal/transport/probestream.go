@@ -54,30 +54,15 @@ func (t *StreamableHTTP) OpenProbeStream(ctx context.Context, method string, bod
 		return ProbeReply{}, fmt.Errorf("%s %s: %w", method, t.safeURL, ErrClosed)
 	}
 	defer t.wg.Done()
-	reqCtx, cancelCause := context.WithCancelCause(t.life)
-	cancel := func() { cancelCause(nil) }
-	stop := context.AfterFunc(ctx, cancel)
-	streaming := false
-	defer func() {
-		if !streaming {
-			stop()
-			cancel()
-		}
-	}()
-	req, err := t.newRequest(reqCtx, method, t.url.String(), body)
+	rs := t.newRequestScope(ctx)
+	defer rs.release()
+	req, err := t.newRequest(rs.ctx, method, t.url.String(), body)
 	if err != nil {
 		return ProbeReply{}, err
 	}
 	t.setMCPHeaders(req)
 	if method == http.MethodPost {
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		t.mu.Lock()
-		modern, version := t.modern, t.version
-		t.mu.Unlock()
-		if modern {
-			applyOverrides(req, ModernHeaders(body, version))
-		}
+		t.setPostHeaders(req, body)
 	} else {
 		req.Header.Set("Accept", "text/event-stream")
 	}
@@ -99,18 +84,18 @@ func (t *StreamableHTTP) OpenProbeStream(ctx context.Context, method string, bod
 	if mediaType(resp.Header) != "text/event-stream" || !is2xx(resp.StatusCode) {
 		t.record(x)
 		defer resp.Body.Close()
-		defer t.bodyTimer(cancelCause).Stop()
+		defer t.bodyTimer(rs.cancelCause).Stop()
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		return ProbeReply{Exchange: x, Body: t.redact(b)}, nil
 	}
 	x.Stream = &StreamInfo{Retry: -1}
 	idx := t.record(x)
-	if !stop() {
+	if !rs.stop() {
 		resp.Body.Close()
 		return ProbeReply{Exchange: x}, t.requestErr(ctx, method, t.safeURL, ctx.Err())
 	}
-	streaming = true
-	ps := &ProbeStream{t: t, idx: idx, events: make(chan probeEvent, 16), cancel: cancel, done: make(chan struct{})}
+	rs.handedOver = true
+	ps := &ProbeStream{t: t, idx: idx, events: make(chan probeEvent, 16), cancel: rs.cancel, done: make(chan struct{})}
 	t.wg.Add(1)
 	go ps.read(resp.Body)
 	return ProbeReply{Exchange: x, Stream: ps}, nil

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"time"
 )
 
 // SSE is the legacy HTTP+SSE client transport (MCP 2024-11-05): a long-lived GET
@@ -20,13 +19,12 @@ type SSE struct {
 	endpoint *url.URL
 	in       chan Frame
 
-	mu        sync.Mutex
-	closed    bool
-	err       error
-	exchanges []Exchange
-	opening   SSEOpening
-	ignored   []IgnoredEvent
-	nIgnored  int
+	exchangeRecord // mu guards what follows
+	closed         bool
+	err            error
+	opening        SSEOpening
+	ignored        []IgnoredEvent
+	nIgnored       int
 
 	wg       sync.WaitGroup // the stream reader and in-flight Sends
 	done     chan struct{}
@@ -206,15 +204,7 @@ func (t *SSE) readStream(body io.ReadCloser, er *eventReader) {
 		if ev.Data == "" && err == nil {
 			continue
 		}
-		f := Frame{Data: []byte(ev.Data), Source: "sse", At: time.Now()}
-		if ev.HasID {
-			f.EventID = ev.ID
-		}
-		if err != nil {
-			f.Err = err
-		} else {
-			checkFrame(&f)
-		}
+		f := eventFrame(ev, err, "sse", "")
 		select {
 		case t.in <- t.scrubFrame(f):
 		case <-t.life.Done():
@@ -268,11 +258,9 @@ func (t *SSE) ProbeStream(ctx context.Context, h http.Header) (Exchange, error) 
 	t.wg.Add(1)
 	t.mu.Unlock()
 	defer t.wg.Done()
-	reqCtx, cancel := context.WithCancelCause(t.life)
-	defer cancel(nil)
-	stop := context.AfterFunc(ctx, func() { cancel(nil) })
-	defer stop()
-	req, err := t.newRequest(reqCtx, http.MethodGet, t.url.String(), nil)
+	rs := t.newRequestScope(ctx)
+	defer rs.release()
+	req, err := t.newRequest(rs.ctx, http.MethodGet, t.url.String(), nil)
 	if err != nil {
 		return Exchange{}, err
 	}
@@ -289,7 +277,7 @@ func (t *SSE) ProbeStream(ctx context.Context, h http.Header) (Exchange, error) 
 	t.exchanges = append(t.exchanges, x)
 	t.mu.Unlock()
 	if mediaType(resp.Header) != "text/event-stream" {
-		defer t.bodyTimer(cancel).Stop()
+		defer t.bodyTimer(rs.cancelCause).Stop()
 		drain(resp.Body)
 	}
 	return x, nil
@@ -328,23 +316,6 @@ func (t *SSE) Err() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.err
-}
-
-// Exchanges returns a copy of the record of every HTTP exchange so far.
-func (t *SSE) Exchanges() []Exchange { return t.ExchangesFrom(0) }
-
-// ExchangeCount is how many exchanges the record holds.
-func (t *SSE) ExchangeCount() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.exchanges)
-}
-
-// ExchangesFrom returns a copy of the record of the exchanges after the first n.
-func (t *SSE) ExchangesFrom(n int) []Exchange {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return copyExchanges(t.exchanges[min(max(n, 0), len(t.exchanges)):])
 }
 
 // Send POSTs msg to the endpoint, with the header overrides of WithHeaders. Any 2xx is accepted (the status is recorded in

@@ -21,11 +21,10 @@ type StreamableHTTP struct {
 	in        chan Frame
 	delivered atomic.Uint64 // frames put on in (Delivered)
 
-	mu        sync.Mutex
-	closed    bool
-	sessionID string
-	version   string
-	exchanges []Exchange
+	exchangeRecord // mu guards what follows
+	closed         bool
+	sessionID      string
+	version        string
 	// streamEnded is closed and replaced whenever a stream ends (for Drain).
 	streamEnded chan struct{}
 	// modern is set by SetModern (2026-07-28: no session, headers from the body).
@@ -93,23 +92,6 @@ func (t *StreamableHTTP) SessionID() string {
 	return t.sessionID
 }
 
-// Exchanges returns a copy of the record of every HTTP exchange so far.
-func (t *StreamableHTTP) Exchanges() []Exchange { return t.ExchangesFrom(0) }
-
-// ExchangeCount is how many exchanges the record holds.
-func (t *StreamableHTTP) ExchangeCount() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.exchanges)
-}
-
-// ExchangesFrom returns a copy of the record of the exchanges after the first n.
-func (t *StreamableHTTP) ExchangesFrom(n int) []Exchange {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return copyExchanges(t.exchanges[min(max(n, 0), len(t.exchanges)):])
-}
-
 // enter registers an operation that may deliver frames; false after Close.
 func (t *StreamableHTTP) enter() bool {
 	t.mu.Lock()
@@ -119,6 +101,19 @@ func (t *StreamableHTTP) enter() bool {
 	}
 	t.wg.Add(1)
 	return true
+}
+
+// setPostHeaders sets what a POST of the JSON-RPC message body carries: its
+// Content-Type and Accept, and on a modern transport the headers that mirror body.
+func (t *StreamableHTTP) setPostHeaders(req *http.Request, body []byte) {
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	t.mu.Lock()
+	modern, version := t.modern, t.version
+	t.mu.Unlock()
+	if modern {
+		applyOverrides(req, ModernHeaders(body, version))
+	}
 }
 
 // setMCPHeaders adds the session and version headers.
@@ -177,30 +172,15 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	}
 	defer t.wg.Done()
 
-	reqCtx, cancelCause := context.WithCancelCause(t.life)
-	cancel := func() { cancelCause(nil) }
-	stop := context.AfterFunc(ctx, cancel)
-	handedOver := false // a goroutine reads on, and cancels the request when done
-	defer func() {
-		if !handedOver {
-			stop()
-			cancel()
-		}
-	}()
+	rs := t.newRequestScope(ctx)
+	defer rs.release()
 
-	req, err := t.newRequest(reqCtx, http.MethodPost, t.url.String(), msg)
+	req, err := t.newRequest(rs.ctx, http.MethodPost, t.url.String(), msg)
 	if err != nil {
 		return err
 	}
 	t.setMCPHeaders(req)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	t.mu.Lock()
-	modern, version := t.modern, t.version
-	t.mu.Unlock()
-	if modern {
-		applyOverrides(req, ModernHeaders(msg, version))
-	}
+	t.setPostHeaders(req, msg)
 	applyOverrides(req, headersFrom(ctx))
 	resp, err := t.client.Do(req)
 	if err != nil {
@@ -213,25 +193,25 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	if ct == "text/event-stream" && is2xx(resp.StatusCode) {
 		x.Stream = &StreamInfo{Retry: -1}
 		idx := t.record(x)
-		if !stop() {
+		if !rs.stop() {
 			// ctx ended just as the head arrived; the request is being cancelled.
 			resp.Body.Close()
 			return t.requestErr(ctx, http.MethodPost, t.safeURL, ctx.Err())
 		}
-		handedOver = true
+		rs.handedOver = true
 		key, method := requestKey(msg)
-		t.trackStream(key, method, cancel)
+		t.trackStream(key, method, rs.cancel)
 		t.wg.Add(1) // we hold a count, so this cannot race with Close's Wait
 		go func() {
 			defer t.untrackStream(key)
-			t.readStream(resp.Body, cancel, "post", key, idx)
+			t.readStream(resp.Body, rs.cancel, "post", key, idx)
 		}()
 		return nil
 	}
 	t.record(x)
-	cut := t.bodyTimer(cancelCause)
+	cut := t.bodyTimer(rs.cancelCause)
 	defer func() {
-		if !handedOver {
+		if !rs.handedOver {
 			cut.Stop()
 			resp.Body.Close()
 		}
@@ -242,7 +222,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	body, end, err := readReply(resp.Body, resp.ContentLength, t.limits.MaxFrame)
 	switch {
 	case err != nil:
-		return t.bodyErr(ctx, reqCtx, http.MethodPost, t.safeURL, len(body), err)
+		return t.bodyErr(ctx, rs.ctx, http.MethodPost, t.safeURL, len(body), err)
 	case len(body) == 0:
 		return nil
 	case ct != "application/json" && (end != replyEnded || !json.Valid(body)):
@@ -267,10 +247,10 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	}
 	if end == replyOpen {
 		// The caller's ctx no longer bounds the rest of the body: the body timer does.
-		stop()
-		handedOver = true
+		rs.stop()
+		rs.handedOver = true
 		t.wg.Add(1)
-		go t.finishReply(resp.Body, reqCtx, cancel, cut)
+		go t.finishReply(resp.Body, rs.ctx, rs.cancel, cut)
 	}
 	return nil
 }
@@ -308,17 +288,9 @@ func (t *StreamableHTTP) OpenGetStream(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("GET %s: %w", t.safeURL, ErrClosed)
 	}
 	defer t.wg.Done()
-	reqCtx, cancelCause := context.WithCancelCause(t.life)
-	cancel := func() { cancelCause(nil) }
-	stop := context.AfterFunc(ctx, cancel)
-	streaming := false
-	defer func() {
-		if !streaming {
-			stop()
-			cancel()
-		}
-	}()
-	req, err := t.newRequest(reqCtx, http.MethodGet, t.url.String(), nil)
+	rs := t.newRequestScope(ctx)
+	defer rs.release()
+	req, err := t.newRequest(rs.ctx, http.MethodGet, t.url.String(), nil)
 	if err != nil {
 		return false, err
 	}
@@ -332,14 +304,14 @@ func (t *StreamableHTTP) OpenGetStream(ctx context.Context) (bool, error) {
 	switch {
 	case resp.StatusCode == http.StatusMethodNotAllowed:
 		t.record(x)
-		defer t.bodyTimer(cancelCause).Stop()
+		defer t.bodyTimer(rs.cancelCause).Stop()
 		drain(resp.Body)
 		resp.Body.Close()
 		return false, nil
 	case !is2xx(resp.StatusCode):
 		t.record(x)
 		defer resp.Body.Close()
-		defer t.bodyTimer(cancelCause).Stop()
+		defer t.bodyTimer(rs.cancelCause).Stop()
 		return false, t.statusError(resp)
 	case mediaType(resp.Header) != "text/event-stream":
 		t.record(x)
@@ -349,13 +321,13 @@ func (t *StreamableHTTP) OpenGetStream(ctx context.Context) (bool, error) {
 	}
 	x.Stream = &StreamInfo{Retry: -1}
 	idx := t.record(x)
-	if !stop() {
+	if !rs.stop() {
 		resp.Body.Close()
 		return false, t.requestErr(ctx, http.MethodGet, t.safeURL, ctx.Err())
 	}
-	streaming = true
+	rs.handedOver = true
 	t.wg.Add(1)
-	go t.readStream(resp.Body, cancel, "get", "", idx)
+	go t.readStream(resp.Body, rs.cancel, "get", "", idx)
 	return true, nil
 }
 
@@ -382,15 +354,7 @@ func (t *StreamableHTTP) readStream(body io.ReadCloser, cancel context.CancelFun
 		if (ev.Type != "" && ev.Type != "message") || (ev.Data == "" && err == nil) {
 			continue
 		}
-		f := Frame{Data: []byte(ev.Data), Source: source, Stream: stream, At: time.Now()}
-		if ev.HasID {
-			f.EventID = ev.ID
-		}
-		if err != nil {
-			f.Err = err
-		} else {
-			checkFrame(&f)
-		}
+		f := eventFrame(ev, err, source, stream)
 		if !t.deliver(t.life, f) {
 			t.endStream(idx, t.life.Err())
 			return

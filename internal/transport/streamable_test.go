@@ -733,7 +733,7 @@ func TestExchangesFrom(t *testing.T) {
 		ExchangeCount() int
 		ExchangesFrom(n int) []Exchange
 	}
-	for _, tr := range []recorder{&StreamableHTTP{exchanges: record}, &SSE{exchanges: record}} {
+	for _, tr := range []recorder{&StreamableHTTP{exchangeRecord: exchangeRecord{exchanges: record}}, &SSE{exchangeRecord: exchangeRecord{exchanges: record}}} {
 		if got := tr.ExchangeCount(); got != len(record) {
 			t.Errorf("%T: ExchangeCount %d, want %d", tr, got, len(record))
 		}

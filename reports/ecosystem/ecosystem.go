@@ -216,6 +216,40 @@ const (
 	StateNotTested   = "not-tested"  // the run did not ask for this revision
 )
 
+// grade is a cell's worst verdict, or its state when it has none: what the HTML
+// matrix colours (cellClass) and the Markdown matrix marks (mark).
+type grade int
+
+const (
+	gradeNotTested grade = iota
+	gradeUnsupported
+	gradeNoSession
+	gradeFail // a check failed or errored
+	gradeWarn // a warning or an expected failure, and no failure
+	gradeSkip // no check passed
+	gradePass
+)
+
+func cellGrade(c *Cell) grade {
+	switch c.State {
+	case StateNotTested:
+		return gradeNotTested
+	case StateUnsupported:
+		return gradeUnsupported
+	case StateNoSession:
+		return gradeNoSession
+	}
+	switch {
+	case c.Summary.Fail > 0 || c.Summary.Error > 0:
+		return gradeFail
+	case c.Summary.Warn > 0 || c.Summary.ExpectedFail > 0:
+		return gradeWarn
+	case c.Summary.Pass == 0:
+		return gradeSkip
+	}
+	return gradePass
+}
+
 // Matrix is the ecosystem matrix: its JSON form is matrix.json.
 type Matrix struct {
 	Tool        string    `json:"tool"`
@@ -451,7 +485,7 @@ func newRow(r Run, revs []string, outDir string) Row {
 		col := &rep.Revisions[ci]
 		i := slices.Index(revs, col.Revision)
 		cell := &row.Cells[i]
-		cell.Negotiated, cell.Transport, cell.Server = col.Negotiated, col.Transport, serverName(col.ServerInfo)
+		cell.Negotiated, cell.Transport, cell.Server = col.Negotiated, col.Transport, reports.ServerName(col.ServerInfo)
 		for _, c := range col.Checks {
 			cell.Summary.Add(effective(c.Status))
 			row.Summary.Add(effective(c.Status))
@@ -524,22 +558,4 @@ func relPath(dir, path string) string {
 		return filepath.ToSlash(absOr(path))
 	}
 	return filepath.ToSlash(rel)
-}
-
-// serverName is serverInfo's "name version", or "".
-func serverName(raw json.RawMessage) string {
-	var info struct {
-		Name    any `json:"name"`
-		Version any `json:"version"`
-	}
-	if len(raw) == 0 || json.Unmarshal(raw, &info) != nil {
-		return ""
-	}
-	var parts []string
-	for _, v := range []any{info.Name, info.Version} {
-		if v != nil {
-			parts = append(parts, fmt.Sprint(v))
-		}
-	}
-	return strings.Join(parts, " ")
 }

@@ -189,21 +189,8 @@ func newHTMLPage(m *Matrix) (*htmlPage, error) {
 
 // cellClass is a cell's colour: its worst verdict, or its state.
 func cellClass(c *Cell) string {
-	switch c.State {
-	case StateNotTested:
-		return "st-none"
-	case StateUnsupported:
-		return "st-skip"
-	case StateNoSession:
-		return "st-error"
-	}
-	switch {
-	case c.Summary.Fail > 0 || c.Summary.Error > 0:
-		return "st-fail"
-	case c.Summary.Warn > 0 || c.Summary.ExpectedFail > 0:
-		return "st-warn"
-	case c.Summary.Pass == 0:
-		return "st-skip"
-	}
-	return "st-pass"
+	return [...]string{
+		gradeNotTested: "st-none", gradeUnsupported: "st-skip", gradeNoSession: "st-error",
+		gradeFail: "st-fail", gradeWarn: "st-warn", gradeSkip: "st-skip", gradePass: "st-pass",
+	}[cellGrade(c)]
 }

@@ -57,23 +57,10 @@ func counts(s reports.Summary) string {
 
 // mark is a cell's scanning symbol: its worst verdict, or its state.
 func mark(c *Cell) string {
-	switch c.State {
-	case StateNotTested:
-		return "—"
-	case StateUnsupported:
-		return "⏭️"
-	case StateNoSession:
-		return "💥"
-	}
-	switch {
-	case c.Summary.Fail > 0 || c.Summary.Error > 0:
-		return "❌"
-	case c.Summary.Warn > 0 || c.Summary.ExpectedFail > 0:
-		return "⚠️"
-	case c.Summary.Pass == 0:
-		return "⏭️"
-	}
-	return "✅"
+	return [...]string{
+		gradeNotTested: "—", gradeUnsupported: "⏭️", gradeNoSession: "💥",
+		gradeFail: "❌", gradeWarn: "⚠️", gradeSkip: "⏭️", gradePass: "✅",
+	}[cellGrade(c)]
 }
 
 // stateText says what came of the column's revision in one cell.
