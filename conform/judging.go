@@ -128,7 +128,7 @@ func (rs *runState) announce(col *column) {
 	if col.main != nil {
 		neg = col.main.Negotiated
 	}
-	rs.console.RevisionStart(col.rev.Name, neg, rs.kindOf(col))
+	rs.console.RevisionStart(col.rev.Name, neg, rs.kindOf(col), col.state == colUnsupported)
 }
 
 func (rs *runState) kindOf(col *column) string {

@@ -230,20 +230,19 @@ func (c *Console) Plan(rev string, total int) {
 }
 
 // RevisionStart prints the heading of one revision's column: the revision, what the
-// server negotiated ("" when no session could be opened), and the transport. When
-// the server answered another version, the heading says the revision is unsupported.
-func (c *Console) RevisionStart(rev, negotiated, transport string) {
+// server negotiated ("" when no session could be opened), and the transport, in the
+// words of ColumnState. unsupported says era detection found the server speaks the
+// other era; a server that answered another version is unsupported too.
+func (c *Console) RevisionStart(rev, negotiated, transport string, unsupported bool) {
 	rev, negotiated = oneLine(termText(rev)), oneLine(termText(negotiated))
-	var state, plain string
+	plain := ColumnState(negotiated, unsupported || (negotiated != "" && negotiated != rev))
+	state := plain
 	switch {
-	case negotiated == "":
-		state, plain = c.paint(ansiRed, "no session"), "no session"
-	case negotiated != rev:
-		plain = "unsupported: the server answered " + negotiated + "; every check skips"
+	case plain == "no session":
+		state = c.paint(ansiRed, plain)
+	case strings.HasPrefix(plain, "unsupported"):
+		plain += "; every check skips"
 		state = c.paint(ansiYellow, plain)
-	default:
-		state = "negotiated " + negotiated
-		plain = state
 	}
 	t := oneLine(termText(transport))
 	c.mu.Lock()
@@ -760,19 +759,14 @@ func (c *Console) writeSkips(b *bytes.Buffer, r *Report) {
 	}
 }
 
-// consoleState is the negotiated column of the console summary.
+// consoleState is the negotiated column of the console summary: the negotiated
+// version, or ColumnState's word for what came of asking.
 func consoleState(rev *RevisionReport) string {
 	n := oneLine(termText(rev.Negotiated))
-	switch {
-	case n == "" && rev.Unsupported:
-		// Era detection found the server speaks the other era (2026-07-28 basic/versioning.mdx).
-		return "unsupported"
-	case n == "":
-		return "no session"
-	case rev.Unsupported:
-		return "unsupported (answered " + n + ")"
+	if n != "" && !rev.Unsupported {
+		return n
 	}
-	return n
+	return ColumnState(n, rev.Unsupported)
 }
 
 // resultLine returns the verdict word of the final line, its colour and the counts

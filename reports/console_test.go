@@ -20,7 +20,7 @@ func runConsole(c *Console, r *Report, paths []string) {
 		c.Plan(rev.Revision, len(rev.Checks))
 	}
 	for _, rev := range r.Revisions {
-		c.RevisionStart(rev.Revision, rev.Negotiated, rev.Transport)
+		c.RevisionStart(rev.Revision, rev.Negotiated, rev.Transport, rev.Unsupported)
 		for _, ch := range rev.Checks {
 			c.CheckDone(rev.Revision, ch)
 		}
@@ -42,7 +42,7 @@ func TestConsole(t *testing.T) {
 			"mcp-conform: testing stdio:./server --flag <x> at 2025-06-18, 2024-11-05",
 			"note: no --target given: using the bundled reference server",
 			"▶ 2025-06-18  negotiated 2025-06-18  (stdio)",
-			"▶ 2024-11-05  unsupported: the server answered 2025-03-26",
+			"▶ 2024-11-05  unsupported (answered 2025-03-26)",
 			"2025-06-18  5/5 checks done: 1 fail, 1 error, 1 warn",
 			"2024-11-05  3/3 checks done\n",
 			"Failures (2)",
@@ -283,16 +283,20 @@ func TestConsoleResultLine(t *testing.T) {
 func TestConsoleRevisionStart(t *testing.T) {
 	tests := []struct {
 		rev, negotiated, transport string
+		unsupported                bool
 		want                       string
 	}{
-		{"2025-06-18", "2025-06-18", "stdio", "▶ 2025-06-18  negotiated 2025-06-18  (stdio)"},
-		{"2024-11-05", "2025-03-26", "http", "▶ 2024-11-05  unsupported: the server answered 2025-03-26; every check skips  (http)"},
-		{"2025-11-25", "", "", "▶ 2025-11-25  no session"},
+		{"2025-06-18", "2025-06-18", "stdio", false, "▶ 2025-06-18  negotiated 2025-06-18  (stdio)"},
+		{"2024-11-05", "2025-03-26", "http", false, "▶ 2024-11-05  unsupported (answered 2025-03-26); every check skips  (http)"},
+		{"2025-11-25", "", "", false, "▶ 2025-11-25  no session"},
+		// A legacy-only server's 2026-07-28 column: the summary says unsupported, and
+		// so does the progress line (issue 32: it said "no session").
+		{"2026-07-28", "", "stdio", true, "▶ 2026-07-28  unsupported; every check skips  (stdio)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rev, func(t *testing.T) {
 			var buf bytes.Buffer
-			(&Console{W: &buf}).RevisionStart(tt.rev, tt.negotiated, tt.transport)
+			(&Console{W: &buf}).RevisionStart(tt.rev, tt.negotiated, tt.transport, tt.unsupported)
 			if got := strings.TrimSpace(buf.String()); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}

@@ -141,14 +141,7 @@ func newHTMLPage(r *Report) *htmlPage {
 		rev := &r.Revisions[ci]
 		hr := htmlRevision{Name: htmlText(rev.Revision), Negotiated: htmlText(rev.Negotiated), Transport: htmlText(rev.Transport), Counts: tally(rev.Checks)}
 		hr.Server = htmlText(strings.TrimSpace(ServerName(rev.ServerInfo)))
-		switch {
-		case rev.Negotiated == "":
-			hr.State = "no session"
-		case rev.Unsupported || rev.Negotiated != rev.Revision:
-			hr.State = "answered " + hr.Negotiated + ": unsupported"
-		default:
-			hr.State = "negotiated " + hr.Negotiated
-		}
+		hr.State = ColumnState(hr.Negotiated, rev.Unsupported || (rev.Negotiated != "" && rev.Negotiated != rev.Revision))
 		p.Revisions = append(p.Revisions, hr)
 		for _, c := range rev.Checks {
 			i, ok := rowIndex[c.ID]

@@ -68,7 +68,7 @@ func TestWriteHTML(t *testing.T) {
 	// details, which hold expected/actual, spec text, repro and exchange.
 	for _, want := range []string{
 		`<th class="rev">2025-06-18<small>negotiated 2025-06-18 · stdio</small><small>ref 1.0</small>`,
-		`<th class="rev">2024-11-05<small>answered 2025-03-26: unsupported · stdio</small>`,
+		`<th class="rev">2024-11-05<small>unsupported (answered 2025-03-26) · stdio</small>`,
 		`<a class="st-fail" href="#d-2025-06-18-TOOLS-CALL-UNKNOWN-01"`,
 		`<a class="st-warn" href="#d-2025-06-18-TOOLS-LIST-01"`,
 		`<a class="st-skip" href="#d-2024-11-05-INIT-01" title="2024-11-05: skip (revision-unsupported)">SKIP</a>`,

@@ -68,13 +68,7 @@ func columnHead(rev *RevisionReport) string {
 
 // columnState says what came of asking for the column's revision.
 func columnState(rev *RevisionReport) string {
-	switch {
-	case rev.Negotiated == "":
-		return "no session"
-	case rev.Unsupported:
-		return "unsupported (server answered " + mdText(rev.Negotiated) + ")"
-	}
-	return "negotiated " + mdText(rev.Negotiated)
+	return ColumnState(mdText(rev.Negotiated), rev.Unsupported)
 }
 
 // matrixRow is one check ID across the columns.

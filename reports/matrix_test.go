@@ -42,7 +42,7 @@ func tableRows(t *testing.T, md string) (head []string, rows map[string][]string
 func TestWriteMatrix(t *testing.T) {
 	md := writeMatrix(t, fixture())
 	head, rows := tableRows(t, md)
-	wantHead := []string{"Check", "Title", "2025-06-18<br>negotiated 2025-06-18", "2024-11-05<br>unsupported (server answered 2025-03-26)"}
+	wantHead := []string{"Check", "Title", "2025-06-18<br>negotiated 2025-06-18", "2024-11-05<br>unsupported (answered 2025-03-26)"}
 	if strings.Join(head, "|") != strings.Join(wantHead, "|") {
 		t.Errorf("head = %q, want %q", head, wantHead)
 	}
@@ -79,7 +79,7 @@ func TestWriteMatrix(t *testing.T) {
 		"# mcp-conform", "Target: stdio:./server --flag \\<x\\>", "Tool: mcp-conform 0.1.0",
 		"Date: 2026-03-01 12:30:45 UTC", "Duration: 4.321s",
 		"**2025-06-18** · negotiated 2025-06-18 · 5 checks: 1 pass, 1 warn, 1 fail, 1 skip, 1 error",
-		"**2024-11-05** · unsupported (server answered 2025-03-26) · 3 checks: 0 pass, 0 warn, 0 fail, 3 skip, 0 error",
+		"**2024-11-05** · unsupported (answered 2025-03-26) · 3 checks: 0 pass, 0 warn, 0 fail, 3 skip, 0 error",
 		"Legend:", "## Findings",
 		"❌ FAIL · 2025-06-18 · TOOLS-CALL-UNKNOWN-01",
 		`got \<result\> \& "quotes" \| pipe nul`, "⚠️ warn · 2025-06-18 · TOOLS-LIST-01", "💥 ERROR · 2025-06-18 · PING-01 — ping answers: timeout after 5s",
@@ -104,7 +104,7 @@ func TestMatrixColumnHeads(t *testing.T) {
 		want string
 	}{
 		{"negotiated", RevisionReport{Revision: "2025-06-18", Negotiated: "2025-06-18"}, "2025-06-18<br>negotiated 2025-06-18"},
-		{"unsupported", RevisionReport{Revision: "2024-11-05", Negotiated: "2025-03-26", Unsupported: true}, "2024-11-05<br>unsupported (server answered 2025-03-26)"},
+		{"unsupported", RevisionReport{Revision: "2024-11-05", Negotiated: "2025-03-26", Unsupported: true}, "2024-11-05<br>unsupported (answered 2025-03-26)"},
 		{"no session", RevisionReport{Revision: "2025-11-25"}, "2025-11-25<br>no session"},
 	}
 	for _, tt := range tests {

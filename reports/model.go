@@ -277,3 +277,19 @@ func ServerName(raw json.RawMessage) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// ColumnState says what came of asking the server for a revision, in the one set of
+// words the console, matrix.md and report.html all use: "negotiated X";
+// "unsupported (answered X)" when it answered another version; "unsupported" when
+// era detection found it speaks the other era; "no session" when none opened.
+func ColumnState(negotiated string, unsupported bool) string {
+	switch {
+	case negotiated == "" && unsupported:
+		return "unsupported"
+	case negotiated == "":
+		return "no session"
+	case unsupported:
+		return "unsupported (answered " + negotiated + ")"
+	}
+	return "negotiated " + negotiated
+}
