@@ -2,6 +2,8 @@ package conform
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"regexp"
 	"slices"
 	"sort"
@@ -9,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
@@ -24,19 +27,68 @@ const (
 // that the exchange that decided it can be cut out when it ends.
 type transcriptMark struct {
 	seqs map[*Session]int
+	// xs is each HTTP session's count of exchanges: the replies that came as the
+	// body of an HTTP error status are in the exchange record, not the transcript.
+	xs map[*Session]int
 }
 
 // markTranscripts records where each of the column's sessions stands.
 func markTranscripts(col *column) transcriptMark {
-	m := transcriptMark{seqs: map[*Session]int{}}
+	m := transcriptMark{seqs: map[*Session]int{}, xs: map[*Session]int{}}
 	col.mu.Lock()
 	defer col.mu.Unlock()
 	for _, s := range col.sessions {
 		if s != nil && s.Conn != nil {
 			m.seqs[s] = s.Conn.Seq()
+			if hs, ok := s.Conn.Transport().(transport.HTTPSession); ok {
+				m.xs[s] = hs.ExchangeCount()
+			}
 		}
 	}
 	return m
+}
+
+// statusReplies are the bodies of the POSTs after the first n of an HTTP session's
+// record that were answered with an HTTP error status, as received messages: a
+// JSON-RPC error sent with HTTP 400 is the server's reply, though the transport
+// hands it to the caller as an error, not to the transcript. Source says the status.
+func statusReplies(s *Session, n int) []reports.ExchangeMessage {
+	hs, ok := s.Conn.Transport().(transport.HTTPSession)
+	if !ok {
+		return nil
+	}
+	var out []reports.ExchangeMessage
+	for _, x := range hs.ExchangesFrom(n) {
+		if x.Method != http.MethodPost || len(x.Body) == 0 || (x.Status >= 200 && x.Status < 300) {
+			continue
+		}
+		m := exchangeMessage(wire.Entry{Dir: wire.Received, At: x.At, Raw: x.Body, Source: fmt.Sprintf("post (HTTP %d)", x.Status)})
+		out = append(out, m)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out
+}
+
+// withStatusReplies merges a window's messages and its status replies by time; a
+// status reply takes the number of the message before it (the transcript never
+// numbered it).
+func withStatusReplies(msgs, extra []reports.ExchangeMessage) []reports.ExchangeMessage {
+	if len(extra) == 0 {
+		return msgs
+	}
+	out := make([]reports.ExchangeMessage, 0, len(msgs)+len(extra))
+	i := 0
+	for _, x := range extra {
+		for i < len(msgs) && !msgs[i].At.After(x.At) {
+			out = append(out, msgs[i])
+			i++
+		}
+		if len(out) > 0 {
+			x.Seq = out[len(out)-1].Seq
+		}
+		out = append(out, x)
+	}
+	return append(out, msgs[i:]...)
 }
 
 // slice is the exchange since the mark: the traffic of every session that existed
@@ -70,6 +122,9 @@ func (m transcriptMark) slice(col *column, t *T) *reports.Exchange {
 				break
 			}
 			es.Messages = append(es.Messages, exchangeMessage(e))
+		}
+		if es.Omitted == 0 {
+			es.Messages = withStatusReplies(es.Messages, statusReplies(s, m.xs[s]))
 		}
 		ex.Sessions = append(ex.Sessions, es)
 	}

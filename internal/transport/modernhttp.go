@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 	"strings"
 )
 
@@ -65,6 +66,19 @@ func applyOverrides(req *http.Request, h http.Header) {
 			req.Header[name] = append([]string(nil), vals...)
 		}
 	}
+}
+
+// overrideNames lists the header names h sets or removes, sorted (nil for none).
+func overrideNames(h http.Header) []string {
+	if len(h) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(h))
+	for name := range h {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // Probe sends one bodiless request with the given HTTP method (GET, DELETE) to the

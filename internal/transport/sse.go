@@ -357,10 +357,16 @@ func (t *SSE) Send(ctx context.Context, msg []byte) error {
 	t.mu.Lock()
 	x := t.scrubExchange(newExchange(http.MethodPost, resp))
 	x.Carried = Carries(msg)
+	x.Overrides = overrideNames(headersFrom(ctx))
 	t.exchanges = append(t.exchanges, x)
+	idx := len(t.exchanges) - 1
 	t.mu.Unlock()
 	if !is2xx(resp.StatusCode) {
-		return t.statusError(resp)
+		se := t.statusError(resp)
+		t.mu.Lock()
+		t.exchanges[idx].Body = se.Body
+		t.mu.Unlock()
+		return se
 	}
 	drain(resp.Body)
 	return nil

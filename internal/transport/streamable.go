@@ -189,6 +189,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 	x := t.scrubExchange(newExchange(http.MethodPost, resp))
 	x.Carried = Carries(msg)
 	x.Request, x.RPCMethod = requestKey(msg)
+	x.Overrides = overrideNames(headersFrom(ctx))
 	ct := mediaType(resp.Header)
 	if ct == "text/event-stream" && is2xx(resp.StatusCode) {
 		x.Stream = &StreamInfo{Retry: -1}
@@ -208,7 +209,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 		}()
 		return nil
 	}
-	t.record(x)
+	idx := t.record(x)
 	cut := t.bodyTimer(rs.cancelCause)
 	defer func() {
 		if !rs.handedOver {
@@ -217,7 +218,11 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 		}
 	}()
 	if !is2xx(resp.StatusCode) {
-		return t.statusError(resp)
+		se := t.statusError(resp)
+		t.mu.Lock()
+		t.exchanges[idx].Body = se.Body
+		t.mu.Unlock()
+		return se
 	}
 	body, end, err := readReply(resp.Body, resp.ContentLength, t.limits.MaxFrame)
 	switch {

@@ -111,6 +111,16 @@ type Exchange struct {
 	// Probe marks a stream a check read itself (OpenProbeStream): its messages were
 	// handed to the check, not delivered to Inbound.
 	Probe bool
+	// Body is, for a POST answered with a non-2xx status, the start of the reply body
+	// (at most 64 KiB, the bytes *HTTPStatusError carries, header values redacted):
+	// a JSON-RPC error sent with an HTTP error status is a message of the server's,
+	// never put on Inbound, and this record is where the checks and the evidence
+	// find it.
+	Body []byte
+	// Overrides names the headers a probe set or removed on this request
+	// (WithHeaders; names only, never values): a request without one carried the
+	// headers the transport derives from its body.
+	Overrides []string
 }
 
 // StreamInfo summarises an SSE stream that answered a request.

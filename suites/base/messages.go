@@ -262,10 +262,12 @@ func judgeInvalidParams(probes []toolcall.Probe) conform.Verdict {
 
 // received calls fn for every message of the revision's sessions that the server
 // sent and that decoded as a JSON object (a frame that did not is the framing and
-// UTF-8 rows' evidence).
+// UTF-8 rows' evidence), including those that came as the body of an HTTP error
+// status (modern.Entries): a message is held to every rule it can break, whatever
+// status carried it.
 func received(t *conform.T, fn func(s *conform.Session, e wire.Entry)) {
 	for _, s := range t.Sessions() {
-		for _, e := range t.Transcript(s) {
+		for _, e := range modern.Entries(t, s) {
 			if e.Dir == wire.Received && e.Msg != nil {
 				fn(s, e)
 			}
@@ -282,8 +284,9 @@ func verdictOrNone(f *conform.Findings, none, want, pass string) conform.Verdict
 	return f.Verdict(want, "", pass)
 }
 
-// where names an entry for messages.
-func where(s *conform.Session, e wire.Entry) string { return fmt.Sprintf("%s #%d", s.Label, e.Seq) }
+// where names an entry for messages (modern.Where: the body of an HTTP error
+// status is named after the transcript entry before it).
+func where(s *conform.Session, e wire.Entry) string { return modern.Where(s, e) }
 
 // BASE-JSONRPC-VERSION-01 — {rev}/basic/index.mdx (Messages).
 var _ = conform.Register(conform.Check{
@@ -697,7 +700,7 @@ var _ = conform.Register(conform.Check{
 		var bad conform.Findings
 		n := 0
 		for _, s := range t.Sessions() {
-			n += judgeErrIDs(&bad, s.Rev, s.Label, t.Transcript(s))
+			n += judgeErrIDs(&bad, s.Rev, s, modern.Entries(t, s))
 		}
 		want := "id null for an error whose request's id could not be read"
 		if t.Rev.Has(revision.ErrorIDOptional) {
@@ -717,7 +720,7 @@ var _ = conform.Register(conform.Check{
 // request of the suite's, adding what breaks the rule to bad, and returns how many it
 // judged. A session is held to the revision it negotiated (rev), not its column's:
 // the column that holds a version-probe session varies from run to run.
-func judgeErrIDs(bad *conform.Findings, rev revision.Revision, label string, entries []wire.Entry) int {
+func judgeErrIDs(bad *conform.Findings, rev revision.Revision, s *conform.Session, entries []wire.Entry) int {
 	optional := rev.Has(revision.ErrorIDOptional)
 	// The ids the suite sent: true for a message that was not a valid request (its
 	// error echoes the id when the server could read it); false for a valid one,
@@ -735,11 +738,15 @@ func judgeErrIDs(bad *conform.Findings, rev revision.Revision, label string, ent
 		case e.Dir != wire.Received || e.Msg == nil || e.Msg.Kind != wire.KindError || e.ForMethod != "":
 		case e.Msg.ID.IsNull():
 			n++
-		case e.Msg.ID.IsZero() && optional:
+		case e.Msg.ID.IsZero() && (optional || modern.StatusOf(e) != 0):
+			// The body of an HTTP error status may have no id at every revision:
+			// "The HTTP response body MAY comprise a JSON-RPC error response that
+			// has no id" ({rev}/basic/transports.mdx, Sending Messages to the
+			// Server; Security Warning for 403).
 			n++
 		case e.Msg.ID.IsZero():
 			n++
-			bad.Fail(fmt.Sprintf("%s #%d: error %d with no id (before 2025-11-25 the id member is required, null when unreadable)", label, e.Seq, e.Msg.Error.Code))
+			bad.Fail(fmt.Sprintf("%s: error %d with no id (before 2025-11-25 the id member is required, null when unreadable)", where(s, e), e.Msg.Error.Code))
 		case sent[e.Msg.ID.LooseKey()]:
 			n++ // the id of an invalid request the server could read, echoed
 		case hasKey(sent, e.Msg.ID.LooseKey()):
@@ -747,7 +754,7 @@ func judgeErrIDs(bad *conform.Findings, rev revision.Revision, label string, ent
 			// the wrong JSON type (BASE-RESP-ID-01's finding).
 		default:
 			n++
-			bad.Fail(fmt.Sprintf("%s #%d: error %d with id %s, which no message the suite sent carried", label, e.Seq, e.Msg.Error.Code, e.Msg.ID))
+			bad.Fail(fmt.Sprintf("%s: error %d with id %s, which no message the suite sent carried", where(s, e), e.Msg.Error.Code, e.Msg.ID))
 		}
 	}
 	return n
@@ -765,7 +772,7 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		var seen []seenCode
 		for _, s := range t.Sessions() {
-			seen = append(seen, sessionCodes(s, t.Transcript(s))...)
+			seen = append(seen, sessionCodes(s, modern.Entries(t, s))...)
 		}
 		return judgeErrCodes(seen)
 	},

@@ -184,7 +184,7 @@ func TestJudgeErrIDsByNegotiatedRevision(t *testing.T) {
 				{Seq: 2, Dir: wire.Received, Msg: msg(t, tc.reply)},
 			}
 			var bad conform.Findings
-			n := judgeErrIDs(&bad, revision.MustLookup(tc.rev), "s#1", entries)
+			n := judgeErrIDs(&bad, revision.MustLookup(tc.rev), &conform.Session{Label: "s#1"}, entries)
 			if n != 1 || bad.Failed() != tc.fail {
 				t.Errorf("judged %d, failed %v; want 1, %v", n, bad.Failed(), tc.fail)
 			}

@@ -29,6 +29,11 @@ var _ = conform.Register(conform.Check{
 			if rule, p := modern.CodeProblem(e.Code, e.Data); rule == "meaning" {
 				bad.Fail(e.Where + ": " + p)
 			}
+			if e.Code == conform.CodeHeaderMismatch {
+				if p := notHeaderMismatch(e); p != "" {
+					bad.Fail(e.Where + ": " + p)
+				}
+			}
 			switch {
 			case e.HTTP:
 				bad.Fail(fmt.Sprintf("%s: %d came in a 2xx reply or stream, not with HTTP 400", e.Where, e.Code))
@@ -38,13 +43,72 @@ var _ = conform.Register(conform.Check{
 		}
 		switch {
 		case bad.Failed():
-			return bad.Violation("-32020/-32021/-32022 with their data, over HTTP with status 400")
+			return bad.Violation("-32020/-32021/-32022 with their meanings and data, over HTTP with status 400")
 		case n == 0:
 			return conform.Skip(conform.NotExercised, "no -32020, -32021 or -32022 error was received in this revision's sessions")
 		}
 		return conform.Pass("%d errors -32020…-32022, each with its data", n)
 	},
 })
+
+// notHeaderMismatch says why a -32020 cannot mean what 2026-07-28 defines it for
+// ("" when it may): the schema's HeaderMismatchError is "Returned when a server
+// rejects a request because the values in the HTTP headers do not match the
+// corresponding values in the request body, or because required headers are
+// missing or malformed". A request over stdio has no HTTP headers; a POST whose
+// standard headers the transport derived from its body (transport.ModernHeaders:
+// MCP-Protocol-Version from _meta, Mcp-Method, Mcp-Name from a string name or uri)
+// and no probe changed has none missing and none that differs. A tools/call is
+// left out: its Mcp-Param headers, which a tool's schema may require, are not
+// derived.
+func notHeaderMismatch(e modern.SeenError) string {
+	switch {
+	case e.Kind == "stdio":
+		return "-32020 (HeaderMismatch) over stdio, where a request has no HTTP headers to mismatch: the code is used for another meaning"
+	case e.Kind != "http" || !e.Headers || e.Method == "tools/call" || !derivedHeaders(e.Method, e.Params):
+		return ""
+	}
+	var std []string
+	for _, name := range e.Overrides {
+		if n := strings.ToLower(name); n == "mcp-protocol-version" || strings.HasPrefix(n, "mcp-method") || strings.HasPrefix(n, "mcp-name") || strings.HasPrefix(n, "mcp-param-") {
+			std = append(std, name)
+		}
+	}
+	if len(std) > 0 {
+		return ""
+	}
+	set := "the probe changed no header"
+	if len(e.Overrides) > 0 {
+		set = "the probe changed only " + strings.Join(e.Overrides, ", ") + ", no standard header"
+	}
+	return "-32020 (HeaderMismatch) for a request whose standard headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name) were derived from its body and all present (" + set + "): no header mismatched or was missing, so the code is used for another meaning"
+}
+
+// derivedHeaders reports whether the transport derived every standard header a
+// request with these params needs: the body's _meta carries the protocol version
+// as a string, and a method whose Mcp-Name mirrors params.name or params.uri has a
+// string there.
+func derivedHeaders(method string, params json.RawMessage) bool {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+		Name json.RawMessage            `json:"name"`
+		URI  json.RawMessage            `json:"uri"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	var s string
+	if json.Unmarshal(p.Meta[conform.MetaProtocolVersion], &s) != nil {
+		return false
+	}
+	switch method {
+	case "prompts/get":
+		return json.Unmarshal(p.Name, &s) == nil
+	case "resources/read":
+		return json.Unmarshal(p.URI, &s) == nil
+	}
+	return true
+}
 
 // ERR-EXEC-IN-RESULT-01 — schema CallToolResult.isError (2025-06-18 on).
 var _ = conform.Register(conform.Check{

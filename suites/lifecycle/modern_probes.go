@@ -13,7 +13,6 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/suites/internal/metakey"
-	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
 )
 
 // The 2026-07-28 rules probed with requests of the suite's own making: per-request
@@ -66,10 +65,8 @@ func callWithMetaIn(ctx context.Context, s *conform.Session, method string, para
 		a.status = se.Status
 	}
 	if r, ok := conform.RPCErrorReply(err, method); ok {
+		// The session's HTTP record keeps the body too: modern.Errors reads it there.
 		a.resp, a.err = r, nil
-		if meta != nil { // a legacy request's answer is not held to the modern rules
-			modern.RecordHTTPError(s, modern.SeenError{Where: fmt.Sprintf("%s HTTP %d (%s)", s.Label, a.status, method), Code: r.Error.Code, Data: r.Error.Data, Status: a.status})
-		}
 	}
 	return a, nil
 }

@@ -213,7 +213,8 @@ func TestModernVerdicts(t *testing.T) {
 		{"-32022 with its data passes", "ERR-R5-CODES-01", &r5Script{pingError: `{"code":-32022,"message":"x","data":{"supported":["2026-07-28"],"requested":"x"}}`}, reports.Pass},
 		{"-32022 without data fails", "ERR-R5-CODES-01", &r5Script{pingError: `{"code":-32022,"message":"x"}`}, reports.Fail},
 		{"-32021 without requiredCapabilities fails", "ERR-R5-CODES-01", &r5Script{pingError: `{"code":-32021,"message":"x","data":{}}`}, reports.Fail},
-		{"-32020 passes", "ERR-R5-CODES-01", &r5Script{pingError: `{"code":-32020,"message":"x"}`}, reports.Pass},
+		// stdio has no HTTP headers: a -32020 there cannot mean HeaderMismatch.
+		{"-32020 over stdio fails", "ERR-R5-CODES-01", &r5Script{pingError: `{"code":-32020,"message":"x"}`}, reports.Fail},
 		{"remembered capabilities fail", "MOD-STATELESS-01", &r5Script{sticky: true}, reports.Fail},
 	}
 	for _, tc := range tests {

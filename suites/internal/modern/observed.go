@@ -3,12 +3,14 @@ package modern
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
+	"net/http"
+	"sort"
+	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 )
 
@@ -136,46 +138,164 @@ type SeenError struct {
 	Code  int
 	Data  json.RawMessage
 	// http: the session ran over HTTP and the error came in a 2xx reply or stream;
-	// status: the HTTP error status it came with (probes' answers), 0 otherwise.
+	// status: the HTTP error status it came with, 0 otherwise.
 	HTTP   bool
 	Status int
+	// Kind is the session's transport (stdio, http), Method the method of the
+	// request it answers, Params that request's params.
+	Kind   string
+	Method string
+	Params json.RawMessage
+	// Overrides names the headers a probe set or removed on the request's POST
+	// (transport.Exchange.Overrides); Headers is false when the request's headers
+	// are not known (not a POST of this session's record).
+	Overrides []string
+	Headers   bool
 }
 
-// Errors collects the errors answering the suite's modern requests: those the
-// transcript holds, and, over Streamable HTTP, those the _meta probes (suites/lifecycle) recorded with RecordHTTPError as
-// with an HTTP error status (not messages of the transcript). Errors other checks
-// received with a 4xx status are not seen.
+// Errors collects the errors answering the suite's 2026-07-28 requests, wherever
+// they came: in a message of the transcript or as the body of an HTTP error status
+// (Entries). A reply is evidence for every rule it can break, whoever provoked it:
+// an error answering a probe whose _meta leaves a field out on purpose is still
+// held to the error-code rules. Only an answer to a request without any _meta (a
+// legacy request, MOD-LEGACY-INIT-01's initialize) is not a modern reply.
 func Errors(t *conform.T) []SeenError {
 	var out []SeenError
 	for _, s := range t.Sessions() {
-		out = append(out, recordedHTTPErrors(s)...)
-	}
-	for _, r := range Replies(t) {
-		if r.Msg.Kind != wire.KindError || r.Msg.Error == nil {
+		if s == nil || s.Conn == nil {
 			continue
 		}
-		out = append(out, SeenError{Where: fmt.Sprintf("%s (%s)", r.Where, r.Method), Code: r.Msg.Error.Code, Data: r.Msg.Error.Data, HTTP: r.Kind == "http"})
+		posts := postsByID(s)
+		sent := map[string]json.RawMessage{}
+		for _, e := range Entries(t, s) {
+			if e.Msg == nil {
+				continue
+			}
+			switch {
+			case e.Dir == wire.Sent && e.Msg.Kind == wire.KindRequest:
+				sent[e.Msg.ID.Key()] = e.Msg.Params
+			case e.Dir == wire.Received && e.Msg.Kind == wire.KindError && e.Msg.Error != nil && e.ForMethod != "":
+				params, ok := sent[e.Msg.ID.Key()]
+				if !ok || !hasMeta(params) {
+					continue
+				}
+				x, known := posts[string(e.Msg.ID.Raw())]
+				status := StatusOf(e)
+				out = append(out, SeenError{
+					Where: fmt.Sprintf("%s (%s)", Where(s, e), e.ForMethod), Code: e.Msg.Error.Code, Data: e.Msg.Error.Data,
+					HTTP: s.Kind == "http" && status == 0, Status: status,
+					Kind: s.Kind, Method: e.ForMethod, Params: params,
+					Overrides: x.Overrides, Headers: known,
+				})
+			}
+		}
 	}
 	return out
 }
 
-// httpErrors keeps, per session, the JSON-RPC errors the probes received with an
-// HTTP error status: they are no messages of the transcript, and the observed
-// error-code checks judge them too.
-var httpErrors = struct {
-	sync.Mutex
-	bySession map[*conform.Session][]SeenError
-}{bySession: map[*conform.Session][]SeenError{}}
-
-// RecordHTTPError keeps a JSON-RPC error a probe received with an HTTP error status.
-func RecordHTTPError(s *conform.Session, e SeenError) {
-	httpErrors.Lock()
-	defer httpErrors.Unlock()
-	httpErrors.bySession[s] = append(httpErrors.bySession[s], e)
+// hasMeta reports whether request params carry a _meta object.
+func hasMeta(params json.RawMessage) bool {
+	if !rawjson.Valid(params) {
+		return false
+	}
+	meta, ok := rawjson.Lookup(params, "_meta")
+	return ok && strings.HasPrefix(strings.TrimSpace(string(meta)), "{")
 }
 
-func recordedHTTPErrors(s *conform.Session) []SeenError {
-	httpErrors.Lock()
-	defer httpErrors.Unlock()
-	return slices.Clone(httpErrors.bySession[s])
+// postsByID maps the raw JSON id of each request an HTTP session POSTed to the
+// exchange that carried it (the last one, for an id sent twice).
+func postsByID(s *conform.Session) map[string]transport.Exchange {
+	out := map[string]transport.Exchange{}
+	hs, ok := s.Conn.Transport().(transport.HTTPSession)
+	if !ok {
+		return out
+	}
+	for _, x := range hs.Exchanges() {
+		if x.Method == http.MethodPost && x.Request != "" {
+			out[strings.TrimSpace(x.Request)] = x
+		}
+	}
+	return out
+}
+
+// statusSource marks the Source of an entry Entries made from an HTTP error
+// status's body: "post (HTTP 400)".
+const statusSource = "post (HTTP "
+
+// StatusOf is the HTTP error status an entry of Entries came with (0 for a
+// message of the transcript).
+func StatusOf(e wire.Entry) int {
+	rest, ok := strings.CutPrefix(e.Source, statusSource)
+	if !ok {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSuffix(rest, ")"))
+	return n
+}
+
+// Where names an entry of Entries for a verdict: "<label> #<seq>", or for the body
+// of an HTTP error status, "<label> HTTP 400 after #<seq>" (it has no number of
+// its own: the transcript never held it).
+func Where(s *conform.Session, e wire.Entry) string {
+	if st := StatusOf(e); st != 0 {
+		return fmt.Sprintf("%s HTTP %d after #%d", s.Label, st, e.Seq)
+	}
+	return fmt.Sprintf("%s #%d", s.Label, e.Seq)
+}
+
+// StatusReplies are the JSON-RPC messages a session's server sent as the body of an
+// HTTP error status (transport.Exchange.Body), as received entries: Source
+// "post (HTTP <status>)", ForMethod the method of the request the POST carried when
+// the reply echoes its id, Seq that of the last transcript entry before it. A body
+// that is not one JSON-RPC message is no reply (the transport rules judge it).
+func StatusReplies(s *conform.Session) []wire.Entry {
+	if s == nil || s.Conn == nil {
+		return nil
+	}
+	hs, ok := s.Conn.Transport().(transport.HTTPSession)
+	if !ok {
+		return nil
+	}
+	var out []wire.Entry
+	for _, x := range hs.Exchanges() {
+		if x.Method != http.MethodPost || len(x.Body) == 0 || (x.Status >= 200 && x.Status < 300) {
+			continue
+		}
+		m, err := wire.Decode(x.Body)
+		if err != nil || !m.IsResponse() {
+			continue
+		}
+		e := wire.Entry{Dir: wire.Received, At: x.At, Raw: m.Raw, Msg: m, Source: fmt.Sprintf("%s%d)", statusSource, x.Status)}
+		if x.Request != "" && string(m.ID.Raw()) == strings.TrimSpace(x.Request) {
+			e.ForMethod = x.RPCMethod
+		}
+		out = append(out, e)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out
+}
+
+// Entries is a session's transcript with its StatusReplies in place, by time: every
+// message the server sent, whatever HTTP status it came with. The observed-message
+// checks read it, so that a reply counts for every rule it can break on every
+// transport (2026-07-28 sends its errors with HTTP 400).
+func Entries(t *conform.T, s *conform.Session) []wire.Entry {
+	entries := t.Transcript(s)
+	extra := StatusReplies(s)
+	if len(extra) == 0 {
+		return entries
+	}
+	out := make([]wire.Entry, 0, len(entries)+len(extra))
+	i := 0
+	for _, x := range extra {
+		for i < len(entries) && !entries[i].At.After(x.At) {
+			out = append(out, entries[i])
+			i++
+		}
+		if len(out) > 0 {
+			x.Seq = out[len(out)-1].Seq
+		}
+		out = append(out, x)
+	}
+	return append(out, entries[i:]...)
 }
