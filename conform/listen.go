@@ -33,7 +33,7 @@ func IsSubscriptionMethod(method string) bool { return slices.Contains(subscript
 
 // Subscription is one open subscriptions/listen request of a session. Its messages
 // are read from the session's transcript: over Streamable HTTP, every message of the
-// listen POST's SSE reply; on stdio, where every subscription shares the channel,
+// listen POST's SSE reply, or its JSON reply (a refusal); on stdio, where every subscription shares the channel,
 // every message tagged with its id (_meta io.modelcontextprotocol/subscriptionId, the
 // listen request's id), every reply to the listen request, and every subscription
 // notification (IsSubscriptionMethod) whose tag names no listen request of the
@@ -100,14 +100,19 @@ func (sub *Subscription) listenIDs() map[string]bool {
 // owns reports whether a received entry is one of the subscription's messages; known
 // holds the ids of every listen request sent on the connection.
 func (sub *Subscription) owns(e wire.Entry, known map[string]bool) bool {
-	if sub.http {
-		return e.Source == "post" && e.Stream == sub.key
+	if sub.http && e.Source == "post" && e.Stream == sub.key {
+		return true
 	}
 	if e.Msg == nil {
 		return false
 	}
+	// The reply to the listen request, on every transport: over HTTP also one that
+	// came as the POST's JSON body (a refusal, say), which carries no stream key.
 	if e.Msg.IsResponse() {
-		return e.Msg.ID.Key() == sub.ID.Key()
+		return e.Msg.ID.Key() == sub.ID.Key() && (!sub.http || e.Source == "post")
+	}
+	if sub.http {
+		return false
 	}
 	if id, tagged := SubscriptionTag(e.Msg); tagged && known[id.Key()] {
 		return id.Key() == sub.ID.Key()

@@ -153,7 +153,8 @@ var modernFaultCatalogue = []Fault{
 		Description: "ping with modern _meta is answered with an empty complete result (ping was removed in 2026-07-28)"},
 	{Name: faultR5ExtUnprefixed, Targets: []string{"MOD-EXT-01"}, Revisions: onlyR5,
 		Description: "the DiscoverResult advertises capabilities.extensions keyed by an unprefixed identifier (\"tasks\")"},
-	{Name: faultR5InitUnnamed, Targets: []string{"MOD-LEGACY-INIT-01"}, Revisions: onlyR5,
+	// MOD-LEGACY-INIT-01 binds only a modern-only server: the modern-only fixture.
+	{Name: faultR5InitUnnamed, Targets: []string{"MOD-LEGACY-INIT-01"}, Revisions: onlyR5, Transport: httpOnly,
 		Description: "a legacy initialize is refused with an error naming no supported version (modern-only; dual-era: on a stdio process that has served modern requests)"},
 	{Name: faultR5StickyCaps, Targets: []string{"MOD-STATELESS-01", "MOD-MRTR-01"}, Revisions: onlyR5,
 		Description: "the server remembers the client capabilities earlier modern requests declared and serves later requests with them"},

@@ -483,7 +483,7 @@ var invalidRequests = []struct {
 	what, format  string
 	mayBeResponse bool
 }{
-	{`"jsonrpc":"1.0"`, `{"jsonrpc":"1.0","id":%s,"method":"%s"}`, false},
+	{`"jsonrpc":"1.0"`, `{"jsonrpc":"1.0","id":%s,"method":"%s"%s}`, false},
 	{"no method", `{"jsonrpc":"2.0","id":%s}`, true},
 	{"method 42", `{"jsonrpc":"2.0","id":%s,"method":42}`, false},
 }
@@ -503,8 +503,8 @@ var _ = conform.Register(conform.Check{
 		var probes []invalidProbe
 		for _, p := range invalidRequests {
 			raw := p.format
-			if strings.Count(raw, "%s") == 2 {
-				raw = fmt.Sprintf(raw, s.Conn.NextID().Raw(), toolkit.AlwaysMethod(t.Rev))
+			if strings.Count(raw, "%s") == 3 {
+				raw = fmt.Sprintf(raw, s.Conn.NextID().Raw(), toolkit.AlwaysMethod(t.Rev), versionOnlyParams(s))
 			} else {
 				raw = fmt.Sprintf(raw, s.Conn.NextID().Raw())
 			}
@@ -520,6 +520,21 @@ var _ = conform.Register(conform.Check{
 		return judgeInvalidRequests(probes)
 	},
 })
+
+// versionOnlyParams is the params member of the "jsonrpc":"1.0" probe: none, or,
+// where every request carries _meta (2026-07-28, basic/index.mdx), the session's, so
+// that the version is the only thing wrong with the request.
+func versionOnlyParams(s *conform.Session) string {
+	meta := s.Conn.Meta()
+	if len(meta) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(wire.StampMeta(nil, meta))
+	if err != nil {
+		return ""
+	}
+	return `,"params":` + string(b)
+}
 
 // invalidProbe is one invalid request and what came back.
 type invalidProbe struct {

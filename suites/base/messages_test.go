@@ -1,6 +1,7 @@
 package base
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -109,5 +110,33 @@ func TestNullIDRefusalTrailingTheBarrier(t *testing.T) {
 				t.Errorf("CANCEL-IGNORE-01 = %s (%s), want pass: the refusal is not a reply to its notifications", vs[1].Status, vs[1].Message)
 			}
 		})
+	}
+}
+
+// BASE-INVALID-REQ-01's "jsonrpc":"1.0" probe to a 2026-07-28 server carries the _meta
+// every request of that revision must (basic/index.mdx): a server that checks _meta
+// before the version (mcp-grafana: -32602 for a request without it) answered a probe
+// that was wrong twice, and its -32602 was read as the wrong code for a bad version.
+func TestInvalidRequestProbeCarriesModernMeta(t *testing.T) {
+	invalid := func(req *wire.Message) []string {
+		return []string{conformtest.Error(req, wire.CodeInvalidRequest, "invalid request")}
+	}
+	srv := conformtest.NewServer().Handle("", invalid)
+	srv.Handle("server/discover", func(req *wire.Message) []string {
+		var p struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		switch {
+		case p.Meta[conform.MetaProtocolVersion] == nil || p.Meta[conform.MetaClientCapabilities] == nil:
+			return []string{conformtest.Error(req, wire.CodeInvalidParams, "missing _meta")}
+		case req.JSONRPC != "2.0":
+			return invalid(req)
+		}
+		return []string{conformtest.Result(req, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{},"ttlMs":0,"cacheScope":"public"}`)}
+	})
+	v := conformtest.Judge(t, "BASE-INVALID-REQ-01", "2026-07-28", srv)
+	if v.Status != reports.Pass {
+		t.Errorf("BASE-INVALID-REQ-01 = %s (%s), want pass", v.Status, v.Message)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/suites/internal/metakey"
@@ -143,16 +142,6 @@ func extensionIDProblem(id string) string { return metakey.ExtensionIDProblem(id
 
 // legacyInitVersion is the legacy version MOD-LEGACY-INIT-01's initialize asks for.
 const legacyInitVersion = "2025-11-25"
-
-// legacyListed returns the first legacy revision among versions ("" when none).
-func legacyListed(versions []string) string {
-	for _, v := range versions {
-		if r, ok := revision.Lookup(v); ok && r.Era == revision.Legacy {
-			return v
-		}
-	}
-	return ""
-}
 
 // supportedVersions reads supportedVersions of the column's DiscoverResult.
 func supportedVersions(s *conform.Session) []string {

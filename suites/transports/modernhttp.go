@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -96,16 +97,23 @@ func servesLegacy(asked map[string]string, only ...string) legacyTri {
 }
 
 // modernOnlyRule settles a rule that binds only a server that supports no earlier
-// revision ("A server that supports only this revision … SHOULD"): pass when bad
-// holds nothing; else broken, if the run shows the server is modern-only.
+// revision ("A server that supports only this revision … SHOULD"): not applicable
+// to a server the run shows dual-era, whatever it answered (pass says what the rule
+// would have passed on); else pass when bad holds nothing, and broken if the run
+// shows the server is modern-only.
 func modernOnlyRule(t *conform.T, expected, pass string, bad *conform.Findings) conform.Verdict {
+	seen := pass
+	if bad.Failed() {
+		seen = bad.Violation(expected).Actual
+	}
+	if dual := modern.DualEra(t); dual != "" {
+		return conform.Skip(conform.NotApplicable, "the server also serves earlier revisions (%s; their sessions, GET streams and resumption are theirs); the rule binds a server that supports only 2026-07-28 (seen: %s)", dual, seen)
+	}
 	if !bad.Failed() {
 		return conform.Pass("%s", pass)
 	}
 	v := bad.Violation(expected)
 	switch servesLegacy(t.RevisionsAsked()) {
-	case legacyYes:
-		return conform.Skip(conform.NotApplicable, "the server also serves earlier revisions (their sessions, GET streams and resumption are theirs); the rule binds a server that supports only 2026-07-28 (seen: %s)", v.Actual)
 	case legacyUnknown:
 		return conform.Skip(conform.NotExercised, "the rule binds a server that supports only 2026-07-28, and this run asked no earlier revision to tell (seen: %s)", v.Actual)
 	}
