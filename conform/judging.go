@@ -167,6 +167,11 @@ func (rs *runState) invoke(col *column, c *Check, run func(*T) Verdict) (v Verdi
 	t.cleanup()
 	if v.Status != reports.Pass && v.Status != reports.Skip {
 		v.exchange = mark.slice(col, t)
+		if t.exchangeOf != nil {
+			if ex := t.exchangeOf(); ex != nil {
+				v.exchange = ex
+			}
+		}
 	}
 	return v
 }

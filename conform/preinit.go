@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // PreInit is what a legacy server did before its handshake was complete
@@ -48,8 +49,49 @@ type PreInit struct {
 	// ended the connection, refused initialize): the spare was opened again without
 	// the probe.
 	HandshakeErr error
+	// Answered says the probe's process sent anything at all (a reply, a
+	// notification, a request, a line that does not parse): one that answered
+	// nothing, not even initialize, had not started and proves nothing about pings.
+	Answered bool
 
 	ping *wire.Call
+	// session is the probe's session and upTo the last transcript seq of the probe:
+	// a verdict on it shows that exchange, not what other sessions did meanwhile.
+	session *Session
+	upTo    int
+}
+
+// record notes the probe's session, what it received and where the probe ended.
+func (p *PreInit) record(s *Session) {
+	if s == nil || s.Conn == nil {
+		return
+	}
+	p.session, p.upTo = s, s.Conn.Seq()
+	p.Answered = len(s.Conn.Received(0)) > 0
+}
+
+// exchange is the probe's own exchange: its session's transcript up to the end of
+// the probe (nil when the probe made no session).
+func (p *PreInit) exchange() *reports.Exchange {
+	if p.session == nil {
+		return nil
+	}
+	s := p.session
+	entries, _ := s.Conn.Transcript()
+	es := reports.ExchangeSession{Session: s.Label, Transport: s.Kind, Requested: s.Requested, Negotiated: s.Negotiated}
+	n := 0
+	for _, e := range entries {
+		if e.Seq > p.upTo {
+			break
+		}
+		if n == sliceMaxMessages {
+			es.Omitted++
+			continue
+		}
+		es.Messages = append(es.Messages, exchangeMessage(e))
+		n++
+	}
+	return &reports.Exchange{Sessions: []reports.ExchangeSession{es}}
 }
 
 // preInitHooks are the driver's steps for a PreInit probe (nil: a plain open).
@@ -159,6 +201,7 @@ func (rs *runState) openSpare(ctx context.Context, col *column) (*Session, error
 			// still be on its POST's stream; Flush waits for every stream to end.
 			ferr := s.Conn.Flush(ctx, p.pingDone)
 			p.settle(ferr == nil, ferr)
+			p.record(s)
 			col.setPreInit(p)
 			if ferr != nil {
 				return s, fmt.Errorf("the spare session's first barrier: %w", ferr)
@@ -167,6 +210,7 @@ func (rs *runState) openSpare(ctx context.Context, col *column) (*Session, error
 		}
 		p.HandshakeErr = err
 		p.settle(false, err)
+		p.record(s)
 		col.setPreInit(p)
 		if s != nil {
 			s.Close(ctx)
@@ -251,6 +295,10 @@ func (t *T) PreInit() (*PreInit, error) {
 	t.col.mu.Unlock()
 	switch {
 	case p != nil:
+		// A verdict on the probe shows the probe's exchange: the spare session
+		// opened again after a failed probe, or the other sessions' traffic
+		// since the check started, are not its evidence.
+		t.exchangeOf = p.exchange
 		return p, nil
 	case err != nil:
 		return nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // T is what a check receives: the revision under test, its sessions, and the run's
@@ -29,6 +30,9 @@ type T struct {
 	// misuse says what the check touched that its declared phase does not allow;
 	// Register's wrapper turns it into an error verdict.
 	misuse string
+	// exchangeOf, when set, gives the exchange a non-passing verdict shows instead
+	// of the transcript slice since the check started (T.PreInit: the probe's own).
+	exchangeOf func() *reports.Exchange
 }
 
 // misused records what the check touched that it does not declare, the first time.

@@ -177,13 +177,19 @@ type Conn struct {
 	transcript []Entry
 	seq        int
 	dropped    int
-	sent       int // messages sent (a batch counts once), kept or dropped
-	requests   int // of them, requests
-	keptBytes  int
-	answering  chan struct{} // one token per server→client request being answered
-	unanswered int           // server→client requests not answered (flood)
-	changed    chan struct{} // closed and replaced whenever an entry is added
-	readerDone chan struct{}
+	// lostReplies are the seqs of the dropped entries that could have been a reply
+	// the suite reads from the transcript (DroppedRepliesIn): received responses no
+	// call claimed, and received frames that did not decode. Past maxLostSeqs the
+	// seqs are not kept, and lostFrom is the first one not kept.
+	lostReplies []int
+	lostFrom    int
+	sent        int // messages sent (a batch counts once), kept or dropped
+	requests    int // of them, requests
+	keptBytes   int
+	answering   chan struct{} // one token per server→client request being answered
+	unanswered  int           // server→client requests not answered (flood)
+	changed     chan struct{} // closed and replaced whenever an entry is added
+	readerDone  chan struct{}
 	// handled counts the frames the reader has taken from the transport; handledCh
 	// is closed (and replaced) at each one (awaitHandled).
 	handled   uint64
@@ -863,6 +869,13 @@ func (c *Conn) record(e Entry) int {
 		c.keptBytes += cost
 	} else {
 		c.dropped++
+		if possibleReply(e) {
+			if len(c.lostReplies) < maxLostSeqs {
+				c.lostReplies = append(c.lostReplies, e.Seq)
+			} else if c.lostFrom == 0 {
+				c.lostFrom = e.Seq
+			}
+		}
 	}
 	close(c.changed)
 	c.changed = make(chan struct{})
@@ -875,6 +888,41 @@ func (c *Conn) Sent() (messages, requests int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.sent, c.requests
+}
+
+// maxLostSeqs bounds how many dropped possible replies are remembered by seq.
+const maxLostSeqs = 1 << 16
+
+// possibleReply reports whether a received entry could be a reply a probe reads from
+// the transcript: a response no call of the suite claimed, or a frame that did not
+// decode. The suite's own sends, the server's notifications and requests, and the
+// replies its calls claimed (Call returned them) are none.
+func possibleReply(e Entry) bool {
+	if e.Dir != Received {
+		return false
+	}
+	if e.Msg == nil {
+		return true
+	}
+	return e.Msg.IsResponse() && e.ForMethod == ""
+}
+
+// DroppedRepliesIn is how many entries the transcript did not keep with a seq in
+// (after, end] (end 0: to the latest) that could have been a reply no call claimed
+// (a response, or a frame that did not decode); the server's notifications and
+// requests and the suite's own sends are not counted. unsure is true when past
+// its bound the Conn stopped remembering which seqs it dropped, from within the
+// window: a reply may have been lost.
+func (c *Conn) DroppedRepliesIn(after, end int) (n int, unsure bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, seq := range c.lostReplies {
+		if seq > after && (end <= 0 || seq <= end) {
+			n++
+		}
+	}
+	unsure = c.lostFrom > 0 && (end <= 0 || c.lostFrom <= end)
+	return n, unsure
 }
 
 // Dropped is how many entries the transcript has not kept so far (its bounds): a

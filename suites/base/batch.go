@@ -38,7 +38,7 @@ var _ = conform.Register(conform.Check{
 		if p.err != nil {
 			return conform.Errorf("no spare session for the notification batch: %v", p.err)
 		}
-		a := p.Settled()
+		a := p.SettledFor(t)
 		const want = "nothing at all for a batch of two notifications (over HTTP: 202 Accepted, no body)"
 		var bad conform.Findings
 		for _, e := range p.Received() {
@@ -113,7 +113,7 @@ var _ = conform.Register(conform.Check{
 	SilenceProbe: true,
 	Probe:        func(t *conform.T) { toolkit.MixedBatch(t) },
 	Run: func(t *conform.T) conform.Verdict {
-		p := toolkit.MixedBatch(t).Settled()
+		p := toolkit.MixedBatch(t).SettledFor(t)
 		if t.Ctx.Err() != nil {
 			return conform.Errorf("not verified: %v", t.Ctx.Err())
 		}

@@ -606,7 +606,7 @@ var _ = conform.Register(conform.Check{
 		if t.Ctx.Err() != nil {
 			return conform.Errorf("not verified: %v", t.Ctx.Err())
 		}
-		return judgeNullID(p.method, p.Settled())
+		return judgeNullID(p.method, p.SettledFor(t))
 	},
 })
 
@@ -678,7 +678,7 @@ var _ = conform.Register(conform.Check{
 		if p.Answer.Err != nil {
 			return conform.Errorf("not verified: %s", conform.Describe(nil, p.Answer.Err))
 		}
-		a := p.Settled()
+		a := p.SettledFor(t)
 		switch {
 		case len(a.Replies) > a.FromRefusals:
 			return conform.Violation("no response to the notification notifications/x_conformance_probe", a.Describe())

@@ -44,6 +44,10 @@ func judgePreInitPing(p *conform.PreInit) conform.Verdict {
 		return conform.Note("a ping before initialize was refused with %s (the specification does not say a server must answer it)", conform.Describe(p.Ping, nil))
 	case p.PingRefused != 0:
 		return conform.Note("a ping before initialize was refused with HTTP %d (no session id exists before initialize)", p.PingRefused)
+	case p.HandshakeErr != nil && !p.Answered:
+		// The process answered nothing, not even initialize: it had not started,
+		// and its silence says nothing about pings (LIFE-PRE-INIT-REQ-01 likewise).
+		return conform.Skip(conform.NotExercised, "the pre-initialize probe's process answered nothing at all, not even the initialize after the ping, so nothing shows how it treats a ping before initialize: %v", p.HandshakeErr)
 	case p.HandshakeErr != nil:
 		return conform.Violation(want, fmt.Sprintf("no reply, and the handshake after it failed: %v", p.HandshakeErr))
 	}

@@ -24,7 +24,7 @@ var _ = conform.Register(conform.Check{
 		if p.Answer.Err != nil {
 			return conform.Errorf("not verified: %s", conform.Describe(nil, p.Answer.Err))
 		}
-		a := p.Settled()
+		a := p.SettledFor(t)
 		switch {
 		case len(a.Replies) > a.FromRefusals:
 			return conform.Violation("no response to "+ctRootsChanged, a.Describe())

@@ -19,9 +19,7 @@ var _ = conform.Register(conform.Check{
 		toolkit.RequireTools(t)
 		l := toolkit.List(t)
 		toolkit.RequireListing(t, l)
-		ct := pickCallable(t, l)
-		o := toolkit.CallTool(t, ct)
-		return judgeCall(ct.Name, toolcall.Classify(o.Resp, o.Err).InEra(t.Session().Modern()))
+		return callFirstJudged(t, callCandidates(t, l))
 	},
 })
 

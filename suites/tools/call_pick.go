@@ -16,37 +16,70 @@ var unsuitable = map[string]bool{
 	"test_elicitation": true, "test_sampling": true,
 }
 
-// pickCallable chooses the tool TOOLS-CALL-01 calls: test_simple_text, else the
-// first tool allowed with --call, else the first other callable fixture tool; with
-// none, it ends the check with a skip.
-func pickCallable(t *conform.T, l *toolkit.Listing) toolkit.CallableTool {
+// callCandidates lists the tools TOOLS-CALL-01 may call, in the order it tries
+// them: test_simple_text, then the tools allowed with --call in the operator's
+// order, then the other callable fixture tools; with none, it ends the check with a
+// skip.
+func callCandidates(t *conform.T, l *toolkit.Listing) []toolkit.CallableTool {
 	callable := toolkit.Callable(t, l)
 	opts := t.Options()
-	allowed := map[string]bool{}
-	for _, c := range opts.Calls {
-		allowed[c.Name] = true
-	}
 	trigger := ""
 	if opts.TriggerTool != nil {
 		trigger = opts.TriggerTool.Name // it changes the tool list: never called here
 	}
-	for _, pref := range []func(toolkit.CallableTool) bool{
-		func(c toolkit.CallableTool) bool { return c.Name == "test_simple_text" },
-		func(c toolkit.CallableTool) bool { return allowed[c.Name] && c.Name != trigger },
-		func(c toolkit.CallableTool) bool { return !unsuitable[c.Name] && c.Name != trigger },
-	} {
+	var out []toolkit.CallableTool
+	taken := map[string]bool{}
+	add := func(c toolkit.CallableTool) {
+		if !taken[c.Name] && c.Name != trigger {
+			taken[c.Name] = true
+			out = append(out, c)
+		}
+	}
+	for _, c := range callable {
+		if c.Name == "test_simple_text" {
+			add(c)
+		}
+	}
+	for _, spec := range opts.Calls {
 		for _, c := range callable {
-			if pref(c) {
-				return c
+			if c.Name == spec.Name {
+				add(c)
 			}
 		}
+	}
+	for _, c := range callable {
+		if toolkit.FixtureTools[c.Name] && !unsuitable[c.Name] {
+			add(c)
+		}
+	}
+	if len(out) > 0 {
+		return out
 	}
 	if len(l.Tools) == 0 {
 		t.SkipNow(conform.MissingFixture, "%s", "the server lists no tool; the fixture tool test_simple_text (the fixture contract, refserver/doc.go), or a tool allowed with --call NAME[=JSON], exercises this")
 	}
 	nv := toolkit.NotAllowed("TOOLS-CALL-01")
 	t.SkipNow(nv.Reason, "%s", nv.Message+"; a server implementing the fixture contract lists test_simple_text")
-	return toolkit.CallableTool{}
+	return nil
+}
+
+// callFirstJudged calls the candidates in order and judges the first answer that
+// is evidence: an isError:true result to arguments the suite invented (a tool
+// allowed with --call NAME, no =JSON) is the tool refusing input it cannot use —
+// tools.mdx's own answer to invalid input — so the next candidate is tried; when
+// every candidate refused invented arguments, the call was not exercised.
+func callFirstJudged(t *conform.T, cands []toolkit.CallableTool) conform.Verdict {
+	var refused []string
+	for _, ct := range cands {
+		o := toolkit.CallTool(t, ct)
+		r := toolcall.Classify(o.Resp, o.Err).InEra(t.Session().Modern())
+		if ct.Invented && r.Kind == toolcall.KindResult && r.Result != nil && r.IsError && !r.InputRequired {
+			refused = append(refused, fmt.Sprintf("%s %s", ct.Name, conform.ClipBytes(ct.Args, 80)))
+			continue
+		}
+		return judgeCall(ct.Name, r)
+	}
+	return conform.Skip(conform.NotExercised, "every tool allowed with --call answered isError:true to the arguments the suite built from its inputSchema (%s): a tool may refuse input it cannot use, so no call was judged; give arguments it accepts with --call NAME=JSON", conform.JoinAtMost(refused, 3))
 }
 
 // judgeCall wants a successful CallToolResult with a content array.

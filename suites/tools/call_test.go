@@ -261,6 +261,9 @@ const (
 	defEcho   = `{"name":"test_echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"},"count":{"type":"integer"}},"required":["text"]}}`
 	defOther  = `{"name":"weather","inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}`
 	defLoose  = `{"name":"loose","inputSchema":{"type":"object"}}`
+	// defDeeplink is mcp-grafana's generate_deeplink in short: the suite invents
+	// {"resourceType":"x"}, which the tool refuses with isError:true.
+	defDeeplink = `{"name":"deeplink","inputSchema":{"type":"object","properties":{"resourceType":{"type":"string"}},"required":["resourceType"]}}`
 )
 
 // callParams is a tools/call's params as the scripted server reads them.
@@ -405,6 +408,11 @@ func TestVerdicts(t *testing.T) {
 	call := func(name string) func(*conform.Config) {
 		return func(c *conform.Config) { c.Calls = append(c.Calls, conform.CallSpec{Name: name}) }
 	}
+	callArgs := func(name, args string) func(*conform.Config) {
+		return func(c *conform.Config) {
+			c.Calls = append(c.Calls, conform.CallSpec{Name: name, Args: json.RawMessage(args)})
+		}
+	}
 	strict := func(c *conform.Config) { c.Strict = true }
 	tests := []struct {
 		name, id, rev string
@@ -441,6 +449,13 @@ func TestVerdicts(t *testing.T) {
 		{"call: no tool listed", "TOOLS-CALL-01", "2025-06-18", server(nil), nil, reports.Skip, reports.NeedsFixture},
 		{"call: target tool not allowed", "TOOLS-CALL-01", "2025-06-18", server(nil, defOther), nil, reports.Skip, reports.CallsNotAllowed},
 		{"call: target tool allowed", "TOOLS-CALL-01", "2025-06-18", server(nil, defOther), []func(*conform.Config){call("weather")}, reports.Pass, ""},
+		// Issue 32: an isError:true answer to arguments the suite invented from the
+		// inputSchema is the tool reporting invalid input (tools.mdx), not a failed
+		// call: the next allowed tool, in the operator's --call order, is judged.
+		{"call: isError to invented arguments tries the next allowed tool", "TOOLS-CALL-01", "2025-06-18", server(answer("deeplink", isErrText), defDeeplink, defOther), []func(*conform.Config){call("deeplink"), call("weather")}, reports.Pass, ""},
+		{"call: isError to invented arguments of every allowed tool", "TOOLS-CALL-01", "2025-06-18", server(answer("*", isErrText), defDeeplink, defOther), []func(*conform.Config){call("deeplink"), call("weather")}, reports.Skip, reports.NotExercised},
+		{"call: isError to the operator's arguments fails", "TOOLS-CALL-01", "2025-06-18", server(answer("deeplink", isErrText), defDeeplink, defOther), []func(*conform.Config){callArgs("deeplink", `{"resourceType":"dashboard"}`), call("weather")}, reports.Fail, ""},
+		{"call: the --call order, not the list order", "TOOLS-CALL-01", "2025-06-18", server(answer("deeplink", `{}`), defOther, defDeeplink), []func(*conform.Config){call("deeplink"), call("weather")}, reports.Fail, ""},
 
 		{"isError type: nothing seen in a lone check", "TOOLS-CALL-ISERROR-01", "2025-06-18", server(nil, fixtureDefs...), nil, reports.Skip, reports.NotExercised},
 

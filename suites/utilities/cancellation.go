@@ -84,7 +84,7 @@ func runCancelIgnore(t *conform.T) conform.Verdict {
 	if p.err != nil {
 		return conform.Errorf("%v", p.err)
 	}
-	return cnJudgeIgnore(p.Settled(), p.what)
+	return cnJudgeIgnore(p.SettledFor(t), p.what)
 }
 
 // cnIgnoreProbe is CANCEL-IGNORE-01's probe: three cancellations on the main session.

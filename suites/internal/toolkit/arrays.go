@@ -78,6 +78,15 @@ func (p BatchProbe) Settled() BatchProbe {
 	return p
 }
 
+// SettledFor is Settled for a check's judging run: a probe whose possible reply the
+// transcript lost ends the check with an error (StrayProbe.SettledFor).
+func (p BatchProbe) SettledFor(t *conform.T) BatchProbe {
+	if p.Answer.Err == nil {
+		p.Answer = p.sent.SettledFor(t)
+	}
+	return p
+}
+
 // AlwaysMethod is the request every server of the revision's era answers: ping, or
 // server/discover in 2026-07-28 (which has no ping).
 func AlwaysMethod(rev revision.Revision) string {
@@ -152,7 +161,7 @@ func MixedBatch(t *conform.T) BatchProbe {
 // JudgeMixedBatch is the verdict of the 2025-03-26 batch rules (BASE-BATCH-R2-01,
 // STDIO-BATCH-R2-01) on MixedBatch's probe.
 func JudgeMixedBatch(t *conform.T) conform.Verdict {
-	p := MixedBatch(t).Settled()
+	p := MixedBatch(t).SettledFor(t)
 	if t.Ctx.Err() != nil {
 		return conform.Errorf("not verified: %v", t.Ctx.Err())
 	}

@@ -43,6 +43,10 @@ type Permission struct {
 	Allowed bool
 	Args    json.RawMessage // the arguments to send (a JSON object)
 	Why     string          // fixture contract, --call, or why not
+	// Invented says the suite built Args from the inputSchema of a tool allowed with
+	// --call NAME (no =JSON): an isError:true answer to them may be the tool
+	// reporting input it cannot use, not a failed call.
+	Invented bool
 }
 
 // Allowed applies the calling policy (no tool of the target is executed by default):
@@ -58,7 +62,7 @@ func Allowed(t *conform.T, tl Tool) Permission {
 		if err != nil {
 			return Permission{Why: fmt.Sprintf("allowed by --call, but no arguments could be built from its inputSchema (%v): give them with --call %s=JSON", err, tl.Name)}
 		}
-		return Permission{Allowed: true, Args: args, Why: "allowed by --call, arguments built from its inputSchema"}
+		return Permission{Allowed: true, Args: args, Invented: true, Why: "allowed by --call, arguments built from its inputSchema"}
 	}
 	if FixtureTools[tl.Name] {
 		args, err := Synthesize(tl.Fields.Get("inputSchema"))

@@ -56,7 +56,7 @@ func SendStrayUntil(t *conform.T, s *conform.Session, complete func(replies []wi
 		a.Err = err
 		return a
 	}
-	return p.Settled()
+	return p.SettledFor(t)
 }
 
 // StrayProbe is stray input sent with no barrier after it, for a transcript-wide check
@@ -66,10 +66,9 @@ func SendStrayUntil(t *conform.T, s *conform.Session, complete func(replies []wi
 type StrayProbe struct {
 	// Answer holds what the sends themselves returned (HTTP statuses, refusals'
 	// bodies, a send that failed); Settled adds the replies.
-	Answer  StrayAnswer
-	s       *conform.Session
-	after   int
-	dropped int // the transcript's dropped entries at the send
+	Answer StrayAnswer
+	s      *conform.Session
+	after  int
 	// ended is the session's end, found by the barrier after the probe
 	// (ProbeBeforeSettle): the probe's outcome, which Settled reports as Err.
 	ended error
@@ -85,7 +84,7 @@ func SendUnsettled(t *conform.T, s *conform.Session, raws ...[]byte) StrayProbe 
 	}
 	hs, _ := s.Conn.Transport().(transport.HTTPSession)
 	s.AwaitStrayGrace(t.Ctx) // the window before this one stays open through its grace
-	p.after, p.dropped = s.Conn.Seq(), s.Conn.Dropped()
+	p.after = s.Conn.Seq()
 	s.MarkStray(p.after)
 	for _, raw := range raws {
 		n := 0
@@ -214,9 +213,16 @@ func (p StrayProbe) Settled() StrayAnswer {
 	if a.Err != nil {
 		return a
 	}
-	if n := p.s.Conn.Dropped() - p.dropped; n > 0 {
-		// A reply the transcript did not keep would read as silence.
-		a.Err = fmt.Errorf("the transcript's bounds dropped %d message(s) after the probe: its replies cannot all be read", n)
+	if n, unsure := p.s.Conn.DroppedRepliesIn(p.after, p.s.StrayEnd(p.after)); n > 0 || unsure {
+		// A reply the transcript did not keep would read as silence: what it lost
+		// could have been the probe's reply, so nothing is verified. Dropped
+		// notifications, server requests, replies claimed by the suite's calls
+		// and the suite's own sends are no reply to the probe and leave it judged.
+		what := fmt.Sprintf("%d message(s) that could have been its reply (a response no call claimed, or a frame that did not decode)", n)
+		if unsure {
+			what = "messages that could have been its reply"
+		}
+		a.Err = fmt.Errorf("%w: the transcript's bounds dropped %s after the probe", ErrLostReply, what)
 		return a
 	}
 	a.Replies = append([]*wire.Message(nil), a.Replies...)
@@ -227,6 +233,22 @@ func (p StrayProbe) Settled() StrayAnswer {
 		}
 	}
 	a.Err = p.ended
+	return a
+}
+
+// ErrLostReply is a StrayAnswer's Err when the transcript's bounds dropped a
+// message that could have been the probe's reply: the probe is not verified, never
+// a finding (SettledFor ends the check with an error).
+var ErrLostReply = errors.New("a possible reply was not kept")
+
+// SettledFor is Settled for a check's judging run: a probe whose possible reply the
+// transcript lost ends the check with an error (not verified), since a lost record
+// is no evidence of silence.
+func (p StrayProbe) SettledFor(t *conform.T) StrayAnswer {
+	a := p.Settled()
+	if errors.Is(a.Err, ErrLostReply) {
+		t.ErrorNow("not verified: %v", a.Err)
+	}
 	return a
 }
 

@@ -1,0 +1,50 @@
+package base
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/conform/conformtest"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// floodingNullID answers the "id": null tools/list with -32600 (id null), and
+// floods notifications/message before or after that refusal.
+func floodingNullID(before bool) *conformtest.Server {
+	srv := conformtest.NewServer()
+	srv.Handle("tools/list", func(req *wire.Message) []string {
+		if !req.ID.IsNull() {
+			return []string{conformtest.Result(req, `{"tools":[]}`)}
+		}
+		// Longer than a notification: what is left of the bound after the flood,
+		// too little for one more notification, is too little for it.
+		refusal := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"id null` + strings.Repeat(".", 200) + `"}}`
+		var flood []string
+		for i := 0; i < 200; i++ {
+			flood = append(flood, conformtest.Notification("notifications/message", `{"level":"info","data":"x"}`))
+		}
+		if before {
+			return append(flood, refusal)
+		}
+		return append([]string{refusal}, flood...)
+	})
+	return srv
+}
+
+// Issue 32: "A lost record is 'not verified', never a failure, and only a dropped
+// message that could have been the reply counts." With a transcript bound the
+// flood overruns, dropped notifications leave the probe judged; a dropped refusal
+// (it came after the flood) leaves it not verified, never a failure.
+func TestFloodedTranscript(t *testing.T) {
+	small := func(c *conform.Config) { c.MaxTranscriptBytes = 8 << 10 }
+	v := conformtest.Judge(t, "BASE-NULL-ID-01", "2025-06-18", floodingNullID(false), small)
+	if v.Status != reports.Pass {
+		t.Errorf("notifications dropped after the refusal: %s (%s), want pass", v.Status, v.Message)
+	}
+	v = conformtest.Judge(t, "BASE-NULL-ID-01", "2025-06-18", floodingNullID(true), small)
+	if v.Status != reports.Error || !strings.Contains(v.Message, "not verified") {
+		t.Errorf("the refusal dropped after the flood: %s (%s), want error (not verified)", v.Status, v.Message)
+	}
+}
