@@ -115,6 +115,14 @@ func startSSE(w http.ResponseWriter) *sseStream { return startSSEWith(w, true) }
 // startSSEWith is startSSE; accel false leaves out X-Accel-Buffering: no (the fault
 // r5-no-x-accel-buffering).
 func startSSEWith(w http.ResponseWriter, accel bool) *sseStream {
+	st := prepareSSE(w, accel)
+	_ = st.rc.Flush()
+	return st
+}
+
+// prepareSSE writes an SSE response's status and headers without sending them: they
+// go out with the first event, or the caller's flush.
+func prepareSSE(w http.ResponseWriter, accel bool) *sseStream {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -122,9 +130,7 @@ func startSSEWith(w http.ResponseWriter, accel bool) *sseStream {
 		h.Set("X-Accel-Buffering", "no")
 	}
 	w.WriteHeader(http.StatusOK)
-	st := &sseStream{w: w, rc: http.NewResponseController(w)}
-	_ = st.rc.Flush()
-	return st
+	return &sseStream{w: w, rc: http.NewResponseController(w)}
 }
 
 // event writes one event: an optional id and name, then data split into data lines

@@ -649,15 +649,16 @@ func (h *streamableHandler) get(w http.ResponseWriter, r *http.Request) {
 		h.resume(w, r, hs, last)
 		return
 	}
-	st := startSSE(w)
+	// The stream is one of the session's GET streams before the client can learn
+	// it is open (the response's headers go out below, or with the first event):
+	// whatever the server sends to its GET streams from then on reaches it,
+	// however the client's next request races this one.
+	st := prepareSSE(w, true)
 	defer st.close()
 	lg := hs.newLog()
 	defer lg.finish()
 	gen := lg.attach(st)
 	defer lg.detach(gen)
-	if rev, ok := hs.s.negotiated(); ok && rev.AtLeast("2025-11-25") {
-		primeLog(lg, h.cfg.faults)
-	}
 	hs.mu.Lock()
 	hs.gets = append(hs.gets, lg)
 	hs.mu.Unlock()
@@ -667,6 +668,10 @@ func (h *streamableHandler) get(w http.ResponseWriter, r *http.Request) {
 		hs.gets = slices.DeleteFunc(hs.gets, func(l *sseLog) bool { return l == lg })
 		hs.mu.Unlock()
 	}()
+	if rev, ok := hs.s.negotiated(); ok && rev.AtLeast("2025-11-25") {
+		primeLog(lg, h.cfg.faults)
+	}
+	_ = st.rc.Flush()
 	if hs.s.logThreshold() <= logLevelIndex("info") {
 		if n, err := encodeNotification("notifications/message", map[string]any{
 			"level": "info", "logger": ServerName, "data": "Listening: this stream carries the server's messages that relate to no request.",
