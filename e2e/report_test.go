@@ -361,7 +361,8 @@ func cellStatus(cell string) (st reports.Status, absent bool, err error) {
 }
 
 // checkMatrix checks matrix.md against report.json: a column per revision in the same
-// order whose head names the revision and the negotiated version (or "no session"),
+// order whose head names the revision and the negotiated version (or, with none,
+// "unsupported" for a column of the other era and "no session" otherwise),
 // and a row per check ID (the union over the columns) whose title and cells match
 // report.json: the same verdict word, or "—" where the column has no such check.
 func checkMatrix(t testing.TB, dir string, rep *reports.Report) {
@@ -385,8 +386,8 @@ func checkMatrix(t testing.TB, dir string, rep *reports.Report) {
 			t.Errorf("matrix.md column %d is %q, report.json revision %q", i, m.heads[i], rev.Revision)
 		}
 		switch {
-		case rev.Negotiated == "" && state != "no session":
-			t.Errorf("matrix.md column %s says %q, want \"no session\"", rev.Revision, state)
+		case rev.Negotiated == "" && state != reports.ColumnState("", rev.Unsupported):
+			t.Errorf("matrix.md column %s says %q, want %q", rev.Revision, state, reports.ColumnState("", rev.Unsupported))
 		case rev.Negotiated != "" && !strings.HasSuffix(strings.TrimSuffix(state, ")"), " "+rev.Negotiated):
 			t.Errorf("matrix.md column %s says %q, want the negotiated version %s", rev.Revision, state, rev.Negotiated)
 		}

@@ -109,6 +109,13 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 			rev.Checks = []CheckResult{}
 		}
 		allSkip := !slices.ContainsFunc(rev.Checks, func(c CheckResult) bool { return c.Status != Skip })
+		otherEra := len(rev.Checks) > 0 && !slices.ContainsFunc(rev.Checks, func(c CheckResult) bool { return c.Status != Skip || c.Reason != RevisionUnsupported })
+		if rev.Negotiated == "" && otherEra {
+			// Era detection found the server speaks the other era: no version was
+			// negotiated, and every check is revision-unsupported (ColumnState's
+			// "unsupported", as the run itself said).
+			rev.Unsupported = true
+		}
 		if rev.Negotiated != "" && rev.Negotiated != rev.Revision && allSkip {
 			rev.Unsupported = true
 			for j := range rev.Checks {
