@@ -202,7 +202,7 @@ func TestActionSteps(t *testing.T) {
 	}
 
 	t.Run("faulty server", func(t *testing.T) {
-		code, out := g.step(t, "run", inputs("mcp-conform fixture --fault unknown-tool-iserror", "2025-06-18,2025-11-25"))
+		code, out := g.step(t, "run", inputs("mcp-conform fixture --fault simple-text-rpc-error", "2025-06-18,2025-11-25"))
 		if code != 0 {
 			t.Fatalf("run step exited %d (it must not fail before the upload):\n%s", code, out)
 		}
@@ -223,7 +223,7 @@ func TestActionSteps(t *testing.T) {
 		for _, want := range []string{
 			"## mcp-conform: ❌ FAIL (exit code 1)",
 			"Verdicts: total: " + outputs["total"] + " · pass: " + outputs["pass"],
-			"| TOOLS-CALL-UNKNOWN-01 |",
+			"| TOOLS-CALL-01 |",
 			"2025-06-18<br>negotiated 2025-06-18", "2025-11-25<br>negotiated 2025-11-25",
 		} {
 			if !strings.Contains(summary, want) {
@@ -231,7 +231,7 @@ func TestActionSteps(t *testing.T) {
 			}
 		}
 		if _, err := exec.LookPath("jq"); err == nil {
-			want := "### Reproduce\n\n```sh\n# TOOLS-CALL-UNKNOWN-01 @ 2025-06-18: fail\nmcp-conform --target 'mcp-conform fixture --fault unknown-tool-iserror' --env 'NOTE=two words' --revision 2025-06-18 --label-filter id:TOOLS-CALL-UNKNOWN-01 --report-dir mcp-conform-repro\n"
+			want := "### Reproduce\n\n```sh\n# TOOLS-CALL-01 @ 2025-06-18: fail\nmcp-conform --target 'mcp-conform fixture --fault simple-text-rpc-error' --env 'NOTE=two words' --revision 2025-06-18 --label-filter id:TOOLS-CALL-01 --report-dir mcp-conform-repro\n"
 			if !strings.Contains(summary, want) {
 				t.Errorf("job summary lacks the repro commands %q:\n%s", want, summary)
 			}

@@ -61,7 +61,7 @@ func TestBaselineEverything(t *testing.T) {
 // exits 0; the same baseline against the clean server fails the run with the stale
 // entry named; quarantine and the official suite's shape behave as documented.
 func TestBaselineFault(t *testing.T) {
-	const fault, check = "unknown-tool-iserror", "TOOLS-CALL-UNKNOWN-01"
+	const fault, check = "simple-text-rpc-error", "TOOLS-CALL-01"
 	faulty := []string{"--target", shQuote(bin) + " fixture --transport stdio --fault " + fault}
 	clean := []string{"--target", shQuote(bin) + " fixture --transport stdio"}
 	dir := t.TempDir()

@@ -44,7 +44,7 @@ type ecosystemEntry struct {
 // stdio, with a check it makes fail.
 var referenceFaults = []struct{ fault, check string }{
 	{"ping-error", "PING-01"},
-	{"unknown-tool-iserror", "TOOLS-CALL-UNKNOWN-01"},
+	{"simple-text-rpc-error", "TOOLS-CALL-01"},
 	{"id-as-string", "BASE-RESP-ID-01"},
 	{"error-without-message", "BASE-ERR-SHAPE-01"},
 	{"tools-cap-missing", "TOOLS-CAP-01"},

@@ -113,11 +113,11 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	if !strings.Contains(element(t, dom, "run-verdict"), "v-FAIL") || !strings.Contains(dom, `data-ready="1"`) {
 		t.Fatalf("page did not render or its script did not run:\n%.2000s", dom)
 	}
-	if hidden(element(t, dom, "row-TOOLS-LIST-01")) || hidden(element(t, dom, "row-TOOLS-CALL-UNKNOWN-01")) {
+	if hidden(element(t, dom, "row-TOOLS-LIST-01")) || hidden(element(t, dom, "row-TOOLS-CALL-01")) {
 		t.Errorf("unfiltered page hides rows")
 	}
-	if !regexp.MustCompile(`<a class="st-fail" href="#d-2025-06-18-TOOLS-CALL-UNKNOWN-01"[^>]*>FAIL</a>`).MatchString(dom) {
-		t.Errorf("the failing cell TOOLS-CALL-UNKNOWN-01 @ 2025-06-18 is not shown as FAIL")
+	if !regexp.MustCompile(`<a class="st-fail" href="#d-2025-06-18-TOOLS-CALL-01"[^>]*>FAIL</a>`).MatchString(dom) {
+		t.Errorf("the failing cell TOOLS-CALL-01 @ 2025-06-18 is not shown as FAIL")
 	}
 
 	filters := []struct {
@@ -127,20 +127,26 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	}{
 		{
 			fragment: "status=problems",
-			shown:    []string{"row-PING-01", "row-TOOLS-CALL-UNKNOWN-01", "d-2025-06-18-TOOLS-CALL-UNKNOWN-01", "d-2024-11-05-PING-01"},
+			shown:    []string{"row-PING-01", "row-TOOLS-CALL-01", "d-2025-06-18-TOOLS-CALL-01", "d-2024-11-05-PING-01"},
 			hidden:   []string{"row-TOOLS-LIST-01", "row-LIFE-INIT-01", "d-2025-06-18-TOOLS-LIST-01", "d-2025-06-18-LIFE-INIT-01"},
 			count:    "2 of ",
 		},
 		{
 			fragment: "status=all&group=UTIL",
 			shown:    []string{"row-PING-01", "d-2025-06-18-PING-01"},
-			hidden:   []string{"row-TOOLS-CALL-UNKNOWN-01", "row-TOOLS-LIST-01", "d-2025-06-18-TOOLS-CALL-UNKNOWN-01"},
+			hidden:   []string{"row-TOOLS-CALL-01", "row-TOOLS-LIST-01", "d-2025-06-18-TOOLS-CALL-01"},
 		},
 		{
+			// Both problems are MUST rows (PING-01 warns on its SHOULD part): the
+			// SHOULD filter hides them.
 			fragment: "status=problems&level=should",
-			shown:    []string{"row-TOOLS-CALL-UNKNOWN-01"},
-			hidden:   []string{"row-PING-01", "d-2025-06-18-PING-01"},
-			count:    "1 of ",
+			hidden:   []string{"row-PING-01", "row-TOOLS-CALL-01", "d-2025-06-18-PING-01"},
+			count:    "0 of ",
+		},
+		{
+			fragment: "status=problems&level=must",
+			shown:    []string{"row-PING-01", "row-TOOLS-CALL-01"},
+			count:    "2 of ",
 		},
 	}
 	for _, f := range filters {
@@ -224,7 +230,7 @@ window.addEventListener("load", () => {
 			t.Errorf("%s renders %sx%s, its SVG declares %sx%s", badge.File, m[1], m[2], declared[1], declared[2])
 		}
 	}
-	// The faulty run fails TOOLS-CALL-UNKNOWN-01 at every revision: no column passes.
+	// The faulty run fails TOOLS-CALL-01 at every revision: no column passes.
 	if want := fmt.Sprintf("0/%d revisions pass", len(rep.Revisions)); badges[0].Message != want {
 		t.Errorf("summary badge says %q, want %q", badges[0].Message, want)
 	}

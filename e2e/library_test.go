@@ -56,7 +56,7 @@ func TestLibraryGoSDK(t *testing.T) {
 	g := NewWithT(t)
 	g.Expect(result).To(PassRevision("2025-11-25"))
 	g.Expect(result).To(HaveVerdict("TOOLS-CALL-MALFORMED-01", "warn"))
-	g.Expect(result).NotTo(HaveVerdict("TOOLS-CALL-UNKNOWN-01", "fail"))
+	g.Expect(result).NotTo(HaveVerdict("TOOLS-CALL-01", "fail"))
 
 	golden, err := readGolden(filepath.Join("testdata", "golden", "gosdk-stdio.txt"))
 	if err != nil {
@@ -115,17 +115,17 @@ func TestLibraryInProcess(t *testing.T) {
 	}
 
 	var rec recorder
-	faulty := conform.Test(&rec, serve("unknown-tool-iserror"), rev)
-	if !rec.failedOn("FAIL 2025-11-25 TOOLS-CALL-UNKNOWN-01") || len(rec.errors) != 1 {
-		t.Errorf("with the fault, want one failure naming TOOLS-CALL-UNKNOWN-01; got %q", rec.errors)
+	faulty := conform.Test(&rec, serve("simple-text-rpc-error"), rev)
+	if !rec.failedOn("FAIL 2025-11-25 TOOLS-CALL-01") || len(rec.errors) != 1 {
+		t.Errorf("with the fault, want one failure naming TOOLS-CALL-01; got %q", rec.errors)
 	}
-	NewWithT(t).Expect(faulty).To(HaveVerdict("TOOLS-CALL-UNKNOWN-01", "fail"))
+	NewWithT(t).Expect(faulty).To(HaveVerdict("TOOLS-CALL-01", "fail"))
 	NewWithT(t).Expect(faulty).NotTo(PassRevision("2025-11-25"))
 
 	file := filepath.Join(t.TempDir(), "baseline.yml")
-	writeFile(t, file, "expected-failures:\n  - id: TOOLS-CALL-UNKNOWN-01\n    revisions: [2025-11-25]\n    reason: the fault under test\n")
-	accepted := conform.Test(t, serve("unknown-tool-iserror"), rev, conform.Baseline(file))
-	NewWithT(t).Expect(accepted).To(HaveVerdict("TOOLS-CALL-UNKNOWN-01", "expected-fail"))
+	writeFile(t, file, "expected-failures:\n  - id: TOOLS-CALL-01\n    revisions: [2025-11-25]\n    reason: the fault under test\n")
+	accepted := conform.Test(t, serve("simple-text-rpc-error"), rev, conform.Baseline(file))
+	NewWithT(t).Expect(accepted).To(HaveVerdict("TOOLS-CALL-01", "expected-fail"))
 
 	rec = recorder{}
 	conform.Test(&rec, serve(), rev, conform.Baseline(file))

@@ -13,7 +13,7 @@ import (
 )
 
 // faultyRun is one full run against the reference server with two faults — PING-01
-// warns (a SHOULD) and TOOLS-CALL-UNKNOWN-01 fails at every revision — shared by the
+// warns (a SHOULD) and TOOLS-CALL-01 fails at every revision — shared by the
 // repro, replay and HTML tests so that the run happens once.
 var faultyRun struct {
 	once   sync.Once
@@ -26,8 +26,8 @@ const reproFault = "ping-extra-keys"
 
 // reproFaults are the faults of the shared faulty run, and the checks they flip.
 var (
-	reproFaults = []string{reproFault, "unknown-tool-iserror"}
-	reproChecks = map[string]reports.Status{"PING-01": reports.Warn, "TOOLS-CALL-UNKNOWN-01": reports.Fail}
+	reproFaults = []string{reproFault, "simple-text-rpc-error"}
+	reproChecks = map[string]reports.Status{"PING-01": reports.Warn, "TOOLS-CALL-01": reports.Fail}
 )
 
 // unknownToolName is the random name the unknown-tool probe makes up per run.
@@ -47,7 +47,7 @@ func faultyReport(t *testing.T) (dir string, rep *reports.Report, target string)
 	if faultyRun.run == nil {
 		t.Fatal("the faulty run did not complete (see the first test that ran it)")
 	}
-	wantCode(t, faultyRun.run, 1) // TOOLS-CALL-UNKNOWN-01 fails
+	wantCode(t, faultyRun.run, 1) // TOOLS-CALL-01 fails
 	return faultyRun.dir, loadReports(t, faultyRun.dir), faultyRun.target
 }
 

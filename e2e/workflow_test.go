@@ -284,7 +284,7 @@ func TestReadmeShardedWorkflow(t *testing.T) {
 		{"ref-modern", []string{"--target", ref + " --era modern"}},
 		{"ref-http", []string{"--target", fmt.Sprintf("%s --transport http --addr 127.0.0.1:%d", ref, port), "--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
 			"--header", "Authorization: Bearer ${MCP_TOKEN}"}},
-		{"ref-unknown-tool", []string{"--target", ref + " --fault unknown-tool-iserror"}},
+		{"ref-unknown-tool", []string{"--target", ref + " --fault simple-text-rpc-error"}},
 	}
 	serversYAML := entriesYAML(t, entries)
 	artifacts := t.TempDir()

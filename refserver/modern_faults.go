@@ -131,7 +131,7 @@ var modernFaultCatalogue = []Fault{
 		Description: "Streamable HTTP: a =?base64?…?= Mcp-Name is compared with the body undecoded (and rejected with -32020)"},
 	{Name: faultR5UnknownMethod200, Targets: []string{"H5-UNKNOWN-METHOD-01"}, Revisions: onlyR5, Transport: httpOnly,
 		Description: "Streamable HTTP: -32601 (method not found) comes with HTTP 200 instead of 404"},
-	{Name: faultR5VersionError200, Targets: []string{"H5-VERSION-400-01", "MOD-VERSION-UNSUPPORTED-01"}, Revisions: onlyR5, Transport: httpOnly,
+	{Name: faultR5VersionError200, Targets: []string{"H5-VERSION-400-01", "MOD-VERSION-UNSUPPORTED-01", "ERR-R5-CODES-01"}, Revisions: onlyR5, Transport: httpOnly,
 		Description: "Streamable HTTP: -32022 (unsupported protocol version) comes with HTTP 200 instead of 400"},
 	{Name: faultR5LastEventIDRefuse, Targets: []string{"H5-LASTEVENTID-IGNORE-01"}, Revisions: onlyR5, Transport: httpOnly,
 		Description: "Streamable HTTP: a POST carrying Last-Event-ID is refused with 400 instead of served"},

@@ -48,6 +48,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.Var(&o.headers, "header", `"Name: value" HTTP header sent on every request (repeatable)`)
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Second, "deadline for each reply")
 	fs.DurationVar(&o.startTimeout, "start-timeout", 15*time.Second, "how long the server may take to start")
+	fs.DurationVar(&o.killGrace, "kill-grace", 2*time.Second, "how long the server may take to exit once its stdin is closed, before SIGTERM")
 	fs.StringVar(&check, "check", "", "with a report.json FILE: the check ID whose exchange to replay")
 	fs.StringVar(&rev, "revision", "", "with a report.json FILE: the revision whose exchange to replay")
 	// FILE may come before or after the flags.
