@@ -200,7 +200,7 @@ func judgeIsErrorContent(calls []toolcall.SeenCall, called bool, fixture string)
 	}
 	switch {
 	case len(seen) == 0 && !called:
-		return conform.Skip(conform.MissingFixture, "%s", "no isError:true result was seen; "+fixture)
+		return conform.Skip(conform.MissingFixture, "%s", "no isError:true result was seen; list the fixture tool test_error_handling (the fixture contract, refserver/doc.go), which always fails, to exercise it")
 	case len(seen) == 0:
 		return conform.Skip(conform.NotExercised, "%s", "no isError:true result was seen: "+fixture)
 	case problems.Failed():

@@ -54,19 +54,25 @@ func TestJudgeIsErrorContent(t *testing.T) {
 		called bool
 		want   conform.Outcome
 		reason reports.SkipReason
+		says   string // in the message
 	}{
-		{"text block", []toolcall.SeenCall{seen("a", isErrText), seen("b", okText)}, true, conform.OutcomePass, ""},
-		{"no content", []toolcall.SeenCall{seen("a", `{"isError":true}`)}, true, conform.OutcomeViolation, ""},
-		{"content not an array", []toolcall.SeenCall{seen("a", `{"content":"boom","isError":true}`)}, true, conform.OutcomeViolation, ""},
-		{"no text block", []toolcall.SeenCall{seen("a", `{"content":[{"type":"image","data":"","mimeType":"image/png"}],"isError":true}`)}, true, conform.OutcomeWarn, ""},
-		{"empty content", []toolcall.SeenCall{seen("a", `{"content":[],"isError":true}`)}, true, conform.OutcomeWarn, ""},
-		{"no fixture, nothing seen", []toolcall.SeenCall{seen("a", okText)}, false, conform.OutcomeSkip, reports.NeedsFixture},
-		{"fixture called, no isError", []toolcall.SeenCall{seen("a", okText)}, true, conform.OutcomeSkip, reports.NotExercised},
+		{"text block", []toolcall.SeenCall{seen("a", isErrText), seen("b", okText)}, true, conform.OutcomePass, "", ""},
+		{"no content", []toolcall.SeenCall{seen("a", `{"isError":true}`)}, true, conform.OutcomeViolation, "", ""},
+		{"content not an array", []toolcall.SeenCall{seen("a", `{"content":"boom","isError":true}`)}, true, conform.OutcomeViolation, "", ""},
+		{"no text block", []toolcall.SeenCall{seen("a", `{"content":[{"type":"image","data":"","mimeType":"image/png"}],"isError":true}`)}, true, conform.OutcomeWarn, "", ""},
+		{"empty content", []toolcall.SeenCall{seen("a", `{"content":[],"isError":true}`)}, true, conform.OutcomeWarn, "", ""},
+		// The skip says what would exercise the check, not an empty clause (issue 32).
+		{"no fixture, nothing seen", []toolcall.SeenCall{seen("a", okText)}, false, conform.OutcomeSkip, reports.NeedsFixture, "list the fixture tool test_error_handling"},
+		{"fixture called, no isError", []toolcall.SeenCall{seen("a", okText)}, true, conform.OutcomeSkip, reports.NotExercised, "fixture"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := judgeIsErrorContent(tc.calls, tc.called, "fixture")
-			if got.Outcome() != tc.want || got.Reason != tc.reason {
+			fixture := ""
+			if tc.called {
+				fixture = "fixture"
+			}
+			got := judgeIsErrorContent(tc.calls, tc.called, fixture)
+			if got.Outcome() != tc.want || got.Reason != tc.reason || !strings.Contains(got.Message, tc.says) || strings.HasSuffix(got.Message, "; ") {
 				t.Errorf("got kind %s/%s (%s)", got.Outcome(), got.Reason, got.Message)
 			}
 		})
