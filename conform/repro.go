@@ -73,22 +73,8 @@ func statusReplies(s *Session, n int) []reports.ExchangeMessage {
 // status reply takes the number of the message before it (the transcript never
 // numbered it).
 func withStatusReplies(msgs, extra []reports.ExchangeMessage) []reports.ExchangeMessage {
-	if len(extra) == 0 {
-		return msgs
-	}
-	out := make([]reports.ExchangeMessage, 0, len(msgs)+len(extra))
-	i := 0
-	for _, x := range extra {
-		for i < len(msgs) && !msgs[i].At.After(x.At) {
-			out = append(out, msgs[i])
-			i++
-		}
-		if len(out) > 0 {
-			x.Seq = out[len(out)-1].Seq
-		}
-		out = append(out, x)
-	}
-	return append(out, msgs[i:]...)
+	return wire.MergeByTime(msgs, extra, func(m reports.ExchangeMessage) time.Time { return m.At },
+		func(x *reports.ExchangeMessage, after reports.ExchangeMessage) { x.Seq = after.Seq })
 }
 
 // slice is the exchange since the mark: the traffic of every session that existed

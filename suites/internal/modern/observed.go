@@ -1,6 +1,8 @@
 package modern
 
 import (
+	"time"
+
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -280,22 +282,6 @@ func StatusReplies(s *conform.Session) []wire.Entry {
 // checks read it, so that a reply counts for every rule it can break on every
 // transport (2026-07-28 sends its errors with HTTP 400).
 func Entries(t *conform.T, s *conform.Session) []wire.Entry {
-	entries := t.Transcript(s)
-	extra := StatusReplies(s)
-	if len(extra) == 0 {
-		return entries
-	}
-	out := make([]wire.Entry, 0, len(entries)+len(extra))
-	i := 0
-	for _, x := range extra {
-		for i < len(entries) && !entries[i].At.After(x.At) {
-			out = append(out, entries[i])
-			i++
-		}
-		if len(out) > 0 {
-			x.Seq = out[len(out)-1].Seq
-		}
-		out = append(out, x)
-	}
-	return append(out, entries[i:]...)
+	return wire.MergeByTime(t.Transcript(s), StatusReplies(s), func(e wire.Entry) time.Time { return e.At },
+		func(x *wire.Entry, after wire.Entry) { x.Seq = after.Seq })
 }
