@@ -67,6 +67,15 @@ func (f *Findings) FailAsWarning(want string) Verdict { return Warn(want, JoinAt
 // Warning is an explicit warning about want, with the warnings as evidence.
 func (f *Findings) Warning(want string) Verdict { return Warn(want, JoinAtMost(f.warns, 5)) }
 
+// VerdictOrNone is a transcript check's verdict: not exercised, for the reason none,
+// when nothing was judged; else Verdict(want, "", pass).
+func (f *Findings) VerdictOrNone(none, want, pass string) Verdict {
+	if f.Judged == 0 {
+		return Skip(NotExercised, "%s", none)
+	}
+	return f.Verdict(want, "", pass)
+}
+
 // Verdict is a Violation of failWant for fails (any warns are appended), an explicit
 // Warn of warnWant for warns, otherwise a pass with passMsg (and the notes).
 func (f *Findings) Verdict(failWant, warnWant, passMsg string) Verdict {

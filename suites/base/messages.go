@@ -275,15 +275,6 @@ func received(t *conform.T, fn func(s *conform.Session, e wire.Entry)) {
 	}
 }
 
-// verdictOrNone is a transcript check's verdict: not exercised, for the reason none,
-// when the transcripts held nothing to judge; else f's (a violation of want, or pass).
-func verdictOrNone(f *conform.Findings, none, want, pass string) conform.Verdict {
-	if f.Judged == 0 {
-		return conform.Skip(conform.NotExercised, "%s", none)
-	}
-	return f.Verdict(want, "", pass)
-}
-
 // where names an entry for messages (modern.Where: the body of an HTTP error
 // status is named after the transcript entry before it).
 func where(s *conform.Session, e wire.Entry) string { return modern.Where(s, e) }
@@ -328,7 +319,7 @@ var _ = conform.Register(conform.Check{
 				f.Fail(where(s, e) + ": a response with neither result nor error")
 			}
 		})
-		return verdictOrNone(&f, "no response was received",
+		return f.VerdictOrNone("no response was received",
 			"exactly one of result and error in each response",
 			fmt.Sprintf("%d responses, each with exactly one of result and error", f.Judged))
 	},
@@ -349,7 +340,7 @@ var _ = conform.Register(conform.Check{
 				f.Fail(where(s, e) + ": " + p)
 			}
 		})
-		return verdictOrNone(&f, "no error response was received",
+		return f.VerdictOrNone("no error response was received",
 			"an integer code and a string message in every error",
 			fmt.Sprintf("%d errors, each with an integer code and a string message", f.Judged))
 	},
@@ -397,7 +388,7 @@ var _ = conform.Register(conform.Check{
 				f.Fail(fmt.Sprintf("%s: %s with id %s", where(s, e), e.Msg.Method, conform.Clip(string(e.Msg.ID.Raw()), 40)))
 			}
 		})
-		return verdictOrNone(&f, "the server sent no notification",
+		return f.VerdictOrNone("the server sent no notification",
 			"no id on a notification",
 			fmt.Sprintf("%d notifications, none with an id", f.Judged))
 	},
@@ -427,7 +418,7 @@ var _ = conform.Register(conform.Check{
 			}
 			seen[s][m.ID.Key()] = true
 		})
-		return verdictOrNone(&f, "the server sent no request",
+		return f.VerdictOrNone("the server sent no request",
 			"a string or integer id, unique in its session, on every server request",
 			fmt.Sprintf("%d server requests, each with a fresh string or integer id", f.Judged))
 	},
@@ -856,7 +847,7 @@ func judgeErrCodes(seen []seenCode) conform.Verdict {
 			f.Fail(fmt.Sprintf("%s: -32601 (method not found) for %s, which the same session answered with a result", c.where, c.method))
 		}
 	}
-	return verdictOrNone(&f, "no JSON-RPC error was received in this revision's sessions",
+	return f.VerdictOrNone("no JSON-RPC error was received in this revision's sessions",
 		"each standard code with its meaning (-32700 parse, -32600 invalid request, -32601 method not found, -32602 invalid params, -32603 internal), no code reserved for future use",
 		fmt.Sprintf("%d error replies, none with a code against its meaning or reserved for future use", f.Judged))
 }

@@ -227,7 +227,7 @@ var _ = conform.Register(conform.Check{
 				}
 			}
 		}
-		return verdictOrNone(&f, "no request POST was answered with a success status",
+		return f.VerdictOrNone("no request POST was answered with a success status",
 			"Content-Type application/json or text/event-stream on the reply to every request POST",
 			fmt.Sprintf("%d request POSTs, each answered application/json or text/event-stream", f.Judged))
 	},

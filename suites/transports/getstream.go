@@ -114,7 +114,7 @@ var _ = conform.Register(conform.Check{
 				}
 			}
 		})
-		return verdictOrNone(&f, "no GET stream carried a message",
+		return f.VerdictOrNone("no GET stream carried a message",
 			"messages on the GET stream unrelated to the client's requests",
 			fmt.Sprintf("%d message(s) on GET streams, none tied to a request of the suite's", f.Judged))
 	},

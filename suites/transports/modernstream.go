@@ -49,7 +49,7 @@ var _ = conform.Register(conform.Check{
 				f.Fail(fmt.Sprintf("%s: progress for token %s, not the request's (%s)", what, progressToken(e.Msg), toolkit.Or(sent.tokens[e.Stream], "none")))
 			}
 		})
-		return verdictOrNone(&f, "no request's SSE stream carried a message before its response",
+		return f.VerdictOrNone("no request's SSE stream carried a message before its response",
 			"only notifications of the originating request on its stream",
 			fmt.Sprintf("%d message(s) on request streams, each a notification of its request", f.Judged))
 	},

@@ -68,7 +68,7 @@ var _ = conform.Register(conform.Check{
 				}
 			}
 		}
-		return verdictOrNone(&f, "no request was answered with an SSE stream that the server ended",
+		return f.VerdictOrNone("no request was answered with an SSE stream that the server ended",
 			"the response on the SSE stream of its request",
 			fmt.Sprintf("%d request SSE stream(s), each carrying its response", f.Judged))
 	},
@@ -101,7 +101,7 @@ var _ = conform.Register(conform.Check{
 				f.Fail(fmt.Sprintf("%s: progress for token %s on the stream of %s (id %s), whose token is %s", where(s, e), got, sent.methods[e.Stream], e.Stream, want))
 			}
 		})
-		return verdictOrNone(&f, "no progress notification came on a request's SSE stream",
+		return f.VerdictOrNone("no progress notification came on a request's SSE stream",
 			"progress on a request's stream for that request's token",
 			fmt.Sprintf("%d progress notification(s) on request streams, each for that request's token", f.Judged))
 	},

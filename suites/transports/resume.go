@@ -51,7 +51,7 @@ var _ = conform.Register(conform.Check{
 				}
 			}
 		}
-		return verdictOrNone(&f, "no SSE event carried an id (ids are optional)",
+		return f.VerdictOrNone("no SSE event carried an id (ids are optional)",
 			"every event id once in the session",
 			fmt.Sprintf("%d event ids on %d stream(s), each once", f.Judged, streams))
 	},
@@ -88,7 +88,7 @@ var _ = conform.Register(conform.Check{
 				}
 			}
 		}
-		return verdictOrNone(&f, "no POST's SSE stream carried an event",
+		return f.VerdictOrNone("no POST's SSE stream carried an event",
 			"every POST's SSE stream primed: a first event with an id and empty data",
 			fmt.Sprintf("%d SSE stream(s) of POSTs, each primed", f.Judged))
 	},
@@ -263,7 +263,7 @@ var _ = conform.Register(conform.Check{
 				f.Fail(fmt.Sprintf("the response to another request (id %s) was replayed", m.ID))
 			}
 		}
-		return verdictOrNone(&f, fmt.Sprintf("the resumed stream (GET with Last-Event-ID %q) carried no message", p.lastID),
+		return f.VerdictOrNone(fmt.Sprintf("the resumed stream (GET with Last-Event-ID %q) carried no message", p.lastID),
 			"only the resumed stream's messages",
 			fmt.Sprintf("the stream resumed from event %q carried %d message(s), all of that stream", p.lastID, f.Judged))
 	},

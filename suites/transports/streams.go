@@ -38,15 +38,6 @@ func httpSessions(t *conform.T) ([]*conform.Session, []transport.HTTPSession) {
 	return ss, hs
 }
 
-// verdictOrNone is a transcript check's verdict: not exercised, for the reason none,
-// when the transcripts held nothing to judge; else f's (a violation of want, or pass).
-func verdictOrNone(f *conform.Findings, none, want, pass string) conform.Verdict {
-	if f.Judged == 0 {
-		return conform.Skip(conform.NotExercised, "%s", none)
-	}
-	return f.Verdict(want, "", pass)
-}
-
 // sessionRequests is what one session sent that ties a server message to a request
 // of its: each map but byToken is keyed by the request's raw id.
 type sessionRequests struct {
