@@ -112,6 +112,11 @@ type Check struct {
 	// another the runner records not-applicable and Run is not called. Empty: the
 	// group's transport (STDIO, SSE, SHTTP and H5), or every transport.
 	Transports []string
+	// NotOn are the revision and transport pairs where another rule takes the
+	// check's place, each with the spec's reason: there the runner records
+	// not-applicable, as for a transport not in Transports, and neither Probe nor
+	// Run is called.
+	NotOn []NotOn
 	// Handshake marks checks that judge initialize itself: they also run in columns
 	// whose revision the server did not support or whose initialize was refused.
 	Handshake bool
@@ -312,6 +317,16 @@ func validateCheck(c *Check) error {
 			return fmt.Errorf("check %s: unknown transport %q (one of %v)", c.ID, tr, transportKinds)
 		}
 	}
+	for _, n := range c.NotOn {
+		switch {
+		case !slices.ContainsFunc(c.Revisions, func(r revision.Revision) bool { return r.Name == n.Revision }):
+			return fmt.Errorf("check %s: NotOn names revision %q, which is not one of the check's %v", c.ID, n.Revision, c.Revisions)
+		case !c.AppliesOn(n.Transport):
+			return fmt.Errorf("check %s: NotOn names transport %q, which the check is not about", c.ID, n.Transport)
+		case n.Why == "":
+			return fmt.Errorf("check %s: NotOn %s over %s gives no reason", c.ID, n.Revision, n.Transport)
+		}
+	}
 	switch c.Level {
 	case Must, Should, May, Descriptive, Derived:
 	default:
@@ -368,6 +383,13 @@ func imply(c *Check) {
 	}
 }
 
+// NotOn is one revision and transport where a check's rule gives way to another.
+type NotOn struct {
+	Revision  string // a revision name, e.g. "2026-07-28"
+	Transport string // one of Session.Kind's values
+	Why       string // the spec's reason, shown in the not-applicable verdict
+}
+
 // The transports a check may be about: Session.Kind's values.
 var transportKinds = []string{"stdio", "http", "sse"}
 
@@ -404,6 +426,9 @@ func (c *Check) OptionNames() []string {
 	add(c.Changes != "", "changes: "+string(c.Changes))
 	for _, v := range c.PreOpen {
 		out = append(out, "pre-opens "+v)
+	}
+	for _, n := range c.NotOn {
+		out = append(out, fmt.Sprintf("not on %s over %s", n.Revision, n.Transport))
 	}
 	return out
 }

@@ -54,6 +54,14 @@ func TestRegisterRejectsDuplicatesAndMalformedChecks(t *testing.T) {
 		{"valid state change", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Changes = StateLogLevel; return c }()}, ""},
 		{"unknown group", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Group = "tools"; return c }()}, "not a catalogue group"},
 		{"unknown transport", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Transports = []string{"ws"}; return c }()}, "unknown transport"},
+		{"not on a revision the check lacks", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.NotOn = []NotOn{{"1999-01-01", "http", "why"}}; return c }()}, "not one of the check's"},
+		{"not on a transport the check is not about", []Check{func() Check {
+			c := okCheck("ZZ-ONE-01")
+			c.Transports, c.NotOn = []string{"stdio"}, []NotOn{{"2025-06-18", "http", "why"}}
+			return c
+		}()}, "which the check is not about"},
+		{"not on without a reason", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.NotOn = []NotOn{{"2025-06-18", "http", ""}}; return c }()}, "gives no reason"},
+		{"valid not on", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.NotOn = []NotOn{{"2025-06-18", "http", "why"}}; return c }()}, ""},
 		{"spare session in the clean phase", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Spare = true; return c }()}, "runs in PhaseOddInput or PhaseTranscript"},
 		{"pre-initialize probe in the clean phase", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.PreInitProbe = true; return c }()}, "runs in PhaseOddInput or PhaseTranscript"},
 		{"silence probe outside the transcript phase", []Check{func() Check { c := okCheck("ZZ-ONE-01"); c.Phase, c.SilenceProbe = PhaseOddInput, true; return c }()}, "PhaseTranscript"},

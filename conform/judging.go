@@ -46,7 +46,7 @@ func (rs *runState) notRun(col *column, c *Check) *Verdict {
 		// judges the answer it gave, in the 2026-07-28 column).
 		return v(Skip(reports.RevisionUnsupported, "%s", rs.unsupportedWhy(col)))
 	}
-	return transportSkip(c, rs.kindOf(col))
+	return transportSkip(c, col.rev.Name, rs.kindOf(col))
 }
 
 // runCheck is the body of one Ginkgo spec: it takes the check's verdict (judged by the

@@ -222,9 +222,17 @@ func TestTransportsAndStop(t *testing.T) {
 		}
 		skipped := Register(Check{ID: "ZZ-STOP-01", Title: "t", Row: row, Run: func(t *T) Verdict { helper(t, true); return Pass("not reached") }})
 		errored := Register(Check{ID: "ZZ-STOP-02", Title: "t", Row: row, Run: func(t *T) Verdict { helper(t, false); return Pass("not reached") }})
-		vs := judgePiped(t, rev, other, explicit, skipped, errored)
+		// NotOn: the rule gives way in this revision over stdio (neither Probe nor
+		// Run called), and not where it names another revision.
+		two := row
+		two.Revisions = []revision.Revision{rev, revision.MustLookup("2025-11-25")}
+		notHere := Register(Check{ID: "ZZ-NOTON-01", Title: "t", Row: two, Probe: func(t *T) { ran = true },
+			Run: func(t *T) Verdict { ran = true; return Pass("ran") }, NotOn: []NotOn{{Revision: rev.Name, Transport: "stdio", Why: "another rule"}}})
+		elsewhere := Register(Check{ID: "ZZ-NOTON-02", Title: "t", Row: two,
+			Run: func(t *T) Verdict { return Pass("ran") }, NotOn: []NotOn{{Revision: "2025-11-25", Transport: "stdio", Why: "another rule"}}})
+		vs := judgePiped(t, rev, other, explicit, skipped, errored, notHere, elsewhere)
 		if ran {
-			t.Error("the Run of a check of another transport was called")
+			t.Error("the Probe or Run of a check of another transport, or not on this revision's, was called")
 		}
 		for i, want := range []struct {
 			status reports.Status
@@ -235,6 +243,8 @@ func TestTransportsAndStop(t *testing.T) {
 			{reports.Skip, reports.NotApplicable, "a rule of the Streamable HTTP transport; the session runs over stdio"},
 			{reports.Skip, reports.NeedsFixture, "no fixture x"},
 			{reports.Error, "", "not verified: y"},
+			{reports.Skip, reports.NotApplicable, "not a rule of 2025-06-18 over stdio: another rule"},
+			{reports.Pass, "", "ran"},
 		} {
 			if v := vs[i]; v.Status != want.status || v.Reason != want.reason || v.Message != want.text {
 				t.Errorf("check %d: %s %s %q, want %s %s %q", i, v.Status, v.Reason, v.Message, want.status, want.reason, want.text)

@@ -60,13 +60,23 @@ func TransportOf[X any](t *T) (*Session, X) {
 }
 
 // transportSkip is the verdict of a check whose rule is about another transport
-// than the column's, or nil.
-func transportSkip(c *Check, kind string) *Verdict {
-	if kind == "" || c.AppliesOn(kind) {
+// than the column's, or gives way to another rule in the column's revision over
+// its transport (Check.NotOn), or nil.
+func transportSkip(c *Check, rev, kind string) *Verdict {
+	if kind == "" {
 		return nil
 	}
-	v := Skip(reports.NotApplicable, "%s", fmt.Sprintf("a rule of the %s transport; the session runs over %s", transportNames(c.Transports), kind))
-	return &v
+	if !c.AppliesOn(kind) {
+		v := Skip(reports.NotApplicable, "%s", fmt.Sprintf("a rule of the %s transport; the session runs over %s", transportNames(c.Transports), kind))
+		return &v
+	}
+	for _, n := range c.NotOn {
+		if n.Revision == rev && n.Transport == kind {
+			v := Skip(reports.NotApplicable, "%s", fmt.Sprintf("not a rule of %s over %s: %s", rev, transportNames([]string{kind}), n.Why))
+			return &v
+		}
+	}
+	return nil
 }
 
 func transportNames(kinds []string) string {

@@ -196,17 +196,16 @@ var _ = conform.Register(conform.Check{
 	ID: "CANCEL-INFLIGHT-01", Title: "a request cancelled in flight is stopped and gets no response",
 	Probe: func(t *conform.T) { cnInflightOf(t) },
 	Run:   runCancelInflight,
+	NotOn: []conform.NotOn{{Revision: "2026-07-28", Transport: "http",
+		Why: "a request is cancelled by closing its response stream, not with notifications/cancelled (2026-07-28/basic/patterns/cancellation.mdx, Transport-Specific Cancellation): H5-CANCEL-CLOSE-01's probe"}},
 })
 
 // cnInflightOf is CANCEL-INFLIGHT-01's probe, which STDIO-CANCEL-R5-01 shares: made
 // once per revision, in the column's probe pass (one revision at a time on a shared
 // server, as test_last_cancellation is the server's state). It ends the check where
-// the probe does not apply, or its fixtures are missing.
+// its fixtures are missing.
 func cnInflightOf(t *conform.T) cnInflight {
 	s := t.Session()
-	if s.Modern() && s.Kind == "http" {
-		t.SkipNow(conform.NotApplicable, "in 2026-07-28 over Streamable HTTP a request is cancelled by closing its response stream, not with notifications/cancelled (2026-07-28/basic/patterns/cancellation.mdx, Transport-Specific Cancellation): H5-CANCEL-CLOSE-01's probe")
-	}
 	cnFixtures(t, cnSlowFixture, cnLastFixture)
 	return t.Once("CANCEL-INFLIGHT-01:"+t.Rev.Name, func() any { return cnProbeInflight(t, s) }).(cnInflight)
 }
