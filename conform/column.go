@@ -52,7 +52,10 @@ type column struct {
 	// probeMisuse is what each transcript check touched in the probe pass that it
 	// does not declare (T.misused), for its judging run to report.
 	probeMisuse map[string]string
-	announced   bool
+	// probeWindows are the traffic windows each transcript check's Probe made or
+	// read (T.windows), for the evidence of its judging run.
+	probeWindows map[string][]*trafficWindow
+	announced    bool
 	// why, when set, says why the column is revision-unsupported (era detection).
 	why string
 }

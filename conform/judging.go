@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -24,10 +25,20 @@ func (rs *runState) probe(col *column, c *Check) {
 	if c.Probe == nil || rs.notRun(col, c) != nil {
 		return
 	}
+	w := openWindow(col)
+	var read []*trafficWindow
 	rs.invoke(col, c, func(t *T) Verdict {
 		t.call(func(t *T) Verdict { c.Probe(t); return Verdict{} })
+		read = t.windows
 		return Verdict{}
 	})
+	read = append(read, w.close())
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	if col.probeWindows == nil {
+		col.probeWindows = map[string][]*trafficWindow{}
+	}
+	col.probeWindows[c.ID] = read
 }
 
 // notRun is the verdict of a check the column cannot run, or nil.
@@ -145,6 +156,11 @@ func (rs *runState) invoke(col *column, c *Check, run func(*T) Verdict) (v Verdi
 	ctx, cancel := context.WithTimeout(rs.ctx, bound)
 	defer cancel()
 	t := &T{Ctx: ctx, Rev: col.rev, Check: c, run: rs, col: col, probing: col.probing}
+	if !col.probing {
+		col.mu.Lock()
+		t.windows = slices.Clone(col.probeWindows[c.ID])
+		col.mu.Unlock()
+	}
 	mark := markTranscripts(col)
 	done := make(chan Verdict, 1)
 	go func() {
@@ -167,6 +183,9 @@ func (rs *runState) invoke(col *column, c *Check, run func(*T) Verdict) (v Verdi
 	t.cleanup()
 	if v.Status != reports.Pass && v.Status != reports.Skip {
 		v.exchange = mark.slice(col, t)
+		if len(v.exchange.Sessions) == 0 {
+			v.exchange = windowsExchange(t.windows)
+		}
 		if t.exchangeOf != nil {
 			if ex := t.exchangeOf(); ex != nil {
 				v.exchange = ex

@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -248,6 +249,41 @@ func TestTransportsAndStop(t *testing.T) {
 		} {
 			if v := vs[i]; v.Status != want.status || v.Reason != want.reason || v.Message != want.text {
 				t.Errorf("check %d: %s %s %q, want %s %s %q", i, v.Status, v.Reason, v.Message, want.status, want.reason, want.text)
+			}
+		}
+	})
+}
+
+// A transcript check is judged after its column settled, so its own run sends
+// nothing: the exchange of its failing verdict is the traffic of the probe it
+// read — its Probe's, or the T.Once computation another check's probe made.
+func TestProbeEvidence(t *testing.T) {
+	rev := revision.MustLookup("2025-06-18")
+	withRegistry(t, func() {
+		row := Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"}
+		probe := func(t *T) {
+			t.Once("shared-probe", func() any {
+				_, err := t.Session().Call(t.Ctx, "x/shared-probe", map[string]any{})
+				return err
+			})
+		}
+		fail := func(t *T) Verdict { return Fail("no finding", "a finding") }
+		first := Register(Check{ID: "ZZ-PROBE-01", Title: "t", Row: row, Probe: probe, Run: fail})
+		second := Register(Check{ID: "ZZ-PROBE-02", Title: "t", Row: row, Probe: probe, Run: fail})
+		for i, v := range judgePiped(t, rev, first, second) {
+			if v.Status != reports.Fail {
+				t.Fatalf("check %d: %s %q, want fail", i, v.Status, v.Message)
+			}
+			ex := v.Exchange()
+			if ex == nil || len(ex.Sessions) != 1 {
+				t.Fatalf("check %d: exchange %+v, want the main session's probe", i, ex)
+			}
+			var got []string
+			for _, m := range ex.Sessions[0].Messages {
+				got = append(got, m.Dir+" "+m.Method())
+			}
+			if !slices.Equal(got, []string{"send x/shared-probe", "recv "}) {
+				t.Errorf("check %d: exchange %q, want the shared probe's request and its reply", i, got)
 			}
 		}
 	})

@@ -53,12 +53,22 @@ func markTranscripts(col *column) transcriptMark {
 // JSON-RPC error sent with HTTP 400 is the server's reply, though the transport
 // hands it to the caller as an error, not to the transcript. Source says the status.
 func statusReplies(s *Session, n int) []reports.ExchangeMessage {
+	return statusRepliesBetween(s, n, -1)
+}
+
+// statusRepliesBetween is statusReplies of the exchanges after the first from and
+// up to the first to (to < 0: all of them).
+func statusRepliesBetween(s *Session, from, to int) []reports.ExchangeMessage {
 	hs, ok := s.Conn.Transport().(transport.HTTPSession)
 	if !ok {
 		return nil
 	}
+	xs := hs.ExchangesFrom(from)
+	if to >= from && to-from < len(xs) {
+		xs = xs[:to-from]
+	}
 	var out []reports.ExchangeMessage
-	for _, x := range hs.ExchangesFrom(n) {
+	for _, x := range xs {
 		if x.Method != http.MethodPost || len(x.Body) == 0 || (x.Status >= 200 && x.Status < 300) {
 			continue
 		}
@@ -267,3 +277,120 @@ func (rs *runState) attachRepro(col *column, v Verdict, res *reports.CheckResult
 // verdict (nil for a pass or a skip): the messages the check's sessions sent and
 // received while it ran, in order, with times.
 func (v Verdict) Exchange() *reports.Exchange { return v.exchange }
+
+// trafficWindow is what one probe sent and received: each session's entries from
+// where it stood when the probe began to where it stood when the probe ended, and
+// the replies that came later to the requests sent in between (a probe whose reply
+// the column's settle awaited). A check whose own run sent nothing (a transcript
+// check judged after the settle, or one reading another check's memoized probe)
+// shows the windows of the probes it read (T.windows).
+type trafficWindow struct {
+	col      *column
+	from, to transcriptMark
+}
+
+// openWindow marks where a probe begins; close marks where it ended.
+func openWindow(col *column) *trafficWindow {
+	if col == nil {
+		return nil
+	}
+	return &trafficWindow{col: col, from: markTranscripts(col)}
+}
+
+func (w *trafficWindow) close() *trafficWindow {
+	if w == nil {
+		return nil
+	}
+	w.to = markTranscripts(w.col)
+	return w
+}
+
+// entries is the window's traffic on one session: nil when the session did not
+// exist when the probe ended.
+func (w *trafficWindow) entries(s *Session) []wire.Entry {
+	end, ok := w.to.seqs[s]
+	if !ok {
+		return nil
+	}
+	from := w.from.seqs[s] // zero for a session the probe opened
+	all, _ := s.Conn.Transcript()
+	sent := map[string]bool{}
+	var out []wire.Entry
+	for _, e := range all {
+		switch {
+		case e.Seq <= from:
+		case e.Seq <= end:
+			out = append(out, e)
+			if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Method != "" && !e.Msg.ID.IsZero() {
+				sent[e.Msg.ID.Key()] = true
+			}
+		case e.Dir == wire.Received && e.Msg != nil && e.Msg.IsResponse() && sent[e.Msg.ID.Key()]:
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// windowsExchange is the exchange of the windows' traffic, each session once.
+func windowsExchange(windows []*trafficWindow) *reports.Exchange {
+	ex := &reports.Exchange{}
+	type part struct {
+		s       *Session
+		entries map[int]wire.Entry
+		status  []reports.ExchangeMessage
+	}
+	var parts []*part
+	bySession := map[*Session]*part{}
+	seen := map[*trafficWindow]bool{}
+	for _, w := range windows {
+		if w == nil || seen[w] {
+			continue
+		}
+		seen[w] = true
+		w.col.mu.Lock()
+		sessions := slices.Clone(w.col.sessions)
+		w.col.mu.Unlock()
+		for _, s := range sessions {
+			if s == nil || s.Conn == nil {
+				continue
+			}
+			es := w.entries(s)
+			if len(es) == 0 {
+				continue
+			}
+			p := bySession[s]
+			if p == nil {
+				p = &part{s: s, entries: map[int]wire.Entry{}}
+				bySession[s] = p
+				parts = append(parts, p)
+			}
+			for _, e := range es {
+				p.entries[e.Seq] = e
+			}
+			if _, http := w.to.xs[s]; http {
+				p.status = append(p.status, statusRepliesBetween(s, w.from.xs[s], w.to.xs[s])...)
+			}
+		}
+	}
+	for _, p := range parts {
+		seqs := make([]int, 0, len(p.entries))
+		for seq := range p.entries {
+			seqs = append(seqs, seq)
+		}
+		sort.Ints(seqs)
+		s := p.s
+		es := reports.ExchangeSession{Session: s.Label, Transport: s.Kind, Requested: s.Requested, Negotiated: s.Negotiated}
+		for i, seq := range seqs {
+			if i == sliceMaxMessages {
+				es.Omitted = len(seqs) - i
+				break
+			}
+			es.Messages = append(es.Messages, exchangeMessage(p.entries[seq]))
+		}
+		if es.Omitted == 0 {
+			es.Messages = withStatusReplies(es.Messages, p.status)
+		}
+		ex.Sessions = append(ex.Sessions, es)
+	}
+	return ex
+}

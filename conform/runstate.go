@@ -51,6 +51,9 @@ type runState struct {
 type memoEntry struct {
 	once  sync.Once
 	value any
+	// window is the traffic the computation made (T.Once), the evidence of every
+	// check that reads the value.
+	window *trafficWindow
 }
 
 func newRunState(cfg Config, tgt target, sel *selection) *runState {
@@ -103,7 +106,7 @@ func (rs *runState) note(line string) {
 }
 
 // once runs fn once per run for a key and returns its value.
-func (rs *runState) once(key string, fn func() any) any {
+func (rs *runState) once(t *T, key string, fn func() any) any {
 	rs.memoMu.Lock()
 	e, ok := rs.memo[key]
 	if !ok {
@@ -111,6 +114,11 @@ func (rs *runState) once(key string, fn func() any) any {
 		rs.memo[key] = e
 	}
 	rs.memoMu.Unlock()
-	e.once.Do(func() { e.value = fn() })
+	e.once.Do(func() {
+		w := openWindow(t.col)
+		defer func() { e.window = w.close() }()
+		e.value = fn()
+	})
+	t.windows = append(t.windows, e.window)
 	return e.value
 }

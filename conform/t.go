@@ -33,6 +33,11 @@ type T struct {
 	// exchangeOf, when set, gives the exchange a non-passing verdict shows instead
 	// of the transcript slice since the check started (T.PreInit: the probe's own).
 	exchangeOf func() *reports.Exchange
+	// windows are the traffic of the probes whose results the check read: its
+	// Probe's, and each T.Once computation's, wherever it ran. They are the
+	// exchange of a non-passing verdict whose own run sent nothing (a transcript
+	// check judged after the settle, a check reading another's memoized probe).
+	windows []*trafficWindow
 }
 
 // misused records what the check touched that it does not declare, the first time.
@@ -257,7 +262,7 @@ func (t *T) Transcript(s *Session) []wire.Entry {
 
 // Once runs fn once per run for key (across revisions) and returns its value: for
 // probes whose answer does not depend on the revision under test.
-func (t *T) Once(key string, fn func() any) any { return t.run.once(key, fn) }
+func (t *T) Once(key string, fn func() any) any { return t.run.once(t, key, fn) }
 
 // Supports reports whether the server supports a protocol version: it echoed it when
 // asked, in this run. A version no column asked for is probed with a fresh session.
