@@ -184,6 +184,9 @@ func (rs *runState) invoke(col *column, c *Check, run func(*T) Verdict) (v Verdi
 	if v.Status != reports.Pass && v.Status != reports.Skip {
 		v.exchange = mark.slice(col, t)
 		if len(v.exchange.Sessions) == 0 {
+			v.exchange = citedExchange(t.cited)
+		}
+		if len(v.exchange.Sessions) == 0 {
 			v.exchange = windowsExchange(t.windows)
 		}
 		if t.exchangeOf != nil {

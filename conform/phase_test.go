@@ -288,3 +288,40 @@ func TestProbeEvidence(t *testing.T) {
 		}
 	})
 }
+
+// A check that judges traffic other checks made cites what broke its rule: its
+// failing verdict shows the cited request with its reply, and nothing else.
+func TestCitedEvidence(t *testing.T) {
+	rev := revision.MustLookup("2025-06-18")
+	withRegistry(t, func() {
+		row := Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"}
+		sender := Register(Check{ID: "ZZ-CITE-01", Title: "t", Row: row, Run: func(t *T) Verdict {
+			for _, m := range []string{"x/other", "x/cited"} {
+				if _, err := t.Session().Call(t.Ctx, m, map[string]any{}); err != nil {
+					return Errorf("%s: %v", m, err)
+				}
+			}
+			return Pass("sent")
+		}})
+		judge := Register(Check{ID: "ZZ-CITE-02", Title: "t", Row: row, Phase: PhaseTranscript, Run: func(t *T) Verdict {
+			for _, e := range t.Transcript(t.Session()) {
+				if e.Msg != nil && e.Msg.Method == "x/cited" {
+					t.Cite(t.Session(), e.Seq)
+				}
+			}
+			return Fail("no finding", "a finding")
+		}})
+		vs := judgePiped(t, rev, sender, judge)
+		ex := vs[1].Exchange()
+		if vs[1].Status != reports.Fail || ex == nil || len(ex.Sessions) != 1 {
+			t.Fatalf("verdict %s %q, exchange %+v: want a fail showing the main session", vs[1].Status, vs[1].Message, ex)
+		}
+		var got []string
+		for _, m := range ex.Sessions[0].Messages {
+			got = append(got, m.Dir+" "+m.Method())
+		}
+		if !slices.Equal(got, []string{"send x/cited", "recv "}) {
+			t.Errorf("exchange %q, want the cited request and its reply", got)
+		}
+	})
+}

@@ -331,14 +331,53 @@ func (w *trafficWindow) entries(s *Session) []wire.Entry {
 	return out
 }
 
+// exchangePart is one session's entries of an exchange built from pieces (probe
+// windows, cited entries), by Seq, and the HTTP error bodies that answered them.
+type exchangePart struct {
+	s       *Session
+	entries map[int]wire.Entry
+	status  []reports.ExchangeMessage
+}
+
+// citedExchange is the exchange of the cited entries, each with the request or
+// reply it pairs with (by id, on its session): the reply a status body carried
+// over HTTP included.
+func citedExchange(cited map[*Session][]int) *reports.Exchange {
+	var parts []*exchangePart
+	for s, seqs := range cited {
+		want := map[int]bool{}
+		for _, seq := range seqs {
+			want[seq] = true
+		}
+		all, _ := s.Conn.Transcript()
+		ids := map[string]bool{}
+		for _, e := range all {
+			if want[e.Seq] && e.Msg != nil && !e.Msg.ID.IsZero() {
+				ids[e.Msg.ID.Key()] = true
+			}
+		}
+		p := &exchangePart{s: s, entries: map[int]wire.Entry{}}
+		for _, e := range all {
+			if want[e.Seq] || (e.Msg != nil && !e.Msg.ID.IsZero() && ids[e.Msg.ID.Key()]) {
+				p.entries[e.Seq] = e
+			}
+		}
+		for _, m := range statusReplies(s, 0) {
+			if id, err := wire.Decode(m.Message); err == nil && !id.ID.IsZero() && ids[id.ID.Key()] {
+				p.status = append(p.status, m)
+			}
+		}
+		if len(p.entries) > 0 {
+			parts = append(parts, p)
+		}
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i].s.Label < parts[j].s.Label })
+	return partsExchange(parts)
+}
+
 // windowsExchange is the exchange of the windows' traffic, each session once.
 func windowsExchange(windows []*trafficWindow) *reports.Exchange {
-	ex := &reports.Exchange{}
-	type part struct {
-		s       *Session
-		entries map[int]wire.Entry
-		status  []reports.ExchangeMessage
-	}
+	type part = exchangePart
 	var parts []*part
 	bySession := map[*Session]*part{}
 	seen := map[*trafficWindow]bool{}
@@ -372,6 +411,13 @@ func windowsExchange(windows []*trafficWindow) *reports.Exchange {
 			}
 		}
 	}
+	return partsExchange(parts)
+}
+
+// partsExchange lays the parts out as an exchange, each session's entries in
+// order, bounded as a check's slice is.
+func partsExchange(parts []*exchangePart) *reports.Exchange {
+	ex := &reports.Exchange{}
 	for _, p := range parts {
 		seqs := make([]int, 0, len(p.entries))
 		for seq := range p.entries {

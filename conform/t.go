@@ -38,6 +38,33 @@ type T struct {
 	// exchange of a non-passing verdict whose own run sent nothing (a transcript
 	// check judged after the settle, a check reading another's memoized probe).
 	windows []*trafficWindow
+	// cited are the transcript entries the check named as its evidence (Cite).
+	cited     map[*Session][]int
+	citations int
+}
+
+// maxCitations bounds a verdict's cited entries: the first few cases of a rule
+// broken everywhere show it, as a message names its first five findings.
+const maxCitations = 5
+
+// Cite names entries of a session's transcript (by Seq) as the evidence of the
+// check's verdict. A check that judges traffic other checks made (a transcript
+// rule over every reply, an HTTP rule read from the exchange record) cites what
+// broke the rule; a verdict that is not a pass then shows each cited entry with
+// the request or reply it pairs with, where its own run sent nothing.
+func (t *T) Cite(s *Session, seqs ...int) {
+	if s == nil || s.Conn == nil || len(seqs) == 0 {
+		return
+	}
+	if t.cited == nil {
+		t.cited = map[*Session][]int{}
+	}
+	for _, seq := range seqs {
+		if seq > 0 && t.citations < maxCitations { // 0: a caller's "not in the transcript"
+			t.cited[s] = append(t.cited[s], seq)
+			t.citations++
+		}
+	}
 }
 
 // misused records what the check touched that it does not declare, the first time.

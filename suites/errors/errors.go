@@ -26,6 +26,7 @@ var _ = conform.Register(conform.Check{
 				continue
 			}
 			n++
+			failed := bad.Count()
 			if rule, p := modern.CodeProblem(e.Code, e.Data); rule == "meaning" {
 				bad.Fail(e.Where + ": " + p)
 			}
@@ -39,6 +40,9 @@ var _ = conform.Register(conform.Check{
 				bad.Fail(fmt.Sprintf("%s: %d came in a 2xx reply or stream, not with HTTP 400", e.Where, e.Code))
 			case e.Status != 0 && e.Status != 400:
 				bad.Fail(fmt.Sprintf("%s: %d came with HTTP %d, not 400", e.Where, e.Code, e.Status))
+			}
+			if bad.Count() > failed {
+				t.Cite(e.Session, e.Request)
 			}
 		}
 		switch {

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
@@ -246,6 +247,9 @@ var _ = conform.Register(conform.Check{
 				unknown = append(unknown, k)
 			}
 		}
+		// Map order is random: the message is the same on every run.
+		slices.Sort(names)
+		slices.Sort(unknown)
 		if len(unknown) > 0 {
 			return conform.Note("capabilities %s valid; keys the spec does not define (allowed by the schema): %s", strings.Join(names, ", "), strings.Join(unknown, ", "))
 		}

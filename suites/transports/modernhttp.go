@@ -529,6 +529,18 @@ func sseReplies(hs transport.HTTPSession) []transport.Exchange {
 	return out
 }
 
+// requestSeq is the transcript Seq of the request the session sent with the raw
+// JSON id (a POST's transport.Exchange.Request), 0 when none.
+func requestSeq(s *conform.Session, id string) int {
+	entries, _ := s.Conn.Transcript()
+	for _, e := range entries {
+		if e.Dir == wire.Sent && e.Msg != nil && e.Msg.Kind == wire.KindRequest && string(e.Msg.ID.Raw()) == id {
+			return e.Seq
+		}
+	}
+	return 0
+}
+
 // H5-XACCEL-01 — streamable-http.mdx (Receiving Messages).
 var _ = conform.Register(conform.Check{
 	ID: "H5-XACCEL-01", Title: "SSE responses carry X-Accel-Buffering: no",
@@ -548,10 +560,23 @@ var _ = conform.Register(conform.Check{
 		if len(streams) == 0 {
 			return conform.Skip(conform.NotExercised, "no reply of this revision's session was an SSE stream (subscriptions/listen did not open one either)")
 		}
-		for _, x := range streams {
-			if got := x.Header.Get("X-Accel-Buffering"); got != "no" {
-				return conform.Violation("X-Accel-Buffering: no on every SSE response", fmt.Sprintf("an SSE response (HTTP %d) with X-Accel-Buffering %q (%d SSE responses seen)", x.Status, got, len(streams)))
+		var first *transport.Exchange
+		for i, x := range streams {
+			if x.Header.Get("X-Accel-Buffering") == "no" {
+				continue
 			}
+			if first == nil {
+				first = &streams[i]
+			}
+			// The evidence is a POST whose request is in the transcript (a raw
+			// probe's POST is only in the exchange record).
+			if seq := requestSeq(s, x.Request); seq > 0 {
+				t.Cite(s, seq)
+				break
+			}
+		}
+		if first != nil {
+			return conform.Violation("X-Accel-Buffering: no on every SSE response", fmt.Sprintf("an SSE response (HTTP %d) with X-Accel-Buffering %q (%d SSE responses seen)", first.Status, first.Header.Get("X-Accel-Buffering"), len(streams)))
 		}
 		return conform.Pass("all %d SSE responses carried X-Accel-Buffering: no", len(streams))
 	},

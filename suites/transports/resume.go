@@ -85,7 +85,10 @@ var _ = conform.Register(conform.Check{
 					f.Fail(fmt.Sprintf("%s: %s starts with an event without an id", ss[i].Label, kind))
 				case !x.Stream.FirstEmpty:
 					f.Fail(fmt.Sprintf("%s: %s starts with event %q, which carries data", ss[i].Label, kind, x.Stream.FirstID))
+				default:
+					continue
 				}
+				t.Cite(ss[i], requestSeq(ss[i], x.Request))
 			}
 		}
 		return f.VerdictOrNone("no POST's SSE stream carried an event",

@@ -153,6 +153,10 @@ type SeenError struct {
 	// are not known (not a POST of this session's record).
 	Overrides []string
 	Headers   bool
+	// Session and Request are where the request it answers was sent (its Seq in
+	// the session's transcript): what a verdict cites (conform.T.Cite).
+	Session *conform.Session
+	Request int
 }
 
 // Errors collects the errors answering the suite's 2026-07-28 requests, wherever
@@ -169,6 +173,7 @@ func Errors(t *conform.T) []SeenError {
 		}
 		posts := postsByID(s)
 		sent := map[string]json.RawMessage{}
+		sentAt := map[string]int{}
 		for _, e := range Entries(t, s) {
 			if e.Msg == nil {
 				continue
@@ -176,6 +181,7 @@ func Errors(t *conform.T) []SeenError {
 			switch {
 			case e.Dir == wire.Sent && e.Msg.Kind == wire.KindRequest:
 				sent[e.Msg.ID.Key()] = e.Msg.Params
+				sentAt[e.Msg.ID.Key()] = e.Seq
 			case e.Dir == wire.Received && e.Msg.Kind == wire.KindError && e.Msg.Error != nil && e.ForMethod != "":
 				params, ok := sent[e.Msg.ID.Key()]
 				if !ok || !hasMeta(params) {
@@ -188,6 +194,7 @@ func Errors(t *conform.T) []SeenError {
 					HTTP: s.Kind == "http" && status == 0, Status: status,
 					Kind: s.Kind, Method: e.ForMethod, Params: params,
 					Overrides: x.Overrides, Headers: known,
+					Session: s, Request: sentAt[e.Msg.ID.Key()],
 				})
 			}
 		}
