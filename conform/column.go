@@ -227,6 +227,9 @@ func (rs *runState) dialSession(ctx context.Context, requested string, rev revis
 		}
 		if s != nil {
 			s.opening = openingOf(s, err)
+			if s.Conn != nil {
+				s.openedSeq = s.Conn.Seq()
+			}
 		}
 		return s, err
 	}

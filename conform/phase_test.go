@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -311,17 +312,29 @@ func TestCitedEvidence(t *testing.T) {
 			}
 			return Fail("no finding", "a finding")
 		}})
-		vs := judgePiped(t, rev, sender, judge)
-		ex := vs[1].Exchange()
-		if vs[1].Status != reports.Fail || ex == nil || len(ex.Sessions) != 1 {
-			t.Fatalf("verdict %s %q, exchange %+v: want a fail showing the main session", vs[1].Status, vs[1].Message, ex)
-		}
-		var got []string
-		for _, m := range ex.Sessions[0].Messages {
-			got = append(got, m.Dir+" "+m.Method())
-		}
-		if !slices.Equal(got, []string{"send x/cited", "recv "}) {
-			t.Errorf("exchange %q, want the cited request and its reply", got)
+		// Named: the verdict's message names the entry as the suites' Where
+		// helpers do ("<label> #<seq>"), and the runner cites it.
+		named := Register(Check{ID: "ZZ-CITE-03", Title: "t", Row: row, Phase: PhaseTranscript, Run: func(t *T) Verdict {
+			for _, e := range t.Transcript(t.Session()) {
+				if e.Msg != nil && e.Msg.Method == "x/cited" {
+					return Fail("no finding", fmt.Sprintf("(%s #%d) broke the rule", t.Session().Label, e.Seq))
+				}
+			}
+			return Errorf("x/cited not found")
+		}})
+		vs := judgePiped(t, rev, sender, judge, named)
+		for _, v := range vs[1:] {
+			ex := v.Exchange()
+			if v.Status != reports.Fail || ex == nil || len(ex.Sessions) != 1 {
+				t.Fatalf("verdict %s %q, exchange %+v: want a fail showing the main session", v.Status, v.Message, ex)
+			}
+			var got []string
+			for _, m := range ex.Sessions[0].Messages {
+				got = append(got, m.Dir+" "+m.Method())
+			}
+			if !slices.Equal(got, []string{"send x/cited", "recv "}) {
+				t.Errorf("%q: exchange %q, want the cited request and its reply", v.Message, got)
+			}
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -439,4 +440,59 @@ func partsExchange(parts []*exchangePart) *reports.Exchange {
 		ex.Sessions = append(ex.Sessions, es)
 	}
 	return ex
+}
+
+// entryName is how a verdict names a transcript entry: "<session label> #<seq>"
+// (toolkit.SessionEntry.Where and the other Where helpers of the suites).
+var entryName = regexp.MustCompile(`(\S+) #(\d+)\b`)
+
+// namedEntries are the entries a verdict's message names, by session, across the
+// run's columns (a probe session shared by several columns has its revision's
+// label): a transcript-wide check names what broke its rule.
+func (rs *runState) namedEntries(text string) map[*Session][]int {
+	matches := entryName.FindAllStringSubmatch(text, maxCitations*4)
+	if len(matches) == 0 {
+		return nil
+	}
+	byLabel := map[string]*Session{}
+	for _, col := range rs.columns {
+		col.mu.Lock()
+		for _, s := range col.sessions {
+			if s != nil && s.Conn != nil {
+				byLabel[s.Label] = s
+			}
+		}
+		col.mu.Unlock()
+	}
+	out := map[*Session][]int{}
+	n := 0
+	for _, m := range matches {
+		s := byLabel[strings.Trim(m[1], "(:,;")]
+		seq, err := strconv.Atoi(m[2])
+		if s == nil || err != nil || n == maxCitations {
+			continue
+		}
+		out[s] = append(out[s], seq)
+		n++
+	}
+	return out
+}
+
+// openingExchange is a session's handshake: the evidence of a check that judged
+// what the session's opening showed (its initialize or server/discover result).
+func openingExchange(s *Session) *reports.Exchange {
+	if s.openedSeq == 0 {
+		return &reports.Exchange{}
+	}
+	entries, _ := s.Conn.Transcript()
+	p := &exchangePart{s: s, entries: map[int]wire.Entry{}}
+	for _, e := range entries {
+		if e.Seq <= s.openedSeq {
+			p.entries[e.Seq] = e
+		}
+	}
+	if len(p.entries) == 0 {
+		return &reports.Exchange{}
+	}
+	return partsExchange([]*exchangePart{p})
 }

@@ -38,6 +38,9 @@ type Session struct {
 	Label string
 	// opening is what the session's opening put on the wire (T.Opening).
 	opening *Opening
+	// openedSeq is where the session's transcript stood once it opened: the
+	// entries up to it are its handshake, the evidence of the checks that judge it.
+	openedSeq int
 
 	mu        sync.Mutex
 	findings  []SchemaFinding
