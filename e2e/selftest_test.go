@@ -240,6 +240,10 @@ func stJudgeFault(t *testing.T, f refserver.Fault, base, run *stRun) []string {
 		switch {
 		case target && stFlips(was.Status, got.Status):
 			flippedIn[k.id] = append(flippedIn[k.id], k.rev)
+			// A failing verdict always carries its exchange (issue 32).
+			if got.Exchange == nil || len(got.Exchange.Sessions) == 0 {
+				t.Errorf("%s: %s with no exchange in its evidence: %s", k, got.Status, got.Message)
+			}
 			continue
 		case lost[k.rev] && (got.Status == reports.Skip || got.Status == reports.Error):
 			continue
