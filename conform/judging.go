@@ -192,7 +192,7 @@ func (rs *runState) invoke(col *column, c *Check, run func(*T) Verdict) (v Verdi
 		if len(v.exchange.Sessions) == 0 {
 			v.exchange = citedExchange(rs.namedEntries(v.Message))
 		}
-		if len(v.exchange.Sessions) == 0 && col.main != nil && col.main.Conn != nil {
+		if len(v.exchange.Sessions) == 0 && col.main != nil {
 			v.exchange = openingExchange(col.main)
 		}
 		if t.exchangeOf != nil {

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -481,6 +482,9 @@ func (rs *runState) namedEntries(text string) map[*Session][]int {
 // openingExchange is a session's handshake: the evidence of a check that judged
 // what the session's opening showed (its initialize or server/discover result).
 func openingExchange(s *Session) *reports.Exchange {
+	if s.Conn == nil {
+		return sseOpeningExchange(s)
+	}
 	if s.openedSeq == 0 {
 		return &reports.Exchange{}
 	}
@@ -495,4 +499,23 @@ func openingExchange(s *Session) *reports.Exchange {
 		return &reports.Exchange{}
 	}
 	return partsExchange([]*exchangePart{p})
+}
+
+// sseOpeningExchange is, for an HTTP+SSE session whose event stream did not open,
+// the first event its GET showed: the evidence of SSE-ENDPOINT-EVENT-01 when the
+// stream does not start with its endpoint event. Empty otherwise.
+func sseOpeningExchange(s *Session) *reports.Exchange {
+	if s.opening == nil || s.opening.SSE == nil || s.opening.SSE.First == nil {
+		return &reports.Exchange{}
+	}
+	op := s.opening.SSE
+	ev := op.First
+	m := reports.ExchangeMessage{Seq: 1, Dir: string(wire.Received), Source: "sse (event: " + cmp.Or(ev.Type, "message") + ")", Raw: ev.Data}
+	if op.Exchange != nil {
+		m.At = op.Exchange.At.UTC()
+	}
+	if op.Problem != nil {
+		m.Problem = op.Problem.Error()
+	}
+	return &reports.Exchange{Sessions: []reports.ExchangeSession{{Session: s.Label, Transport: "sse", Requested: s.Requested, Messages: []reports.ExchangeMessage{m}}}}
 }
