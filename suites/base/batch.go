@@ -157,13 +157,9 @@ var _ = conform.Register(conform.Check{
 	ID: "BASE-BATCH-R3-02", Title: "the server sends no JSON array (batches were removed in 2025-06-18)",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		bad, n := toolkit.Arrays(t, false)
-		switch {
-		case bad.Failed():
-			return bad.Violation("every message sent on its own, never inside a JSON array")
-		case n == 0:
-			return conform.Skip(conform.NotExercised, "no message was received in this revision's sessions")
-		}
-		return conform.Pass("%d messages received, none inside a JSON array", n)
+		bad := toolkit.Arrays(t, false)
+		return bad.VerdictOrNone("no message was received in this revision's sessions",
+			"every message sent on its own, never inside a JSON array",
+			fmt.Sprintf("%d messages received, none inside a JSON array", bad.Judged))
 	},
 })

@@ -704,21 +704,15 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var bad conform.Findings
-		n := 0
 		for _, s := range t.Sessions() {
-			n += judgeErrIDs(&bad, s.Rev, s, modern.Entries(t, s))
+			bad.Judged += judgeErrIDs(&bad, s.Rev, s, modern.Entries(t, s))
 		}
 		want := "id null for an error whose request's id could not be read"
 		if t.Rev.Has(revision.ErrorIDOptional) {
 			want = "id null or no id for an error whose request's id could not be read"
 		}
-		switch {
-		case bad.Failed():
-			return bad.Violation(want)
-		case n == 0:
-			return conform.Skip(conform.NotExercised, "no error reply answering no request of the suite's was received in this revision's sessions")
-		}
-		return conform.Pass("%d error replies to unreadable or invalid requests, each with null, no id (allowed here) or the id the suite sent", n)
+		return bad.VerdictOrNone("no error reply answering no request of the suite's was received in this revision's sessions", want,
+			fmt.Sprintf("%d error replies to unreadable or invalid requests, each with null, no id (allowed here) or the id the suite sent", bad.Judged))
 	},
 })
 

@@ -20,12 +20,11 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var bad conform.Findings
-		n := 0
 		for _, e := range modern.Errors(t) {
 			if e.Code > conform.CodeHeaderMismatch || e.Code < conform.CodeUnsupportedVersion {
 				continue
 			}
-			n++
+			bad.Judged++
 			if rule, p := modern.CodeProblem(e.Code, e.Data); rule == "meaning" {
 				bad.Fail(e.Where + ": " + p)
 			}
@@ -41,13 +40,9 @@ var _ = conform.Register(conform.Check{
 				bad.Fail(fmt.Sprintf("%s: %d came with HTTP %d, not 400", e.Where, e.Code, e.Status))
 			}
 		}
-		switch {
-		case bad.Failed():
-			return bad.Violation("-32020/-32021/-32022 with their meanings and data, over HTTP with status 400")
-		case n == 0:
-			return conform.Skip(conform.NotExercised, "no -32020, -32021 or -32022 error was received in this revision's sessions")
-		}
-		return conform.Pass("%d errors -32020…-32022, each with its data", n)
+		return bad.VerdictOrNone("no -32020, -32021 or -32022 error was received in this revision's sessions",
+			"-32020/-32021/-32022 with their meanings and data, over HTTP with status 400",
+			fmt.Sprintf("%d errors -32020…-32022, each with its data", bad.Judged))
 	},
 })
 

@@ -144,17 +144,14 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		reqs, n, stdio := modern.ServerRequests(t, true)
-		var f conform.Findings
-		f.Fail(reqs...)
-		switch {
-		case !stdio:
+		if !stdio {
 			return notStdio()
-		case f.Failed():
-			return f.Violation(fmt.Sprintf("no JSON-RPC request on stdout; got %d", f.Count()))
-		case n == 0:
-			return conform.Skip(conform.NotExercised, "no message was read from stdout in this revision's sessions")
 		}
-		return conform.Pass("%d messages read from stdout, none a request", n)
+		f := conform.Findings{Judged: n}
+		f.Fail(reqs...)
+		return f.VerdictOrNone("no message was read from stdout in this revision's sessions",
+			fmt.Sprintf("no JSON-RPC request on stdout; got %d", f.Count()),
+			fmt.Sprintf("%d messages read from stdout, none a request", n))
 	},
 })
 
@@ -212,14 +209,10 @@ var _ = conform.Register(conform.Check{
 	ID: "STDIO-SINGLE-R3-01", Title: "each stdout line is a single message, never an array",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		bad, n := toolkit.Arrays(t, true)
-		switch {
-		case bad.Failed():
-			return bad.Violation("one message per stdout line, never a JSON array")
-		case n == 0:
-			return conform.Skip(conform.NotExercised, "no stdout line was received in this revision's sessions")
-		}
-		return conform.Pass("%d stdout messages, each on its own", n)
+		bad := toolkit.Arrays(t, true)
+		return bad.VerdictOrNone("no stdout line was received in this revision's sessions",
+			"one message per stdout line, never a JSON array",
+			fmt.Sprintf("%d stdout messages, each on its own", bad.Judged))
 	},
 })
 

@@ -13,8 +13,8 @@ import (
 // only, when stdioOnly): every message that came inside one, and every empty array.
 // A response inside an array that answers an array the suite sent is left out: how a
 // server treats a batch sent to it after batching was removed is another rule's
-// (BASE-BATCH-R3-01). n counts the messages received.
-func Arrays(t *conform.T, stdioOnly bool) (bad conform.Findings, n int) {
+// (BASE-BATCH-R3-01). bad.Judged counts the messages received.
+func Arrays(t *conform.T, stdioOnly bool) (bad conform.Findings) {
 	for _, s := range t.Sessions() {
 		if stdioOnly && s.Kind != "stdio" {
 			continue
@@ -27,7 +27,7 @@ func Arrays(t *conform.T, stdioOnly bool) (bad conform.Findings, n int) {
 				}
 				continue
 			}
-			n++
+			bad.Judged++
 			switch {
 			case !e.InBatch:
 			case e.Msg == nil:
@@ -42,7 +42,7 @@ func Arrays(t *conform.T, stdioOnly bool) (bad conform.Findings, n int) {
 			}
 		}
 	}
-	return bad, n
+	return bad
 }
 
 // ArrayIDs lists the loose keys (wire.ID.LooseKey) of the ids in raw when it is a
