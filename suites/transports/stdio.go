@@ -194,26 +194,17 @@ var _ = conform.Register(conform.Check{
 })
 
 // STDIO-BATCH-R2-01 — 2025-03-26/basic/transports.mdx (stdio).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(toolkit.OnMixedBatch(conform.Check{
 	ID: "STDIO-BATCH-R2-01", Title: "a whole batch on one stdin line is accepted and each request answered",
-	Spare:        true, // toolkit.MixedBatch: a batch may end a server's connection
-	SilenceProbe: true,
-	Probe:        func(t *conform.T) { toolkit.MixedBatch(t) },
-	Run: func(t *conform.T) conform.Verdict {
-		return toolkit.JudgeMixedBatch(t)
-	},
-})
+}, toolkit.BatchProbe.JudgeBatch))
 
 // STDIO-SINGLE-R3-01 — {rev}/basic/transports.mdx (stdio).
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-SINGLE-R3-01", Title: "each stdout line is a single message, never an array",
 	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		bad := toolkit.Arrays(t, true)
-		return bad.VerdictOrNone("no stdout line was received in this revision's sessions",
-			"one message per stdout line, never a JSON array",
-			fmt.Sprintf("%d stdout messages, each on its own", bad.Judged))
-	},
+	Run: toolkit.NoArrays(true, "no stdout line was received in this revision's sessions",
+		"one message per stdout line, never a JSON array",
+		"%d stdout messages, each on its own"),
 })
 
 // STDIO-EOF-EXIT-01 — 2026-07-28/basic/transports/stdio.mdx (Shutdown).
