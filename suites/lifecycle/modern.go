@@ -90,12 +90,10 @@ var _ = conform.Register(conform.Check{
 	ID: "MOD-NO-SERVER-REQ-01", Title: "the server sends no JSON-RPC request to the client",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		reqs, n, _ := modern.ServerRequests(t, false)
-		f := conform.Findings{Judged: n}
-		f.Fail(reqs...)
-		return f.VerdictOrNone("no message was received in this revision's sessions",
-			fmt.Sprintf("no server-to-client request (input is asked for with an InputRequiredResult); got %d", f.Count()),
-			fmt.Sprintf("%d messages received, none a request", n))
+		reqs, _ := modern.ServerRequests(t, false)
+		return reqs.VerdictOrNone("no message was received in this revision's sessions",
+			fmt.Sprintf("no server-to-client request (input is asked for with an InputRequiredResult); got %d", reqs.Count()),
+			fmt.Sprintf("%d messages received, none a request", reqs.Judged))
 	},
 })
 

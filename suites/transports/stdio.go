@@ -143,15 +143,13 @@ var _ = conform.Register(conform.Check{
 	ID: "STDIO-NO-REQUESTS-R5-01", Title: "the server writes no JSON-RPC request to stdout",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		reqs, n, stdio := modern.ServerRequests(t, true)
+		reqs, stdio := modern.ServerRequests(t, true)
 		if !stdio {
 			return notStdio()
 		}
-		f := conform.Findings{Judged: n}
-		f.Fail(reqs...)
-		return f.VerdictOrNone("no message was read from stdout in this revision's sessions",
-			fmt.Sprintf("no JSON-RPC request on stdout; got %d", f.Count()),
-			fmt.Sprintf("%d messages read from stdout, none a request", n))
+		return reqs.VerdictOrNone("no message was read from stdout in this revision's sessions",
+			fmt.Sprintf("no JSON-RPC request on stdout; got %d", reqs.Count()),
+			fmt.Sprintf("%d messages read from stdout, none a request", reqs.Judged))
 	},
 })
 
