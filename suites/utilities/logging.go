@@ -142,16 +142,28 @@ var _ = conform.Register(conform.Check{
 // initialized, so a message that precedes the initialize result declaring logging
 // breaks no rule (Mastra's docs server sends one 31 ms before).
 func runLogCap(t *conform.T) conform.Verdict {
-	msgs := lgExercisedMessages(t)
-	var f conform.Findings
-	for _, m := range msgs {
-		f.Judged++
-		if !loglevel.Declared(m.Session) {
-			f.Fail(fmt.Sprintf("%s: %s from a server whose capabilities have no logging", m.Where(), loglevel.Method))
+	f := lgJudgeEach(t, func(m loglevel.Message) string {
+		if loglevel.Declared(m.Session) {
+			return ""
 		}
-	}
+		return loglevel.Method + " from a server whose capabilities have no logging"
+	})
 	return f.Verdict("notifications/message only from a server that declared the logging capability", "",
 		fmt.Sprintf("%d %s, each from a server that declared logging", f.Judged, loglevel.Method))
+}
+
+// lgJudgeEach judges every log message the exercise drew (lgExercisedMessages) with
+// problem, which says how a message breaks the rule ("" when it does not), and
+// counts them in Judged.
+func lgJudgeEach(t *conform.T, problem func(m loglevel.Message) string) conform.Findings {
+	var f conform.Findings
+	for _, m := range lgExercisedMessages(t) {
+		f.Judged++
+		if p := problem(m); p != "" {
+			f.Fail(m.Where() + ": " + p)
+		}
+	}
+	return f
 }
 
 // LOG-SHAPE-01 — schema LoggingMessageNotification; {rev}/server/utilities/logging.mdx.
@@ -162,14 +174,7 @@ var _ = conform.Register(conform.Check{
 })
 
 func runLogShape(t *conform.T) conform.Verdict {
-	msgs := lgExercisedMessages(t)
-	var f conform.Findings
-	for _, m := range msgs {
-		f.Judged++
-		if problem := lgShapeProblem(m.Params); problem != "" {
-			f.Fail(m.Where() + ": " + problem)
-		}
-	}
+	f := lgJudgeEach(t, func(m loglevel.Message) string { return lgShapeProblem(m.Params) })
 	return f.Verdict("params {level: one of "+strings.Join(loglevel.Levels, ", ")+", data: any JSON, logger?: string}", "",
 		fmt.Sprintf("%d %s, each with a syslog level and data", f.Judged, loglevel.Method))
 }
