@@ -12,18 +12,9 @@ import (
 // 2025-06-18 removed them.
 
 // BASE-BATCH-R2-01 — 2025-03-26/basic/index.mdx (Batching).
-// A transcript-wide check, like the other probes of the mixed batch
-// (toolkit.MixedBatch): a reply that does not come is proven absent when the column
-// settles, its grace overlapping the column's other work.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(toolkit.OnMixedBatch(conform.Check{
 	ID: "BASE-BATCH-R2-01", Title: "a batch of requests and a notification is accepted and each request answered",
-	Spare:        true, // toolkit.MixedBatch: a batch may end a server's connection
-	SilenceProbe: true,
-	Probe:        func(t *conform.T) { toolkit.MixedBatch(t) },
-	Run: func(t *conform.T) conform.Verdict {
-		return toolkit.JudgeMixedBatch(t)
-	},
-})
+}, toolkit.BatchProbe.JudgeBatch))
 
 // BASE-BATCH-R2-02 — JSON-RPC 2.0 §6; 2025-03-26/basic/transports.mdx (Sending Messages to the Server).
 // A transcript-wide check: the batch goes out on the spare session while the column
@@ -107,19 +98,9 @@ func probeNotificationBatch(t *conform.T) notificationBatch {
 }
 
 // BASE-BATCH-R3-01 — 2025-06-18/changelog.mdx.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(toolkit.OnMixedBatch(conform.Check{
 	ID: "BASE-BATCH-R3-01", Title: "a batch, removed in 2025-06-18, is refused (a WARN when processed or ignored, never a FAIL)",
-	Spare:        true, // toolkit.MixedBatch: a batch may end a server's connection
-	SilenceProbe: true,
-	Probe:        func(t *conform.T) { toolkit.MixedBatch(t) },
-	Run: func(t *conform.T) conform.Verdict {
-		p := toolkit.MixedBatch(t).SettledFor(t)
-		if t.Ctx.Err() != nil {
-			return conform.Errorf("not verified: %v", t.Ctx.Err())
-		}
-		return judgeRemovedBatch(p)
-	},
-})
+}, judgeRemovedBatch))
 
 // judgeRemovedBatch wants a batch refused as a whole: an error reply (ideally -32600)
 // or an HTTP error status, and the server still serving.
@@ -156,14 +137,7 @@ func judgeRemovedBatch(p toolkit.BatchProbe) conform.Verdict {
 var _ = conform.Register(conform.Check{
 	ID: "BASE-BATCH-R3-02", Title: "the server sends no JSON array (batches were removed in 2025-06-18)",
 	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		bad, n := toolkit.Arrays(t, false)
-		switch {
-		case bad.Failed():
-			return bad.Violation("every message sent on its own, never inside a JSON array")
-		case n == 0:
-			return conform.Skip(conform.NotExercised, "no message was received in this revision's sessions")
-		}
-		return conform.Pass("%d messages received, none inside a JSON array", n)
-	},
+	Run: toolkit.NoArrays(false, "no message was received in this revision's sessions",
+		"every message sent on its own, never inside a JSON array",
+		"%d messages received, none inside a JSON array"),
 })

@@ -275,6 +275,27 @@ func received(t *conform.T, fn func(s *conform.Session, e wire.Entry)) {
 	}
 }
 
+// perMessage is the Run of a transcript rule judged one received message at a
+// time: judge says whether a message is the rule's and, when it breaks the rule,
+// how. Not exercised for the reason none when no message was the rule's; else a
+// violation of want, or a pass that passed words with the count judged.
+func perMessage(judge func(m *wire.Message) (judged bool, problem string), none, want, passed string) func(*conform.T) conform.Verdict {
+	return func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		received(t, func(s *conform.Session, e wire.Entry) {
+			judged, problem := judge(e.Msg)
+			if !judged {
+				return
+			}
+			f.Judged++
+			if problem != "" {
+				f.Fail(where(s, e) + ": " + problem)
+			}
+		})
+		return f.VerdictOrNone(none, want, fmt.Sprintf(passed, f.Judged))
+	}
+}
+
 // where names an entry for messages (modern.Where: the body of an HTTP error
 // status is named after the transcript entry before it).
 func where(s *conform.Session, e wire.Entry) string { return modern.Where(s, e) }
@@ -304,46 +325,33 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "BASE-RESP-EXCL-01", Title: "every response carries exactly one of result and error",
 	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		var f conform.Findings
-		received(t, func(s *conform.Session, e wire.Entry) {
-			m := e.Msg
-			if m.Members["method"] {
-				return // a request or a notification, not a response
-			}
-			f.Judged++
-			switch {
-			case m.Members["result"] && m.Members["error"]:
-				f.Fail(where(s, e) + ": both result and error")
-			case !m.Members["result"] && !m.Members["error"] && m.Members["id"]:
-				f.Fail(where(s, e) + ": a response with neither result nor error")
-			}
-		})
-		return f.VerdictOrNone("no response was received",
-			"exactly one of result and error in each response",
-			fmt.Sprintf("%d responses, each with exactly one of result and error", f.Judged))
-	},
+	Run: perMessage(func(m *wire.Message) (judged bool, problem string) {
+		switch {
+		case m.Members["method"]:
+			return false, "" // a request or a notification, not a response
+		case m.Members["result"] && m.Members["error"]:
+			return true, "both result and error"
+		case !m.Members["result"] && !m.Members["error"] && m.Members["id"]:
+			return true, "a response with neither result nor error"
+		}
+		return true, ""
+	}, "no response was received",
+		"exactly one of result and error in each response",
+		"%d responses, each with exactly one of result and error"),
 })
 
 // BASE-ERR-SHAPE-01 — {rev}/basic/index.mdx (Error responses); schema.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-ERR-SHAPE-01", Title: "every error has an integer code and a string message",
 	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		var f conform.Findings
-		received(t, func(s *conform.Session, e wire.Entry) {
-			if !e.Msg.Members["error"] || e.Msg.Members["method"] {
-				return
-			}
-			f.Judged++
-			if p := errorShapeProblem(e.Msg.Raw); p != "" {
-				f.Fail(where(s, e) + ": " + p)
-			}
-		})
-		return f.VerdictOrNone("no error response was received",
-			"an integer code and a string message in every error",
-			fmt.Sprintf("%d errors, each with an integer code and a string message", f.Judged))
-	},
+	Run: perMessage(func(m *wire.Message) (judged bool, problem string) {
+		if !m.Members["error"] || m.Members["method"] {
+			return false, ""
+		}
+		return true, errorShapeProblem(m.Raw)
+	}, "no error response was received",
+		"an integer code and a string message in every error",
+		"%d errors, each with an integer code and a string message"),
 })
 
 // errorShapeProblem says what is wrong with a response's error member ("" when it
@@ -377,21 +385,17 @@ func errorShapeProblem(raw json.RawMessage) string {
 var _ = conform.Register(conform.Check{
 	ID: "BASE-NOTIF-NOID-01", Title: "the server's notifications carry no id",
 	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		var f conform.Findings
-		received(t, func(s *conform.Session, e wire.Entry) {
-			if !strings.HasPrefix(e.Msg.Method, "notifications/") {
-				return
-			}
-			f.Judged++
-			if e.Msg.Members["id"] {
-				f.Fail(fmt.Sprintf("%s: %s with id %s", where(s, e), e.Msg.Method, conform.Clip(string(e.Msg.ID.Raw()), 40)))
-			}
-		})
-		return f.VerdictOrNone("the server sent no notification",
-			"no id on a notification",
-			fmt.Sprintf("%d notifications, none with an id", f.Judged))
-	},
+	Run: perMessage(func(m *wire.Message) (judged bool, problem string) {
+		if !strings.HasPrefix(m.Method, "notifications/") {
+			return false, ""
+		}
+		if m.Members["id"] {
+			return true, fmt.Sprintf("%s with id %s", m.Method, conform.Clip(string(m.ID.Raw()), 40))
+		}
+		return true, ""
+	}, "the server sent no notification",
+		"no id on a notification",
+		"%d notifications, none with an id"),
 })
 
 // BASE-SRVREQ-ID-01 — {rev}/basic/index.mdx (Requests).
@@ -704,21 +708,15 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var bad conform.Findings
-		n := 0
 		for _, s := range t.Sessions() {
-			n += judgeErrIDs(&bad, s.Rev, s, modern.Entries(t, s))
+			bad.Judged += judgeErrIDs(&bad, s.Rev, s, modern.Entries(t, s))
 		}
 		want := "id null for an error whose request's id could not be read"
 		if t.Rev.Has(revision.ErrorIDOptional) {
 			want = "id null or no id for an error whose request's id could not be read"
 		}
-		switch {
-		case bad.Failed():
-			return bad.Violation(want)
-		case n == 0:
-			return conform.Skip(conform.NotExercised, "no error reply answering no request of the suite's was received in this revision's sessions")
-		}
-		return conform.Pass("%d error replies to unreadable or invalid requests, each with null, no id (allowed here) or the id the suite sent", n)
+		return bad.VerdictOrNone("no error reply answering no request of the suite's was received in this revision's sessions", want,
+			fmt.Sprintf("%d error replies to unreadable or invalid requests, each with null, no id (allowed here) or the id the suite sent", bad.Judged))
 	},
 })
 

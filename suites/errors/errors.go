@@ -20,12 +20,11 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var bad conform.Findings
-		n := 0
 		for _, e := range modern.Errors(t) {
 			if e.Code > conform.CodeHeaderMismatch || e.Code < conform.CodeUnsupportedVersion {
 				continue
 			}
-			n++
+			bad.Judged++
 			failed := bad.Count()
 			if rule, p := modern.CodeProblem(e.Code, e.Data); rule == "meaning" {
 				bad.Fail(e.Where + ": " + p)
@@ -45,13 +44,9 @@ var _ = conform.Register(conform.Check{
 				t.Cite(e.Session, e.Request)
 			}
 		}
-		switch {
-		case bad.Failed():
-			return bad.Violation("-32020/-32021/-32022 with their meanings and data, over HTTP with status 400")
-		case n == 0:
-			return conform.Skip(conform.NotExercised, "no -32020, -32021 or -32022 error was received in this revision's sessions")
-		}
-		return conform.Pass("%d errors -32020…-32022, each with its data", n)
+		return bad.VerdictOrNone("no -32020, -32021 or -32022 error was received in this revision's sessions",
+			"-32020/-32021/-32022 with their meanings and data, over HTTP with status 400",
+			fmt.Sprintf("%d errors -32020…-32022, each with its data", bad.Judged))
 	},
 })
 
@@ -305,13 +300,7 @@ var _ = conform.Register(conform.Check{
 // runLogLevelCode judges the error code the server refused the unknown level
 // "verbose" with (the probe LOG-SETLEVEL-INVALID-01 and LOG-R5-INVALID-01 share).
 func runLogLevelCode(t *conform.T) conform.Verdict {
-	if !loglevel.Declared(t.Session()) {
-		return conform.Skip(conform.NotApplicable, "the server does not declare the logging capability; the invalid-level rule binds servers that log")
-	}
-	a, err := loglevel.InvalidProbe(t)
-	if err != nil {
-		return conform.Errorf("%v", err)
-	}
+	a := loglevel.InvalidReply(t)
 	want := "JSON-RPC error -32602 (Invalid params) for " + a.What
 	switch {
 	case a.Err != nil:

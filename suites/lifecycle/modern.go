@@ -70,23 +70,18 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
 		var bad conform.Findings
-		n := 0
 		for _, r := range modern.Replies(t) {
 			if r.Msg.Kind != wire.KindResult {
 				continue
 			}
-			n++
+			bad.Judged++
 			if p := serverInfoProblem(r.Msg.Result); p != "" {
 				bad.Fail(fmt.Sprintf("%s (%s): %s", r.Where, r.Method, p))
 			}
 		}
-		switch {
-		case n == 0:
-			return conform.Skip(conform.NotExercised, "no result was received in this revision's sessions")
-		case bad.Failed():
-			return bad.Violation(fmt.Sprintf("_meta serverInfo in every result (%d of %d lack it)", bad.Count(), n))
-		}
-		return conform.Pass("%d results, each with _meta serverInfo", n)
+		return bad.VerdictOrNone("no result was received in this revision's sessions",
+			fmt.Sprintf("_meta serverInfo in every result (%d of %d lack it)", bad.Count(), bad.Judged),
+			fmt.Sprintf("%d results, each with _meta serverInfo", bad.Judged))
 	},
 })
 
@@ -95,16 +90,10 @@ var _ = conform.Register(conform.Check{
 	ID: "MOD-NO-SERVER-REQ-01", Title: "the server sends no JSON-RPC request to the client",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		reqs, n, _ := modern.ServerRequests(t, false)
-		var f conform.Findings
-		f.Fail(reqs...)
-		switch {
-		case f.Failed():
-			return f.Violation(fmt.Sprintf("no server-to-client request (input is asked for with an InputRequiredResult); got %d", f.Count()))
-		case n == 0:
-			return conform.Skip(conform.NotExercised, "no message was received in this revision's sessions")
-		}
-		return conform.Pass("%d messages received, none a request", n)
+		reqs, _ := modern.ServerRequests(t, false)
+		return reqs.VerdictOrNone("no message was received in this revision's sessions",
+			fmt.Sprintf("no server-to-client request (input is asked for with an InputRequiredResult); got %d", reqs.Count()),
+			fmt.Sprintf("%d messages received, none a request", reqs.Judged))
 	},
 })
 

@@ -23,67 +23,39 @@ import (
 // main session. A check whose block type never appeared is skipped, never passed.
 
 // CONTENT-TEXT-01 — {rev}/server/tools.mdx (Text Content); schema TextContent.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctTypeCheck(conform.Check{
 	ID: "CONTENT-TEXT-01", Title: "text blocks are {type:\"text\", text: string}",
-	Probe: ctProbe("test_simple_text"),
-	Run: func(t *conform.T) conform.Verdict {
-		return ctJudgeType(t, "text", "TextContent", "test_simple_text", nil)
-	},
-})
+}, "text", "test_simple_text", nil))
 
 // CONTENT-IMAGE-01 — {rev}/server/tools.mdx (Image Content); schema ImageContent.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctTypeCheck(conform.Check{
 	ID: "CONTENT-IMAGE-01", Title: "image blocks carry strict base64 data whose bytes match mimeType",
-	Probe: ctProbe("test_image_content"),
-	Run: func(t *conform.T) conform.Verdict {
-		return ctJudgeType(t, "image", "ImageContent", "test_image_content", ctJudgeMedia)
-	},
-})
+}, "image", "test_image_content", ctJudgeMedia))
 
 // CONTENT-AUDIO-01 — R2+ tools.mdx (Audio Content); schema AudioContent.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctTypeCheck(conform.Check{
 	ID: "CONTENT-AUDIO-01", Title: "audio blocks carry strict base64 data whose bytes match mimeType",
-	Probe: ctProbe("test_audio_content"),
-	Run: func(t *conform.T) conform.Verdict {
-		return ctJudgeType(t, "audio", "AudioContent", "test_audio_content", ctJudgeMedia)
-	},
-})
+}, "audio", "test_audio_content", ctJudgeMedia))
 
 // CONTENT-AUDIO-R1-01 — 2024-11-05 schema CallToolResult (no AudioContent).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctAbsentCheck(conform.Check{
 	ID: "CONTENT-AUDIO-R1-01", Title: "no audio block in a 2024-11-05 session (the fixture falls back)",
-	Probe: ctProbe("test_audio_content"),
-	Run: func(t *conform.T) conform.Verdict {
-		return ctNotInRevision(t, "audio", "test_audio_content", "2025-03-26")
-	},
-})
+}, "audio", "test_audio_content", "2025-03-26"))
 
 // CONTENT-RESLINK-01 — R3+ tools.mdx (Resource Links); schema ResourceLink.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctTypeCheck(conform.Check{
 	ID: "CONTENT-RESLINK-01", Title: "resource_link blocks are valid and their uri is a URI with a scheme",
-	Probe: ctProbe("test_resource_link"),
-	Run: func(t *conform.T) conform.Verdict {
-		return ctJudgeType(t, "resource_link", "ResourceLink", "test_resource_link", ctJudgeLinkURI)
-	},
-})
+}, "resource_link", "test_resource_link", ctJudgeLinkURI))
 
 // CONTENT-RESLINK-R12-01 — 2024-11-05 and 2025-03-26 schemas (no ResourceLink).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctAbsentCheck(conform.Check{
 	ID: "CONTENT-RESLINK-R12-01", Title: "no resource_link block before 2025-06-18 (the fixture falls back)",
-	Probe: ctProbe("test_resource_link"),
-	Run: func(t *conform.T) conform.Verdict {
-		return ctNotInRevision(t, "resource_link", "test_resource_link", "2025-06-18")
-	},
-})
+}, "resource_link", "test_resource_link", "2025-06-18"))
 
 // CONTENT-EMBED-01 — {rev}/server/tools.mdx (Embedded Resources); schema EmbeddedResource.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctTypeCheck(conform.Check{
 	ID: "CONTENT-EMBED-01", Title: "embedded resources are valid and a blob is strict base64",
-	Probe: ctProbe("test_embedded_resource"),
-	Run: func(t *conform.T) conform.Verdict {
-		return ctJudgeType(t, "resource", "EmbeddedResource", "test_embedded_resource", ctJudgeBlob)
-	},
-})
+}, "resource", "test_embedded_resource", ctJudgeBlob))
 
 // CONTENT-EMBED-CAP-01 — R3+ tools.mdx (Embedded Resources).
 var _ = conform.Register(conform.Check{
@@ -287,10 +259,19 @@ var ctDefinitions = map[string]string{
 	"resource": "EmbeddedResource", "resource_link": "ResourceLink",
 }
 
+// ctTypeCheck is c, a check of one block type: it calls the fixture tool that
+// returns a block of the type, and judges with ctJudgeType.
+func ctTypeCheck(c conform.Check, typ, fixture string, extra func(ctBlock, *conform.Findings)) conform.Check {
+	c.Probe = ctProbe(fixture)
+	c.Run = func(t *conform.T) conform.Verdict { return ctJudgeType(t, typ, fixture, extra) }
+	return c
+}
+
 // ctJudgeType is the run of the per-type checks: every block of the type is
-// validated against its definition in the session's revision, then judged further by
-// extra (which may be nil).
-func ctJudgeType(t *conform.T, typ, def, fixture string, extra func(ctBlock, *conform.Findings)) conform.Verdict {
+// validated against its definition (ctDefinitions) in the session's revision, then
+// judged further by extra (which may be nil).
+func ctJudgeType(t *conform.T, typ, fixture string, extra func(ctBlock, *conform.Findings)) conform.Verdict {
+	def := ctDefinitions[typ]
 	l := ctExercise(t)
 	blocks := ctOfType(ctBlocks(t), typ)
 	if len(blocks) == 0 {
@@ -397,6 +378,14 @@ func ctURIProblem(s string) string {
 		return "a relative reference without a scheme, not a URI"
 	}
 	return ""
+}
+
+// ctAbsentCheck is c, a check that a revision lacks a block type: it calls the
+// fixture tool that would return one, and judges with ctNotInRevision.
+func ctAbsentCheck(c conform.Check, typ, fixture, since string) conform.Check {
+	c.Probe = ctProbe(fixture)
+	c.Run = func(t *conform.T) conform.Verdict { return ctNotInRevision(t, typ, fixture, since) }
+	return c
 }
 
 // ctNotInRevision is the run of the rows that forbid a block type the revision lacks:

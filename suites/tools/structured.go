@@ -254,30 +254,46 @@ func ctMirror(r *ctResult, structured json.RawMessage) string {
 	return fmt.Sprintf("none of the %d text block%s parses to JSON equal to structuredContent %s", texts, toolkit.Plural(texts), conform.ClipBytes(structured, 80))
 }
 
+// ctOutputSchema is one listed tool's outputSchema.
+type ctOutputSchema struct {
+	tool string // the tool's name, quoted for messages
+	raw  json.RawMessage
+}
+
+// ctListedOutputSchemas is the outputSchema of every listed tool that declares one
+// (a tool with no name too, unlike ctOutputSchemas). It
+// ends the check as toolkit.RequireListing does when the listing failed, and not
+// applicable when no tool declares an outputSchema.
+func ctListedOutputSchemas(t *conform.T) []ctOutputSchema {
+	l := toolkit.List(t)
+	toolkit.RequireListing(t, l)
+	var out []ctOutputSchema
+	for _, tl := range l.Tools {
+		if raw, ok := tl.Fields.Lookup("outputSchema"); ok {
+			out = append(out, ctOutputSchema{tool: toolkit.Quote(tl.Name), raw: raw})
+		}
+	}
+	if len(out) == 0 {
+		t.SkipNow(conform.NotApplicable, "none of the %d listed tools declares an outputSchema", len(l.Tools))
+	}
+	return out
+}
+
 // STRUCT-OUTSCHEMA-ROOT-01 — 2025-06-18/2025-11-25 schema Tool.outputSchema.
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-OUTSCHEMA-ROOT-01", Title: "every outputSchema has root type \"object\"",
 	Run: func(t *conform.T) conform.Verdict {
-		l := toolkit.List(t)
-		toolkit.RequireListing(t, l)
 		var f conform.Findings
-		for _, tl := range l.Tools {
-			raw, ok := tl.Fields.Lookup("outputSchema")
-			if !ok {
-				continue
-			}
+		for _, o := range ctListedOutputSchemas(t) {
 			f.Judged++
 			var s map[string]json.RawMessage
-			if json.Unmarshal(raw, &s) != nil || s == nil {
-				f.Fail(fmt.Sprintf("%s: outputSchema is %s", toolkit.Quote(tl.Name), ctArticle(toolkit.JSONKind(raw))))
+			if json.Unmarshal(o.raw, &s) != nil || s == nil {
+				f.Fail(fmt.Sprintf("%s: outputSchema is %s", o.tool, ctArticle(toolkit.JSONKind(o.raw))))
 				continue
 			}
 			if typ, ok := s["type"]; !ok || string(typ) != `"object"` {
-				f.Fail(fmt.Sprintf("%s: outputSchema/type is %s", toolkit.Quote(tl.Name), toolkit.Or(string(typ), "absent")))
+				f.Fail(fmt.Sprintf("%s: outputSchema/type is %s", o.tool, toolkit.Or(string(typ), "absent")))
 			}
-		}
-		if f.Judged == 0 {
-			return conform.Skip(conform.NotApplicable, "none of the %d listed tools declares an outputSchema", len(l.Tools))
 		}
 		return f.Verdict(`outputSchema with "type": "object" at the root`, "",
 			fmt.Sprintf("every outputSchema (%d) has root type \"object\"", f.Judged))
@@ -288,32 +304,24 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "STRUCT-OUTSCHEMA-VALID-01", Title: "every outputSchema is a valid JSON Schema in its dialect (default 2020-12)",
 	Run: func(t *conform.T) conform.Verdict {
-		l := toolkit.List(t)
-		toolkit.RequireListing(t, l)
 		var f conform.Findings
 		var compiled, inconclusive []string
-		for _, tl := range l.Tools {
-			raw, ok := tl.Fields.Lookup("outputSchema")
-			if !ok {
-				continue
-			}
+		for _, o := range ctListedOutputSchemas(t) {
 			f.Judged++
-			ts, err := revision.CompileToolSchema(raw, revision.Draft2020)
+			ts, err := revision.CompileToolSchema(o.raw, revision.Draft2020)
 			switch {
 			case defInconclusive(err):
 				// The suite could not decide (a remote $ref it does not fetch, an
 				// ECMA-only regex, a dialect it does not know): nothing the server
 				// did wrong, so never a warning.
-				inconclusive = append(inconclusive, fmt.Sprintf("%s: %v", toolkit.Quote(tl.Name), err))
+				inconclusive = append(inconclusive, fmt.Sprintf("%s: %v", o.tool, err))
 			case err != nil:
-				f.Fail(fmt.Sprintf("%s: %v", toolkit.Quote(tl.Name), err))
+				f.Fail(fmt.Sprintf("%s: %v", o.tool, err))
 			default:
-				compiled = append(compiled, fmt.Sprintf("%s compiles under %s", toolkit.Quote(tl.Name), revision.DialectName(ts.Dialect())))
+				compiled = append(compiled, fmt.Sprintf("%s compiles under %s", o.tool, revision.DialectName(ts.Dialect())))
 			}
 		}
 		switch {
-		case f.Judged == 0:
-			return conform.Skip(conform.NotApplicable, "none of the %d listed tools declares an outputSchema", len(l.Tools))
 		case len(f.Fails()) > 0:
 			return f.Verdict("every outputSchema a valid JSON Schema in its dialect", "", "")
 		case len(compiled) == 0:

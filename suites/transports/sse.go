@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // The 2024-11-05 HTTP+SSE transport: a GET event stream whose first event names the
@@ -54,7 +55,8 @@ func judgeEndpointEvent(op transport.SSEOpening) conform.Verdict {
 	}
 	got := fmt.Sprintf("GET %s → HTTP %d (Content-Type %q)", op.URL, x.Status, x.ContentType)
 	if op.First != nil {
-		got += fmt.Sprintf(", first event of type %q with data %q", eventType(op.First.Type), conform.Clip(op.First.Data, 120))
+		// An event with no type is read as a message event.
+		got += fmt.Sprintf(", first event of type %q with data %q", toolkit.Or(op.First.Type, "message"), conform.Clip(op.First.Data, 120))
 	}
 	var se *transport.HTTPStatusError
 	switch {
@@ -68,14 +70,6 @@ func judgeEndpointEvent(op transport.SSEOpening) conform.Verdict {
 		return conform.Violation(expected, got+", and no event before the opening's deadline (--start-timeout)")
 	}
 	return conform.Errorf("not verified: %s: %v", got, op.Problem)
-}
-
-// eventType names an SSE event's type as a client reads it ("" is message).
-func eventType(typ string) string {
-	if typ == "" {
-		return "message"
-	}
-	return typ
 }
 
 // problemOf is the last clause of a DialSSE error, the part that says what was wrong
@@ -106,7 +100,8 @@ var _ = conform.Register(conform.Check{
 				continue
 			}
 			f.Judged++
-			what := fmt.Sprintf("POST of a %s to %s → HTTP %d", orMessage(x.Carried), o.SSE.Endpoint, x.Status)
+			// Carried is empty for a body that was not one JSON-RPC message.
+			what := fmt.Sprintf("POST of a %s to %s → HTTP %d", toolkit.Or(x.Carried, "message"), o.SSE.Endpoint, x.Status)
 			seen = append(seen, what)
 			if x.Status < 200 || x.Status > 299 {
 				f.Fail(what)
@@ -118,14 +113,6 @@ var _ = conform.Register(conform.Check{
 		return f.Verdict("a 2xx status for every message POSTed to the endpoint", "", strings.Join(seen, "; "))
 	},
 })
-
-// orMessage names what a POST carried ("message" when it was not one JSON-RPC message).
-func orMessage(carried string) string {
-	if carried == "" {
-		return "message"
-	}
-	return carried
-}
 
 // SSE-ORIGIN-01 — 2024-11-05/basic/transports.mdx (HTTP with SSE, Security Warning).
 var _ = conform.Register(conform.Check{

@@ -143,18 +143,13 @@ var _ = conform.Register(conform.Check{
 	ID: "STDIO-NO-REQUESTS-R5-01", Title: "the server writes no JSON-RPC request to stdout",
 	Phase: conform.PhaseTranscript,
 	Run: func(t *conform.T) conform.Verdict {
-		reqs, n, stdio := modern.ServerRequests(t, true)
-		var f conform.Findings
-		f.Fail(reqs...)
-		switch {
-		case !stdio:
+		reqs, stdio := modern.ServerRequests(t, true)
+		if !stdio {
 			return notStdio()
-		case f.Failed():
-			return f.Violation(fmt.Sprintf("no JSON-RPC request on stdout; got %d", f.Count()))
-		case n == 0:
-			return conform.Skip(conform.NotExercised, "no message was read from stdout in this revision's sessions")
 		}
-		return conform.Pass("%d messages read from stdout, none a request", n)
+		return reqs.VerdictOrNone("no message was read from stdout in this revision's sessions",
+			fmt.Sprintf("no JSON-RPC request on stdout; got %d", reqs.Count()),
+			fmt.Sprintf("%d messages read from stdout, none a request", reqs.Judged))
 	},
 })
 
@@ -197,30 +192,17 @@ var _ = conform.Register(conform.Check{
 })
 
 // STDIO-BATCH-R2-01 — 2025-03-26/basic/transports.mdx (stdio).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(toolkit.OnMixedBatch(conform.Check{
 	ID: "STDIO-BATCH-R2-01", Title: "a whole batch on one stdin line is accepted and each request answered",
-	Spare:        true, // toolkit.MixedBatch: a batch may end a server's connection
-	SilenceProbe: true,
-	Probe:        func(t *conform.T) { toolkit.MixedBatch(t) },
-	Run: func(t *conform.T) conform.Verdict {
-		return toolkit.JudgeMixedBatch(t)
-	},
-})
+}, toolkit.BatchProbe.JudgeBatch))
 
 // STDIO-SINGLE-R3-01 — {rev}/basic/transports.mdx (stdio).
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-SINGLE-R3-01", Title: "each stdout line is a single message, never an array",
 	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		bad, n := toolkit.Arrays(t, true)
-		switch {
-		case bad.Failed():
-			return bad.Violation("one message per stdout line, never a JSON array")
-		case n == 0:
-			return conform.Skip(conform.NotExercised, "no stdout line was received in this revision's sessions")
-		}
-		return conform.Pass("%d stdout messages, each on its own", n)
-	},
+	Run: toolkit.NoArrays(true, "no stdout line was received in this revision's sessions",
+		"one message per stdout line, never a JSON array",
+		"%d stdout messages, each on its own"),
 })
 
 // STDIO-EOF-EXIT-01 — 2026-07-28/basic/transports/stdio.mdx (Shutdown).

@@ -119,19 +119,14 @@ func lgUnexercised(ex lgExercise) conform.Verdict {
 }
 
 // lgSetLevelSession returns the main session for a check that sends
-// logging/setLevel, ending the check with lgUndeclared's skip when the server does
+// logging/setLevel, ending the check with loglevel.Undeclared's skip when the server does
 // not declare logging: the method belongs to servers that do.
 func lgSetLevelSession(t *conform.T) *conform.Session {
 	s := t.Session()
 	if !loglevel.Declared(s) {
-		t.Stop(lgUndeclared("logging/setLevel belongs to servers that do"))
+		t.Stop(loglevel.Undeclared("logging/setLevel belongs to servers that do"))
 	}
 	return s
-}
-
-// lgUndeclared is the skip of a check whose rule binds servers that declare logging.
-func lgUndeclared(what string) conform.Verdict {
-	return conform.Skip(conform.NotApplicable, "the server does not declare the logging capability; %s", what)
 }
 
 // LOG-CAP-01 — {rev}/server/utilities/logging.mdx (Capabilities).
@@ -147,16 +142,28 @@ var _ = conform.Register(conform.Check{
 // initialized, so a message that precedes the initialize result declaring logging
 // breaks no rule (Mastra's docs server sends one 31 ms before).
 func runLogCap(t *conform.T) conform.Verdict {
-	msgs := lgExercisedMessages(t)
-	var f conform.Findings
-	for _, m := range msgs {
-		f.Judged++
-		if !loglevel.Declared(m.Session) {
-			f.Fail(fmt.Sprintf("%s: %s from a server whose capabilities have no logging", m.Where(), loglevel.Method))
+	f := lgJudgeEach(t, func(m loglevel.Message) string {
+		if loglevel.Declared(m.Session) {
+			return ""
 		}
-	}
+		return loglevel.Method + " from a server whose capabilities have no logging"
+	})
 	return f.Verdict("notifications/message only from a server that declared the logging capability", "",
 		fmt.Sprintf("%d %s, each from a server that declared logging", f.Judged, loglevel.Method))
+}
+
+// lgJudgeEach judges every log message the exercise drew (lgExercisedMessages) with
+// problem, which says how a message breaks the rule ("" when it does not), and
+// counts them in Judged.
+func lgJudgeEach(t *conform.T, problem func(m loglevel.Message) string) conform.Findings {
+	var f conform.Findings
+	for _, m := range lgExercisedMessages(t) {
+		f.Judged++
+		if p := problem(m); p != "" {
+			f.Fail(m.Where() + ": " + p)
+		}
+	}
+	return f
 }
 
 // LOG-SHAPE-01 — schema LoggingMessageNotification; {rev}/server/utilities/logging.mdx.
@@ -167,14 +174,7 @@ var _ = conform.Register(conform.Check{
 })
 
 func runLogShape(t *conform.T) conform.Verdict {
-	msgs := lgExercisedMessages(t)
-	var f conform.Findings
-	for _, m := range msgs {
-		f.Judged++
-		if problem := lgShapeProblem(m.Params); problem != "" {
-			f.Fail(m.Where() + ": " + problem)
-		}
-	}
+	f := lgJudgeEach(t, func(m loglevel.Message) string { return lgShapeProblem(m.Params) })
 	return f.Verdict("params {level: one of "+strings.Join(loglevel.Levels, ", ")+", data: any JSON, logger?: string}", "",
 		fmt.Sprintf("%d %s, each with a syslog level and data", f.Judged, loglevel.Method))
 }
@@ -300,13 +300,7 @@ var _ = conform.Register(conform.Check{
 // runInvalidLevel judges the reply to the unknown level "verbose" (setLevel before
 // 2026-07-28, _meta logLevel in it): -32602, or the SHOULD is broken.
 func runInvalidLevel(t *conform.T) conform.Verdict {
-	if !loglevel.Declared(t.Session()) {
-		return lgUndeclared("the invalid-level rule binds servers that log")
-	}
-	a, err := loglevel.InvalidProbe(t)
-	if err != nil {
-		return conform.Errorf("%v", err)
-	}
+	a := loglevel.InvalidReply(t)
 	return t.ExpectRPCError(a.Resp, a.Err, wire.CodeInvalidParams, a.What)
 }
 
@@ -437,7 +431,7 @@ func runPerRequest(t *conform.T) conform.Verdict {
 	}
 	if asked == 0 {
 		if ex.called && !loglevel.Declared(t.Session()) {
-			return lgUndeclared(fmt.Sprintf("%s sent no log message, asked or not", loglevel.Fixture))
+			return loglevel.Undeclared(fmt.Sprintf("%s sent no log message, asked or not", loglevel.Fixture))
 		}
 		if !ex.called {
 			return conform.Skip(conform.MissingFixture, "no %s was received; the per-request level needs the fixture tool %s (the fixture contract, refserver/doc.go), which the server does not list", loglevel.Method, loglevel.Fixture)

@@ -239,6 +239,14 @@ func ctVerdict(f conform.Findings, probe ctProbeResult, missing, want, pass stri
 	return f.Verdict(want, "", pass)
 }
 
+// ctProgressCheck is c judging the progress ctProgressProbe drew: the probe is made
+// in the column's probe pass, and judge gets its result.
+func ctProgressCheck(c conform.Check, judge func(t *conform.T, probe ctProbeResult) conform.Verdict) conform.Check {
+	c.Probe = func(t *conform.T) { ctProgressProbe(t) }
+	c.Run = func(t *conform.T) conform.Verdict { return judge(t, ctProgressProbe(t)) }
+	return c
+}
+
 // ctNoProgress is the skip of a progress check with nothing to judge.
 func ctNoProgress(p ctProbeResult, what string) conform.Verdict {
 	if !p.called {
@@ -248,14 +256,11 @@ func ctNoProgress(p ctProbeResult, what string) conform.Verdict {
 }
 
 // PROG-TOKEN-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Behavior Requirements).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctProgressCheck(conform.Check{
 	ID: "PROG-TOKEN-01", Title: "progress names only tokens of the suite's requests still in progress",
-	Probe: func(t *conform.T) { ctProgressProbe(t) },
-	Run:   runProgressToken,
-})
+}, runProgressToken))
 
-func runProgressToken(t *conform.T) conform.Verdict {
-	probe := ctProgressProbe(t)
+func runProgressToken(t *conform.T, probe ctProbeResult) conform.Verdict {
 	pt := ctCollectProgress(t)
 	if len(pt.Progress) == 0 {
 		return ctNoProgress(probe, ctProgressMethod)
@@ -279,36 +284,30 @@ func runProgressToken(t *conform.T) conform.Verdict {
 }
 
 // PROG-TOKEN-TYPE-01 — progress.mdx; schema ProgressToken.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctProgressCheck(conform.Check{
 	ID: "PROG-TOKEN-TYPE-01", Title: "progress echoes the token with its JSON type (string or integer)",
-	Probe: func(t *conform.T) { ctProgressProbe(t) },
-	Run: func(t *conform.T) conform.Verdict {
-		probe := ctProgressProbe(t)
-		pt := ctCollectProgress(t)
-		var f conform.Findings
-		for _, p := range pt.Progress {
-			switch {
-			case p.Req != nil:
-				f.Judged++
-			case p.Loose != nil:
-				f.Judged++
-				f.Fail(fmt.Sprintf("%s echoes token %s as a %s; it was sent as a %s (%s)", p.Where(), p.TokenRaw, p.Token.TypeName(), p.Loose.Token.TypeName(), p.Loose.Token))
-			}
+}, func(t *conform.T, probe ctProbeResult) conform.Verdict {
+	pt := ctCollectProgress(t)
+	var f conform.Findings
+	for _, p := range pt.Progress {
+		switch {
+		case p.Req != nil:
+			f.Judged++
+		case p.Loose != nil:
+			f.Judged++
+			f.Fail(fmt.Sprintf("%s echoes token %s as a %s; it was sent as a %s (%s)", p.Where(), p.TokenRaw, p.Token.TypeName(), p.Loose.Token.TypeName(), p.Loose.Token))
 		}
-		return ctVerdict(f, probe, "progress notification naming a token the suite sent", "the token echoed with the JSON type it was sent with",
-			fmt.Sprintf("%d progress notification%s echo their token exactly", f.Judged, toolkit.Plural(f.Judged)))
-	},
-})
+	}
+	return ctVerdict(f, probe, "progress notification naming a token the suite sent", "the token echoed with the JSON type it was sent with",
+		fmt.Sprintf("%d progress notification%s echo their token exactly", f.Judged, toolkit.Plural(f.Judged)))
+}))
 
 // PROG-MONOTONIC-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Progress Flow).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctProgressCheck(conform.Check{
 	ID: "PROG-MONOTONIC-01", Title: "progress increases with every notification for a token",
-	Probe: func(t *conform.T) { ctProgressProbe(t) },
-	Run:   runProgressMonotonic,
-})
+}, runProgressMonotonic))
 
-func runProgressMonotonic(t *conform.T) conform.Verdict {
-	probe := ctProgressProbe(t)
+func runProgressMonotonic(t *conform.T, probe ctProbeResult) conform.Verdict {
 	pt := ctCollectProgress(t)
 	type series struct {
 		last  *ctProgress
@@ -342,14 +341,11 @@ func runProgressMonotonic(t *conform.T) conform.Verdict {
 }
 
 // PROG-AFTER-DONE-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Implementation Notes).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctProgressCheck(conform.Check{
 	ID: "PROG-AFTER-DONE-01", Title: "no progress for a token after its request's reply",
-	Probe: func(t *conform.T) { ctProgressProbe(t) },
-	Run:   runProgressAfterDone,
-})
+}, runProgressAfterDone))
 
-func runProgressAfterDone(t *conform.T) conform.Verdict {
-	probe := ctProgressProbe(t)
+func runProgressAfterDone(t *conform.T, probe ctProbeResult) conform.Verdict {
 	if probe.barrier != "" {
 		return conform.Errorf("the barrier request after %s failed (%s): nothing bounds what may still arrive", ctProgressFixture, probe.barrier)
 	}
@@ -376,31 +372,28 @@ func runProgressAfterDone(t *conform.T) conform.Verdict {
 }
 
 // PROG-MESSAGE-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Progress Flow).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctProgressCheck(conform.Check{
 	ID: "PROG-MESSAGE-01", Title: "a progress message is human-readable text",
-	Probe: func(t *conform.T) { ctProgressProbe(t) },
-	Run: func(t *conform.T) conform.Verdict {
-		probe := ctProgressProbe(t)
-		pt := ctCollectProgress(t)
-		var f conform.Findings
-		for _, p := range pt.Progress {
-			var params struct {
-				Message json.RawMessage `json:"message"`
-			}
-			_ = json.Unmarshal(p.Msg.Params, &params)
-			var msg string
-			if toolkit.JSONKind(params.Message) != "string" || json.Unmarshal(params.Message, &msg) != nil {
-				continue
-			}
-			f.Judged++
-			if why := ctUnreadable(msg); why != "" {
-				f.Fail(fmt.Sprintf("%s: message %s %s", p.Where(), toolkit.Quote(msg), why))
-			}
+}, func(t *conform.T, probe ctProbeResult) conform.Verdict {
+	pt := ctCollectProgress(t)
+	var f conform.Findings
+	for _, p := range pt.Progress {
+		var params struct {
+			Message json.RawMessage `json:"message"`
 		}
-		return ctVerdict(f, probe, "progress notification with a message", "a human-readable message in each progress notification that has one",
-			fmt.Sprintf("%d progress message%s, each readable text", f.Judged, toolkit.Plural(f.Judged)))
-	},
-})
+		_ = json.Unmarshal(p.Msg.Params, &params)
+		var msg string
+		if toolkit.JSONKind(params.Message) != "string" || json.Unmarshal(params.Message, &msg) != nil {
+			continue
+		}
+		f.Judged++
+		if why := ctUnreadable(msg); why != "" {
+			f.Fail(fmt.Sprintf("%s: message %s %s", p.Where(), toolkit.Quote(msg), why))
+		}
+	}
+	return ctVerdict(f, probe, "progress notification with a message", "a human-readable message in each progress notification that has one",
+		fmt.Sprintf("%d progress message%s, each readable text", f.Judged, toolkit.Plural(f.Judged)))
+}))
 
 // ctUnreadable says why a progress message is no human-readable text ("" when it is).
 func ctUnreadable(msg string) string {

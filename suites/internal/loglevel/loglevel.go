@@ -104,13 +104,34 @@ type InvalidAnswer struct {
 	Err  error // no reply: silence, or a broken transport
 }
 
-// InvalidProbe sends the probe with the unknown level Invalid on the scratch
+// Undeclared is the skip of a check whose rule binds servers that declare logging;
+// what says why the rule does not apply.
+func Undeclared(what string) conform.Verdict {
+	return conform.Skip(conform.NotApplicable, "the server does not declare the logging capability; %s", what)
+}
+
+// InvalidReply is invalidProbe's answer, for the checks that judge it
+// (LOG-SETLEVEL-INVALID-01, LOG-R5-INVALID-01, ERR-LOGLEVEL-01). Their rule binds
+// servers that log: the check stops not applicable for a server that does not
+// declare logging, and in error when the probe could not be sent.
+func InvalidReply(t *conform.T) InvalidAnswer {
+	if !Declared(t.Session()) {
+		t.Stop(Undeclared("the invalid-level rule binds servers that log"))
+	}
+	a, err := invalidProbe(t)
+	if err != nil {
+		t.Stop(conform.Errorf("%v", err))
+	}
+	return a
+}
+
+// invalidProbe sends the probe with the unknown level Invalid on the scratch
 // session, once per revision (the checks that judge it share the reply): before
 // 2026-07-28 logging/setLevel {level: "verbose"}; in 2026-07-28, where the level
 // travels per request, tools/list (server/discover when the server declares no
 // tools) with _meta io.modelcontextprotocol/logLevel "verbose". An HTTP error status
 // carrying a JSON-RPC error is that error.
-func InvalidProbe(t *conform.T) (InvalidAnswer, error) {
+func invalidProbe(t *conform.T) (InvalidAnswer, error) {
 	s, err := t.Scratch()
 	if err != nil {
 		return InvalidAnswer{}, err

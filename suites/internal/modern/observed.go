@@ -76,10 +76,11 @@ func ResultObject(raw json.RawMessage) map[string]json.RawMessage {
 	return m
 }
 
-// ServerRequests lists the JSON-RPC requests (method and id) the server sent in the
-// revision's sessions; onlyStdio keeps those of stdio sessions. stdio reports whether
-// any session ran over stdio.
-func ServerRequests(t *conform.T, onlyStdio bool) (reqs []string, received int, stdio bool) {
+// ServerRequests finds the JSON-RPC requests the server sent in the revision's
+// sessions (those of stdio sessions only, when onlyStdio): each is a failure
+// (method and id) of reqs, whose Judged counts the messages received. stdio reports
+// whether any session ran over stdio.
+func ServerRequests(t *conform.T, onlyStdio bool) (reqs conform.Findings, stdio bool) {
 	for _, s := range t.Sessions() {
 		if s == nil || s.Conn == nil {
 			continue
@@ -93,13 +94,13 @@ func ServerRequests(t *conform.T, onlyStdio bool) (reqs []string, received int, 
 			if e.Dir != wire.Received || e.Msg == nil {
 				continue
 			}
-			received++
+			reqs.Judged++
 			if e.Msg.Kind == wire.KindRequest {
-				reqs = append(reqs, fmt.Sprintf("%s #%d: %s (id %s)", s.Label, e.Seq, conform.Clip(e.Msg.Method, 60), e.Msg.ID))
+				reqs.Fail(fmt.Sprintf("%s #%d: %s (id %s)", s.Label, e.Seq, conform.Clip(e.Msg.Method, 60), e.Msg.ID))
 			}
 		}
 	}
-	return reqs, received, stdio
+	return reqs, stdio
 }
 
 // CodeProblem says how an error code observed in a 2026-07-28 session breaks the

@@ -9,12 +9,23 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 )
 
+// NoArrays is the Run of a rule that the server sends no JSON array, on stdio only
+// when stdioOnly (BASE-BATCH-R3-02, STDIO-SINGLE-R3-01): not exercised for the
+// reason none when nothing was received, a violation of want for Arrays' findings,
+// else a pass that passed words with the count of messages.
+func NoArrays(stdioOnly bool, none, want, passed string) func(t *conform.T) conform.Verdict {
+	return func(t *conform.T) conform.Verdict {
+		bad := Arrays(t, stdioOnly)
+		return bad.VerdictOrNone(none, want, fmt.Sprintf(passed, bad.Judged))
+	}
+}
+
 // Arrays finds the JSON arrays the server sent in this revision's sessions (on stdio
 // only, when stdioOnly): every message that came inside one, and every empty array.
 // A response inside an array that answers an array the suite sent is left out: how a
 // server treats a batch sent to it after batching was removed is another rule's
-// (BASE-BATCH-R3-01). n counts the messages received.
-func Arrays(t *conform.T, stdioOnly bool) (bad conform.Findings, n int) {
+// (BASE-BATCH-R3-01). bad.Judged counts the messages received.
+func Arrays(t *conform.T, stdioOnly bool) (bad conform.Findings) {
 	for _, s := range t.Sessions() {
 		if stdioOnly && s.Kind != "stdio" {
 			continue
@@ -27,7 +38,7 @@ func Arrays(t *conform.T, stdioOnly bool) (bad conform.Findings, n int) {
 				}
 				continue
 			}
-			n++
+			bad.Judged++
 			switch {
 			case !e.InBatch:
 			case e.Msg == nil:
@@ -42,7 +53,7 @@ func Arrays(t *conform.T, stdioOnly bool) (bad conform.Findings, n int) {
 			}
 		}
 	}
-	return bad, n
+	return bad
 }
 
 // ArrayIDs lists the loose keys (wire.ID.LooseKey) of the ids in raw when it is a
@@ -158,17 +169,26 @@ func MixedBatch(t *conform.T) BatchProbe {
 	}).(BatchProbe)
 }
 
-// JudgeMixedBatch is the verdict of the 2025-03-26 batch rules (BASE-BATCH-R2-01,
-// STDIO-BATCH-R2-01) on MixedBatch's probe.
-func JudgeMixedBatch(t *conform.T) conform.Verdict {
-	p := MixedBatch(t).SettledFor(t)
-	if t.Ctx.Err() != nil {
-		return conform.Errorf("not verified: %v", t.Ctx.Err())
+// OnMixedBatch is c judging MixedBatch's probe with judge once the column has
+// settled: it runs the probe on the spare session, as a batch may end a server's
+// connection, and as a silence probe, so that a reply that does not come is proven
+// absent when the column settles, its grace overlapping the column's other work.
+func OnMixedBatch(c conform.Check, judge func(BatchProbe) conform.Verdict) conform.Check {
+	c.Spare = true
+	c.SilenceProbe = true
+	c.Probe = func(t *conform.T) { MixedBatch(t) }
+	c.Run = func(t *conform.T) conform.Verdict {
+		p := MixedBatch(t).SettledFor(t)
+		if t.Ctx.Err() != nil {
+			return conform.Errorf("not verified: %v", t.Ctx.Err())
+		}
+		return judge(p)
 	}
-	return p.JudgeBatch()
+	return c
 }
 
-// JudgeBatch wants a reply to each request of the batch, and nothing else.
+// JudgeBatch is the verdict of the 2025-03-26 batch rules (BASE-BATCH-R2-01,
+// STDIO-BATCH-R2-01): a reply to each request of the batch, and nothing else.
 func (p BatchProbe) JudgeBatch() conform.Verdict {
 	const want = "a reply to each of the batch's two requests (as one array, or one by one), none to its notification"
 	a := p.Answer
