@@ -66,6 +66,12 @@
 //     open tasks/result (its SSE stream over Streamable HTTP) and wait for one;
 //     progress still waiting when the task ends is dropped. Tasks live as long as
 //     their session (the ttl is reported, not enforced); pollInterval is 100 ms.
+//     test_slow's argument untilRetrieved (the suite's task round trip sends it)
+//     orders the task by events, not by a duration: called as a task it sends
+//     progress as it starts, works until a tasks/result asks for its result (at
+//     most ms), sends progress again and ends, so it is working when created and
+//     its progress travels on the open tasks/result; called without a task it
+//     ends at once.
 //   - Streamable HTTP: a request without Accept is taken as accepting anything (RFC
 //     9110); a lone message with no usable id (not a request) is 400, an invalid
 //     request with a readable id is answered 200 with -32600; a client disconnect is

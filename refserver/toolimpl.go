@@ -26,7 +26,8 @@ const (
 	schemaSlow = `{
 		"type": "object",
 		"properties": {
-			"ms": {"type": "integer", "minimum": 0, "maximum": 10000, "default": 1000, "description": "How long to work, in milliseconds."}
+			"ms": {"type": "integer", "minimum": 0, "maximum": 10000, "default": 1000, "description": "How long to work, in milliseconds."},
+			"untilRetrieved": {"type": "boolean", "default": false, "description": "Called as a task: work until a tasks/result asks for the task's result (at most ms), then send progress and end. Called otherwise: end at once."}
 		},
 		"additionalProperties": false
 	}`
@@ -120,7 +121,7 @@ func fixtureTools() []*tool {
 			input:       schemaNoParams, output: schemaWeather, annotations: readOnlyHints("Structured tool error"), run: runStructuredError},
 		{name: "test_echo", title: "Echo", description: "Echoes text, count times (default 1), as one text block.",
 			input: schemaEcho, annotations: readOnlyHints("Echo"), run: runEcho},
-		{name: "test_slow", title: "Slow", description: "Works for ms milliseconds (default 1000), with progress as it starts and every 200 ms; honours cancellation.",
+		{name: "test_slow", title: "Slow", description: "Works for ms milliseconds (default 1000), with progress as it starts and every 200 ms; honours cancellation. With untilRetrieved, called as a task, it works until its result is asked for, then sends progress and ends.",
 			input: schemaSlow, annotations: readOnlyHints("Slow"), run: runSlow, blocking: true,
 			// 2025-11-25's tasks (tasks.go): it may be called as a task
 			// (TOOLS-CALL-TASK-R4-01, PROG-TASKS-R4-01), and TOOLS-EXEC-R4-01 has an
@@ -400,6 +401,9 @@ const slowTick = 200 * time.Millisecond
 // wait a tick). When the request is cancelled it stops at once; its response is then
 // suppressed.
 func runSlow(tc *toolCall) toolResult {
+	if tc.boolArg("untilRetrieved") {
+		return runSlowUntilRetrieved(tc)
+	}
 	ms := tc.intArg("ms", 1000)
 	total := time.Duration(ms) * time.Millisecond
 	done := time.NewTimer(total)
@@ -418,6 +422,31 @@ func runSlow(tc *toolCall) toolResult {
 				tc.progress(float64(at), float64(ms), fmt.Sprintf("%d of %d ms", at, ms))
 			}
 		}
+	}
+}
+
+// runSlowUntilRetrieved is test_slow with untilRetrieved: as a task it sends
+// progress as it starts, works until a tasks/result asks for its result (or ms
+// passed), sends progress again and ends. Its order comes from events, not from a
+// duration: the task is still working when its CreateTaskResult is written, and both
+// progress notifications travel on the open tasks/result after the client read that
+// result (TOOLS-CALL-TASK-R4-01, PROG-TASKS-R4-01). Called without a task it has
+// nothing to wait for and ends at once.
+func runSlowUntilRetrieved(tc *toolCall) toolResult {
+	tc.progress(0, 2, "working until the task's result is asked for")
+	if tc.retrieved == nil {
+		return textResult("Worked until now: no task's result to wait for.")
+	}
+	bound := time.NewTimer(time.Duration(tc.intArg("ms", 1000)) * time.Millisecond)
+	defer bound.Stop()
+	select {
+	case <-tc.ctx.Done():
+		return errorResult("Cancelled.")
+	case <-bound.C:
+		return textResult("Worked for the whole ms: no tasks/result asked for the result.")
+	case <-tc.retrieved:
+		tc.progress(1, 2, "the task's result was asked for: ending")
+		return textResult("Worked until the task's result was asked for.")
 	}
 }
 
