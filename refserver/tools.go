@@ -152,6 +152,9 @@ type toolCall struct {
 	// retrieved, for a call run as a task, is closed once a tasks/result asks for
 	// the task's result; nil otherwise.
 	retrieved <-chan struct{}
+	// resumed, for a call answered on a resumable SSE stream, is closed once the
+	// client resumed that stream; nil otherwise.
+	resumed <-chan struct{}
 }
 
 // fault reports whether the named fault is switched on in this server.
