@@ -66,12 +66,24 @@
 //     open tasks/result (its SSE stream over Streamable HTTP) and wait for one;
 //     progress still waiting when the task ends is dropped. Tasks live as long as
 //     their session (the ttl is reported, not enforced); pollInterval is 100 ms.
+//     test_slow's argument untilRetrieved (the suite's task round trip sends it)
+//     orders the task by events, not by a duration: called as a task it sends
+//     progress as it starts, works until a tasks/result asks for its result (at
+//     most ms), sends progress again and ends, so it is working when created and
+//     its progress travels on the open tasks/result; called without a task it
+//     ends at once.
 //   - Streamable HTTP: a request without Accept is taken as accepting anything (RFC
 //     9110); a lone message with no usable id (not a request) is 400, an invalid
 //     request with a readable id is answered 200 with -32600; a client disconnect is
 //     not a cancellation (2025-03-26 … 2025-11-25 say SHOULD NOT); the GET stream
-//     carries nothing, since every server message relates to a request. Resumption
-//     (Last-Event-ID) is not offered.
+//     carries nothing, since every server message relates to a request. A POST's
+//     SSE stream can be resumed (Last-Event-ID, streamlog.go); in 2025-11-25 a
+//     test_slow call of at least 400 ms has its connection closed 150 ms after its
+//     stream opened (polling, retry 100 ms). test_slow's untilResumed orders that
+//     probe by events: answered on a resumable stream, the call works until the
+//     client resumed it (at most ms), and in 2025-11-25 the connection closes
+//     right after the priming event, so the response can come only on the
+//     resumed stream; answered elsewhere it ends at once.
 //   - HTTP+SSE: a POST body that is not JSON gets 400 and -32700 on the stream;
 //     everything else is 202.
 //   - stdin EOF lets blocking calls finish for up to one second, then cancels them.

@@ -372,7 +372,8 @@ func handleToolsCall(s *session, rq *request) outcome {
 		}
 	}
 	run := func(ctx context.Context) outcome {
-		tc := &toolCall{ctx: ctx, s: s, requestID: rq.id, rev: rq.rev, progressToken: token, out: guardedSink{ctx: ctx, out: rq.out}, callParams: p}
+		tc := &toolCall{ctx: ctx, s: s, requestID: rq.id, rev: rq.rev, progressToken: token, out: guardedSink{ctx: ctx, out: rq.out}, callParams: p,
+			resumed: resumedOf(rq.out)}
 		res := t.call(tc, rawArgs)
 		if res.rpcErr != nil {
 			return outcome{err: res.rpcErr, after: tc.after}

@@ -30,6 +30,21 @@ type sinkFunc func(msg []byte) error
 
 func (f sinkFunc) send(msg []byte) error { return f(msg) }
 
+// resumedSignal is implemented by the sink of a stream a client may resume
+// (Streamable HTTP, streamlog.go): the channel closes once the client resumed it.
+type resumedSignal interface {
+	resumed() <-chan struct{}
+}
+
+// resumedOf is the resumption signal of out, nil when out's stream cannot be
+// resumed.
+func resumedOf(out sink) <-chan struct{} {
+	if r, ok := out.(resumedSignal); ok {
+		return r.resumed()
+	}
+	return nil
+}
+
 // errNoChannel is returned by sinks that cannot carry server-initiated messages.
 var errNoChannel = errors.New("no channel to the client for this message")
 

@@ -477,9 +477,18 @@ func (h *streamableHandler) answerStream(w http.ResponseWriter, r *http.Request,
 		return
 	}
 	var poll <-chan time.Time
-	if r4 && slow && slowMs(f.msgs[0]) >= pollMinMs && lg.firstEventID() != "" {
+	switch {
+	case !r4 || !slow || lg.firstEventID() == "":
 		// The connection may close only after an event with an id: the client's
 		// cursor to resume from.
+	case slowUntilResumed(f.msgs[0]):
+		// A call that works until its stream is resumed polls at once: its
+		// response cannot come before the client's return (SHTTP-RETRY-01,
+		// SHTTP-DISCONNECT-01 without a duration).
+		now := make(chan time.Time, 1)
+		now <- time.Now()
+		poll = now
+	case slowMs(f.msgs[0]) >= pollMinMs:
 		t := time.NewTimer(pollAfter)
 		defer t.Stop()
 		poll = t.C
@@ -542,6 +551,18 @@ func slowMs(m *wire.Message) int64 {
 	return 1000
 }
 
+// slowUntilResumed reports whether a test_slow call asks untilResumed.
+func slowUntilResumed(m *wire.Message) bool {
+	p, _ := paramsObject(m.Params)
+	var args struct {
+		UntilResumed bool `json:"untilResumed"`
+	}
+	if raw, ok := p["arguments"]; ok && json.Unmarshal(raw, &args) == nil {
+		return args.UntilResumed
+	}
+	return false
+}
+
 // streamSink is what a call's messages go through on their way to its stream: the
 // stream itself, save where a fault sends them elsewhere as well or instead. The
 // faults spare test_slow, the suite's probe of the streams themselves.
@@ -549,7 +570,7 @@ func (h *streamableHandler) streamSink(ctx context.Context, hs *httpSession, lg 
 	fs := h.cfg.faults
 	slow := isSlowCall(f)
 	foreign := fs.on(faultForeignProgress) && isCallOf(f, "test_tool_with_progress")
-	return sinkFunc(func(msg []byte) error {
+	return resumableSink{lg: lg, sink: sinkFunc(func(msg []byte) error {
 		if foreign {
 			foreign = false // once per stream, ahead of the call's own messages
 			if n, err := encodeNotification("notifications/progress", map[string]any{
@@ -567,8 +588,17 @@ func (h *streamableHandler) streamSink(ctx context.Context, hs *httpSession, lg 
 			}
 		}
 		return lg.send(msg)
-	})
+	})}
 }
+
+// resumableSink is the sink of a resumable stream: it tells a call when the client
+// resumed the stream (resumedSignal).
+type resumableSink struct {
+	sink
+	lg *sseLog
+}
+
+func (r resumableSink) resumed() <-chan struct{} { return r.lg.resumedCh }
 
 // isCallOf reports whether a frame is one tools/call of the named tool.
 func isCallOf(f frame, name string) bool {

@@ -429,3 +429,52 @@ func checkErrorBody(t *testing.T, body []byte) {
 	b, _ := json.Marshal(stripped)
 	mustValidate(t, revision.MustLookup("2025-11-25"), "JSONRPCErrorResponse", b)
 }
+
+// TestUntilResumed: test_slow's untilResumed works until its stream is resumed, so its
+// response comes on the resumed stream and never on the first one, with no duration
+// in between: before 2025-11-25 the client drops the stream at the call's first
+// progress; in 2025-11-25 the server closes the connection right after the priming
+// event (polling).
+func TestUntilResumed(t *testing.T) {
+	for _, tc := range []struct {
+		rev  string
+		poll bool // the server ends the first connection itself
+	}{{"2025-03-26", false}, {"2025-06-18", false}, {"2025-11-25", true}} {
+		t.Run(tc.rev, func(t *testing.T) {
+			s := newSHTTP(t, Options{})
+			sid := s.open(tc.rev)
+			call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"test_slow","arguments":{"ms":10000,"untilResumed":true},"_meta":{"progressToken":"tok"}}}`
+			st, cancel := s.openStream(t, http.MethodPost, sid, tc.rev, call, nil)
+			evs, ended := collect(st, recvTimeout, func(ev streamEvent) bool { return !tc.poll && ev.id != "" && ev.data != "" })
+			cancel()
+			if ended != tc.poll {
+				t.Fatalf("first stream ended=%v, want %v: %v", ended, tc.poll, evs)
+			}
+			last := ""
+			for _, ev := range evs {
+				if hasResponse("7")(ev) {
+					t.Fatalf("the response came before the stream was resumed: %v", evs)
+				}
+				if ev.id != "" {
+					last = ev.id
+				}
+			}
+			if last == "" {
+				t.Fatalf("no event id to resume from: %v", evs)
+			}
+			st, cancel = s.openStream(t, http.MethodGet, sid, tc.rev, "", map[string]string{"Last-Event-ID": last})
+			defer cancel()
+			evs, _ = collect(st, recvTimeout, hasResponse("7"))
+			if len(evs) == 0 || !strings.Contains(evs[len(evs)-1].data, "Worked until the stream was resumed.") {
+				t.Fatalf("the resumed stream carried %v", evs)
+			}
+		})
+	}
+	t.Run("no resumable stream", func(t *testing.T) {
+		cl := newInitialized(t, dialStdio, Options{}, "2025-06-18", nil)
+		r, _ := cl.result("tools/call", map[string]any{"name": "test_slow", "arguments": map[string]any{"ms": 10000, "untilResumed": true}})
+		if b, _ := json.Marshal(r["content"]); !strings.Contains(string(b), "no stream to resume") {
+			t.Errorf("test_slow untilResumed over stdio answered %s", b)
+		}
+	})
+}

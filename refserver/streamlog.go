@@ -35,6 +35,9 @@ type sseLog struct {
 	done    bool       // the stream is terminated: nothing more will be sent
 	doneCh  chan struct{}
 	liveGen int // bumped at every attach: a handler detaches only its own connection
+	// resumedCh is closed when a client first resumed the stream (GET with
+	// Last-Event-ID): test_slow's untilResumed waits on it.
+	resumedCh chan struct{}
 }
 
 type loggedEvent struct {
@@ -47,7 +50,7 @@ func (hs *httpSession) newLog() *sseLog {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	hs.nextStream++
-	lg := &sseLog{hs: hs, no: hs.nextStream, doneCh: make(chan struct{})}
+	lg := &sseLog{hs: hs, no: hs.nextStream, doneCh: make(chan struct{}), resumedCh: make(chan struct{})}
 	if hs.logs == nil {
 		hs.logs = map[int]*sseLog{}
 	}
@@ -201,6 +204,11 @@ func (lg *sseLog) resume(st *sseStream, lastID string, replayAll bool) (int, boo
 	}
 	lg.live = st
 	lg.liveGen++
+	select {
+	case <-lg.resumedCh:
+	default:
+		close(lg.resumedCh)
+	}
 	return lg.liveGen, true
 }
 

@@ -55,6 +55,9 @@ type task struct {
 	created time.Time
 	ttl     int64
 	done    chan struct{} // closed when the task reached a terminal status
+	// retrieved is closed when a tasks/result first opens for the task, after
+	// the messages waiting for it went out (test_slow's untilRetrieved waits on it).
+	retrieved chan struct{}
 
 	mu      sync.Mutex
 	status  string
@@ -112,21 +115,21 @@ func (s *session) startTask(t *tool, tc *toolCall, rawArgs json.RawMessage, tp p
 		return fail(errInternal(err))
 	}
 	now := time.Now().UTC()
-	tk := &task{id: id, created: now, ttl: ttl, done: make(chan struct{}), status: taskWorking, updated: now}
+	tk := &task{id: id, created: now, ttl: ttl, done: make(chan struct{}), retrieved: make(chan struct{}), status: taskWorking, updated: now}
 	s.mu.Lock()
 	if s.tasks == nil {
 		s.tasks = map[string]*task{}
 	}
 	s.tasks[id] = tk
 	s.mu.Unlock()
-	tc.ctx, tc.out = s.ctx, tk
+	tc.ctx, tc.out, tc.retrieved = s.ctx, tk, tk.retrieved
 	if s.cfg.faults.on(faultTaskProgressToken) && tc.progressToken != nil {
 		tc.progressToken = mustMarshal("task-" + id[:8]) // a token the request did not carry
 	}
 	if s.cfg.faults.on(faultTaskCreatedDone) {
 		// The fault: the work is done before the task is created, which then begins
 		// in a terminal status.
-		tc.out = guardedSink{ctx: s.ctx, out: direct}
+		tc.out, tc.retrieved = guardedSink{ctx: s.ctx, out: direct}, nil // no task yet to retrieve
 		tk.finish(t.call(tc, rawArgs))
 		return respond(map[string]any{"task": tk.snapshot()})
 	}
@@ -196,6 +199,11 @@ func (tk *task) attach(out sink) {
 		_ = out.send(m)
 	}
 	tk.queue = nil
+	select {
+	case <-tk.retrieved:
+	default:
+		close(tk.retrieved)
+	}
 }
 
 // detach closes the channel out, when it is still the task's.

@@ -13,10 +13,15 @@ import (
 // (the task id is the server's), so TestEveryTaskFaultIsObservable drives them.
 var taskFaults = map[string]bool{faultTaskCreatedDone: true, faultTaskResultNoMeta: true, faultTaskProgressToken: true}
 
-// taskRoundTrip calls test_slow as a task, fetches its result and polls it once, and
-// returns every message the server sent, with the task id and times replaced so
-// that two runs compare equal.
-func taskRoundTrip(t *testing.T, dial func(testing.TB, Options) conn, opts Options) (string, map[string]any) {
+// untilRetrieved are the arguments the suite's task round trip gives test_slow
+// (TOOLS-CALL-TASK-R4-01, PROG-TASKS-R4-01).
+var untilRetrieved = map[string]any{"ms": 5000, "untilRetrieved": true}
+
+// taskRoundTrip calls test_slow as a task with args, fetches its result and polls it
+// once, and returns every message the server sent, with the task id and times
+// replaced so that two runs compare equal. parts holds the created and final task
+// and the progress notifications that came with the CreateTaskResult ("early").
+func taskRoundTrip(t *testing.T, dial func(testing.TB, Options) conn, opts Options, args map[string]any) (text string, parts map[string]any) {
 	t.Helper()
 	cl := newInitialized(t, dial, opts, "2025-11-25", nil)
 	var out []string
@@ -27,11 +32,12 @@ func taskRoundTrip(t *testing.T, dial func(testing.TB, Options) conn, opts Optio
 		out = append(out, string(m.Raw))
 	}
 	create := wire.StringID("create")
-	cl.sendRequest(create, "tools/call", map[string]any{"name": "test_slow", "arguments": map[string]any{"ms": 450},
+	cl.sendRequest(create, "tools/call", map[string]any{"name": "test_slow", "arguments": args,
 		"task": map[string]any{"ttl": 30000}, "_meta": map[string]any{"progressToken": "task-tok"}})
 	cl.methods[create.Key()] = "" // a CreateTaskResult, validated below
 	m, notes := cl.await(create)
 	record(m, notes)
+	early := len(notes)
 	if m.Error != nil {
 		t.Fatalf("task-augmented tools/call: %s", m.Raw)
 	}
@@ -60,7 +66,7 @@ func taskRoundTrip(t *testing.T, dial func(testing.TB, Options) conn, opts Optio
 	var final map[string]any
 	_ = json.Unmarshal(got.Result, &final)
 	cl.barrier()
-	text := strings.Join(out, "\n")
+	text = strings.Join(out, "\n")
 	text = strings.ReplaceAll(text, id, "ID")
 	text = strings.ReplaceAll(text, id[:8], "ID8")
 	for _, k := range []string{"createdAt", "lastUpdatedAt"} {
@@ -70,26 +76,55 @@ func taskRoundTrip(t *testing.T, dial func(testing.TB, Options) conn, opts Optio
 			}
 		}
 	}
-	return text, map[string]any{"created": created.Task, "final": final, "result": string(res.Raw)}
+	return text, map[string]any{"created": created.Task, "final": final, "result": string(res.Raw), "early": early}
 }
 
 func TestTaskRoundTrip(t *testing.T) {
-	for name, dial := range map[string]func(testing.TB, Options) conn{"session": dialSession, "stdio": dialStdio, "streamable": dialStreamable} {
-		t.Run(name, func(t *testing.T) {
-			text, parts := taskRoundTrip(t, dial, Options{})
-			created, final := parts["created"].(map[string]any), parts["final"].(map[string]any)
-			if created["status"] != "working" || final["status"] != "completed" {
-				t.Errorf("status: created %v, then %v", created["status"], final["status"])
-			}
-			for _, want := range []string{
-				`"progressToken":"task-tok"`, `"io.modelcontextprotocol/related-task":{"taskId":"ID"}`,
-				`"text":"Worked for 450 ms."`, `"pollInterval":100`, `"ttl":30000`,
-			} {
-				if !strings.Contains(text, want) {
-					t.Errorf("the round trip lacks %s:\n%s", want, text)
+	cases := []struct {
+		name string
+		args map[string]any
+		want []string
+	}{
+		{"timed", map[string]any{"ms": 450}, []string{
+			`"progressToken":"task-tok"`, `"io.modelcontextprotocol/related-task":{"taskId":"ID"}`,
+			`"text":"Worked for 450 ms."`, `"pollInterval":100`, `"ttl":30000`,
+		}},
+		// untilRetrieved: both progress notifications travel on the open
+		// tasks/result, none with the CreateTaskResult, whatever the machine's speed.
+		{"untilRetrieved", untilRetrieved, []string{
+			`"progressToken":"task-tok","total":2`, `"progress":0,"progressToken":"task-tok"`, `"progress":1,"progressToken":"task-tok"`,
+			`"io.modelcontextprotocol/related-task":{"taskId":"ID"}`,
+			`"text":"Worked until the task's result was asked for."`,
+		}},
+	}
+	for _, tc := range cases {
+		for name, dial := range map[string]func(testing.TB, Options) conn{"session": dialSession, "stdio": dialStdio, "streamable": dialStreamable} {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				text, parts := taskRoundTrip(t, dial, Options{}, tc.args)
+				created, final := parts["created"].(map[string]any), parts["final"].(map[string]any)
+				if created["status"] != "working" || final["status"] != "completed" {
+					t.Errorf("status: created %v, then %v", created["status"], final["status"])
 				}
-			}
-		})
+				if early := parts["early"].(int); early != 0 {
+					t.Errorf("%d notification(s) came before the CreateTaskResult:\n%s", early, text)
+				}
+				for _, want := range tc.want {
+					if !strings.Contains(text, want) {
+						t.Errorf("the round trip lacks %s:\n%s", want, text)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestUntilRetrievedWithoutTask: test_slow's untilRetrieved called without a task
+// has no result to wait for and ends at once (the fixture contract, doc.go).
+func TestUntilRetrievedWithoutTask(t *testing.T) {
+	cl := newInitialized(t, dialSession, Options{}, "2025-11-25", nil)
+	r, _ := cl.result("tools/call", map[string]any{"name": "test_slow", "arguments": map[string]any{"ms": 10000, "untilRetrieved": true}})
+	if b, _ := json.Marshal(r["content"]); !strings.Contains(string(b), "no task's result to wait for") {
+		t.Errorf("test_slow untilRetrieved without a task answered %s", b)
 	}
 }
 
@@ -137,10 +172,10 @@ func TestTaskNegotiation(t *testing.T) {
 
 // TestEveryTaskFaultIsObservable: each task fault changes the round trip.
 func TestEveryTaskFaultIsObservable(t *testing.T) {
-	clean, _ := taskRoundTrip(t, dialSession, Options{})
+	clean, _ := taskRoundTrip(t, dialSession, Options{}, untilRetrieved)
 	for name := range taskFaults {
 		t.Run(name, func(t *testing.T) {
-			if got, _ := taskRoundTrip(t, dialSession, Options{Faults: map[string]bool{name: true}}); got == clean {
+			if got, _ := taskRoundTrip(t, dialSession, Options{Faults: map[string]bool{name: true}}, untilRetrieved); got == clean {
 				t.Errorf("fault %s does not change the task round trip:\n%s", name, got)
 			}
 		})

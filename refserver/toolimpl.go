@@ -26,7 +26,9 @@ const (
 	schemaSlow = `{
 		"type": "object",
 		"properties": {
-			"ms": {"type": "integer", "minimum": 0, "maximum": 10000, "default": 1000, "description": "How long to work, in milliseconds."}
+			"ms": {"type": "integer", "minimum": 0, "maximum": 10000, "default": 1000, "description": "How long to work, in milliseconds."},
+			"untilRetrieved": {"type": "boolean", "default": false, "description": "Called as a task: work until a tasks/result asks for the task's result (at most ms), then send progress and end. Called otherwise: end at once."},
+			"untilResumed": {"type": "boolean", "default": false, "description": "Answered on a resumable SSE stream (Streamable HTTP): work until the client resumes that stream with Last-Event-ID (at most ms), then end. Answered otherwise: end at once."}
 		},
 		"additionalProperties": false
 	}`
@@ -120,7 +122,7 @@ func fixtureTools() []*tool {
 			input:       schemaNoParams, output: schemaWeather, annotations: readOnlyHints("Structured tool error"), run: runStructuredError},
 		{name: "test_echo", title: "Echo", description: "Echoes text, count times (default 1), as one text block.",
 			input: schemaEcho, annotations: readOnlyHints("Echo"), run: runEcho},
-		{name: "test_slow", title: "Slow", description: "Works for ms milliseconds (default 1000), with progress as it starts and every 200 ms; honours cancellation.",
+		{name: "test_slow", title: "Slow", description: "Works for ms milliseconds (default 1000), with progress as it starts and every 200 ms; honours cancellation. With untilRetrieved, called as a task, it works until its result is asked for; with untilResumed, until its SSE stream is resumed.",
 			input: schemaSlow, annotations: readOnlyHints("Slow"), run: runSlow, blocking: true,
 			// 2025-11-25's tasks (tasks.go): it may be called as a task
 			// (TOOLS-CALL-TASK-R4-01, PROG-TASKS-R4-01), and TOOLS-EXEC-R4-01 has an
@@ -400,6 +402,12 @@ const slowTick = 200 * time.Millisecond
 // wait a tick). When the request is cancelled it stops at once; its response is then
 // suppressed.
 func runSlow(tc *toolCall) toolResult {
+	switch {
+	case tc.boolArg("untilRetrieved"):
+		return runSlowUntilRetrieved(tc)
+	case tc.boolArg("untilResumed"):
+		return runSlowUntilResumed(tc)
+	}
 	ms := tc.intArg("ms", 1000)
 	total := time.Duration(ms) * time.Millisecond
 	done := time.NewTimer(total)
@@ -418,6 +426,55 @@ func runSlow(tc *toolCall) toolResult {
 				tc.progress(float64(at), float64(ms), fmt.Sprintf("%d of %d ms", at, ms))
 			}
 		}
+	}
+}
+
+// runSlowUntilRetrieved is test_slow with untilRetrieved: as a task it sends
+// progress as it starts, works until a tasks/result asks for its result (or ms
+// passed), sends progress again and ends. Its order comes from events, not from a
+// duration: the task is still working when its CreateTaskResult is written, and both
+// progress notifications travel on the open tasks/result after the client read that
+// result (TOOLS-CALL-TASK-R4-01, PROG-TASKS-R4-01). Called without a task it has
+// nothing to wait for and ends at once.
+func runSlowUntilRetrieved(tc *toolCall) toolResult {
+	tc.progress(0, 2, "working until the task's result is asked for")
+	if tc.retrieved == nil {
+		return textResult("Worked until now: no task's result to wait for.")
+	}
+	bound := time.NewTimer(time.Duration(tc.intArg("ms", 1000)) * time.Millisecond)
+	defer bound.Stop()
+	select {
+	case <-tc.ctx.Done():
+		return errorResult("Cancelled.")
+	case <-bound.C:
+		return textResult("Worked for the whole ms: no tasks/result asked for the result.")
+	case <-tc.retrieved:
+		tc.progress(1, 2, "the task's result was asked for: ending")
+		return textResult("Worked until the task's result was asked for.")
+	}
+}
+
+// runSlowUntilResumed is test_slow with untilResumed: it sends progress as it
+// starts, then works until the client resumed the call's SSE stream (or ms passed)
+// and ends, so that its response can only come on the resumed stream: the client
+// dropped the stream (or the server closed its connection to poll) while the call
+// was provably at work, whatever the machine's speed (SHTTP-RESUME-01,
+// SHTTP-DISCONNECT-01, SHTTP-RETRY-01). Answered on no resumable stream it ends at
+// once.
+func runSlowUntilResumed(tc *toolCall) toolResult {
+	tc.progress(0, 1, "working until the stream is resumed")
+	if tc.resumed == nil {
+		return textResult("Worked until now: no stream to resume.")
+	}
+	bound := time.NewTimer(time.Duration(tc.intArg("ms", 1000)) * time.Millisecond)
+	defer bound.Stop()
+	select {
+	case <-tc.ctx.Done():
+		return errorResult("Cancelled.")
+	case <-bound.C:
+		return textResult("Worked for the whole ms: the stream was not resumed.")
+	case <-tc.resumed:
+		return textResult("Worked until the stream was resumed.")
 	}
 }
 

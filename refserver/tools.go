@@ -149,6 +149,12 @@ type toolCall struct {
 	out           sink            // drops everything once ctx is done
 	// after runs once the response was written (only faults set it).
 	after func()
+	// retrieved, for a call run as a task, is closed once a tasks/result asks for
+	// the task's result; nil otherwise.
+	retrieved <-chan struct{}
+	// resumed, for a call answered on a resumable SSE stream, is closed once the
+	// client resumed that stream; nil otherwise.
+	resumed <-chan struct{}
 }
 
 // fault reports whether the named fault is switched on in this server.
@@ -206,6 +212,12 @@ func (tc *toolCall) stringArg(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// boolArg returns a boolean argument, false when it is absent.
+func (tc *toolCall) boolArg(name string) bool {
+	v, _ := tc.args[name].(bool)
+	return v
 }
 
 // toolNamePattern is the 2025-11-25 tool-name rule, applied to every tool.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
@@ -155,10 +156,19 @@ var _ = conform.Register(conform.Check{
 		}
 		tok, _ := json.Marshal(o.Token)
 		// The barriers: every message the server sent either session before their
-		// replies is in.
-		for _, x := range []*conform.Session{s, caller} {
-			if err := x.Conn.Flush(t.Ctx, nil); err != nil {
-				return conform.Errorf("not verified: the barrier on %s: %v", x.Label, err)
+		// replies is in. The two sessions' proofs wait out their graces side by
+		// side, not one after the other.
+		sessions := []*conform.Session{s, caller}
+		errs := make([]error, len(sessions))
+		var wg sync.WaitGroup
+		for i, x := range sessions {
+			wg.Add(1)
+			go func() { defer wg.Done(); errs[i] = x.Conn.Flush(t.Ctx, nil) }()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				return conform.Errorf("not verified: the barrier on %s: %v", sessions[i].Label, err)
 			}
 		}
 		var f conform.Findings

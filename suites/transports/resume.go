@@ -100,7 +100,10 @@ var _ = conform.Register(conform.Check{
 // resumeTool is the fixture's slow tool: a call long enough to drop and resume.
 const resumeTool = "test_slow"
 
-// resumeMs is how long the probe's call works: past the fixture's polling point.
+// resumeMs bounds the probe's call: the fixture's untilResumed (refserver/doc.go)
+// has it work until its stream is resumed, so the order of drop, resumption and
+// response comes from the requests, not from a duration; the bound ends a call
+// whose stream is never resumed.
 const resumeMs = 450
 
 // resumeProbe is what the column's resumption probe saw.
@@ -151,7 +154,7 @@ func runResumeProbe(t *conform.T, s *conform.Session, ps probeStreamer) *resumeP
 	if !t.Rev.AtLeast("2025-11-25") {
 		p.token = "mcp-conform-resume-" + s.Label
 	}
-	id, body, err := toolCallBody(s, resumeTool, map[string]any{"ms": resumeMs}, p.token)
+	id, body, err := toolCallBody(s, resumeTool, map[string]any{"ms": resumeMs, "untilResumed": true}, p.token)
 	if err != nil {
 		v := conform.Errorf("%v", err)
 		p.skip = &v

@@ -248,9 +248,11 @@ func runEndProbe(t *conform.T, s *conform.Session, ps probeStreamer) endProbe {
 	var p endProbe
 	var args json.RawMessage
 	if _, ok := fixtureTool(t, "test_slow"); ok {
-		// Long enough for a progress notification: in 2026-07-28 a reply becomes a
-		// stream only when something precedes the response.
-		p.tool, args = "test_slow", json.RawMessage(`{"ms":250}`)
+		// Its progress as it starts precedes the response in the fixture's own
+		// order (in 2026-07-28 a reply becomes a stream only when something
+		// precedes the response), so no work needs to last: 1 ms (not 0, whose
+		// progress would read "0 of 0").
+		p.tool, args = "test_slow", json.RawMessage(`{"ms":1}`)
 	} else {
 		ct, why := h5Tool(t, s)
 		if why != "" {

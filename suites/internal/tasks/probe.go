@@ -149,9 +149,12 @@ func pick(t *conform.T) (toolkit.CallableTool, *conform.Verdict) {
 	}
 	if chosen != nil {
 		if chosen.Name == Fixture && (len(chosen.Args) == 0 || string(chosen.Args) == "{}") {
-			// The fixture tool works 1000 ms by default; long enough for its
-			// progress at 0, 200 and 400 ms is enough for the round trip.
-			chosen.Args = json.RawMessage(`{"ms":450}`)
+			// The fixture's untilRetrieved (refserver/doc.go): the task works
+			// until tasks/result asks for its result, so it is working when
+			// created and its progress travels on the open tasks/result, in an
+			// order made by the requests themselves, not by a duration. ms only
+			// bounds a task whose result is never asked for.
+			chosen.Args = json.RawMessage(`{"ms":5000,"untilRetrieved":true}`)
 		}
 		return *chosen, nil
 	}
