@@ -36,6 +36,10 @@ func (rs *runState) notRun(col *column, c *Check) *Verdict {
 	switch {
 	case rs.ctx.Err() != nil:
 		return v(Errorf("not run: %v", context.Cause(rs.ctx)))
+	case col.authRequired && !c.Auth:
+		return v(Skip(reports.NeedsToken, "%s", rs.tokenHint()))
+	case col.authRequired:
+		return nil
 	case col.state == colBroken && !c.Opening:
 		return v(Errorf("no session for %s: %v", col.rev.Name, col.err))
 	case col.state == colRefused && !c.Handshake && !c.Opening:

@@ -250,7 +250,7 @@ func run(ctx context.Context, cfg Config, withGinkgo bool) (*Result, error) {
 		stop()
 		if err != nil {
 			rs.unreachable(fmt.Errorf("target did not start: %w", err))
-		} else if rs.openColumns(ctx); rs.allBroken() && !rs.openingFailed() {
+		} else if rs.openColumns(ctx); rs.allBroken() && !rs.openingFailed() && !rs.noteAuthRequired() {
 			rs.unreachable(errors.New("no session could be opened"))
 		} else {
 			rs.startWorkers()
