@@ -52,7 +52,7 @@ func parseChallenges(lines []string) ([]challenge, error) {
 		}
 		out = append(out, c)
 		p.skipSpace()
-		if !p.done() && p.s[p.i] != ',' {
+		if !p.done() && p.s[p.i] != ',' && !p.afterComma() {
 			return nil, fmt.Errorf("challenge %s: unexpected %q", scheme, p.rest())
 		}
 	}
@@ -134,6 +134,21 @@ type challengeParser struct {
 }
 
 func (p *challengeParser) done() bool   { return p.i >= len(p.s) }
+
+// afterComma reports whether the last character before the position, spaces
+// aside, is a comma: an auth-param list that ended at the next challenge.
+func (p *challengeParser) afterComma() bool {
+	for j := p.i - 1; j >= 0; j-- {
+		switch p.s[j] {
+		case ' ', '\t':
+			continue
+		case ',':
+			return true
+		}
+		return false
+	}
+	return false
+}
 func (p *challengeParser) rest() string { return p.s[p.i:] }
 
 func (p *challengeParser) peekSpace() bool {
