@@ -124,7 +124,9 @@ func TestAuthVerdicts(t *testing.T) {
 			"AUTH-PRM-AS-01": reports.Fail, "AUTH-PRM-RESOURCE-01": reports.Pass}},
 		{"bad scopes_supported", "2025-11-25", func(p *protected) { p.prm["scopes_supported"] = "mcp" }, map[string]reports.Status{
 			"AUTH-PRM-01": reports.Fail}},
-		{"no scope", "2025-11-25", func(p *protected) { p.challenge = `Bearer resource_metadata="ORIGIN/.well-known/oauth-protected-resource"` }, map[string]reports.Status{
+		{"no scope", "2025-11-25", func(p *protected) {
+			p.challenge = `Bearer resource_metadata="ORIGIN/.well-known/oauth-protected-resource"`
+		}, map[string]reports.Status{
 			"AUTH-SCOPE-01": reports.Warn}},
 		{"offline_access", "2026-07-28", func(p *protected) { p.prm["scopes_supported"] = []string{"mcp", "offline_access"} }, map[string]reports.Status{
 			"AUTH-OFFLINE-01": reports.Warn}},

@@ -133,7 +133,7 @@ type challengeParser struct {
 	i int
 }
 
-func (p *challengeParser) done() bool   { return p.i >= len(p.s) }
+func (p *challengeParser) done() bool { return p.i >= len(p.s) }
 
 // afterComma reports whether the last character before the position, spaces
 // aside, is a comma: an auth-param list that ended at the next challenge.
