@@ -37,7 +37,7 @@ func (rs *runState) notRun(col *column, c *Check) *Verdict {
 	case rs.ctx.Err() != nil:
 		return v(Errorf("not run: %v", context.Cause(rs.ctx)))
 	case col.authRequired && !c.Auth:
-		return v(Skip(reports.NeedsToken, "%s", rs.tokenHint()))
+		return v(Skip(reports.NeedsToken, "no session: the server answered HTTP 401 for want of a token (the run's note says how to give one)"))
 	case col.authRequired:
 		return nil
 	case col.state == colBroken && !c.Opening:
