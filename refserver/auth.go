@@ -35,6 +35,7 @@ const (
 	faultAuthQueryToken      = "auth-query-token-accepted"
 	faultAuthInitializeOnly  = "auth-initialize-only"
 	faultAuthNoServerMetaR2  = "auth-no-as-metadata"
+	faultAuthNoTokenError    = "auth-error-without-token"
 	authTransport            = "http-auth"
 	authScope                = "mcp:tools"
 	wellKnownPRM             = "/.well-known/oauth-protected-resource"
@@ -50,7 +51,7 @@ var authFaultCatalogue = []Fault{
 	// metadata is still found at the well-known URIs, so from 2025-11-25 discovery
 	// holds, and 2025-06-18's header rule breaks.
 	{Name: faultAuthNoChallenge, Transport: authTransport, Targets: []string{"AUTH-CHALLENGE-01", "AUTH-RESMETA-01", "AUTH-INVALID-TOKEN-ERR-01"},
-		Masks: []string{"AUTH-SCOPE-01"}, Description: "a 401 carries no WWW-Authenticate header"},
+		Masks: []string{"AUTH-SCOPE-01", "AUTH-NO-TOKEN-ERR-01"}, Description: "a 401 carries no WWW-Authenticate header"},
 	{Name: faultAuthNoMetadata, Transport: authTransport, Targets: []string{"AUTH-RESMETA-01", "AUTH-PRM-01"},
 		Masks:       []string{"AUTH-PRM-RESOURCE-01", "AUTH-PRM-AS-01"},
 		Description: "no Protected Resource Metadata: the challenge has no resource_metadata, and the well-known URIs answer 404"},
@@ -72,6 +73,8 @@ var authFaultCatalogue = []Fault{
 		Description: "the token is accepted from the query string (?access_token=)"},
 	{Name: faultAuthInitializeOnly, Transport: authTransport, Targets: []string{"AUTH-ENDPOINTS-01"},
 		Description: "only initialize needs the token: other POSTs and the GET stream are served without one"},
+	{Name: faultAuthNoTokenError, Transport: authTransport, Targets: []string{"AUTH-NO-TOKEN-ERR-01"},
+		Description: `the 401 to a request without any token says error="invalid_token"`},
 	{Name: faultAuthNoServerMetaR2, Transport: authTransport, Targets: []string{"AUTH-R2-ASMETA-01"},
 		Description: "no Authorization Server Metadata at the root (the 2025-03-26 model)"},
 }
@@ -116,7 +119,11 @@ func (g *authGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if g.faults.on(faultAuth403NoToken) {
 			status = http.StatusForbidden
 		}
-		g.challenge(w, r, status, "")
+		code := ""
+		if g.faults.on(faultAuthNoTokenError) {
+			code = "invalid_token"
+		}
+		g.challenge(w, r, status, code)
 	case g.faults.on(faultAuthMalformed400) && strings.Contains(tok, "."):
 		g.challenge(w, r, http.StatusBadRequest, "invalid_request")
 	case g.faults.on(faultAuthInvalidNoError):

@@ -232,6 +232,19 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
+// AUTH-NO-TOKEN-ERR-01 — RFC 6750 §3.1.
+var _ = conform.Register(conform.Check{
+	ID: "AUTH-NO-TOKEN-ERR-01", Title: "the challenge to a request without a token carries no error code", Auth: true,
+	Run: func(t *conform.T) conform.Verdict {
+		_, r := protectedOr(t)
+		ch := challengeOr(t, r)
+		if code, ok := ch.Params["error"]; ok {
+			return conform.Violation("no error code in the challenge to a request without any token (RFC 6750 §3.1)", fmt.Sprintf("initialize without a token → HTTP %d, Bearer challenge with error=%q", r.status, code))
+		}
+		return conform.Pass("initialize without a token → HTTP %d, Bearer challenge without an error code", r.status)
+	},
+})
+
 // The two invalid tokens: a malformed one (a JWT cut short: a header and no payload
 // or signature) and a well-formed opaque one no server issued. Both are b64token
 // (RFC 6750 §2.1), so the request is well-formed and only the token is bad.

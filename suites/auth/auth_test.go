@@ -109,7 +109,7 @@ func TestAuthVerdicts(t *testing.T) {
 			"AUTH-401-01": reports.Pass, "AUTH-CHALLENGE-01": reports.Pass, "AUTH-RESMETA-01": reports.Pass,
 			"AUTH-PRM-01": reports.Pass, "AUTH-PRM-RESOURCE-01": reports.Pass, "AUTH-PRM-AS-01": reports.Pass,
 			"AUTH-SCOPE-01": reports.Pass, "AUTH-INVALID-TOKEN-01": reports.Pass, "AUTH-INVALID-TOKEN-ERR-01": reports.Pass,
-			"AUTH-QUERY-TOKEN-01": reports.Skip, "AUTH-ENDPOINTS-01": reports.Pass}},
+			"AUTH-QUERY-TOKEN-01": reports.Skip, "AUTH-ENDPOINTS-01": reports.Pass, "AUTH-NO-TOKEN-ERR-01": reports.Pass}},
 		{"no challenge, metadata at the well-known URI", "2025-11-25", func(p *protected) { p.challenge = "" }, map[string]reports.Status{
 			"AUTH-CHALLENGE-01": reports.Fail, "AUTH-RESMETA-01": reports.Pass, "AUTH-SCOPE-01": reports.Skip, "AUTH-PRM-01": reports.Pass}},
 		{"no resource_metadata in 2025-06-18", "2025-06-18", func(p *protected) { p.challenge = `Bearer scope="mcp"` }, map[string]reports.Status{
@@ -130,6 +130,8 @@ func TestAuthVerdicts(t *testing.T) {
 			"AUTH-SCOPE-01": reports.Warn}},
 		{"offline_access", "2026-07-28", func(p *protected) { p.prm["scopes_supported"] = []string{"mcp", "offline_access"} }, map[string]reports.Status{
 			"AUTH-OFFLINE-01": reports.Warn}},
+		{"error code without a token", "2025-11-25", func(p *protected) { p.challenge += `, error="invalid_token"` }, map[string]reports.Status{
+			"AUTH-NO-TOKEN-ERR-01": reports.Warn, "AUTH-CHALLENGE-01": reports.Pass}},
 		{"invalid token 403", "2025-11-25", func(p *protected) { p.invalid = http.StatusForbidden }, map[string]reports.Status{
 			"AUTH-INVALID-TOKEN-01": reports.Fail, "AUTH-INVALID-TOKEN-ERR-01": reports.Skip}},
 		{"invalid token without error", "2025-11-25", func(p *protected) { p.invalidErr = `Bearer realm="mcp"` }, map[string]reports.Status{
