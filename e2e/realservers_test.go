@@ -116,6 +116,19 @@ func realServers(gosdk, npmDir string) []realServer {
 				"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
 			}, mcpgoCalls...)
 		}},
+		// A server protected by the TypeScript SDK's requireBearerAuth and
+		// mcpAuthMetadataRouter (fixtures/npm/protected-server.mjs, issue 35), run
+		// with its token; only its AUTH rows are golden (the server around them is a
+		// one-tool sketch).
+		{"ts-sdk-http-auth", func(t *testing.T) []string {
+			port := freePort(t)
+			return []string{
+				"--target", "node protected-server.mjs", "--cwd", npmDir,
+				"--env", fmt.Sprintf("PORT=%d", port), "--env", "MCP_FIXTURE_TOKEN=" + realAuthToken,
+				"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+				"--header", "Authorization: Bearer " + realAuthToken, "--focus", "AUTH-",
+			}
+		}},
 		{"everything-stdio", func(t *testing.T) []string {
 			return append([]string{"--target", "node " + shQuote(everythingJS(npmDir)), "--cwd", npmDir}, everythingCalls...)
 		}},
