@@ -97,11 +97,16 @@ func (rs *runState) tokenHint() string {
 
 // noteAuthRequired, when some column could not open for want of a token, notes the
 // hint once and reports true: the server was reached and its AUTH rules can be
-// judged, so the run is not unreachable.
+// judged, so the run is not unreachable. Without a token the AUTH verdicts decide
+// the exit code; a token the server refused fails the run (exit 1), whatever they
+// say: the run was asked to verify every other check and verified none.
 func (rs *runState) noteAuthRequired() bool {
 	for _, col := range rs.columns {
 		if col.authRequired {
 			rs.note(rs.tokenHint())
+			if rs.cfg.Headers.Get("Authorization") != "" {
+				rs.exitOverride = ExitFailed
+			}
 			return true
 		}
 	}

@@ -77,6 +77,30 @@ func TestAuthWithoutToken(t *testing.T) {
 	}
 }
 
+// TestAuthTokenRefused: a token the server refuses is no pass: only the AUTH checks
+// run, the note says the token was refused, and the run fails (exit 1).
+func TestAuthTokenRefused(t *testing.T) {
+	port := freePort(t)
+	dir := filepath.Join(t.TempDir(), "report")
+	r := runCLI(t, "--target", fmt.Sprintf("%s fixture --transport http --auth-token right-token --addr 127.0.0.1:%d", shQuote(bin), port),
+		"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "--header", "Authorization: Bearer wrong-token",
+		"--report-dir", dir, "--timeout", stTimeout, "--focus", "AUTH-401-01|TOOLS-LIST-")
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1\n%s", r.code, r)
+	}
+	if !strings.Contains(r.stdout, "it refused it") {
+		t.Errorf("no note that the token was refused\n%s", r)
+	}
+	rep := loadReports(t, dir)
+	for _, col := range rep.Revisions {
+		for _, c := range col.Checks {
+			if !strings.HasPrefix(c.ID, "AUTH-") && c.Reason != reports.NeedsToken {
+				t.Errorf("%s %s: %s (%s), want skip needs-token", col.Revision, c.ID, c.Status, c.Message)
+			}
+		}
+	}
+}
+
 // TestAuthTokenNeverWritten (issue 35): with the token the whole suite runs (the
 // AUTH checks probe without it, one offers it in the query string), and no form of
 // it is in the console output or any file the run writes.
