@@ -118,6 +118,10 @@ func TestAuthVerdicts(t *testing.T) {
 			"AUTH-CHALLENGE-01": reports.Fail}},
 		{"no metadata anywhere", "2025-11-25", func(p *protected) { p.challenge, p.prm = `Bearer scope="mcp"`, nil }, map[string]reports.Status{
 			"AUTH-RESMETA-01": reports.Fail, "AUTH-PRM-01": reports.Fail, "AUTH-PRM-RESOURCE-01": reports.Skip, "AUTH-PRM-AS-01": reports.Skip}},
+		{"metadata on another origin", "2025-11-25", func(p *protected) {
+			p.challenge = `Bearer resource_metadata="http://elsewhere.invalid/.well-known/oauth-protected-resource", scope="mcp"`
+		}, map[string]reports.Status{
+			"AUTH-RESMETA-01": reports.Pass, "AUTH-PRM-01": reports.Skip, "AUTH-PRM-RESOURCE-01": reports.Skip, "AUTH-PRM-AS-01": reports.Skip}},
 		{"wrong resource", "2025-11-25", func(p *protected) { p.prm["resource"] = "https://elsewhere.example/mcp" }, map[string]reports.Status{
 			"AUTH-PRM-RESOURCE-01": reports.Fail, "AUTH-PRM-AS-01": reports.Pass}},
 		{"no authorization server", "2025-11-25", func(p *protected) { p.prm["authorization_servers"] = []string{} }, map[string]reports.Status{

@@ -200,6 +200,15 @@ type metaDoc struct {
 	obj   map[string]any // the document, when it is a JSON object
 	bad   string         // why the document is not valid JSON of application/json
 	tried []string       // what each place tried answered
+	// offOrigin is the challenge's resource_metadata when it names another origin
+	// than the target's: the suite does not fetch it, and judges no document.
+	offOrigin string
+}
+
+// sameOrigin reports whether u has the scheme and host of the URL target.
+func sameOrigin(u *url.URL, target string) bool {
+	t, err := url.Parse(target)
+	return err == nil && strings.EqualFold(u.Scheme, t.Scheme) && strings.EqualFold(u.Host, t.Host)
 }
 
 // findMetadata fetches the Protected Resource Metadata in the order clients must
@@ -209,7 +218,12 @@ func findMetadata(t *conform.T, at conform.AuthTarget, ch challenge) metaDoc {
 	return t.Once("auth:prm", func() any {
 		var sources []metaSource
 		if v, ok := ch.Params["resource_metadata"]; ok {
-			if _, err := metadataURL(v); err == nil {
+			if u, err := metadataURL(v); err == nil {
+				if !sameOrigin(u, at.URL) {
+					// The suite sends nothing to another origin than the target's
+					// (a server could aim it anywhere): that document is not read.
+					return metaDoc{offOrigin: v}
+				}
 				sources = append(sources, metaSource{url: v, via: "the challenge's resource_metadata", resources: []string{at.URL}})
 			}
 		}
