@@ -111,7 +111,7 @@ browser:
 		echo "browser: chromium is missing; install it (apt-get install chromium) or run make as root on Debian"; exit 1; \
 	fi
 
-bin/gosdk-fixture: fixtures/gosdk/go.mod fixtures/gosdk/go.sum fixtures/gosdk/main.go
+bin/gosdk-fixture: fixtures/gosdk/go.mod fixtures/gosdk/go.sum fixtures/gosdk/main.go fixtures/gosdk/auth.go
 	cd fixtures/gosdk && $(GO) build -o ../../bin/gosdk-fixture .
 
 bin/mcpgo-fixture: fixtures/mcpgo/go.mod fixtures/mcpgo/go.sum fixtures/mcpgo/main.go

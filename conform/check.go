@@ -59,6 +59,7 @@ const (
 	GroupStruct    = catalogue.Struct
 	GroupNotif     = catalogue.Notif
 	GroupUtil      = catalogue.Util
+	GroupAuth      = catalogue.Auth
 )
 
 // Row is what a check takes from its catalogue row
@@ -126,6 +127,12 @@ type Check struct {
 	// is not run. They send nothing, and give the same verdict from the same
 	// evidence whether or not the session opened.
 	Opening bool
+	// Auth marks checks of a protected server's authorization rules (the AUTH
+	// group): they probe the HTTP target themselves, without the run's
+	// Authorization header (T.AuthTarget), and so run in every column of an HTTP
+	// target, also one whose session could not open because the server asked for
+	// a token (HTTP 401), where every other check is skipped as needs-token.
+	Auth bool
 	// FreshSessions is how many sessions of its own the check opens with
 	// T.NewSession: only where isolation is truly needed (`mcp-conform --list -v`
 	// shows each). They are opened when the check asks, never ahead of time.
@@ -311,6 +318,8 @@ func validateCheck(c *Check) error {
 		return fmt.Errorf("check %s: a Probe (and a silence proven when the column settles) is a transcript-wide check's: PhaseTranscript", c.ID)
 	case c.Opening && (c.Phase != PhaseClean || c.Handshake || c.FreshSessions > 0 || len(c.PreOpen) > 0):
 		return fmt.Errorf("check %s: an opening check judges only the opening record: it declares PhaseClean, and no handshake, fresh or pre-opened session", c.ID)
+	case c.Auth && (c.Phase != PhaseClean || c.Opening || c.Handshake || c.FreshSessions > 0 || len(c.PreOpen) > 0):
+		return fmt.Errorf("check %s: an authorization check sends its own requests without the run's token: it declares PhaseClean, and no opening, handshake, fresh or pre-opened session", c.ID)
 	}
 	for _, tr := range c.Transports {
 		if !slices.Contains(transportKinds, tr) {
@@ -401,7 +410,7 @@ func TransportsOf(g Group) []string {
 		return []string{"stdio"}
 	case GroupSSE:
 		return []string{"sse"}
-	case GroupSHTTP, GroupH5:
+	case GroupSHTTP, GroupH5, GroupAuth:
 		return []string{"http"}
 	}
 	return nil
@@ -419,6 +428,7 @@ func (c *Check) OptionNames() []string {
 	add(c.Probe != nil, "probe")
 	add(c.Handshake, "handshake")
 	add(c.Opening, "opening")
+	add(c.Auth, "auth")
 	add(c.FreshSessions > 0, fmt.Sprintf("fresh sessions: %d", c.FreshSessions))
 	add(c.Spare, "spare session")
 	add(c.PreInitProbe, "pre-initialize probe")

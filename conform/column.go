@@ -58,6 +58,10 @@ type column struct {
 	announced    bool
 	// why, when set, says why the column is revision-unsupported (era detection).
 	why string
+	// authRequired is set when the main session could not open because the server
+	// answered HTTP 401: it wants a token (AUTH-401-01). Only the AUTH checks
+	// (Check.Auth) run then.
+	authRequired bool
 }
 
 // preOpen is a session opened ahead of the check that will use it.
@@ -97,6 +101,7 @@ func (rs *runState) openColumns(ctx context.Context) {
 			s, err := rs.openSession(ctx, col, col.rev.Name)
 			col.main, col.err = s, err
 			col.state = openState(col.rev, s, err)
+			col.authRequired = isAuthRequired(err)
 		}
 		if first {
 			// One session first, the rest once it has answered: a server slow to

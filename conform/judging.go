@@ -47,6 +47,10 @@ func (rs *runState) notRun(col *column, c *Check) *Verdict {
 	switch {
 	case rs.ctx.Err() != nil:
 		return v(Errorf("not run: %v", context.Cause(rs.ctx)))
+	case col.authRequired && !c.Auth:
+		return v(Skip(reports.NeedsToken, "no session: the server answered HTTP 401 for want of a token (the run's note says how to give one)"))
+	case col.authRequired:
+		return nil
 	case col.state == colBroken && !c.Opening:
 		return v(Errorf("no session for %s: %v", col.rev.Name, col.err))
 	case col.state == colRefused && !c.Handshake && !c.Opening:

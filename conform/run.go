@@ -201,6 +201,12 @@ func run(ctx context.Context, cfg Config, withGinkgo bool) (*Result, error) {
 	rs.report.Notes = append(rs.report.Notes, notes...)
 	rs.report.Version, rs.report.KnownRevisions = cfg.ToolVersion, revision.Names()
 	if cfg.Reporter != nil {
+		// The caller's console, which also prints the summary after the run: its
+		// writer is scrubbed like the run's own (a launched command line may hold
+		// the token a --header carries).
+		if cfg.Reporter.W != nil {
+			cfg.Reporter.W = secrets.Writer(cfg.Reporter.W)
+		}
 		rs.console = cfg.Reporter
 	} else {
 		rs.console.Quiet, rs.console.Live = cfg.Quiet, cfg.Live
@@ -250,7 +256,7 @@ func run(ctx context.Context, cfg Config, withGinkgo bool) (*Result, error) {
 		stop()
 		if err != nil {
 			rs.unreachable(fmt.Errorf("target did not start: %w", err))
-		} else if rs.openColumns(ctx); rs.allBroken() && !rs.openingFailed() {
+		} else if rs.openColumns(ctx); rs.allBroken() && !rs.openingFailed() && !rs.noteAuthRequired() {
 			rs.unreachable(errors.New("no session could be opened"))
 		} else {
 			rs.startWorkers()

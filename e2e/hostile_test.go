@@ -95,6 +95,11 @@ var hostileCases = []hostileCase{
 		flags: []string{"--revision", "2024-11-05"}},
 	{mode: "echo-secret", http: "http", code: 1},
 	{mode: "echo-secret-sse-less", http: "http", code: 1},
+	// A protected server (issue 35) that echoes the token wherever the AUTH probes
+	// could carry it back, and cuts the connection of the query-string probe, whose
+	// URL holds the token: AUTH-QUERY-TOKEN-01 is not verified (exit 1), and no form
+	// of the token is in any output.
+	{mode: "auth-echo", http: "http", code: 1, want: "initialize with the run's token as ?access_token= got no reply"},
 }
 
 // buildHostileServer builds the hostile server once per test binary.

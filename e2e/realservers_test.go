@@ -82,6 +82,9 @@ var (
 		"--call", "simulate-research-query"}
 )
 
+// realAuthToken is the token of the protected real servers.
+const realAuthToken = "mcp-conform-real-token"
+
 func realServers(gosdk, npmDir string) []realServer {
 	return []realServer{
 		{"gosdk-stdio", func(t *testing.T) []string { return append([]string{"--target", shQuote(gosdk)}, gosdkCalls...) }},
@@ -90,6 +93,17 @@ func realServers(gosdk, npmDir string) []realServer {
 			return append([]string{
 				"--target", fmt.Sprintf("%s --http 127.0.0.1:%d", shQuote(gosdk), port),
 				"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+			}, gosdkCalls...)
+		}},
+		// The Go SDK fixture protected by the SDK's own auth package (fixtures/gosdk/
+		// auth.go, issue 35), run with its token: the AUTH checks probe without it,
+		// every other check runs as on gosdk-http.
+		{"gosdk-http-auth", func(t *testing.T) []string {
+			port := freePort(t)
+			return append([]string{
+				"--target", fmt.Sprintf("%s --http 127.0.0.1:%d --auth-token %s", shQuote(gosdk), port, realAuthToken),
+				"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+				"--header", "Authorization: Bearer " + realAuthToken,
 			}, gosdkCalls...)
 		}},
 		{"mcpgo-stdio", func(t *testing.T) []string {
@@ -101,6 +115,19 @@ func realServers(gosdk, npmDir string) []realServer {
 				"--target", fmt.Sprintf("%s --http 127.0.0.1:%d", shQuote(mcpgoPath(gosdk)), port),
 				"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
 			}, mcpgoCalls...)
+		}},
+		// A server protected by the TypeScript SDK's requireBearerAuth and
+		// mcpAuthMetadataRouter (fixtures/npm/protected-server.mjs, issue 35), run
+		// with its token; only its AUTH rows are golden (the server around them is a
+		// one-tool sketch).
+		{"ts-sdk-http-auth", func(t *testing.T) []string {
+			port := freePort(t)
+			return []string{
+				"--target", "node protected-server.mjs", "--cwd", npmDir,
+				"--env", fmt.Sprintf("PORT=%d", port), "--env", "MCP_FIXTURE_TOKEN=" + realAuthToken,
+				"--url", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+				"--header", "Authorization: Bearer " + realAuthToken, "--focus", "AUTH-",
+			}
 		}},
 		{"everything-stdio", func(t *testing.T) []string {
 			return append([]string{"--target", "node " + shQuote(everythingJS(npmDir)), "--cwd", npmDir}, everythingCalls...)

@@ -55,15 +55,22 @@ const (
 	stLegacyHTTP = "http-legacy"
 	stHTTPDual   = "http-dual"
 	stSSE        = "sse"
+	// stAuthHTTP is Streamable HTTP against a protected fixture serving both eras
+	// (--auth-token), run with its token (--header Authorization): the AUTH checks
+	// probe without it, every other check runs with it.
+	stAuthHTTP = "http-auth"
 )
+
+// stAuthToken is the protected fixture's token in the self-test.
+const stAuthToken = "mcp-conform-selftest-token"
 
 // stServed is what each transport's fixture serves: "modern" (2026-07-28 only),
 // "legacy" (2024-11-05 to 2025-11-25 only), "dual" or "" (every revision).
-var stServed = map[string]string{"": "", stHTTP: "modern", stLegacyHTTP: "legacy", stHTTPDual: "dual", stSSE: "legacy"}
+var stServed = map[string]string{"": "", stHTTP: "modern", stLegacyHTTP: "legacy", stHTTPDual: "dual", stSSE: "legacy", stAuthHTTP: "dual"}
 
 // stRunSuite runs the whole suite against `mcp-conform fixture` with the given faults
 // switched on and reads its reports: over stdio, or over the HTTP transport named
-// (stHTTP, stLegacyHTTP, stHTTPDual, stSSE).
+// (stHTTP, stLegacyHTTP, stHTTPDual, stSSE, stAuthHTTP).
 func stRunSuite(t *testing.T, transport string, faults ...string) *stRun {
 	t.Helper()
 	server := []string{shQuote(bin), "fixture", "--transport", "stdio"}
@@ -78,6 +85,10 @@ func stRunSuite(t *testing.T, transport string, faults ...string) *stRun {
 		url = []string{"--url", fmt.Sprintf("http://127.0.0.1:%d/%s", port, path)}
 		if transport == stSSE {
 			url = append(url, "--transport", "sse")
+		}
+		if transport == stAuthHTTP {
+			server = append(server, "--auth-token", stAuthToken)
+			url = append(url, "--header", "Authorization: Bearer "+stAuthToken)
 		}
 	}
 	for _, f := range faults {
@@ -349,7 +360,7 @@ func TestSelfTest(t *testing.T) {
 	}
 	bases := map[string]*stRun{"": stRunSuite(t, "")}
 	stAssertBaseline(t, bases[""], "")
-	for _, tr := range []string{stHTTP, stLegacyHTTP, stHTTPDual, stSSE} {
+	for _, tr := range []string{stHTTP, stLegacyHTTP, stHTTPDual, stSSE, stAuthHTTP} {
 		if len(byTransport[tr]) > 0 {
 			bases[tr] = stRunSuite(t, tr)
 			stAssertBaseline(t, bases[tr], stServed[tr])

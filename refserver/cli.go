@@ -104,7 +104,11 @@ func serveHTTP(ctx context.Context, transport, addr string, opts Options, ready 
 		mux.Handle("/messages", h)
 	} else {
 		h = NewStreamableHandler(opts)
-		mux.Handle("/mcp", h)
+		if opts.AuthToken != "" {
+			mountAuth(mux, "/mcp", h, opts)
+		} else {
+			mux.Handle("/mcp", h)
+		}
 	}
 	baseCtx, cancelBase := context.WithCancel(context.Background())
 	defer cancelBase()
@@ -184,9 +188,10 @@ func parseCLI(args []string, stderr io.Writer) (cliConfig, error) {
 	fs.StringVar(&c.opts.Era, "era", EraDual, "protocol eras to serve: dual (legacy initialize sessions and stateless 2026-07-28), modern (2026-07-28 only) or legacy")
 	faults := faultFlag{}
 	fs.Var(faults, "fault", "break one rule on purpose: a fault NAME from --list-faults (repeatable)")
+	fs.StringVar(&c.opts.AuthToken, "auth-token", "", "protect the http transport: serve only requests with this bearer token (401 with a challenge otherwise), and serve its OAuth Protected Resource Metadata")
 	fs.BoolVar(&c.listFaults, "list-faults", false, "list the faults (name, targeted check IDs, revisions, description) and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: mcp-conform fixture --transport stdio|http|sse [--addr 127.0.0.1:PORT] [--page-size N] [--extra-tools N] [--revisions a,b] [--era dual|modern|legacy] [--fault NAME]…\n       mcp-conform fixture --list-faults")
+		fmt.Fprintln(fs.Output(), "usage: mcp-conform fixture --transport stdio|http|sse [--addr 127.0.0.1:PORT] [--page-size N] [--extra-tools N] [--revisions a,b] [--era dual|modern|legacy] [--auth-token TOKEN] [--fault NAME]…\n       mcp-conform fixture --list-faults")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -232,6 +237,9 @@ func parseCLI(args []string, stderr io.Writer) (cliConfig, error) {
 	case TransportStdio, TransportHTTP, TransportSSE:
 	default:
 		return c, fmt.Errorf("%w: unknown transport %q (want stdio, http or sse)", errUsage, c.transport)
+	}
+	if c.opts.AuthToken != "" && c.transport != TransportHTTP {
+		return c, fmt.Errorf("%w: --auth-token protects the http transport only", errUsage)
 	}
 	if c.transport != TransportStdio {
 		if _, err := loopbackAddr(c.addr); err != nil {

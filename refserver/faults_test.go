@@ -51,7 +51,7 @@ func TestFaultCatalogue(t *testing.T) {
 				t.Errorf("fault %s: revision %q is not one the reference server serves", f.Name, name)
 			}
 		}
-		if f.Transport != "" && f.Transport != httpOnly && f.Transport != transportLegacyHTTP && f.Transport != httpDual && f.Transport != transportSSE {
+		if f.Transport != "" && f.Transport != httpOnly && f.Transport != transportLegacyHTTP && f.Transport != httpDual && f.Transport != transportSSE && f.Transport != authTransport {
 			t.Errorf("fault %s: transport %q (want empty for stdio, %q, %q, %q or %q)", f.Name, f.Transport, httpOnly, transportLegacyHTTP, httpDual, transportSSE)
 		}
 		if f.Description == "" || strings.ContainsAny(f.Description, "\r\n") {
@@ -249,6 +249,9 @@ func TestEveryFaultIsObservable(t *testing.T) {
 		}
 		if isTransportFault(f) {
 			continue // stdio never reaches them: TestEveryLegacyHTTPFaultIsObservable
+		}
+		if f.Transport == authTransport {
+			continue // only a protected HTTP server has them: TestEveryAuthFaultIsObservable
 		}
 		t.Run(f.Name, func(t *testing.T) {
 			if got := transcript(Options{Faults: map[string]bool{f.Name: true}}); got == clean {

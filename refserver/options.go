@@ -60,6 +60,9 @@ type Options struct {
 	// initialize sessions for Revisions, and stateless 2026-07-28 requests), EraModern
 	// (2026-07-28 only) or EraLegacy (Revisions only).
 	Era string
+	// AuthToken, when set, protects the Streamable HTTP endpoint: only requests
+	// with this bearer token are served (refserver/auth.go, the AUTH rules).
+	AuthToken string
 }
 
 // config is Options after validation, shared by every session of one server.

@@ -39,6 +39,9 @@ const (
 	NeedsFixture        SkipReason = "needs-fixture"
 	CallsNotAllowed     SkipReason = "calls-not-allowed"
 	NotExercised        SkipReason = "not-exercised"
+	// NeedsToken: the server answered HTTP 401 to the run's requests and no session
+	// opened; only its authorization rules (AUTH) could be judged.
+	NeedsToken SkipReason = "needs-token"
 )
 
 // Report is the whole run. Its JSON form is the stable report.json contract:

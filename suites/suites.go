@@ -5,6 +5,7 @@
 package suites
 
 import (
+	_ "github.com/mcp-conform/mcp-conform/suites/auth"          // AUTH
 	_ "github.com/mcp-conform/mcp-conform/suites/base"          // BASE
 	_ "github.com/mcp-conform/mcp-conform/suites/errors"        // ERR
 	_ "github.com/mcp-conform/mcp-conform/suites/lifecycle"     // LIFE, MOD

@@ -26,10 +26,12 @@ const (
 	Struct    Group = "STRUCT"
 	Notif     Group = "NOTIF"
 	Util      Group = "UTIL"
+	// Auth is the authorization rules of a protected server over HTTP.
+	Auth Group = "AUTH"
 )
 
 // Groups is every group in the matrix's order.
-var Groups = []Group{Base, Lifecycle, Modern, Stdio, SSE, SHTTP, H5, Tools, Pag, Err, Content, Struct, Notif, Util}
+var Groups = []Group{Base, Lifecycle, Modern, Stdio, SSE, SHTTP, H5, Tools, Pag, Err, Content, Struct, Notif, Util, Auth}
 
 // Known reports whether g is one of Groups.
 func (g Group) Known() bool { return slices.Contains(Groups, g) }
@@ -49,6 +51,7 @@ var groupTitles = map[Group]string{
 	Struct:    "outputSchema and structuredContent",
 	Notif:     "list_changed and 2026-07-28 subscriptions",
 	Util:      "utilities: ping, progress, cancellation, logging",
+	Auth:      "authorization of a protected server over HTTP: 401, challenge, resource metadata",
 }
 
 // Title says what the group covers, in a few words.
@@ -127,6 +130,7 @@ var Homes = []Home{
 	{"PROG-TASKS-", Util, "suites/utilities", "progress_tasks.go", "2025-11-25 basic/utilities/progress.mdx (task-augmented requests)"},
 	{"CANCEL-", Util, "suites/utilities", "cancellation.go", "basic/utilities/cancellation.mdx"},
 	{"LOG-", Util, "suites/utilities", "logging.go", "server/utilities/logging.mdx"},
+	{"AUTH-", Auth, "suites/auth", "auth.go", "basic/authorization.mdx (2026-07-28: basic/authorization/)"},
 }
 
 // HomeOf returns the home of a requirement ID: the entry of Homes with the longest

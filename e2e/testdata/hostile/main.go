@@ -297,6 +297,12 @@ func serveHTTP() {
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	})
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		// auth-echo's metadata: the request's query and headers echoed into it.
+		w.Header().Set("Content-Type", "application/json")
+		q, _ := json.Marshal(r.URL.RawQuery + " " + r.Header.Get("Authorization"))
+		fmt.Fprintf(w, `{"resource":"http://%s/mcp","authorization_servers":["http://%s"],"resource_name":%s}`, r.Host, r.Host, q)
+	})
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)
@@ -309,6 +315,9 @@ func serveHTTP() {
 			return
 		}
 		auth := r.Header.Get("Authorization")
+		if *mode == "auth-echo" && authEcho(w, r) {
+			return
+		}
 		res, ok := result(req)
 		switch *mode {
 		case "http-hang":
@@ -377,7 +386,7 @@ func serveHTTP() {
 				<-r.Context().Done()
 				return
 			}
-		case "echo-secret":
+		case "echo-secret", "auth-echo":
 			// The credential comes back everywhere a server can put it.
 			w.Header().Set("X-Echo", auth)
 			b64 := base64.StdEncoding.EncodeToString([]byte(auth))
@@ -399,4 +408,37 @@ func serveHTTP() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// authEcho is the protected side of mode auth-echo: a request without a token gets a
+// 401 whose challenge and body echo its query string (where the suite's query-string
+// probe puts the token), except that probe itself, whose connection is cut (the error
+// a client library words with the request's URL); a token the suite made up gets a
+// 401 echoing it. It reports whether it answered; a request with any other token is
+// served, echoing it (echo-secret).
+func authEcho(w http.ResponseWriter, r *http.Request) bool {
+	auth := r.Header.Get("Authorization")
+	switch {
+	case auth == "" && r.URL.Query().Has("access_token"):
+		if hj, ok := w.(http.Hijacker); ok {
+			if c, _, err := hj.Hijack(); err == nil {
+				_ = c.Close()
+				return true
+			}
+		}
+		w.WriteHeader(http.StatusInternalServerError)
+		return true
+	case auth == "":
+		q := strings.ReplaceAll(r.URL.RawQuery, `"`, "")
+		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="http://%s/.well-known/oauth-protected-resource/mcp", scope="%s"`, r.Host, q))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"error":"unauthorized","error_description":%q}`, r.URL.String())
+		return true
+	case strings.Contains(auth, "mcp-conform") || strings.Contains(auth, "eyJ"):
+		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="invalid_token", error_description="%s"`, strings.ReplaceAll(auth, `"`, "")))
+		w.WriteHeader(http.StatusUnauthorized)
+		return true
+	}
+	return false
 }
