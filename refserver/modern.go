@@ -52,7 +52,7 @@ const (
 var cacheableMethods = map[string]bool{
 	"server/discover": true, "tools/list": true, "resources/list": true,
 	"resources/templates/list": true, "resources/read": true,
-	"prompts/list": true, // served only by the fault prompts-served-undeclared
+	"prompts/list": true,
 }
 
 // modernRevisions returns the modern revisions served in an era.
@@ -388,6 +388,9 @@ var modernMethods = map[string]methodFunc{
 	"resources/list":           handleResourcesList,
 	"resources/templates/list": handleResourceTemplatesList,
 	"resources/read":           handleResourcesReadModern,
+	"prompts/list":             handlePromptsList, // prompts.go
+	"prompts/get":              handlePromptsGet,  // prompts.go
+	"completion/complete":      handleComplete,    // completion.go
 }
 
 // knownModernMethod reports whether the modern era implements method.
@@ -404,9 +407,6 @@ func (s *session) dispatchModern(m *wire.Message, out sink) *reply {
 	fn, found := modernMethods[m.Method]
 	if m.Method == "ping" && s.cfg.faults.on(faultR5PingServed) {
 		fn, found = handlePingModern, true
-	}
-	if m.Method == "prompts/list" && s.cfg.faults.on(faultPromptsUndeclared) {
-		fn, found = handlePromptsList, true
 	}
 	if !found {
 		e := s.cfg.modernMethodNotFound(m.Method)
@@ -439,7 +439,7 @@ func handleDiscover(s *session, rq *request) outcome {
 	if _, e := paramsObject(rq.params); e != nil {
 		return fail(e)
 	}
-	caps := serverCapabilities(s.cfg.faults)
+	caps := serverCapabilities(s.rev, s.cfg.faults)
 	if s.cfg.faults.on(faultR5ExtUnprefixed) {
 		caps["extensions"] = map[string]any{"tasks": map[string]any{}}
 	}

@@ -160,7 +160,7 @@ var modernFaultCatalogue = []Fault{
 		Description: "the server remembers the client capabilities earlier modern requests declared and serves later requests with them"},
 	{Name: faultR5CapNoData, Targets: []string{"ERR-R5-CODES-01", "MOD-CAP-MISSING-01"}, Revisions: onlyR5,
 		Description: "test_requires_elicitation's -32021 carries no data.requiredCapabilities"},
-	{Name: faultR5ReservedCode, Targets: []string{"BASE-ERRRANGE-01", "BASE-METHOD-UNKNOWN-01", "ERR-NOTDECLARED-01"}, Revisions: onlyR5,
+	{Name: faultR5ReservedCode, Targets: []string{"BASE-ERRRANGE-01", "BASE-METHOD-UNKNOWN-01"}, Revisions: onlyR5,
 		Description: "a modern request for an unknown method is answered with the undefined code -32050 instead of -32601"},
 	{Name: faultR5StructArrayBad, Targets: []string{"STRUCT-TYPE-R5-01", "STRUCT-CONFORM-01"}, Revisions: onlyR5,
 		Description: "test_structured_array's structuredContent (and its text mirror) is an array of strings, which its outputSchema (an array of numbers) rejects"},

@@ -398,9 +398,6 @@ func (s *session) dispatch(m *wire.Message, out sink) *reply {
 	if taskMethods[m.Method] && !tasksServed(rev) {
 		found = false
 	}
-	if !found && m.Method == "prompts/list" && s.cfg.faults.on(faultPromptsUndeclared) {
-		fn, found = handlePromptsList, true
-	}
 	if !found {
 		e := errMethodNotFound(m.Method)
 		if s.cfg.faults.on(faultUnknownMethodIntern) {

@@ -26,10 +26,12 @@ const (
 	Struct    Group = "STRUCT"
 	Notif     Group = "NOTIF"
 	Util      Group = "UTIL"
+	Prompt    Group = "PROMPT"
+	Compl     Group = "COMPL"
 )
 
 // Groups is every group in the matrix's order.
-var Groups = []Group{Base, Lifecycle, Modern, Stdio, SSE, SHTTP, H5, Tools, Pag, Err, Content, Struct, Notif, Util}
+var Groups = []Group{Base, Lifecycle, Modern, Stdio, SSE, SHTTP, H5, Tools, Pag, Err, Content, Struct, Notif, Util, Prompt, Compl}
 
 // Known reports whether g is one of Groups.
 func (g Group) Known() bool { return slices.Contains(Groups, g) }
@@ -49,6 +51,8 @@ var groupTitles = map[Group]string{
 	Struct:    "outputSchema and structuredContent",
 	Notif:     "list_changed and 2026-07-28 subscriptions",
 	Util:      "utilities: ping, progress, cancellation, logging",
+	Prompt:    "prompts: capability, listing, prompts/get, list_changed",
+	Compl:     "completion/complete for prompt arguments and resource templates",
 }
 
 // Title says what the group covers, in a few words.
@@ -127,6 +131,10 @@ var Homes = []Home{
 	{"PROG-TASKS-", Util, "suites/utilities", "progress_tasks.go", "2025-11-25 basic/utilities/progress.mdx (task-augmented requests)"},
 	{"CANCEL-", Util, "suites/utilities", "cancellation.go", "basic/utilities/cancellation.mdx"},
 	{"LOG-", Util, "suites/utilities", "logging.go", "server/utilities/logging.mdx"},
+	{"PROMPT-", Prompt, "suites/prompts", "prompts.go", "server/prompts.mdx"},
+	{"PROMPT-GET-", Prompt, "suites/prompts", "get.go", "server/prompts.mdx (Getting a Prompt, Error Handling)"},
+	{"PROMPT-LC-", Prompt, "suites/prompts", "listchanged.go", "server/prompts.mdx (List Changed Notification)"},
+	{"COMPL-", Compl, "suites/prompts", "completion.go", "server/utilities/completion.mdx"},
 }
 
 // HomeOf returns the home of a requirement ID: the entry of Homes with the longest
