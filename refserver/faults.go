@@ -255,7 +255,9 @@ var promptFaultCatalogue = []Fault{
 	{Name: faultCompletionsUndeclared, Targets: []string{"COMPL-CAP-01", "ERR-NOTDECLARED-01"}, Revisions: []string{r2, r3, r4, "2026-07-28"},
 		Masks:       completionChecks,
 		Description: "the completions capability is not declared (2025-03-26 on), yet completion/complete is served"},
-	{Name: faultCompletionTooMany, Targets: []string{"COMPL-RESULT-01"},
+	// 2026-07-28's schema gives values maxItems 100: there the schema and the
+	// context probe's result check see it too.
+	{Name: faultCompletionTooMany, Targets: []string{"COMPL-RESULT-01", "BASE-SCHEMA-01", "COMPL-CONTEXT-01"},
 		Description: "completion/complete answers 101 values"},
 	{Name: faultCompletionTotalWrong, Targets: []string{"COMPL-TOTAL-01"},
 		Description: "completion/complete gives a total one below the number of values it sends, with hasMore false"},
