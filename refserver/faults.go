@@ -215,13 +215,17 @@ const (
 	faultCompletionTotalWrong     = "completion-total-below-values"
 	faultCompletionUnknownEmpty   = "completion-unknown-ref-empty"
 	faultCompletionContextRefused = "completion-context-refused"
+	faultPromptsLCNever           = "prompts-listchanged-never"
 )
 
 // promptChecks are the PROMPT checks that need the prompts capability declared;
 // completionChecks the COMPL checks that need completions declared.
 var (
 	promptChecks = []string{"PROMPT-CAP-LISTCHANGED-01", "PROMPT-LIST-01", "PROMPT-LIST-CURSOR-01", "PROMPT-GET-01", "PROMPT-GET-MEDIA-01",
-		"PROMPT-GET-UNKNOWN-01", "PROMPT-GET-MISSINGARG-01"}
+		"PROMPT-GET-UNKNOWN-01", "PROMPT-GET-MISSINGARG-01", "PROMPT-LC-01", "PROMPT-LC-UNDECLARED-01", "PROMPT-LC-SHAPE-01"}
+	// lcChecks are the PROMPT-LC checks, which a server that sends no prompts
+	// list_changed leaves nothing to judge.
+	lcChecks         = []string{"PROMPT-LC-01", "PROMPT-LC-UNDECLARED-01", "PROMPT-LC-SHAPE-01"}
 	completionChecks = []string{"COMPL-RESULT-01", "COMPL-TOTAL-01", "COMPL-UNKNOWN-REF-01", "COMPL-CONTEXT-01"}
 )
 
@@ -233,10 +237,13 @@ var promptFaultCatalogue = []Fault{
 		Masks:       append(slices.Clone(promptChecks), "COMPL-RESULT-01", "COMPL-TOTAL-01", "COMPL-CONTEXT-01"),
 		Description: "the prompts capability is not declared, yet prompts/list and prompts/get are served"},
 	{Name: faultPromptsLCNotBool, Targets: []string{"PROMPT-CAP-LISTCHANGED-01", "LIFE-CAPS-SHAPE-01", "LIFE-INIT-RESULT-01", "BASE-SCHEMA-01", "MOD-DISCOVER-01"},
+		Masks:       lcChecks,
 		Description: `capabilities.prompts.listChanged is the string "yes"`},
 	{Name: faultPromptsLCUndeclared, Targets: []string{"PROMPT-LC-UNDECLARED-01"}, Revisions: []string{r1, r2, r3, r4},
-		Masks: []string{"PROMPT-CAP-LISTCHANGED-01"}, Exercises: []string{"PROMPT-LC-SHAPE-01"},
+		Masks: []string{"PROMPT-CAP-LISTCHANGED-01", "PROMPT-LC-01"}, Exercises: []string{"PROMPT-LC-SHAPE-01"},
 		Description: "capabilities.prompts is {} (no listChanged), yet notifications/prompts/list_changed follows every prompts/list (2024-11-05 to 2025-11-25)"},
+	{Name: faultPromptsLCNever, Targets: []string{"PROMPT-LC-01"}, Masks: []string{"PROMPT-LC-UNDECLARED-01", "PROMPT-LC-SHAPE-01"},
+		Description: "test_trigger_tool_change changes the prompt list too, but notifications/prompts/list_changed is never sent"},
 	{Name: faultPromptsLCBadShape, Targets: []string{"PROMPT-LC-SHAPE-01", "BASE-SCHEMA-01"}, Revisions: []string{r1, r2, r3, r4},
 		Exercises:   []string{"PROMPT-LC-UNDECLARED-01"},
 		Description: `notifications/prompts/list_changed, after every prompts/list, has params ["changed"], not an object (2024-11-05 to 2025-11-25)`},
@@ -364,7 +371,8 @@ var faultCatalogue = []Fault{
 			"TOOLS-CALL-01", "TOOLS-CALL-UNKNOWN-01", "TOOLS-CALL-MALFORMED-01", "BASE-INVALID-PARAMS-01",
 			"TOOLS-CALL-INVALIDARGS-R1-01", "TOOLS-CALL-INVALIDARGS-R4-01", "TOOLS-CALL-VALIDATE-01",
 			"ERR-EXEC-IN-RESULT-01", "ERR-ISERROR-CONTENT-01", "ERR-ISERROR-STRUCT-01",
-			"TOOLS-CALL-TASK-R4-01", "TOOLS-CALL-TASK-NEG-R4-01", "PROG-TASKS-R4-01"},
+			"TOOLS-CALL-TASK-R4-01", "TOOLS-CALL-TASK-NEG-R4-01", "PROG-TASKS-R4-01",
+			"PROMPT-LC-01", "PROMPT-LC-UNDECLARED-01", "PROMPT-LC-SHAPE-01"}, // no trigger is called: the prompt list does not change
 		Description: "the InitializeResult declares no tools capability, yet tools/list and tools/call are served"},
 	{Name: faultListChangedNotBool, Targets: []string{"TOOLS-CAP-LISTCHANGED-01", "LIFE-CAPS-SHAPE-01", "LIFE-INIT-RESULT-01", "BASE-SCHEMA-01", "NOTIF-LC-UNDECLARED-01", "MOD-DISCOVER-01", "NOTIF-LISTEN-LC-R5-01"},
 		Masks:       []string{"NOTIF-LC-01", "NOTIF-LC-SHAPE-01"},

@@ -164,6 +164,9 @@ type listener struct {
 	// forget, when set, drops the subscription from its connection's records once
 	// it is over (stdio); it must not be called with that connection's lock held.
 	forget func()
+
+	// prompts: promptsListChanged was requested and is honoured (prompts.go).
+	prompts bool
 }
 
 // end marks the subscription over.
@@ -610,8 +613,9 @@ func announceToolsChanged(cfg *config, tell []*listener) {
 
 // openListen checks a subscriptions/listen request and returns its listener and the
 // acknowledgement, the first message of the subscription: the honoured subset of the
-// filter (only toolsListChanged: no prompts, and resources neither change nor offer
-// subscriptions), tagged with the subscription id (the request's id).
+// filter (toolsListChanged, and promptsListChanged while prompts.listChanged is
+// declared; resources neither change nor offer subscriptions), tagged with the
+// subscription id (the request's id).
 func openListen(cfg *config, m *wire.Message, out sink) (*listener, []byte, *rpcError) {
 	p, e := paramsObject(m.Params)
 	if e != nil {
@@ -629,6 +633,10 @@ func openListen(cfg *config, m *wire.Message, out sink) (*listener, []byte, *rpc
 	if raw, ok := filter["toolsListChanged"]; ok && string(compactRaw(raw)) == "true" {
 		l.tools = true
 		honoured["toolsListChanged"] = true
+	}
+	if raw, ok := filter["promptsListChanged"]; ok && string(compactRaw(raw)) == "true" && promptsListChangedDeclared(cfg.faults) {
+		l.prompts = true
+		honoured["promptsListChanged"] = true
 	}
 	ackParams := map[string]any{"notifications": honoured, "_meta": l.tagged()}
 	if cfg.faults.on(faultR5ListenUntagged) {

@@ -3,6 +3,7 @@ package refserver
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 )
@@ -80,11 +81,12 @@ func promptMessage(role string, content block) map[string]any {
 	return map[string]any{"role": role, "content": content}
 }
 
-// findPrompt returns the prompt with the name, or nil.
-func findPrompt(name string) *fixturePrompt {
-	for i := range fixturePrompts {
-		if fixturePrompts[i].name == name {
-			return &fixturePrompts[i]
+// findPrompt returns the session's prompt with the name, or nil.
+func (s *session) findPrompt(name string) *fixturePrompt {
+	all := s.promptList()
+	for i := range all {
+		if all[i].name == name {
+			return &all[i]
 		}
 	}
 	return nil
@@ -143,11 +145,12 @@ func handlePromptsList(s *session, rq *request) outcome {
 	if e != nil {
 		return fail(e)
 	}
+	all := s.promptList()
 	start := 0
 	if hasCursor {
 		off, v, ok := decodeCursor(cursor)
 		switch {
-		case ok && v == 0 && off > 0 && off%promptPageSize == 0 && off < len(fixturePrompts):
+		case ok && v == 0 && off > 0 && off%promptPageSize == 0 && off < len(all):
 			start = off
 		case fs.on(faultPromptsCursorFirst):
 			start = 0 // an invalid cursor is read as the first page
@@ -155,13 +158,13 @@ func handlePromptsList(s *session, rq *request) outcome {
 			return fail(errInvalidParams("invalid cursor %q", cursor))
 		}
 	}
-	end := min(start+promptPageSize, len(fixturePrompts))
+	end := min(start+promptPageSize, len(all))
 	defs := make([]map[string]any, 0, end-start)
 	for i := start; i < end; i++ {
-		defs = append(defs, fixturePrompts[i].definition(rq.rev, fs))
+		defs = append(defs, all[i].definition(rq.rev, fs))
 	}
 	result := map[string]any{"prompts": defs}
-	if end < len(fixturePrompts) {
+	if end < len(all) {
 		result["nextCursor"] = encodeCursor(end, 0)
 	}
 	oc := respond(result)
@@ -206,7 +209,7 @@ func handlePromptsGet(s *session, rq *request) outcome {
 	if e != nil {
 		return fail(e)
 	}
-	pr := findPrompt(name)
+	pr := s.findPrompt(name)
 	if pr == nil {
 		if fs.on(faultPromptUnknownInternal) {
 			return fail(errInternal(errors.New("no prompt named " + name)))
@@ -237,4 +240,71 @@ func stringArguments(p params, key string) (map[string]string, *rpcError) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+// dynamicPrompt is listed only while test_trigger_tool_change has test_dynamic_tool
+// switched on: the trigger changes the prompt list too (PROMPT-LC-01).
+var dynamicPrompt = fixturePrompt{
+	name: "dynamic_prompt", title: "Dynamic prompt", description: "Present only while test_trigger_tool_change has added it.",
+	messages: func(revision.Revision, map[string]string, faultSet) []map[string]any {
+		return []map[string]any{promptMessage("user", textBlock("A prompt that comes and goes."))}
+	},
+}
+
+// promptList is the session's prompts: the fixed ones, and dynamic_prompt while the
+// trigger has it on.
+func (s *session) promptList() []fixturePrompt {
+	if on, _ := s.toolList(); on {
+		return append(slices.Clone(fixturePrompts), dynamicPrompt)
+	}
+	return fixturePrompts
+}
+
+// promptsListChangedDeclared reports whether the server declares
+// prompts.listChanged: true (no fault takes it away).
+func promptsListChangedDeclared(fs faultSet) bool {
+	return !fs.on(faultPromptsUndeclared) && !fs.on(faultPromptsLCNotBool) && !fs.on(faultPromptsLCUndeclared)
+}
+
+// promptsChangedOnCall announces the trigger's change of the prompt list on the
+// trigger call's channel (2024-11-05 to 2025-11-25; 2026-07-28 tells listen streams,
+// toggleDynamic), as a server that declared prompts.listChanged does.
+func promptsChangedOnCall(tc *toolCall) {
+	if tc.rev.Era == revision.Modern || !promptsListChangedDeclared(tc.s.cfg.faults) || tc.fault(faultPromptsLCNever) {
+		return
+	}
+	if err := tc.notify(promptsListChanged, nil); err != nil {
+		tc.s.cfg.log.Printf("prompts list_changed: %v", err)
+	}
+}
+
+// promptListeners returns the listen streams that asked for promptsListChanged.
+func (ms *modernState) promptListeners() []*listener {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	var out []*listener
+	for l := range ms.listeners {
+		if l.prompts {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// announcePromptsChanged sends notifications/prompts/list_changed, tagged, to every
+// listen stream that asked for promptsListChanged (2026-07-28).
+func announcePromptsChanged(cfg *config, tell []*listener) {
+	if cfg.faults.on(faultPromptsLCNever) {
+		return
+	}
+	for _, l := range tell {
+		msg, err := encodeNotification(promptsListChanged, map[string]any{"_meta": l.tagged()})
+		if err != nil {
+			cfg.log.Printf("prompts list_changed: %v", err)
+			continue
+		}
+		if err := l.send(msg); err != nil {
+			cfg.log.Printf("prompts list_changed to subscription %s: %v", l.id, err)
+		}
+	}
 }

@@ -738,6 +738,7 @@ func (s *session) toggleDynamic() bool {
 	if s.shared != nil {
 		on, tell := s.shared.toggleDynamic(s.cfg.faults.on(faultR5ListenUnfiltered))
 		announceToolsChanged(s.cfg, tell)
+		announcePromptsChanged(s.cfg, s.shared.promptListeners())
 		return on
 	}
 	s.mu.Lock()

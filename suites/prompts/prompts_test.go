@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
@@ -182,5 +183,49 @@ func TestCompletionVerdicts(t *testing.T) {
 		{Name: "context accepted passes", ID: "COMPL-CONTEXT-01", Rev: r3, Srv: served, Want: reports.Pass, Contains: `"review" argument "style"`},
 		{Name: "context refused warns", ID: "COMPL-CONTEXT-01", Rev: r3, Srv: with(func(c *sp) { c.ctxRefused = true }), Want: reports.Warn},
 		{Name: "no two-argument prompt is not exercised", ID: "COMPL-CONTEXT-01", Rev: r3, Srv: with(func(c *sp) { c.page2 = `[]` }), Want: reports.Skip, Reason: reports.NotExercised},
+	})
+}
+
+// triggered is a server whose fixture trigger (test_trigger_tool_change) adds a
+// prompt, announcing it when announce is set.
+func triggered(announce, changes bool) func() *conformtest.Server {
+	return func() *conformtest.Server {
+		var mu sync.Mutex
+		on := false
+		srv := conformtest.NewServer().Tools(`{"name":"test_trigger_tool_change","inputSchema":{"type":"object"}}`)
+		srv.Capabilities = `{"tools":{},"prompts":{"listChanged":true}}`
+		srv.Handle("tools/call", func(req *wire.Message) []string {
+			mu.Lock()
+			defer mu.Unlock()
+			out := []string{}
+			if changes {
+				on = !on
+			}
+			if announce {
+				out = append(out, conformtest.Notification("notifications/prompts/list_changed", ""))
+			}
+			return append(out, conformtest.Result(req, conformtest.Content(conformtest.TextBlock)))
+		})
+		srv.Handle("prompts/list", func(req *wire.Message) []string {
+			mu.Lock()
+			defer mu.Unlock()
+			list := `[{"name":"a"}]`
+			if on {
+				list = `[{"name":"a"},{"name":"b"}]`
+			}
+			return []string{conformtest.Result(req, `{"prompts":`+list+`}`)}
+		})
+		return srv
+	}
+}
+
+func TestListChangedVerdicts(t *testing.T) {
+	const r4 = "2025-11-25"
+	conformtest.RunCases(t, []conformtest.Case{
+		{Name: "an announced change passes", ID: "PROMPT-LC-01", Rev: r4, Srv: triggered(true, true), Want: reports.Pass, Contains: "added b"},
+		{Name: "an unannounced change warns", ID: "PROMPT-LC-01", Rev: r4, Srv: triggered(false, true), Want: reports.Warn, Contains: "no notification"},
+		{Name: "no change is not exercised", ID: "PROMPT-LC-01", Rev: r4, Srv: triggered(false, false), Want: reports.Skip, Reason: reports.NotExercised},
+		{Name: "no trigger needs the fixture", ID: "PROMPT-LC-01", Rev: r4, Srv: served, Want: reports.Skip, Reason: reports.NeedsFixture},
+		{Name: "listChanged not declared is not applicable", ID: "PROMPT-LC-01", Rev: r4, Srv: with(func(c *sp) { c.caps = `{"prompts":{}}` }), Want: reports.Skip, Reason: reports.NotApplicable},
 	})
 }
