@@ -197,6 +197,83 @@ const (
 	faultLogLevelInternal  = "log-level-invalid-internal"
 )
 
+// Prompts and completion (prompts.go, completion.go; the PROMPT and COMPL rows).
+// prompts-served-undeclared (faultPromptsUndeclared, above) drops the prompts
+// capability while prompts/* stay served.
+const (
+	faultPromptsLCNotBool         = "prompts-listchanged-not-bool"
+	faultPromptsLCUndeclared      = "prompts-listchanged-undeclared"
+	faultPromptsLCBadShape        = "prompts-listchanged-bad-params"
+	faultPromptArgInvalid         = "prompt-argument-required-not-bool"
+	faultPromptsCursorFirst       = "prompts-invalid-cursor-first-page"
+	faultPromptBadRole            = "prompt-message-role-system"
+	faultPromptImageBase64        = "prompt-image-not-base64"
+	faultPromptUnknownInternal    = "prompt-unknown-internal"
+	faultPromptMissingArgOK       = "prompt-missing-argument-accepted"
+	faultCompletionsUndeclared    = "completions-served-undeclared"
+	faultCompletionTooMany        = "completion-over-100-values"
+	faultCompletionTotalWrong     = "completion-total-below-values"
+	faultCompletionUnknownEmpty   = "completion-unknown-ref-empty"
+	faultCompletionContextRefused = "completion-context-refused"
+	faultPromptsLCNever           = "prompts-listchanged-never"
+)
+
+// promptChecks are the PROMPT checks that need the prompts capability declared;
+// completionChecks the COMPL checks that need completions declared.
+var (
+	promptChecks = []string{"PROMPT-CAP-LISTCHANGED-01", "PROMPT-LIST-01", "PROMPT-LIST-CURSOR-01", "PROMPT-GET-01", "PROMPT-GET-MEDIA-01",
+		"PROMPT-GET-UNKNOWN-01", "PROMPT-GET-MISSINGARG-01", "PROMPT-LC-01", "PROMPT-LC-UNDECLARED-01", "PROMPT-LC-SHAPE-01"}
+	// lcChecks are the PROMPT-LC checks, which a server that sends no prompts
+	// list_changed leaves nothing to judge.
+	lcChecks         = []string{"PROMPT-LC-01", "PROMPT-LC-UNDECLARED-01", "PROMPT-LC-SHAPE-01"}
+	completionChecks = []string{"COMPL-RESULT-01", "COMPL-TOTAL-01", "COMPL-UNKNOWN-REF-01", "COMPL-CONTEXT-01"}
+)
+
+// promptFaultCatalogue are the faults of the prompts and completion rules.
+var promptFaultCatalogue = []Fault{
+	// Without the prompts capability no prompt argument is completed (the reference
+	// server lists no resource template): the COMPL results are not exercised.
+	{Name: faultPromptsUndeclared, Targets: []string{"PROMPT-CAP-01", "ERR-NOTDECLARED-01"},
+		Masks:       append(slices.Clone(promptChecks), "COMPL-RESULT-01", "COMPL-TOTAL-01", "COMPL-CONTEXT-01"),
+		Description: "the prompts capability is not declared, yet prompts/list and prompts/get are served"},
+	{Name: faultPromptsLCNotBool, Targets: []string{"PROMPT-CAP-LISTCHANGED-01", "LIFE-CAPS-SHAPE-01", "LIFE-INIT-RESULT-01", "BASE-SCHEMA-01", "MOD-DISCOVER-01"},
+		Masks:       lcChecks,
+		Description: `capabilities.prompts.listChanged is the string "yes"`},
+	{Name: faultPromptsLCUndeclared, Targets: []string{"PROMPT-LC-UNDECLARED-01"}, Revisions: []string{r1, r2, r3, r4},
+		Masks: []string{"PROMPT-CAP-LISTCHANGED-01", "PROMPT-LC-01"}, Exercises: []string{"PROMPT-LC-SHAPE-01"},
+		Description: "capabilities.prompts is {} (no listChanged), yet notifications/prompts/list_changed follows every prompts/list (2024-11-05 to 2025-11-25)"},
+	{Name: faultPromptsLCNever, Targets: []string{"PROMPT-LC-01"}, Masks: []string{"PROMPT-LC-UNDECLARED-01", "PROMPT-LC-SHAPE-01"},
+		Description: "test_trigger_tool_change changes the prompt list too, but notifications/prompts/list_changed is never sent"},
+	{Name: faultPromptsLCBadShape, Targets: []string{"PROMPT-LC-SHAPE-01", "BASE-SCHEMA-01"}, Revisions: []string{r1, r2, r3, r4},
+		Exercises:   []string{"PROMPT-LC-UNDECLARED-01"},
+		Description: `notifications/prompts/list_changed, after every prompts/list, has params ["changed"], not an object (2024-11-05 to 2025-11-25)`},
+	{Name: faultPromptArgInvalid, Targets: []string{"PROMPT-LIST-01", "BASE-SCHEMA-01"}, Masks: []string{"PROMPT-GET-MISSINGARG-01"},
+		Description: `every required prompt argument is listed with "required": "yes", not a boolean`},
+	{Name: faultPromptsCursorFirst, Targets: []string{"PROMPT-LIST-CURSOR-01"},
+		Description: "prompts/list with a cursor the server never issued returns the first page"},
+	{Name: faultPromptBadRole, Targets: []string{"PROMPT-GET-01", "BASE-SCHEMA-01"},
+		Description: `the message of prompt code_review has role "system"`},
+	{Name: faultPromptImageBase64, Targets: []string{"PROMPT-GET-MEDIA-01"},
+		Description: "the image of prompt media_showcase carries data that is not base64"},
+	{Name: faultPromptUnknownInternal, Targets: []string{"PROMPT-GET-UNKNOWN-01"},
+		Description: "prompts/get of an unknown prompt is answered with -32603 instead of -32602"},
+	{Name: faultPromptMissingArgOK, Targets: []string{"PROMPT-GET-MISSINGARG-01"},
+		Description: "prompts/get without a required argument is answered with a result"},
+	{Name: faultCompletionsUndeclared, Targets: []string{"COMPL-CAP-01", "ERR-NOTDECLARED-01"}, Revisions: []string{r2, r3, r4, "2026-07-28"},
+		Masks:       completionChecks,
+		Description: "the completions capability is not declared (2025-03-26 on), yet completion/complete is served"},
+	// 2026-07-28's schema gives values maxItems 100: there the schema and the
+	// context probe's result check see it too.
+	{Name: faultCompletionTooMany, Targets: []string{"COMPL-RESULT-01", "BASE-SCHEMA-01", "COMPL-CONTEXT-01"},
+		Description: "completion/complete answers 101 values"},
+	{Name: faultCompletionTotalWrong, Targets: []string{"COMPL-TOTAL-01"},
+		Description: "completion/complete gives a total one below the number of values it sends, with hasMore false"},
+	{Name: faultCompletionUnknownEmpty, Targets: []string{"COMPL-UNKNOWN-REF-01"},
+		Description: "completion/complete of an unknown prompt is answered with an empty completion instead of -32602"},
+	{Name: faultCompletionContextRefused, Targets: []string{"COMPL-CONTEXT-01"}, Revisions: []string{r3, r4, "2026-07-28"},
+		Description: "completion/complete with a context member is refused with -32602 (2025-06-18 on)"},
+}
+
 // r1, r2, r3, r4 name the legacy revisions for the catalogue.
 const (
 	r1 = "2024-11-05"
@@ -222,7 +299,7 @@ var faultCatalogue = []Fault{
 		Description: "the InitializeResult has no serverInfo"},
 	{Name: faultCapsBadShape, Targets: []string{"LIFE-CAPS-SHAPE-01", "LIFE-INIT-RESULT-01", "BASE-SCHEMA-01", "MOD-DISCOVER-01"},
 		Description: "capabilities.experimental holds a member that is not an object"},
-	{Name: faultUnknownMethodIntern, Targets: []string{"BASE-METHOD-UNKNOWN-01", "ERR-NOTDECLARED-01"},
+	{Name: faultUnknownMethodIntern, Targets: []string{"BASE-METHOD-UNKNOWN-01"},
 		Description: "an unknown method is answered with -32603 instead of -32601"},
 	{Name: faultIDAsString, Targets: []string{"BASE-RESP-ID-01", "BASE-BATCH-R2-01", "STDIO-BATCH-R2-01"}, Masks: []string{"MOD-MRTR-01", "BASE-ERRRANGE-01", "ERR-R5-CODES-01", "STDIO-CANCEL-R5-01"},
 		Description: "a reply to a request whose id is a number carries the id as a string"},
@@ -248,7 +325,7 @@ var faultCatalogue = []Fault{
 		Description: "once the client is ready the server sends notifications/message with an id (a request, then, which 2026-07-28 forbids the server too)"},
 	{Name: faultServerRequestNullID, Targets: []string{"BASE-SRVREQ-ID-01", "BASE-SCHEMA-01", "MOD-NO-SERVER-REQ-01", "STDIO-NO-REQUESTS-R5-01"},
 		Description: "once the client is ready the server sends a ping request whose id is null (in 2026-07-28, a server request at all)"},
-	{Name: faultErrorAndResult, Targets: []string{"BASE-RESP-EXCL-01", "BASE-METHOD-UNKNOWN-01", "MOD-REMOVED-01", "BASE-RESULTTYPE-01", "MOD-SERVERINFO-01", "ERR-NOTDECLARED-01"},
+	{Name: faultErrorAndResult, Targets: []string{"BASE-RESP-EXCL-01", "BASE-METHOD-UNKNOWN-01", "MOD-REMOVED-01", "BASE-RESULTTYPE-01", "MOD-SERVERINFO-01"},
 		Description: "the error answering an unknown method also carries a result member, so the checks that read it as the result it claims to be fail too"},
 	{Name: faultErrorNoMessage, Targets: []string{"BASE-ERR-SHAPE-01", "BASE-SCHEMA-01"},
 		Description: "the error answering an unknown method has a code but no message"},
@@ -264,8 +341,6 @@ var faultCatalogue = []Fault{
 		Description: `a request with "id": null is refused with -32650, a code JSON-RPC reserves for future use, instead of -32600`},
 	{Name: faultMetaKeyInvalid, Targets: []string{"BASE-META-KEYS-01"}, Revisions: []string{r3, r4, "2026-07-28"},
 		Description: "the tools/list result carries a _meta key whose prefix label starts with a digit (fixture.9page/listing; 2025-06-18+)"},
-	{Name: faultPromptsUndeclared, Targets: []string{"ERR-NOTDECLARED-01"},
-		Description: "prompts/list is served with an empty list though the prompts capability is not declared"},
 	{Name: faultNotificationAnswer, Targets: []string{"BASE-NOTIF-NORESP-01", "BASE-BATCH-R2-01", "BASE-BATCH-R2-02", "STDIO-BATCH-R2-01"},
 		Description: "a notification of a method the server does not know is answered with -32601 (no id), alone or inside a batch"},
 	{Name: faultRootsNotifAnswered, Targets: []string{"NOTIF-CLIENTNOTIF-01"},
@@ -296,7 +371,8 @@ var faultCatalogue = []Fault{
 			"TOOLS-CALL-01", "TOOLS-CALL-UNKNOWN-01", "TOOLS-CALL-MALFORMED-01", "BASE-INVALID-PARAMS-01",
 			"TOOLS-CALL-INVALIDARGS-R1-01", "TOOLS-CALL-INVALIDARGS-R4-01", "TOOLS-CALL-VALIDATE-01",
 			"ERR-EXEC-IN-RESULT-01", "ERR-ISERROR-CONTENT-01", "ERR-ISERROR-STRUCT-01",
-			"TOOLS-CALL-TASK-R4-01", "TOOLS-CALL-TASK-NEG-R4-01", "PROG-TASKS-R4-01"},
+			"TOOLS-CALL-TASK-R4-01", "TOOLS-CALL-TASK-NEG-R4-01", "PROG-TASKS-R4-01",
+			"PROMPT-LC-01", "PROMPT-LC-UNDECLARED-01", "PROMPT-LC-SHAPE-01"}, // no trigger is called: the prompt list does not change
 		Description: "the InitializeResult declares no tools capability, yet tools/list and tools/call are served"},
 	{Name: faultListChangedNotBool, Targets: []string{"TOOLS-CAP-LISTCHANGED-01", "LIFE-CAPS-SHAPE-01", "LIFE-INIT-RESULT-01", "BASE-SCHEMA-01", "NOTIF-LC-UNDECLARED-01", "MOD-DISCOVER-01", "NOTIF-LISTEN-LC-R5-01"},
 		Masks:       []string{"NOTIF-LC-01", "NOTIF-LC-SHAPE-01"},
@@ -489,7 +565,7 @@ var faultCatalogue = []Fault{
 // Faults returns the catalogue of faults the reference server can be switched to,
 // in a stable order. The slices are copies: callers may keep and change them.
 func Faults() []Fault {
-	return cloneFaults(slices.Concat(faultCatalogue, transportFaultCatalogue, selfTestedModernFaults(), streamFaultCatalogue, authFaultCatalogue))
+	return cloneFaults(slices.Concat(faultCatalogue, promptFaultCatalogue, transportFaultCatalogue, selfTestedModernFaults(), streamFaultCatalogue, authFaultCatalogue))
 }
 
 // cloneFaults copies a catalogue deeply enough that callers may change what they get.
@@ -531,7 +607,7 @@ func newFaultSet(names map[string]bool) (faultSet, error) {
 			continue
 		}
 		known := func(f Fault) bool { return f.Name == name }
-		if !slices.ContainsFunc(slices.Concat(faultCatalogue, transportFaultCatalogue, streamFaultCatalogue, authFaultCatalogue), known) && !isModernFault(name) {
+		if !slices.ContainsFunc(slices.Concat(faultCatalogue, promptFaultCatalogue, transportFaultCatalogue, streamFaultCatalogue, authFaultCatalogue), known) && !isModernFault(name) {
 			unknown = append(unknown, fmt.Sprintf("%q", name))
 			continue
 		}

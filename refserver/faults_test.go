@@ -206,7 +206,18 @@ func probeScript(requested string) string {
 	req("tools/call", map[string]any{"name": "test_last_cancellation", "arguments": map[string]any{}})
 	req("ping", nil)
 	req("x/unknown", nil)
-	req("prompts/list", nil) // behind a capability the server does not declare
+	// Prompts and completion (prompts.go, completion.go): both pages, an invalid
+	// cursor, every prompt, an unknown one, a missing argument, completions.
+	req("prompts/list", nil)
+	req("prompts/list", map[string]any{"cursor": "x_conformance_invalid_cursor"})
+	req("prompts/get", map[string]any{"name": "media_showcase"})
+	req("prompts/get", map[string]any{"name": "code_review", "arguments": map[string]any{"language": "go"}})
+	req("prompts/get", map[string]any{"name": "x_unknown"})
+	req("prompts/get", map[string]any{"name": "greeting"})
+	req("completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "code_review"}, "argument": map[string]any{"name": "language", "value": ""}})
+	req("completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "x_unknown"}, "argument": map[string]any{"name": "x", "value": ""}})
+	req("completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "code_review"}, "argument": map[string]any{"name": "style", "value": ""},
+		"context": map[string]any{"arguments": map[string]any{"language": "go"}}})
 	// The odd input of the BASE checks: unparseable JSON, invalid requests, a null
 	// id, an unknown notification, batches.
 	lines = append(lines, `{"jsonrpc":"2.0","id":]`,

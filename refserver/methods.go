@@ -38,8 +38,7 @@ func fail(e *rpcError) outcome   { return outcome{err: e} }
 type methodFunc func(s *session, rq *request) outcome
 
 // methods maps every method the server implements to its handler. Anything else,
-// including prompts/* (prompts are not declared) and resources/subscribe (not
-// declared), is -32601.
+// including resources/subscribe (not declared), is -32601.
 var methods = map[string]methodFunc{
 	"initialize":               handleInitialize,
 	"ping":                     handlePing,
@@ -51,17 +50,14 @@ var methods = map[string]methodFunc{
 	"resources/read":           handleResourcesRead,
 	"tasks/get":                handleTasksGet,    // 2025-11-25 only (taskMethods)
 	"tasks/result":             handleTasksResult, // 2025-11-25 only (taskMethods)
-}
-
-// handlePromptsList serves prompts/list, which the server does not declare: only the
-// fault prompts-served-undeclared routes it here (ERR-NOTDECLARED-01).
-func handlePromptsList(*session, *request) outcome {
-	return respond(map[string]any{"prompts": []any{}})
+	"prompts/list":             handlePromptsList, // prompts.go
+	"prompts/get":              handlePromptsGet,  // prompts.go
+	"completion/complete":      handleComplete,    // completion.go
 }
 
 // serverCapabilities are declared in every revision: resources because tool results
-// embed resources (CONTENT-EMBED-CAP-01).
-func serverCapabilities(fs faultSet) map[string]any {
+// embed resources (CONTENT-EMBED-CAP-01); prompts and completions (prompts.go).
+func serverCapabilities(rev revision.Revision, fs faultSet) map[string]any {
 	caps := map[string]any{
 		"tools":     map[string]any{"listChanged": true},
 		"logging":   map[string]any{},
@@ -83,6 +79,7 @@ func serverCapabilities(fs faultSet) map[string]any {
 	if fs.on(faultLoggingCapMissing) {
 		delete(caps, "logging")
 	}
+	promptCapabilities(caps, rev, fs)
 	if fs.on(faultCapsBadShape) {
 		caps["experimental"] = map[string]any{"io.github.mcp-conform/fault": true}
 	}
@@ -141,7 +138,7 @@ func handleInitialize(s *session, rq *request) outcome {
 	if fs.on(faultFallbackEcho) && !s.cfg.supports(requested) {
 		answered = requested
 	}
-	serverCaps := serverCapabilities(fs)
+	serverCaps := serverCapabilities(rev, fs)
 	if tasksServed(rev) {
 		serverCaps["tasks"] = tasksCapability()
 	}

@@ -52,7 +52,7 @@ const (
 var cacheableMethods = map[string]bool{
 	"server/discover": true, "tools/list": true, "resources/list": true,
 	"resources/templates/list": true, "resources/read": true,
-	"prompts/list": true, // served only by the fault prompts-served-undeclared
+	"prompts/list": true,
 }
 
 // modernRevisions returns the modern revisions served in an era.
@@ -164,6 +164,9 @@ type listener struct {
 	// forget, when set, drops the subscription from its connection's records once
 	// it is over (stdio); it must not be called with that connection's lock held.
 	forget func()
+
+	// prompts: promptsListChanged was requested and is honoured (prompts.go).
+	prompts bool
 }
 
 // end marks the subscription over.
@@ -388,6 +391,9 @@ var modernMethods = map[string]methodFunc{
 	"resources/list":           handleResourcesList,
 	"resources/templates/list": handleResourceTemplatesList,
 	"resources/read":           handleResourcesReadModern,
+	"prompts/list":             handlePromptsList, // prompts.go
+	"prompts/get":              handlePromptsGet,  // prompts.go
+	"completion/complete":      handleComplete,    // completion.go
 }
 
 // knownModernMethod reports whether the modern era implements method.
@@ -404,9 +410,6 @@ func (s *session) dispatchModern(m *wire.Message, out sink) *reply {
 	fn, found := modernMethods[m.Method]
 	if m.Method == "ping" && s.cfg.faults.on(faultR5PingServed) {
 		fn, found = handlePingModern, true
-	}
-	if m.Method == "prompts/list" && s.cfg.faults.on(faultPromptsUndeclared) {
-		fn, found = handlePromptsList, true
 	}
 	if !found {
 		e := s.cfg.modernMethodNotFound(m.Method)
@@ -439,7 +442,7 @@ func handleDiscover(s *session, rq *request) outcome {
 	if _, e := paramsObject(rq.params); e != nil {
 		return fail(e)
 	}
-	caps := serverCapabilities(s.cfg.faults)
+	caps := serverCapabilities(s.rev, s.cfg.faults)
 	if s.cfg.faults.on(faultR5ExtUnprefixed) {
 		caps["extensions"] = map[string]any{"tasks": map[string]any{}}
 	}
@@ -610,8 +613,9 @@ func announceToolsChanged(cfg *config, tell []*listener) {
 
 // openListen checks a subscriptions/listen request and returns its listener and the
 // acknowledgement, the first message of the subscription: the honoured subset of the
-// filter (only toolsListChanged: no prompts, and resources neither change nor offer
-// subscriptions), tagged with the subscription id (the request's id).
+// filter (toolsListChanged, and promptsListChanged while prompts.listChanged is
+// declared; resources neither change nor offer subscriptions), tagged with the
+// subscription id (the request's id).
 func openListen(cfg *config, m *wire.Message, out sink) (*listener, []byte, *rpcError) {
 	p, e := paramsObject(m.Params)
 	if e != nil {
@@ -629,6 +633,10 @@ func openListen(cfg *config, m *wire.Message, out sink) (*listener, []byte, *rpc
 	if raw, ok := filter["toolsListChanged"]; ok && string(compactRaw(raw)) == "true" {
 		l.tools = true
 		honoured["toolsListChanged"] = true
+	}
+	if raw, ok := filter["promptsListChanged"]; ok && string(compactRaw(raw)) == "true" && promptsListChangedDeclared(cfg.faults) {
+		l.prompts = true
+		honoured["promptsListChanged"] = true
 	}
 	ackParams := map[string]any{"notifications": honoured, "_meta": l.tagged()}
 	if cfg.faults.on(faultR5ListenUntagged) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -103,8 +104,8 @@ func TestModernListenStdio(t *testing.T) {
 	if id, _ := subscriptionID(ack); ack.Method != "notifications/subscriptions/acknowledged" || id != `"sub-tools"` {
 		t.Fatalf("first message %s", ack.Raw)
 	}
-	if len(ap.Notifications) != 1 || ap.Notifications["toolsListChanged"] != true {
-		t.Errorf("honoured filter %v, want only toolsListChanged", ap.Notifications)
+	if len(ap.Notifications) != 2 || ap.Notifications["toolsListChanged"] != true || ap.Notifications["promptsListChanged"] != true {
+		t.Errorf("honoured filter %v, want toolsListChanged and promptsListChanged", ap.Notifications)
 	}
 	send(wire.NumberID(7), methodListen, listenParams(map[string]any{"promptsListChanged": true}))
 	ack7 := c.recv(t)
@@ -116,20 +117,25 @@ func TestModernListenStdio(t *testing.T) {
 	if len(res.notes) != 0 {
 		t.Errorf("list_changed on the trigger's own reply: %v", res.notes)
 	}
+	// The trigger changes the prompt list too (prompts.go): sub-tools asked for
+	// both, 7 for prompts only.
 	others := c.takeOthers()
-	if len(others) != 1 || others[0].Method != "notifications/tools/list_changed" {
-		t.Fatalf("before the trigger's reply, want one list_changed for sub-tools, got %d messages", len(others))
+	got := map[string]int{}
+	for _, o := range others {
+		id, _ := subscriptionID(o)
+		got[o.Method+" "+id]++
+		validateModern(t, methodListen, o)
 	}
-	if id, _ := subscriptionID(others[0]); id != `"sub-tools"` {
-		t.Errorf("list_changed tagged %s", others[0].Raw)
+	want := map[string]int{`notifications/tools/list_changed "sub-tools"`: 1, `notifications/prompts/list_changed "sub-tools"`: 1, "notifications/prompts/list_changed 7": 1}
+	if !maps.Equal(got, want) {
+		t.Fatalf("before the trigger's reply, got %v, want %v", got, want)
 	}
-	validateModern(t, methodListen, others[0])
-	// Cancel sub-tools: the next change reaches nobody.
+	// Cancel sub-tools: the next change reaches only 7's prompts.
 	n, _ := wire.EncodeNotification("notifications/cancelled", map[string]any{"requestId": "sub-tools"})
 	c.sendRaw(t, n)
 	c.do(t, ids.str("trigger"), "tools/call", modernParams(nil, map[string]any{"name": "test_trigger_tool_change"}))
-	if o := c.takeOthers(); len(o) != 0 {
-		t.Errorf("after cancellation: %d more messages", len(o))
+	if o := c.takeOthers(); len(o) != 1 || o[0].Method != "notifications/prompts/list_changed" {
+		t.Errorf("after cancellation: %d more messages, want 7's prompts list_changed", len(o))
 	}
 	// EOF: the open subscription 7 is answered (graceful closure), tagged.
 	c.c.close()
@@ -163,6 +169,12 @@ func TestModernListenHTTP(t *testing.T) {
 	validateModern(t, methodListen, lc)
 	if id, _ := subscriptionID(lc); lc.Method != "notifications/tools/list_changed" || id != "1" {
 		t.Errorf("list_changed %s", lc.Raw)
+	}
+	// The trigger changes the prompt list too (prompts.go).
+	plc := recvFrom(t, prompts)
+	validateModern(t, methodListen, plc)
+	if id, _ := subscriptionID(plc); plc.Method != "notifications/prompts/list_changed" || id != `"p"` {
+		t.Errorf("prompts list_changed %s", plc.Raw)
 	}
 	// Shutdown closes prompts gracefully: its only other event is the listen result.
 	_ = c.h.(interface{ Close() error }).Close()

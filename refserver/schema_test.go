@@ -103,14 +103,18 @@ var resultDefs = map[string]string{
 	"resources/list":           "ListResourcesResult",
 	"resources/templates/list": "ListResourceTemplatesResult",
 	"resources/read":           "ReadResourceResult",
+	"prompts/list":             "ListPromptsResult",
+	"prompts/get":              "GetPromptResult",
+	"completion/complete":      "CompleteResult",
 }
 
 // notificationDefs maps server notifications to their definitions.
 var notificationDefs = map[string]string{
-	"notifications/progress":           "ProgressNotification",
-	"notifications/message":            "LoggingMessageNotification",
-	"notifications/tools/list_changed": "ToolListChangedNotification",
-	"notifications/cancelled":          "CancelledNotification",
+	"notifications/progress":             "ProgressNotification",
+	"notifications/message":              "LoggingMessageNotification",
+	"notifications/tools/list_changed":   "ToolListChangedNotification",
+	"notifications/cancelled":            "CancelledNotification",
+	"notifications/prompts/list_changed": "PromptListChangedNotification",
 }
 
 // requestDefs maps server→client requests to their definitions.

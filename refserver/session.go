@@ -413,9 +413,6 @@ func (s *session) dispatch(m *wire.Message, out sink) *reply {
 	if taskMethods[m.Method] && !tasksServed(rev) {
 		found = false
 	}
-	if !found && m.Method == "prompts/list" && s.cfg.faults.on(faultPromptsUndeclared) {
-		fn, found = handlePromptsList, true
-	}
 	if !found {
 		e := errMethodNotFound(m.Method)
 		if s.cfg.faults.on(faultUnknownMethodIntern) {
@@ -756,6 +753,7 @@ func (s *session) toggleDynamic() bool {
 	if s.shared != nil {
 		on, tell := s.shared.toggleDynamic(s.cfg.faults.on(faultR5ListenUnfiltered))
 		announceToolsChanged(s.cfg, tell)
+		announcePromptsChanged(s.cfg, s.shared.promptListeners())
 		return on
 	}
 	s.mu.Lock()

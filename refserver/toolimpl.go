@@ -310,6 +310,7 @@ func runTriggerToolChange(tc *toolCall) toolResult {
 	if err != nil {
 		tc.s.cfg.log.Printf("list_changed: %v", err)
 	}
+	promptsChangedOnCall(tc) // the trigger also switches dynamic_prompt (prompts.go)
 	if on {
 		return textResult(dynamicToolName + " added.")
 	}

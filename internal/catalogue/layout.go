@@ -26,12 +26,14 @@ const (
 	Struct    Group = "STRUCT"
 	Notif     Group = "NOTIF"
 	Util      Group = "UTIL"
+	Prompt    Group = "PROMPT"
+	Compl     Group = "COMPL"
 	// Auth is the authorization rules of a protected server over HTTP.
 	Auth Group = "AUTH"
 )
 
 // Groups is every group in the matrix's order.
-var Groups = []Group{Base, Lifecycle, Modern, Stdio, SSE, SHTTP, H5, Tools, Pag, Err, Content, Struct, Notif, Util, Auth}
+var Groups = []Group{Base, Lifecycle, Modern, Stdio, SSE, SHTTP, H5, Tools, Pag, Err, Content, Struct, Notif, Util, Prompt, Compl, Auth}
 
 // Known reports whether g is one of Groups.
 func (g Group) Known() bool { return slices.Contains(Groups, g) }
@@ -51,6 +53,8 @@ var groupTitles = map[Group]string{
 	Struct:    "outputSchema and structuredContent",
 	Notif:     "list_changed and 2026-07-28 subscriptions",
 	Util:      "utilities: ping, progress, cancellation, logging",
+	Prompt:    "prompts: capability, listing, prompts/get, list_changed",
+	Compl:     "completion/complete for prompt arguments and resource templates",
 	Auth:      "authorization of a protected server over HTTP: 401, challenge, resource metadata",
 }
 
@@ -130,6 +134,10 @@ var Homes = []Home{
 	{"PROG-TASKS-", Util, "suites/utilities", "progress_tasks.go", "2025-11-25 basic/utilities/progress.mdx (task-augmented requests)"},
 	{"CANCEL-", Util, "suites/utilities", "cancellation.go", "basic/utilities/cancellation.mdx"},
 	{"LOG-", Util, "suites/utilities", "logging.go", "server/utilities/logging.mdx"},
+	{"PROMPT-", Prompt, "suites/prompts", "prompts.go", "server/prompts.mdx"},
+	{"PROMPT-GET-", Prompt, "suites/prompts", "get.go", "server/prompts.mdx (Getting a Prompt, Error Handling)"},
+	{"PROMPT-LC-", Prompt, "suites/prompts", "listchanged.go", "server/prompts.mdx (List Changed Notification)"},
+	{"COMPL-", Compl, "suites/prompts", "completion.go", "server/utilities/completion.mdx"},
 	{"AUTH-", Auth, "suites/auth", "auth.go", "basic/authorization.mdx (2026-07-28: basic/authorization/)"},
 }
 

@@ -1,0 +1,310 @@
+package refserver
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+)
+
+// Prompts ({rev}/server/prompts.mdx): three prompts served two to a page, one with
+// a required argument, one whose messages hold every content type of the revision,
+// one with a required and an optional argument that completion/complete completes
+// (completion.go). Each rule has a fault (faults.go, the PROMPT and COMPL block).
+
+// promptPageSize is how many prompts a prompts/list page holds: three prompts make
+// two pages, so that the suite walks them by cursor (PROMPT-LIST-01).
+const promptPageSize = 2
+
+// fixturePrompt is one prompt of the reference server.
+type fixturePrompt struct {
+	name, title, description string
+	args                     []promptArg
+	// messages builds the prompt's messages for the revision from its arguments.
+	messages func(rev revision.Revision, args map[string]string, fs faultSet) []map[string]any
+}
+
+// promptArg is one PromptArgument.
+type promptArg struct {
+	name, description string
+	required          bool
+}
+
+// fixturePrompts are the prompts, in listing order.
+var fixturePrompts = []fixturePrompt{
+	{
+		name: "greeting", title: "Greeting", description: "A greeting for someone, by name.",
+		args: []promptArg{{name: "name", description: "Who to greet", required: true}},
+		messages: func(_ revision.Revision, args map[string]string, _ faultSet) []map[string]any {
+			return []map[string]any{promptMessage("user", textBlock("Please greet "+args["name"]+"."))}
+		},
+	},
+	{
+		name: "media_showcase", title: "Media showcase", description: "Messages holding every content type of the revision.",
+		messages: func(rev revision.Revision, _ map[string]string, fs faultSet) []map[string]any {
+			img := imageBlock()
+			if fs.on(faultPromptImageBase64) {
+				img = block{"type": "image", "data": "not base64: *** ", "mimeType": "image/png"}
+			}
+			return []map[string]any{
+				promptMessage("user", textBlock("Describe the media below.")),
+				promptMessage("user", img),
+				promptMessage("assistant", audioBlock(rev, false)),
+				promptMessage("user", embeddedTextBlock()),
+				promptMessage("assistant", resourceLinkBlock(rev, false)),
+			}
+		},
+	},
+	{
+		name: "code_review", title: "Code review", description: "Review code in a language, in a style.",
+		args: []promptArg{
+			{name: "language", description: "The programming language", required: true},
+			{name: "style", description: "The review style"},
+		},
+		messages: func(_ revision.Revision, args map[string]string, fs faultSet) []map[string]any {
+			role := "user"
+			if fs.on(faultPromptBadRole) {
+				role = "system"
+			}
+			text := "Review this " + args["language"] + " code."
+			if s := args["style"]; s != "" {
+				text += " Style: " + s + "."
+			}
+			return []map[string]any{promptMessage(role, textBlock(text))}
+		},
+	},
+}
+
+// promptMessage is a PromptMessage.
+func promptMessage(role string, content block) map[string]any {
+	return map[string]any{"role": role, "content": content}
+}
+
+// findPrompt returns the session's prompt with the name, or nil.
+func (s *session) findPrompt(name string) *fixturePrompt {
+	all := s.promptList()
+	for i := range all {
+		if all[i].name == name {
+			return &all[i]
+		}
+	}
+	return nil
+}
+
+// definition is the Prompt as the revision has it: title from 2025-06-18, icons
+// from 2025-11-25.
+func (p *fixturePrompt) definition(rev revision.Revision, fs faultSet) map[string]any {
+	d := map[string]any{"name": p.name, "description": p.description}
+	if rev.Has(revision.Title) {
+		d["title"] = p.title
+	}
+	if rev.Has(revision.Icons) {
+		d["icons"] = fixtureIcons()
+	}
+	if len(p.args) > 0 {
+		args := make([]map[string]any, len(p.args))
+		for i, a := range p.args {
+			args[i] = map[string]any{"name": a.name, "description": a.description, "required": a.required}
+			if fs.on(faultPromptArgInvalid) && a.required {
+				args[i]["required"] = "yes"
+			}
+		}
+		d["arguments"] = args
+	}
+	return d
+}
+
+// promptCapabilities adds the prompts and completions capabilities: prompts in every
+// revision, completions from 2025-03-26 (2024-11-05 has no such capability, and
+// completion/complete is served there all the same).
+func promptCapabilities(caps map[string]any, rev revision.Revision, fs faultSet) {
+	switch {
+	case fs.on(faultPromptsUndeclared):
+		// prompts/* served without the capability (PROMPT-CAP-01, ERR-NOTDECLARED-01).
+	case fs.on(faultPromptsLCNotBool):
+		caps["prompts"] = map[string]any{"listChanged": "yes"}
+	case fs.on(faultPromptsLCUndeclared):
+		caps["prompts"] = map[string]any{}
+	default:
+		caps["prompts"] = map[string]any{"listChanged": true}
+	}
+	if !rev.Before("2025-03-26") && !fs.on(faultCompletionsUndeclared) {
+		caps["completions"] = map[string]any{}
+	}
+}
+
+// handlePromptsList serves one page of the prompts.
+func handlePromptsList(s *session, rq *request) outcome {
+	fs := s.cfg.faults
+	p, e := paramsObject(rq.params)
+	if e != nil {
+		return fail(e)
+	}
+	cursor, hasCursor, e := p.optString("cursor")
+	if e != nil {
+		return fail(e)
+	}
+	all := s.promptList()
+	start := 0
+	if hasCursor {
+		off, v, ok := decodeCursor(cursor)
+		switch {
+		case ok && v == 0 && off > 0 && off%promptPageSize == 0 && off < len(all):
+			start = off
+		case fs.on(faultPromptsCursorFirst):
+			start = 0 // an invalid cursor is read as the first page
+		default:
+			return fail(errInvalidParams("invalid cursor %q", cursor))
+		}
+	}
+	end := min(start+promptPageSize, len(all))
+	defs := make([]map[string]any, 0, end-start)
+	for i := start; i < end; i++ {
+		defs = append(defs, all[i].definition(rq.rev, fs))
+	}
+	result := map[string]any{"prompts": defs}
+	if end < len(all) {
+		result["nextCursor"] = encodeCursor(end, 0)
+	}
+	oc := respond(result)
+	if fs.on(faultPromptsLCUndeclared) || fs.on(faultPromptsLCBadShape) {
+		// A list_changed that announces no change, after a listing: undeclared
+		// (PROMPT-LC-UNDECLARED-01) or malformed (PROMPT-LC-SHAPE-01). 2026-07-28
+		// delivers list_changed only on a subscription stream: not there.
+		if rq.rev.Era != revision.Modern {
+			var params any
+			if fs.on(faultPromptsLCBadShape) {
+				params = []string{"changed"}
+			}
+			oc.after = func() {
+				msg, err := encodeNotification(promptsListChanged, params)
+				if err != nil {
+					s.cfg.log.Printf("prompts list_changed: %v", err)
+					return
+				}
+				s.sendLogged(rq.out, msg)
+			}
+		}
+	}
+	return oc
+}
+
+// promptsListChanged is the prompts' list_changed notification.
+const promptsListChanged = "notifications/prompts/list_changed"
+
+// handlePromptsGet resolves a prompt: an unknown name or a missing required argument
+// is -32602 ({rev}/server/prompts.mdx, Error Handling).
+func handlePromptsGet(s *session, rq *request) outcome {
+	fs := s.cfg.faults
+	p, e := paramsObject(rq.params)
+	if e != nil {
+		return fail(e)
+	}
+	name, e := p.reqString("name")
+	if e != nil {
+		return fail(e)
+	}
+	args, e := stringArguments(p, "arguments")
+	if e != nil {
+		return fail(e)
+	}
+	pr := s.findPrompt(name)
+	if pr == nil {
+		if fs.on(faultPromptUnknownInternal) {
+			return fail(errInternal(errors.New("no prompt named " + name)))
+		}
+		return fail(errInvalidParams("Unknown prompt: %s", name))
+	}
+	for _, a := range pr.args {
+		if _, ok := args[a.name]; a.required && !ok && !fs.on(faultPromptMissingArgOK) {
+			return fail(errInvalidParams("prompt %s: missing required argument %q", name, a.name))
+		}
+	}
+	return respond(map[string]any{"description": pr.description, "messages": pr.messages(rq.rev, args, fs)})
+}
+
+// stringArguments reads an optional object of string values (prompts/get
+// arguments, completion/complete context.arguments).
+func stringArguments(p params, key string) (map[string]string, *rpcError) {
+	obj, _, e := p.optObject(key)
+	if e != nil {
+		return nil, e
+	}
+	out := make(map[string]string, len(obj))
+	for k, raw := range obj {
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, errInvalidParams("%s.%s must be a string", key, k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// dynamicPrompt is listed only while test_trigger_tool_change has test_dynamic_tool
+// switched on: the trigger changes the prompt list too (PROMPT-LC-01).
+var dynamicPrompt = fixturePrompt{
+	name: "dynamic_prompt", title: "Dynamic prompt", description: "Present only while test_trigger_tool_change has added it.",
+	messages: func(revision.Revision, map[string]string, faultSet) []map[string]any {
+		return []map[string]any{promptMessage("user", textBlock("A prompt that comes and goes."))}
+	},
+}
+
+// promptList is the session's prompts: the fixed ones, and dynamic_prompt while the
+// trigger has it on.
+func (s *session) promptList() []fixturePrompt {
+	if on, _ := s.toolList(); on {
+		return append(slices.Clone(fixturePrompts), dynamicPrompt)
+	}
+	return fixturePrompts
+}
+
+// promptsListChangedDeclared reports whether the server declares
+// prompts.listChanged: true (no fault takes it away).
+func promptsListChangedDeclared(fs faultSet) bool {
+	return !fs.on(faultPromptsUndeclared) && !fs.on(faultPromptsLCNotBool) && !fs.on(faultPromptsLCUndeclared)
+}
+
+// promptsChangedOnCall announces the trigger's change of the prompt list on the
+// trigger call's channel (2024-11-05 to 2025-11-25; 2026-07-28 tells listen streams,
+// toggleDynamic), as a server that declared prompts.listChanged does.
+func promptsChangedOnCall(tc *toolCall) {
+	if tc.rev.Era == revision.Modern || !promptsListChangedDeclared(tc.s.cfg.faults) || tc.fault(faultPromptsLCNever) {
+		return
+	}
+	if err := tc.notify(promptsListChanged, nil); err != nil {
+		tc.s.cfg.log.Printf("prompts list_changed: %v", err)
+	}
+}
+
+// promptListeners returns the listen streams that asked for promptsListChanged.
+func (ms *modernState) promptListeners() []*listener {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	var out []*listener
+	for l := range ms.listeners {
+		if l.prompts {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// announcePromptsChanged sends notifications/prompts/list_changed, tagged, to every
+// listen stream that asked for promptsListChanged (2026-07-28).
+func announcePromptsChanged(cfg *config, tell []*listener) {
+	if cfg.faults.on(faultPromptsLCNever) {
+		return
+	}
+	for _, l := range tell {
+		msg, err := encodeNotification(promptsListChanged, map[string]any{"_meta": l.tagged()})
+		if err != nil {
+			cfg.log.Printf("prompts list_changed: %v", err)
+			continue
+		}
+		if err := l.send(msg); err != nil {
+			cfg.log.Printf("prompts list_changed to subscription %s: %v", l.id, err)
+		}
+	}
+}

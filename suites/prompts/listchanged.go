@@ -1,0 +1,201 @@
+package prompts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// Prompt list change notifications (PROMPT-LC-*). PROMPT-LC-01 changes the prompt
+// list with the trigger and expects the notification (2026-07-28: on a listen
+// stream that asked for promptsListChanged); the other two judge every
+// notifications/prompts/list_changed received in the revision's sessions once the
+// column settled, up to 2025-11-25 (2026-07-28 delivers it on listen streams only).
+
+// lcMethod is the notification's method.
+const lcMethod = "notifications/prompts/list_changed"
+
+// lcSeen returns every prompts list_changed received in the revision's sessions.
+func lcSeen(t *conform.T) []toolkit.SessionEntry {
+	var out []toolkit.SessionEntry
+	for _, s := range toolkit.RevisionSessions(t) {
+		for _, e := range s.Conn.Received(0) {
+			if e.Msg != nil && e.Msg.Method == lcMethod {
+				out = append(out, toolkit.SessionEntry{Session: s, Entry: e})
+			}
+		}
+	}
+	return out
+}
+
+// PROMPT-LC-UNDECLARED-01 — {rev}/basic/lifecycle.mdx (Operation).
+var _ = conform.Register(conform.Check{
+	ID: "PROMPT-LC-UNDECLARED-01", Title: "prompts list_changed only from a server that declared prompts.listChanged",
+	Phase: conform.PhaseTranscript,
+	Run: func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		seen := lcSeen(t)
+		for _, e := range seen {
+			f.Judged++
+			if !listChangedDeclared(e.Session) {
+				f.Fail(fmt.Sprintf("%s in a session whose capabilities.prompts is %s", e.Where(), toolkit.Or(string(e.Session.Capabilities()["prompts"]), "absent")))
+			}
+		}
+		return f.VerdictOrNone(fmt.Sprintf("no %s was received in this revision's sessions", lcMethod),
+			lcMethod+" only after declaring prompts.listChanged: true",
+			fmt.Sprintf("%d %s notification(s), all in sessions that declared prompts.listChanged", len(seen), lcMethod))
+	},
+})
+
+// PROMPT-LC-SHAPE-01 — schema PromptListChangedNotification.
+var _ = conform.Register(conform.Check{
+	ID: "PROMPT-LC-SHAPE-01", Title: "prompts list_changed is a notification (no id) valid under the schema",
+	Phase: conform.PhaseTranscript,
+	Run: func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		for _, e := range lcSeen(t) {
+			f.Judged++
+			if e.Msg.Members["id"] {
+				f.Fail(fmt.Sprintf("%s carries id %s: a request, not a notification", e.Where(), e.Msg.ID))
+				continue
+			}
+			if def, ok := e.Session.Rev.NotificationDefinition(lcMethod); ok {
+				if err := e.Session.Rev.Validate(def, e.Msg.Raw); err != nil {
+					f.Fail(toolkit.Problems(err, e.Where()+" "))
+				}
+			}
+		}
+		return f.VerdictOrNone(fmt.Sprintf("no %s was received in this revision's sessions", lcMethod),
+			lcMethod+" as a notification valid under the "+t.Rev.Name+" schema",
+			fmt.Sprintf("%d %s notification(s) valid", f.Judged, lcMethod))
+	},
+})
+
+// lcWait is how long PROMPT-LC-01 waits for a notification the change owes (as
+// NOTIF-LC-01: 2 s, or the request timeout when that is longer). A server that
+// announces the change costs no wait.
+const lcWait = 2 * time.Second
+
+// PROMPT-LC-01 — {rev}/server/prompts.mdx (List Changed Notification).
+var _ = conform.Register(conform.Check{
+	ID: "PROMPT-LC-01", Title: "a change of the prompt list is announced with notifications/prompts/list_changed",
+	// The trigger (the fixture tool test_trigger_tool_change, --trigger-tool,
+	// --trigger-cmd) changes the tool list; the reference server's changes the
+	// prompt list with it.
+	Changes: conform.StateToolList,
+	Run:     runListChanged,
+})
+
+func runListChanged(t *conform.T) conform.Verdict {
+	s := t.Session()
+	requirePrompts(t)
+	if !listChangedDeclared(s) {
+		return conform.Skip(conform.NotApplicable, "capabilities.prompts.listChanged is not true: the server does not offer prompts list_changed notifications")
+	}
+	trig := subscribe.PickTrigger(t)
+	switch {
+	case trig == nil:
+		return conform.Skip(conform.MissingFixture, "nothing can change the prompt list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\" that changes it", toolkit.TriggerFixture)
+	case trig.Tool != "" && !toolkit.Declared(s):
+		return conform.Skip(conform.NotApplicable, "the trigger is the tool %q, and the server declares no tools capability (the suite calls no tool of an undeclared capability)", trig.Tool)
+	}
+	var sub *conform.Subscription
+	if s.Modern() {
+		// 2026-07-28: the notification goes to listen streams that asked for it.
+		sub = subscribe.MustOpen(t, map[string]any{"promptsListChanged": true}, 1)
+		defer subscribe.Cancel(t, sub)
+	}
+	before := walk(t, s)
+	if !before.complete() {
+		return conform.Errorf("no whole prompts/list before the change (%s after %d page(s))", before.Stop, len(before.Pages))
+	}
+	seq := s.Conn.Seq()
+	trig.MustFire(t, s, toolkit.List(t))
+	after := walk(t, s)
+	if !after.complete() {
+		return conform.Errorf("no whole prompts/list after the change (%s after %d page(s))", after.Stop, len(after.Pages))
+	}
+	added, removed := lcDiff(before, after)
+	changed := len(added)+len(removed) > 0
+	isLC := func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == lcMethod }
+	notified, wait := false, max(lcWait, t.Timeout())
+	if sub != nil {
+		if err := sub.Sync(t.Ctx, 1); err != nil {
+			return conform.Errorf("%v", err)
+		}
+		notified = slices.ContainsFunc(sub.Messages(), func(e wire.Entry) bool { return e.Seq > seq && isLC(e) })
+		if changed && !notified {
+			notified = sub.Await(t.Ctx, seq, isLC)
+		}
+	} else {
+		notified = slices.ContainsFunc(s.Conn.Received(seq), isLC)
+		if changed && !notified {
+			ctx, cancel := context.WithTimeout(t.Ctx, wait)
+			_, err := s.Conn.WaitFor(ctx, seq, isLC)
+			cancel()
+			if err != nil && !errors.Is(err, wire.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+				return conform.Errorf("waiting for %s after %s: %v", lcMethod, trig.What, err)
+			}
+			notified = err == nil
+		}
+	}
+	change := "prompts/list before and after: " + lcDiffText(added, removed, len(before.Prompts))
+	switch {
+	case notified && changed:
+		return conform.Pass("%s arrived after %s; %s", lcMethod, trig.What, change)
+	case notified:
+		return conform.Violation("a prompts/list showing the change that "+lcMethod+" announced", fmt.Sprintf("the notification arrived after %s, but %s", trig.What, change))
+	case changed:
+		return conform.Violation(fmt.Sprintf("%s within %s of a change of the prompt list", lcMethod, wait), fmt.Sprintf("no notification after %s, though %s", trig.What, change))
+	}
+	return conform.Skip(conform.NotExercised, "%s did not change the prompt list (%s) and no %s came: nothing to announce", trig.What, change, lcMethod)
+}
+
+// lcDiff returns the prompt names only after lists (added) and only before lists
+// (removed), sorted.
+func lcDiff(before, after *listing) (added, removed []string) {
+	names := func(l *listing) map[string]bool {
+		m := map[string]bool{}
+		for _, p := range l.Prompts {
+			m[p.Name] = true
+		}
+		return m
+	}
+	b, a := names(before), names(after)
+	for n := range a {
+		if !b[n] {
+			added = append(added, n)
+		}
+	}
+	for n := range b {
+		if !a[n] {
+			removed = append(removed, n)
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(removed)
+	return added, removed
+}
+
+// lcDiffText describes a change of the prompt list.
+func lcDiffText(added, removed []string, n int) string {
+	if len(added)+len(removed) == 0 {
+		return fmt.Sprintf("the same %d prompt(s)", n)
+	}
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, "added "+strings.Join(added, ", "))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, "removed "+strings.Join(removed, ", "))
+	}
+	return strings.Join(parts, "; ")
+}

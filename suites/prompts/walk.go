@@ -1,0 +1,206 @@
+package prompts
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// A walk of prompts/list by cursor, local to this package: suites/pagination walks
+// tools/list only (toolkit.Walk), and its generalisation to every list method is
+// under way elsewhere.
+
+// page is one prompts/list reply.
+type page struct {
+	Cursor *string // the cursor sent (nil for the first page)
+	Resp   *wire.Response
+	Err    error
+	Result json.RawMessage // the result when it is an object with a prompts array
+}
+
+// prompt is one listed Prompt where the walk met it.
+type prompt struct {
+	Name   string // "" when it has no string name
+	Fields map[string]json.RawMessage
+	Args   []argument
+	Page   int
+	Index  int
+}
+
+// argument is a PromptArgument with a string name.
+type argument struct {
+	Name     string
+	Required bool
+}
+
+// String names the prompt for messages.
+func (p prompt) String() string {
+	return fmt.Sprintf("%q (page %d /prompts/%d)", p.Name, p.Page+1, p.Index)
+}
+
+// required lists the names of the prompt's required arguments.
+func (p prompt) required() []string {
+	var out []string
+	for _, a := range p.Args {
+		if a.Required {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// listing is a whole prompts/list walk.
+type listing struct {
+	Pages   []page
+	Prompts []prompt
+	Stop    string // "end", "error", "malformed", "max-pages", "repeated-cursor", "bad-cursor"
+}
+
+// complete reports whether the walk saw the whole list.
+func (l *listing) complete() bool { return l.Stop == "end" }
+
+// partial says, for messages, that the walk stopped early.
+func (l *listing) partial() string {
+	if l.complete() {
+		return ""
+	}
+	return fmt.Sprintf(" (the prompts/list walk stopped early: %s after %d page(s))", l.Stop, len(l.Pages))
+}
+
+// declared reports whether the session declared a capability.
+func declared(s *conform.Session, capability string) bool {
+	_, ok := s.Capabilities()[capability]
+	return ok
+}
+
+// listChangedDeclared reports whether capabilities.prompts.listChanged is true.
+func listChangedDeclared(s *conform.Session) bool {
+	var c struct {
+		ListChanged *bool `json:"listChanged"`
+	}
+	raw, ok := s.Capabilities()["prompts"]
+	return ok && json.Unmarshal(raw, &c) == nil && c.ListChanged != nil && *c.ListChanged
+}
+
+// requirePrompts ends the check as not applicable when the main session did not
+// declare the prompts capability.
+func requirePrompts(t *conform.T) {
+	if !declared(t.Session(), "prompts") {
+		t.SkipNow(conform.NotApplicable, "the server did not declare the prompts capability")
+	}
+}
+
+// list walks prompts/list on the main session once per revision.
+func list(t *conform.T) *listing {
+	s := t.Session()
+	return t.Once("prompts.list:"+s.Label, func() any { return walk(t, s) }).(*listing)
+}
+
+// walk follows nextCursor from the first page until the end, an error, a repeated
+// cursor or --max-pages.
+func walk(t *conform.T, s *conform.Session) *listing {
+	l := &listing{}
+	seen := map[string]bool{}
+	var cursor *string
+	for {
+		if len(l.Pages) >= t.Options().MaxPages {
+			l.Stop = "max-pages"
+			return l
+		}
+		params := map[string]any{} // an object, never null: 2026-07-28 adds _meta to it
+		if cursor != nil {
+			params["cursor"] = *cursor
+		}
+		p := page{Cursor: cursor}
+		p.Resp, p.Err = s.Call(t.Ctx, "prompts/list", params)
+		if p.Err != nil || p.Resp.IsError() {
+			l.Pages = append(l.Pages, p)
+			l.Stop = "error"
+			return l
+		}
+		result := toolkit.Object(p.Resp.Result)
+		items, ok := toolkit.Array(result["prompts"])
+		if !ok {
+			l.Pages = append(l.Pages, p)
+			l.Stop = "malformed"
+			return l
+		}
+		p.Result = p.Resp.Result
+		for i, raw := range items {
+			l.Prompts = append(l.Prompts, decodePrompt(raw, len(l.Pages), i))
+		}
+		l.Pages = append(l.Pages, p)
+		nc, has := result["nextCursor"]
+		if !has || string(nc) == "null" {
+			l.Stop = "end"
+			return l
+		}
+		next, err := rawjson.StringOfValid(nc)
+		switch {
+		case err != nil:
+			l.Stop = "bad-cursor"
+			return l
+		case seen[next]:
+			l.Stop = "repeated-cursor"
+			return l
+		}
+		seen[next] = true
+		cursor = &next
+	}
+}
+
+// decodePrompt reads the members a check needs of one listed Prompt.
+func decodePrompt(raw json.RawMessage, pageIndex, index int) prompt {
+	p := prompt{Fields: toolkit.Object(raw), Page: pageIndex, Index: index}
+	_ = json.Unmarshal(p.Fields["name"], &p.Name)
+	items, _ := toolkit.Array(p.Fields["arguments"])
+	for _, it := range items {
+		// Lenient: a required that is no boolean (judged by PROMPT-LIST-01) counts as
+		// not required.
+		fields := toolkit.Object(it)
+		var a argument
+		if json.Unmarshal(fields["name"], &a.Name) == nil && a.Name != "" {
+			a.Required = string(fields["required"]) == "true"
+			p.Args = append(p.Args, a)
+		}
+	}
+	return p
+}
+
+// listed returns the main session's listing, ending the check when the server
+// declared no prompts capability or the walk gave no usable first page.
+func listed(t *conform.T) *listing {
+	requirePrompts(t)
+	l := list(t)
+	if len(l.Pages) == 0 {
+		t.ErrorNow("prompts/list was not called (--max-pages?)")
+	}
+	first := l.Pages[0]
+	switch {
+	case first.Err != nil:
+		t.Stop(conform.Silence("a prompts/list result", first.Err))
+	case first.Resp.IsError() || first.Result == nil:
+		t.SkipNow(conform.NotExercised, "prompts/list gave no usable result (%s); judged by PROMPT-LIST-01", conform.Describe(first.Resp, nil))
+	}
+	return l
+}
+
+// named returns the listed prompts with a string name, ending the check when there
+// is none.
+func named(t *conform.T) (*listing, []prompt) {
+	l := listed(t)
+	var out []prompt
+	for _, p := range l.Prompts {
+		if p.Name != "" {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		t.SkipNow(conform.NotExercised, "prompts/list listed no prompt with a name%s", l.partial())
+	}
+	return l, out
+}
