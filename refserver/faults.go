@@ -489,7 +489,7 @@ var faultCatalogue = []Fault{
 // Faults returns the catalogue of faults the reference server can be switched to,
 // in a stable order. The slices are copies: callers may keep and change them.
 func Faults() []Fault {
-	return cloneFaults(slices.Concat(faultCatalogue, transportFaultCatalogue, selfTestedModernFaults(), streamFaultCatalogue))
+	return cloneFaults(slices.Concat(faultCatalogue, transportFaultCatalogue, selfTestedModernFaults(), streamFaultCatalogue, resourceFaultCatalogue))
 }
 
 // cloneFaults copies a catalogue deeply enough that callers may change what they get.
@@ -531,7 +531,7 @@ func newFaultSet(names map[string]bool) (faultSet, error) {
 			continue
 		}
 		known := func(f Fault) bool { return f.Name == name }
-		if !slices.ContainsFunc(slices.Concat(faultCatalogue, transportFaultCatalogue, streamFaultCatalogue), known) && !isModernFault(name) {
+		if !slices.ContainsFunc(slices.Concat(faultCatalogue, transportFaultCatalogue, streamFaultCatalogue, resourceFaultCatalogue), known) && !isModernFault(name) {
 			unknown = append(unknown, fmt.Sprintf("%q", name))
 			continue
 		}

@@ -103,6 +103,8 @@ var resultDefs = map[string]string{
 	"resources/list":           "ListResourcesResult",
 	"resources/templates/list": "ListResourceTemplatesResult",
 	"resources/read":           "ReadResourceResult",
+	"resources/subscribe":      "EmptyResult",
+	"resources/unsubscribe":    "EmptyResult",
 }
 
 // notificationDefs maps server notifications to their definitions.
@@ -111,6 +113,7 @@ var notificationDefs = map[string]string{
 	"notifications/message":            "LoggingMessageNotification",
 	"notifications/tools/list_changed": "ToolListChangedNotification",
 	"notifications/cancelled":          "CancelledNotification",
+	"notifications/resources/updated":  "ResourceUpdatedNotification",
 }
 
 // requestDefs maps server→client requests to their definitions.
