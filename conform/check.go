@@ -59,6 +59,7 @@ const (
 	GroupStruct    = catalogue.Struct
 	GroupNotif     = catalogue.Notif
 	GroupUtil      = catalogue.Util
+	GroupRes       = catalogue.Res
 )
 
 // Row is what a check takes from its catalogue row

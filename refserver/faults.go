@@ -398,7 +398,8 @@ var faultCatalogue = []Fault{
 		Description: "test_resource_link's uri is a relative reference without a scheme (2025-06-18+)"},
 	{Name: faultBlobNotBase64, Targets: []string{"CONTENT-EMBED-01"},
 		Description: "test_embedded_resource's blob is not base64"},
-	{Name: faultEmbedWithoutResCap, Targets: []string{"CONTENT-EMBED-CAP-01", "ERR-NOTDECLARED-01"},
+	{Name: faultEmbedWithoutResCap, Targets: []string{"CONTENT-EMBED-CAP-01", "ERR-NOTDECLARED-01", "RES-CAP-01", "RES-UNDECLARED-01"},
+		Masks:       resourceChecksMasked, // no capability: the RES rows do not bind
 		Description: "the server embeds resources but does not declare the resources capability"},
 	{Name: faultAnnotPriorityRange, Targets: []string{"CONTENT-ANNOT-01", "CONTENT-TEXT-01", "BASE-SCHEMA-01", "TOOLS-CALL-CONTENT-01"},
 		Description: "test_annotated_content's text block has annotations.priority 2, outside [0, 1] (so it is no valid TextContent either)"},

@@ -81,7 +81,7 @@ var modernFaultCatalogue = []Fault{
 		Description: "modern results, the DiscoverResult among them, carry no resultType"},
 	{Name: faultR5NoServerInfo, Targets: []string{"MOD-SERVERINFO-01", "MOD-DISCOVER-INFO-01"}, Revisions: onlyR5, Masks: []string{"LIFE-IMPL-01"},
 		Description: "modern results carry no _meta io.modelcontextprotocol/serverInfo"},
-	{Name: faultR5NoTTL, Targets: []string{"TOOLS-LIST-R5-01", "PAG-TTL-R5-01", "TOOLS-LIST-01", "PAG-FOLLOW-01", "BASE-SCHEMA-01"}, Revisions: onlyR5,
+	{Name: faultR5NoTTL, Targets: []string{"TOOLS-LIST-R5-01", "PAG-TTL-R5-01", "TOOLS-LIST-01", "PAG-FOLLOW-01", "BASE-SCHEMA-01", "RES-R5-CACHE-01", "RES-LIST-01", "RES-TPL-LIST-01", "RES-PAG-FOLLOW-01", "RES-READ-01"}, Revisions: onlyR5,
 		Description: "cacheable modern list results (tools/list, resources/*) carry no ttlMs or cacheScope"},
 	{Name: faultR5DiscoverNoTTL, Targets: []string{"MOD-DISCOVER-01", "BASE-SCHEMA-01"}, Revisions: onlyR5,
 		Description: "the DiscoverResult carries no ttlMs or cacheScope"},

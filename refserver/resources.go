@@ -72,7 +72,7 @@ var resourceFaultCatalogue = []Fault{
 		Description: "resources/read of an unknown URI is answered with -32603"},
 	{Name: faultResNotFoundEmpty, Targets: []string{"RES-NOTFOUND-01", "RES-NOTFOUND-EMPTY-R5-01"},
 		Description: "resources/read of an unknown URI is answered with an empty contents array"},
-	{Name: faultResSubUndeclared, Targets: []string{"RES-SUB-UNDECLARED-01"}, Revisions: []string{r1, r2, r3, r4}, Masks: []string{"RES-SUB-01"},
+	{Name: faultResSubUndeclared, Targets: []string{"RES-SUB-UNDECLARED-01"}, Revisions: []string{r1, r2, r3, r4}, Masks: []string{"RES-SUB-01", "RES-CAP-FLAGS-01"},
 		Description: "capabilities.resources has no subscribe flag, yet resources/subscribe is served (2024-11-05 … 2025-11-25)"},
 	{Name: faultResSubRefused, Targets: []string{"RES-SUB-01"}, Revisions: []string{r1, r2, r3, r4}, Masks: []string{"RES-SUB-UPDATED-01"},
 		Description: "resources.subscribe is declared, yet resources/subscribe is answered with -32603 (2024-11-05 … 2025-11-25)"},
@@ -81,6 +81,13 @@ var resourceFaultCatalogue = []Fault{
 	{Name: faultResLCUndeclared, Targets: []string{"RES-LC-UNDECLARED-01"}, Revisions: []string{r1, r2, r3, r4},
 		Description: "resources/list without a cursor first sends notifications/resources/list_changed, though resources.listChanged is not declared"},
 }
+
+// resourceChecksMasked are the RES checks a server without the resources capability
+// leaves nothing to judge (embed-without-resources-cap): they turn not-applicable.
+var resourceChecksMasked = []string{"RES-CAP-FLAGS-01", "RES-LIST-01", "RES-TPL-LIST-01", "RES-PAG-NEXTCURSOR-01",
+	"RES-PAG-FOLLOW-01", "RES-PAG-INVALID-01", "RES-DEF-URI-01", "RES-DEF-ANNOT-01", "RES-TPL-01", "RES-READ-01",
+	"RES-READ-BLOB-01", "RES-READ-MATCH-01", "RES-NOTFOUND-01", "RES-NOTFOUND-EMPTY-R5-01", "RES-SUB-01",
+	"RES-SUB-UPDATED-01", "RES-R5-CACHE-01"}
 
 // resourcesCapability is capabilities.resources: subscribe in the legacy era
 // (resources/subscribe), nothing in 2026-07-28, where the server honours no

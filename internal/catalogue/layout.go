@@ -26,10 +26,12 @@ const (
 	Struct    Group = "STRUCT"
 	Notif     Group = "NOTIF"
 	Util      Group = "UTIL"
+	// Resources (issue 34): its own block, so that other groups land beside it.
+	Res Group = "RES"
 )
 
 // Groups is every group in the matrix's order.
-var Groups = []Group{Base, Lifecycle, Modern, Stdio, SSE, SHTTP, H5, Tools, Pag, Err, Content, Struct, Notif, Util}
+var Groups = []Group{Base, Lifecycle, Modern, Stdio, SSE, SHTTP, H5, Tools, Pag, Err, Content, Struct, Notif, Util, Res}
 
 // Known reports whether g is one of Groups.
 func (g Group) Known() bool { return slices.Contains(Groups, g) }
@@ -49,6 +51,7 @@ var groupTitles = map[Group]string{
 	Struct:    "outputSchema and structuredContent",
 	Notif:     "list_changed and 2026-07-28 subscriptions",
 	Util:      "utilities: ping, progress, cancellation, logging",
+	Res:       "resources: capability, lists, templates, reading, subscriptions",
 }
 
 // Title says what the group covers, in a few words.
@@ -127,6 +130,18 @@ var Homes = []Home{
 	{"PROG-TASKS-", Util, "suites/utilities", "progress_tasks.go", "2025-11-25 basic/utilities/progress.mdx (task-augmented requests)"},
 	{"CANCEL-", Util, "suites/utilities", "cancellation.go", "basic/utilities/cancellation.mdx"},
 	{"LOG-", Util, "suites/utilities", "logging.go", "server/utilities/logging.mdx"},
+
+	// RES (issue 34).
+	{"RES-", Res, "suites/resources", "capabilities.go", "server/resources.mdx (Capabilities)"},
+	{"RES-LIST-", Res, "suites/resources", "list.go", "server/resources.mdx (Listing Resources)"},
+	{"RES-TPL-", Res, "suites/resources", "templates.go", "server/resources.mdx (Resource Templates)"},
+	{"RES-PAG-", Res, "suites/resources", "pagination.go", "server/utilities/pagination.mdx (resource lists)"},
+	{"RES-DEF-", Res, "suites/resources", "definitions.go", "server/resources.mdx (Resource, Annotations, Custom URI Schemes)"},
+	{"RES-READ-", Res, "suites/resources", "read.go", "server/resources.mdx (Reading Resources, Resource Contents)"},
+	{"RES-NOTFOUND-", Res, "suites/resources", "read.go", "server/resources.mdx (Error Handling)"},
+	{"RES-SUB-", Res, "suites/resources", "subscribe.go", "server/resources.mdx (Subscriptions)"},
+	{"RES-LC-", Res, "suites/resources", "subscribe.go", "server/resources.mdx (List Changed Notification)"},
+	{"RES-R5-", Res, "suites/resources", "list.go", "2026-07-28 server/utilities/caching.mdx (resources)"},
 }
 
 // HomeOf returns the home of a requirement ID: the entry of Homes with the longest
