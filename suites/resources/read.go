@@ -34,7 +34,11 @@ func judgeReads(rs []read, validate func(json.RawMessage) error) conform.Verdict
 		case r.resp.err != nil:
 			return conform.Silence("a ReadResourceResult for "+where, r.resp.err)
 		case r.resp.rpc:
-			f.Warn(where + " (a listed resource): " + r.resp.desc)
+			what := " (a listed resource): "
+			if r.named {
+				what = " (named by --read): "
+			}
+			f.Warn(where + what + r.resp.desc)
 			continue
 		}
 		f.Judged++

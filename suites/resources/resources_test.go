@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -18,6 +19,7 @@ type resCase struct {
 	want          reports.Status
 	reason        reports.SkipReason // checked when want is Skip
 	contains      string             // a substring the message must hold
+	opts          []func(*conform.Config)
 }
 
 func runCases(t *testing.T, cases []resCase) {
@@ -30,7 +32,7 @@ func runCases(t *testing.T, cases []resCase) {
 			if tc.setup != nil {
 				tc.setup(srv)
 			}
-			v := conformtest.Judge(t, tc.id, tc.rev, srv)
+			v := conformtest.Judge(t, tc.id, tc.rev, srv, tc.opts...)
 			if v.Status != tc.want {
 				t.Fatalf("%s: status %s, want %s (%s)", tc.id, v.Status, tc.want, v.Message)
 			}
@@ -226,6 +228,10 @@ func TestDefinitionsAndReads(t *testing.T) {
 		{name: "none", id: "RES-DEF-ANNOT-01", rev: "2025-06-18", want: reports.Skip, reason: reports.NotExercised,
 			setup: func(s *conformtest.Server) { s.Handle("resources/list", pages(resC)) }},
 		{name: "valid", id: "RES-READ-01", rev: "2025-11-25", want: reports.Pass, contains: `"test://a", "test://b", "test://c"`},
+		{name: "--read", id: "RES-READ-01", rev: "2025-11-25", want: reports.Pass, contains: `named by --read: "test://c"`,
+			opts: []func(*conform.Config){func(c *conform.Config) { c.Reads = []string{"test://c"} }}},
+		{name: "--read unknown", id: "RES-READ-01", rev: "2025-11-25", want: reports.Warn, contains: "named by --read",
+			opts: []func(*conform.Config){func(c *conform.Config) { c.Reads = []string{"test://none"} }}},
 		{name: "text a number", id: "RES-READ-01", rev: "2025-11-25", want: reports.Fail,
 			setup: func(s *conformtest.Server) {
 				s.Handle("resources/read", reply(`{"contents":[{"uri":"test://a","text":42}]}`))

@@ -82,6 +82,7 @@ func requireFirstPage(t *conform.T, l *listwalk.Listing, listRow string) {
 type read struct {
 	uri      string
 	listed   listwalk.Item
+	named    bool // by --read
 	resp     *conformResp
 	contents []json.RawMessage // nil unless the result is an object with a contents array
 	result   map[string]json.RawMessage
@@ -95,22 +96,53 @@ type conformResp struct {
 	rpc  bool // an error reply
 }
 
-// reads reads the first readLimit listed resources with a string uri on the main
-// session, once per run and session.
+// target is a resource to read and its listed definition (Fields nil when the URI
+// came from --read and is not listed).
+type target struct {
+	uri    string
+	listed listwalk.Item
+	named  bool // by --read
+}
+
+// targets are the resources to read: the --read URIs when given, else the first
+// readLimit listed resources with a string uri.
+func targets(t *conform.T) []target {
+	listed := resourceList(t).Items
+	if want := t.Options().Reads; len(want) > 0 {
+		out := make([]target, 0, len(want))
+		for _, uri := range want {
+			tg := target{uri: uri, named: true}
+			for _, it := range listed {
+				if u, ok := it.String("uri"); ok && u == uri {
+					tg.listed = it
+					break
+				}
+			}
+			out = append(out, tg)
+		}
+		return out
+	}
+	var out []target
+	for _, it := range listed {
+		if len(out) == readLimit {
+			break
+		}
+		if uri, ok := it.String("uri"); ok {
+			out = append(out, target{uri: uri, listed: it})
+		}
+	}
+	return out
+}
+
+// reads reads the targets on the main session, once per run and session.
 func reads(t *conform.T) []read {
 	s := t.Session()
 	return t.Once("res.reads:"+s.Label, func() any {
 		var out []read
-		for _, it := range resourceList(t).Items {
-			if len(out) == readLimit {
-				break
-			}
-			uri, ok := it.String("uri")
-			if !ok {
-				continue
-			}
+		for _, tg := range targets(t) {
+			uri, it := tg.uri, tg.listed
 			resp, err := s.Call(t.Ctx, methodRead, map[string]any{"uri": uri})
-			r := read{uri: uri, listed: it, resp: &conformResp{desc: conform.Describe(resp, err), err: err}}
+			r := read{uri: uri, listed: it, named: tg.named, resp: &conformResp{desc: conform.Describe(resp, err), err: err}}
 			if err == nil && resp.IsError() {
 				r.resp.rpc = true
 			}
@@ -134,7 +166,7 @@ func requireReads(t *conform.T) []read {
 	requireFirstPage(t, l, "RES-LIST-01")
 	rs := reads(t)
 	if len(rs) == 0 {
-		t.SkipNow(conform.NotExercised, "resources/list lists no resource with a string uri: nothing to read")
+		t.SkipNow(conform.NotExercised, "resources/list lists no resource with a string uri, and no --read URI was given: nothing to read")
 	}
 	return rs
 }
@@ -145,5 +177,8 @@ func readURIs(rs []read) string {
 	for i, r := range rs {
 		uris[i] = fmt.Sprintf("%q", conform.Clip(r.uri, 80))
 	}
-	return fmt.Sprintf("read %d of the listed resources (the first %d at most): %s", len(rs), readLimit, strings.Join(uris, ", "))
+	if len(rs) > 0 && rs[0].named {
+		return fmt.Sprintf("read %d resource%s named by --read: %s", len(rs), plural(len(rs)), strings.Join(uris, ", "))
+	}
+	return fmt.Sprintf("read %d of the listed resources (the first %d at most; --read names others): %s", len(rs), readLimit, strings.Join(uris, ", "))
 }
