@@ -77,7 +77,7 @@ var modernFaultCatalogue = []Fault{
 	// H5-ENDPOINT-01 (an opening check) is the one verdict the run can give.
 	{Name: faultR5PostRefused, Targets: []string{"H5-ENDPOINT-01"}, Revisions: append(slices.Clone(onlyR5), r1, r2, r3, r4), Transport: httpOnly,
 		Description: "Streamable HTTP: the MCP endpoint answers every POST 405 Method Not Allowed (Allow: GET), with no JSON-RPC body"},
-	{Name: faultR5MissingResultType, Targets: []string{"BASE-RESULTTYPE-01", "MOD-DISCOVER-01", "BASE-SCHEMA-01", "PAG-FOLLOW-01", "PAG-TTL-R5-01", "TOOLS-LIST-01", "TOOLS-LIST-R5-01"}, Revisions: onlyR5,
+	{Name: faultR5MissingResultType, Targets: []string{"BASE-RESULTTYPE-01", "MOD-DISCOVER-01", "BASE-SCHEMA-01", "PAG-FOLLOW-01", "PAG-TTL-R5-01", "TOOLS-LIST-01", "TOOLS-LIST-R5-01", "RES-LIST-01", "RES-TPL-LIST-01", "RES-PAG-FOLLOW-01", "RES-READ-01", "RES-R5-CACHE-01"}, Revisions: onlyR5,
 		Description: "modern results, the DiscoverResult among them, carry no resultType"},
 	{Name: faultR5NoServerInfo, Targets: []string{"MOD-SERVERINFO-01", "MOD-DISCOVER-INFO-01"}, Revisions: onlyR5, Masks: []string{"LIFE-IMPL-01"},
 		Description: "modern results carry no _meta io.modelcontextprotocol/serverInfo"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"os"
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 )
@@ -40,6 +41,7 @@ const (
 	faultResSubRefused       = "res-subscribe-refused"
 	faultResUpdatedUnsub     = "res-updated-unsubscribed"
 	faultResLCUndeclared     = "res-listchanged-undeclared"
+	faultResPerConnection    = "res-list-per-connection"
 )
 
 // resourceFaultCatalogue is the resource faults, in --list-faults order.
@@ -52,9 +54,9 @@ var resourceFaultCatalogue = []Fault{
 		Description: "the first resource template's name is the number 42"},
 	{Name: faultResTplBadSyntax, Targets: []string{"RES-TPL-01"},
 		Description: `the first resource template's uriTemplate is "test://resources/{id" (an unclosed expression)`},
-	{Name: faultResCursorLoop, Targets: []string{"RES-PAG-NEXTCURSOR-01"},
+	{Name: faultResCursorLoop, Targets: []string{"RES-PAG-NEXTCURSOR-01"}, Masks: []string{"RES-R5-LIST-SET-01"},
 		Description: "the last page of resources/list carries the cursor of the second page again"},
-	{Name: faultResCursorRefused, Targets: []string{"RES-PAG-FOLLOW-01"},
+	{Name: faultResCursorRefused, Targets: []string{"RES-PAG-FOLLOW-01"}, Masks: []string{"RES-R5-LIST-SET-01"},
 		Description: "every cursor sent to resources/list, also one the server issued, is refused with -32602"},
 	{Name: faultResInvalidCursor1st, Targets: []string{"RES-PAG-INVALID-01"},
 		Description: "an invalid cursor on resources/list is answered with the first page (a WARN)"},
@@ -80,6 +82,8 @@ var resourceFaultCatalogue = []Fault{
 		Description: "resources/list without a cursor first sends notifications/resources/updated for test://resources/1, which no one subscribed to"},
 	{Name: faultResLCUndeclared, Targets: []string{"RES-LC-UNDECLARED-01"}, Revisions: []string{r1, r2, r3, r4},
 		Description: "resources/list without a cursor first sends notifications/resources/list_changed, though resources.listChanged is not declared"},
+	{Name: faultResPerConnection, Targets: []string{"RES-R5-LIST-SET-01"},
+		Description: "the last listed resource's URI names the server process (test://resources/process-<pid>), so two stdio connections list different sets"},
 }
 
 // resourceChecksMasked are the RES checks a server without the resources capability
@@ -87,7 +91,7 @@ var resourceFaultCatalogue = []Fault{
 var resourceChecksMasked = []string{"RES-CAP-FLAGS-01", "RES-LIST-01", "RES-TPL-LIST-01", "RES-PAG-NEXTCURSOR-01",
 	"RES-PAG-FOLLOW-01", "RES-PAG-INVALID-01", "RES-DEF-URI-01", "RES-DEF-ANNOT-01", "RES-TPL-01", "RES-READ-01",
 	"RES-READ-BLOB-01", "RES-READ-MATCH-01", "RES-NOTFOUND-01", "RES-NOTFOUND-EMPTY-R5-01", "RES-SUB-01",
-	"RES-SUB-UPDATED-01", "RES-R5-CACHE-01"}
+	"RES-SUB-UPDATED-01", "RES-R5-CACHE-01", "RES-R5-LIST-SET-01"}
 
 // resourcesCapability is capabilities.resources: subscribe in the legacy era
 // (resources/subscribe), nothing in 2026-07-28, where the server honours no
@@ -156,6 +160,9 @@ func (r fixtureResource) definition(rev revision.Revision, fs faultSet, index, t
 	}
 	if index == 0 && fs.on(faultResListInvalid) {
 		delete(d, "name")
+	}
+	if index == total-1 && fs.on(faultResPerConnection) {
+		d["uri"] = fmt.Sprintf("%sprocess-%d", uriResourcePrefix, os.Getpid())
 	}
 	if index == total-1 && fs.on(faultResURIRelative) {
 		d["uri"] = "resources/9"

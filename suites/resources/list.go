@@ -3,6 +3,7 @@ package resources
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
@@ -94,4 +95,59 @@ var _ = conform.Register(conform.Check{
 // methodNotFound reports whether a page was refused with -32601.
 func methodNotFound(p *listwalk.Page) bool {
 	return p != nil && p.Err == nil && p.Resp.IsError() && p.Resp.Error.Code == wire.CodeMethodNotFound
+}
+
+// RES-R5-LIST-SET-01 — 2026-07-28/server/resources.mdx (Capabilities).
+var _ = conform.Register(conform.Check{
+	ID: "RES-R5-LIST-SET-01", Title: "resources/list gives the same set of resources on another connection",
+	FreshSessions: 1, // the rule is about another connection: it cannot be judged on one
+	Run: func(t *conform.T) conform.Verdict {
+		requireResources(t)
+		a := resourceList(t)
+		requireFirstPage(t, a, "RES-LIST-01")
+		s, err := t.NewSession()
+		if err != nil {
+			return conform.Errorf("not verified: open a second connection: %v", err)
+		}
+		b := listwalk.Walk(t, s, methodList, keyList)
+		return judgeSameSet(a, b)
+	},
+})
+
+// judgeSameSet compares the URIs of two complete walks as sets.
+func judgeSameSet(a, b *listwalk.Listing) conform.Verdict {
+	for _, l := range []*listwalk.Listing{a, b} {
+		if l.Stop != toolkit.StopEnd {
+			last := l.Pages[len(l.Pages)-1]
+			return conform.Skip(conform.NotExercised, "a walk of resources/list ended before the end of the list (%s: %s), so the sets cannot be compared", l.Stop, listwalk.Describe(last, l.Key))
+		}
+	}
+	uris := func(l *listwalk.Listing) map[string]bool {
+		m := map[string]bool{}
+		for _, it := range l.Items {
+			if u, ok := it.String("uri"); ok {
+				m[u] = true
+			}
+		}
+		return m
+	}
+	ua, ub := uris(a), uris(b)
+	var onlyA, onlyB []string
+	for u := range ua {
+		if !ub[u] {
+			onlyA = append(onlyA, fmt.Sprintf("%q", conform.Clip(u, 80)))
+		}
+	}
+	for u := range ub {
+		if !ua[u] {
+			onlyB = append(onlyB, fmt.Sprintf("%q", conform.Clip(u, 80)))
+		}
+	}
+	if len(onlyA)+len(onlyB) == 0 {
+		return conform.Pass("%d resources, the same set on the main connection and on a second one", len(ua))
+	}
+	sort.Strings(onlyA)
+	sort.Strings(onlyB)
+	return conform.Violation("the same set of resources on every connection (same credentials)",
+		fmt.Sprintf("only on the main connection: [%s]; only on the second: [%s]", conform.Clip(strings.Join(onlyA, ", "), 200), conform.Clip(strings.Join(onlyB, ", "), 200)))
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/listwalk"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // resCase is one verdict-table row: a scripted server and the verdict wanted.
@@ -335,6 +337,29 @@ func TestParseURITemplate(t *testing.T) {
 	} {
 		if err := ParseURITemplate(tc.tpl); (err == nil) != tc.ok {
 			t.Errorf("ParseURITemplate(%q) = %v, want ok=%v", tc.tpl, err, tc.ok)
+		}
+	}
+}
+
+func TestJudgeSameSet(t *testing.T) {
+	walk := func(stop toolkit.Stop, uris ...string) *listwalk.Listing {
+		l := &listwalk.Listing{Method: methodList, Key: keyList, Stop: stop, Pages: []listwalk.Page{{}}}
+		for i, u := range uris {
+			l.Items = append(l.Items, listwalk.Item{Fields: map[string]json.RawMessage{"uri": json.RawMessage(`"` + u + `"`)}, Index: i, Key: keyList})
+		}
+		return l
+	}
+	for _, tc := range []struct {
+		name string
+		a, b *listwalk.Listing
+		want conform.Outcome
+	}{
+		{"same set, other order", walk(toolkit.StopEnd, "x://a", "x://b"), walk(toolkit.StopEnd, "x://b", "x://a"), conform.OutcomePass},
+		{"one more", walk(toolkit.StopEnd, "x://a"), walk(toolkit.StopEnd, "x://a", "x://b"), conform.OutcomeViolation},
+		{"incomplete walk", walk(toolkit.StopMaxPages, "x://a"), walk(toolkit.StopEnd, "x://b"), conform.OutcomeSkip},
+	} {
+		if got := judgeSameSet(tc.a, tc.b).Outcome(); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
 	}
 }
