@@ -59,6 +59,7 @@ const (
 	GroupStruct    = catalogue.Struct
 	GroupNotif     = catalogue.Notif
 	GroupUtil      = catalogue.Util
+	GroupRes       = catalogue.Res
 	GroupAuth      = catalogue.Auth
 )
 

@@ -220,6 +220,9 @@ func ReproCommand(cfg Config, id, rev string) string {
 	if cfg.TriggerCmd != "" {
 		add("--trigger-cmd", cfg.TriggerCmd)
 	}
+	for _, uri := range cfg.Reads {
+		add("--read", uri)
+	}
 	if cfg.MaxPages != 0 && cfg.MaxPages != defaultMaxPages {
 		args = append(args, "--max-pages", itoa(cfg.MaxPages))
 	}

@@ -76,6 +76,9 @@ type Config struct {
 	TriggerCmd  string
 	// MaxPages bounds every tools/list walk (default 1000).
 	MaxPages int
+	// Reads (--read URI) are the resource URIs the RES checks read, instead of the
+	// first listed ones.
+	Reads []string
 	// MaxMessageBytes bounds every message the server sends: a stdio line, an HTTP
 	// body after decoding, an SSE event (default 8 MiB). A larger one is rejected and
 	// the call it answers fails at once, naming its size.

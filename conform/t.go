@@ -121,6 +121,7 @@ type Options struct {
 	TriggerTool *CallSpec
 	TriggerCmd  string
 	MaxPages    int
+	Reads       []string // --read: the resource URIs to read (RES-READ-*)
 	Strict      bool
 	Dir         string // working directory for --trigger-cmd (the launched server's --cwd)
 }
@@ -128,7 +129,7 @@ type Options struct {
 // Options returns the run settings that govern what checks may do.
 func (t *T) Options() Options {
 	c := t.run.cfg
-	return Options{Calls: c.Calls, TriggerTool: c.TriggerTool, TriggerCmd: c.TriggerCmd, MaxPages: c.MaxPages, Strict: c.Strict, Dir: c.Cwd}
+	return Options{Calls: c.Calls, TriggerTool: c.TriggerTool, TriggerCmd: c.TriggerCmd, MaxPages: c.MaxPages, Reads: c.Reads, Strict: c.Strict, Dir: c.Cwd}
 }
 
 // Timeout is the per-request deadline (--timeout).

@@ -62,10 +62,6 @@ func blobResourceContents() map[string]any {
 	return map[string]any{"uri": uriEmbeddedBlob, "mimeType": "image/png", "blob": media().pngPixelBase64}
 }
 
-func readmeContents() map[string]any {
-	return map[string]any{"uri": uriLinkedReadme, "mimeType": "text/plain", "text": readmeText}
-}
-
 // resourceLinkBlock is a ResourceLink block (2025-06-18+), with icons from 2025-11-25.
 // Earlier revisions have no resource_link; there it degrades to a text block naming
 // the URI. leak (a fault) sends resource_link in 2025-03-26 regardless.
@@ -121,17 +117,4 @@ func fixtureIcons() []icon {
 		{Src: "https://example.com/mcp-conform/icon.png", MimeType: "image/png", Sizes: []string{"48x48"}, Theme: "light"},
 		{Src: media().pngIconDataURI, MimeType: "image/png", Sizes: []string{"16x16"}},
 	}
-}
-
-// resourceContents returns the contents served by resources/read for a URI.
-func resourceContents(uri string) (map[string]any, bool) {
-	switch uri {
-	case uriEmbeddedText:
-		return textResourceContents(), true
-	case uriEmbeddedBlob:
-		return blobResourceContents(), true
-	case uriLinkedReadme:
-		return readmeContents(), true
-	}
-	return nil, false
 }

@@ -47,8 +47,14 @@
 //     and malformed tools/call params are -32602.
 //   - Cursors: base64url("page:<offset>:<listVersion>"). A cursor is invalid (-32602)
 //     unless this session could have issued it; a cursor from before a list change
-//     is served from its offset on the current list. Lists that are never paged
-//     (resources) reject every cursor.
+//     is served from its offset on the current list. resources/list pages the same
+//     way (its list never changes); resources/templates/list fits one page and
+//     rejects every cursor.
+//   - Resources (resources.go): 12 resources (the three the tools embed or link,
+//     then test://resources/1…9, odd ones text, even ones binary), two templates,
+//     and, before 2026-07-28, resources/subscribe: a subscription reports one
+//     notifications/resources/updated for its URI before the reply (as if the
+//     resource changed at once), so it is observable without a trigger.
 //   - test_last_cancellation returns the raw JSON of the id (e.g. "slow-1" with its
 //     quotes, or 77), so the id's type is visible.
 //   - test_elicitation and test_sampling send nothing unless the client declared the

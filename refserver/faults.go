@@ -474,7 +474,8 @@ var faultCatalogue = []Fault{
 		Description: "test_resource_link's uri is a relative reference without a scheme (2025-06-18+)"},
 	{Name: faultBlobNotBase64, Targets: []string{"CONTENT-EMBED-01"},
 		Description: "test_embedded_resource's blob is not base64"},
-	{Name: faultEmbedWithoutResCap, Targets: []string{"CONTENT-EMBED-CAP-01", "ERR-NOTDECLARED-01"},
+	{Name: faultEmbedWithoutResCap, Targets: []string{"CONTENT-EMBED-CAP-01", "ERR-NOTDECLARED-01", "RES-CAP-01", "RES-UNDECLARED-01"},
+		Masks:       resourceChecksMasked, // no capability: the RES rows do not bind
 		Description: "the server embeds resources but does not declare the resources capability"},
 	{Name: faultAnnotPriorityRange, Targets: []string{"CONTENT-ANNOT-01", "CONTENT-TEXT-01", "BASE-SCHEMA-01", "TOOLS-CALL-CONTENT-01"},
 		Description: "test_annotated_content's text block has annotations.priority 2, outside [0, 1] (so it is no valid TextContent either)"},
@@ -565,7 +566,7 @@ var faultCatalogue = []Fault{
 // Faults returns the catalogue of faults the reference server can be switched to,
 // in a stable order. The slices are copies: callers may keep and change them.
 func Faults() []Fault {
-	return cloneFaults(slices.Concat(faultCatalogue, promptFaultCatalogue, transportFaultCatalogue, selfTestedModernFaults(), streamFaultCatalogue, authFaultCatalogue))
+	return cloneFaults(slices.Concat(faultCatalogue, promptFaultCatalogue, transportFaultCatalogue, selfTestedModernFaults(), streamFaultCatalogue, resourceFaultCatalogue, authFaultCatalogue))
 }
 
 // cloneFaults copies a catalogue deeply enough that callers may change what they get.
@@ -607,7 +608,7 @@ func newFaultSet(names map[string]bool) (faultSet, error) {
 			continue
 		}
 		known := func(f Fault) bool { return f.Name == name }
-		if !slices.ContainsFunc(slices.Concat(faultCatalogue, promptFaultCatalogue, transportFaultCatalogue, streamFaultCatalogue, authFaultCatalogue), known) && !isModernFault(name) {
+		if !slices.ContainsFunc(slices.Concat(faultCatalogue, promptFaultCatalogue, transportFaultCatalogue, streamFaultCatalogue, resourceFaultCatalogue, authFaultCatalogue), known) && !isModernFault(name) {
 			unknown = append(unknown, fmt.Sprintf("%q", name))
 			continue
 		}

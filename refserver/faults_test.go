@@ -176,6 +176,19 @@ func probeScript(requested string) string {
 	req("tools/list", map[string]any{"cursor": "x-invalid"})
 	req("tools/list", map[string]any{"cursor": 5})
 	lines = append(lines, `{"jsonrpc":"2.0","id":"raw","method":"tools/list","params":"abc"}`)
+	// Resources (resources.go): the paged list, an invalid cursor, the templates,
+	// text and blob reads, an unknown URI, a subscription.
+	req("resources/list", nil)
+	for off := DefaultPageSize; off < 15; off += DefaultPageSize {
+		req("resources/list", map[string]any{"cursor": encodeCursor(off, 0)})
+	}
+	req("resources/list", map[string]any{"cursor": "x-invalid"})
+	req("resources/templates/list", nil)
+	for _, uri := range []string{uriEmbeddedText, uriEmbeddedBlob, "test://nope"} {
+		req("resources/read", map[string]any{"uri": uri})
+	}
+	req("resources/subscribe", map[string]any{"uri": uriEmbeddedText})
+	req("resources/unsubscribe", map[string]any{"uri": uriEmbeddedText})
 	for i, name := range []string{"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource",
 		"test_multiple_content_types", "test_tool_with_progress", "test_error_handling", "test_resource_link",
 		"test_annotated_content", "test_structured_output", "test_trigger_tool_change"} {

@@ -38,7 +38,7 @@ func fail(e *rpcError) outcome   { return outcome{err: e} }
 type methodFunc func(s *session, rq *request) outcome
 
 // methods maps every method the server implements to its handler. Anything else,
-// including resources/subscribe (not declared), is -32601.
+// including a method of a capability a fault leaves undeclared, is -32601.
 var methods = map[string]methodFunc{
 	"initialize":               handleInitialize,
 	"ping":                     handlePing,
@@ -48,11 +48,13 @@ var methods = map[string]methodFunc{
 	"resources/list":           handleResourcesList,
 	"resources/templates/list": handleResourceTemplatesList,
 	"resources/read":           handleResourcesRead,
-	"tasks/get":                handleTasksGet,    // 2025-11-25 only (taskMethods)
-	"tasks/result":             handleTasksResult, // 2025-11-25 only (taskMethods)
-	"prompts/list":             handlePromptsList, // prompts.go
-	"prompts/get":              handlePromptsGet,  // prompts.go
-	"completion/complete":      handleComplete,    // completion.go
+	"resources/subscribe":      handleResourcesSubscribe,   // resources.go
+	"resources/unsubscribe":    handleResourcesUnsubscribe, // resources.go
+	"tasks/get":                handleTasksGet,             // 2025-11-25 only (taskMethods)
+	"tasks/result":             handleTasksResult,          // 2025-11-25 only (taskMethods)
+	"prompts/list":             handlePromptsList,          // prompts.go
+	"prompts/get":              handlePromptsGet,           // prompts.go
+	"completion/complete":      handleComplete,             // completion.go
 }
 
 // serverCapabilities are declared in every revision: resources because tool results
@@ -61,7 +63,7 @@ func serverCapabilities(rev revision.Revision, fs faultSet) map[string]any {
 	caps := map[string]any{
 		"tools":     map[string]any{"listChanged": true},
 		"logging":   map[string]any{},
-		"resources": map[string]any{},
+		"resources": resourcesCapability(fs, false),
 	}
 	switch {
 	case fs.on(faultToolsCapMissing):
@@ -421,36 +423,4 @@ func noCursor(rq *request) *rpcError {
 		return errInvalidParams("invalid cursor %q", c)
 	}
 	return nil
-}
-
-func handleResourcesList(_ *session, rq *request) outcome {
-	if e := noCursor(rq); e != nil {
-		return fail(e)
-	}
-	return respond(map[string]any{"resources": []any{}})
-}
-
-func handleResourceTemplatesList(_ *session, rq *request) outcome {
-	if e := noCursor(rq); e != nil {
-		return fail(e)
-	}
-	return respond(map[string]any{"resourceTemplates": []any{}})
-}
-
-// handleResourcesRead serves the resources the tools embed or link; other URIs are
-// -32002 (resource not found, 2024-11-05 … 2025-11-25).
-func handleResourcesRead(_ *session, rq *request) outcome {
-	p, e := paramsObject(rq.params)
-	if e != nil {
-		return fail(e)
-	}
-	uri, e := p.reqString("uri")
-	if e != nil {
-		return fail(e)
-	}
-	c, found := resourceContents(uri)
-	if !found {
-		return fail(&rpcError{Code: CodeResourceNotFound, Message: "Resource not found", Data: map[string]any{"uri": uri}})
-	}
-	return respond(map[string]any{"contents": []any{c}})
 }

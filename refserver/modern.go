@@ -443,6 +443,9 @@ func handleDiscover(s *session, rq *request) outcome {
 		return fail(e)
 	}
 	caps := serverCapabilities(s.rev, s.cfg.faults)
+	if _, ok := caps["resources"]; ok {
+		caps["resources"] = resourcesCapability(s.cfg.faults, true)
+	}
 	if s.cfg.faults.on(faultR5ExtUnprefixed) {
 		caps["extensions"] = map[string]any{"tasks": map[string]any{}}
 	}

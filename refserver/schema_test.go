@@ -106,6 +106,8 @@ var resultDefs = map[string]string{
 	"prompts/list":             "ListPromptsResult",
 	"prompts/get":              "GetPromptResult",
 	"completion/complete":      "CompleteResult",
+	"resources/subscribe":      "EmptyResult",
+	"resources/unsubscribe":    "EmptyResult",
 }
 
 // notificationDefs maps server notifications to their definitions.
@@ -115,6 +117,7 @@ var notificationDefs = map[string]string{
 	"notifications/tools/list_changed":   "ToolListChangedNotification",
 	"notifications/cancelled":            "CancelledNotification",
 	"notifications/prompts/list_changed": "PromptListChangedNotification",
+	"notifications/resources/updated":    "ResourceUpdatedNotification",
 }
 
 // requestDefs maps server→client requests to their definitions.

@@ -51,9 +51,9 @@ func TestInitializeNegotiation(t *testing.T) {
 			}
 			delete(capMap, "tasks") // TestTaskNegotiation
 			caps, _ := json.Marshal(capMap)
-			want := `{"completions":{},"logging":{},"prompts":{"listChanged":true},"resources":{},"tools":{"listChanged":true}}`
+			want := `{"completions":{},"logging":{},"prompts":{"listChanged":true},"resources":{"subscribe":true},"tools":{"listChanged":true}}`
 			if rev.Before("2025-03-26") {
-				want = `{"logging":{},"prompts":{"listChanged":true},"resources":{},"tools":{"listChanged":true}}` // no completions capability in 2024-11-05
+				want = `{"logging":{},"prompts":{"listChanged":true},"resources":{"subscribe":true},"tools":{"listChanged":true}}` // no completions capability in 2024-11-05
 			}
 			if string(caps) != want {
 				t.Errorf("capabilities = %s", caps)
@@ -125,7 +125,7 @@ func TestBaseProtocol(t *testing.T) {
 				}
 			})
 			t.Run("unknown method", func(t *testing.T) {
-				for _, method := range []string{"x_conformance/unknown_method", "resources/subscribe"} {
+				for _, method := range []string{"x_conformance/unknown_method"} {
 					m, _ := cl.call(method, nil)
 					expectError(t, m, wire.CodeMethodNotFound)
 				}
@@ -199,15 +199,35 @@ func TestBaseProtocol(t *testing.T) {
 				}
 			})
 			t.Run("resources", func(t *testing.T) {
-				r, _ := cl.result("resources/list", nil)
-				if len(asSlice(r["resources"])) != 0 {
-					t.Errorf("resources/list = %v", r)
+				// Three pages of 5, 5 and 2 (resources.go), walked by cursor.
+				var uris []any
+				var cursor any
+				for range 4 {
+					var params map[string]any
+					if cursor != nil {
+						params = map[string]any{"cursor": cursor}
+					}
+					r, _ := cl.result("resources/list", params)
+					for _, res := range asSlice(r["resources"]) {
+						uris = append(uris, res.(map[string]any)["uri"])
+					}
+					if cursor = r["nextCursor"]; cursor == nil {
+						break
+					}
 				}
-				r, _ = cl.result("resources/templates/list", nil)
-				if len(asSlice(r["resourceTemplates"])) != 0 {
+				if len(uris) != 3+resourceCount || uris[0] != uriEmbeddedText {
+					t.Errorf("resources/list walk = %v", uris)
+				}
+				r, _ := cl.result("resources/templates/list", nil)
+				if len(asSlice(r["resourceTemplates"])) != 2 {
 					t.Errorf("resources/templates/list = %v", r)
 				}
-				for _, uri := range []string{uriEmbeddedText, uriEmbeddedBlob, uriLinkedReadme} {
+				// A subscription reports one update of its resource before the reply.
+				if _, notes := cl.result("resources/subscribe", map[string]any{"uri": uriEmbeddedText}); len(notes) != 1 || notes[0].Method != "notifications/resources/updated" {
+					t.Errorf("resources/subscribe sent %d notifications, want one notifications/resources/updated", len(notes))
+				}
+				cl.result("resources/unsubscribe", map[string]any{"uri": uriEmbeddedText})
+				for _, uri := range []string{uriEmbeddedText, uriEmbeddedBlob, uriLinkedReadme, uriResourcePrefix + "2"} {
 					r, _ = cl.result("resources/read", map[string]any{"uri": uri})
 					if c := asSlice(r["contents"]); len(c) != 1 || c[0].(map[string]any)["uri"] != uri {
 						t.Errorf("resources/read %s = %v", uri, r)

@@ -12,6 +12,7 @@ import (
 	_ "github.com/mcp-conform/mcp-conform/suites/notifications" // NOTIF
 	_ "github.com/mcp-conform/mcp-conform/suites/pagination"    // PAG
 	_ "github.com/mcp-conform/mcp-conform/suites/prompts"       // PROMPT, COMPL
+	_ "github.com/mcp-conform/mcp-conform/suites/resources"     // RES
 	_ "github.com/mcp-conform/mcp-conform/suites/tools"         // TOOLS, CONTENT, STRUCT
 	_ "github.com/mcp-conform/mcp-conform/suites/transports"    // STDIO, SSE, SHTTP, H5
 	_ "github.com/mcp-conform/mcp-conform/suites/utilities"     // UTIL

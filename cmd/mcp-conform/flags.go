@@ -27,6 +27,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 type options struct {
 	target, url, transport, cwd, revisions  string
 	env, headers, focus, skip, calls        multiFlag
+	reads                                   multiFlag // --read (issue 34)
 	triggerTool, triggerCmd                 string
 	maxPages                                int
 	maxMessageBytes                         int
@@ -160,6 +161,7 @@ func newFlagSet() (*options, *flag.FlagSet) {
 	fs.Var(&o.calls, "call", "NAME[=JSON] allow the suite to call the target's tool NAME, with these arguments or arguments built from its inputSchema (repeatable; by default no tool of the target is ever executed)")
 	fs.StringVar(&o.triggerTool, "trigger-tool", "", "NAME[=JSON] a tool whose call changes the tool list (for NOTIF-LC-01); calling it is allowed by this flag")
 	fs.StringVar(&o.triggerCmd, "trigger-cmd", "", "shell command that changes the server's tool list from outside (for NOTIF-LC-01)")
+	fs.Var(&o.reads, "read", "URI the resource URI the RES checks read instead of the first 3 listed resources (repeatable; resources/read is read-only by the spec's intent)")
 	fs.IntVar(&o.maxPages, "max-pages", 1000, "most tools/list pages followed in one walk")
 	fs.IntVar(&o.maxMessageBytes, "max-message-bytes", conform.DefaultMaxMessageBytes, "largest message accepted from the server (a stdio line, an HTTP body after decoding, an SSE event); a larger reply fails its check, naming its size")
 	fs.Int64Var(&o.maxTranscriptBytes, "max-transcript-bytes", conform.DefaultMaxTranscriptBytes, "most bytes of messages kept in the run's transcripts (in memory and on disk); later messages are counted, not kept")
@@ -242,7 +244,7 @@ func (o *options) config(console io.Writer) (conform.Config, error) {
 		LabelFilter: o.labelFilter, Focus: o.focus, Skip: o.skip, Strict: o.strict,
 		Console: console, Color: useColor(o.noColor, console), Verbose: o.verbose, Quiet: o.quiet,
 		Live:  isTerminal(console) && os.Getenv("TERM") != "dumb",
-		Calls: calls, TriggerTool: trigger, TriggerCmd: o.triggerCmd, MaxPages: o.maxPages,
+		Calls: calls, TriggerTool: trigger, TriggerCmd: o.triggerCmd, MaxPages: o.maxPages, Reads: o.reads,
 		MaxMessageBytes: o.maxMessageBytes, MaxTranscriptBytes: o.maxTranscriptBytes,
 		ToolVersion: version,
 		Baseline:    base,

@@ -26,6 +26,7 @@ const (
 	Struct    Group = "STRUCT"
 	Notif     Group = "NOTIF"
 	Util      Group = "UTIL"
+	Res       Group = "RES"
 	Prompt    Group = "PROMPT"
 	Compl     Group = "COMPL"
 	// Auth is the authorization rules of a protected server over HTTP.
@@ -33,7 +34,7 @@ const (
 )
 
 // Groups is every group in the matrix's order.
-var Groups = []Group{Base, Lifecycle, Modern, Stdio, SSE, SHTTP, H5, Tools, Pag, Err, Content, Struct, Notif, Util, Prompt, Compl, Auth}
+var Groups = []Group{Base, Lifecycle, Modern, Stdio, SSE, SHTTP, H5, Tools, Pag, Err, Content, Struct, Notif, Util, Res, Prompt, Compl, Auth}
 
 // Known reports whether g is one of Groups.
 func (g Group) Known() bool { return slices.Contains(Groups, g) }
@@ -53,6 +54,7 @@ var groupTitles = map[Group]string{
 	Struct:    "outputSchema and structuredContent",
 	Notif:     "list_changed and 2026-07-28 subscriptions",
 	Util:      "utilities: ping, progress, cancellation, logging",
+	Res:       "resources: capability, lists, templates, reading, subscriptions",
 	Prompt:    "prompts: capability, listing, prompts/get, list_changed",
 	Compl:     "completion/complete for prompt arguments and resource templates",
 	Auth:      "authorization of a protected server over HTTP: 401, challenge, resource metadata",
@@ -134,6 +136,16 @@ var Homes = []Home{
 	{"PROG-TASKS-", Util, "suites/utilities", "progress_tasks.go", "2025-11-25 basic/utilities/progress.mdx (task-augmented requests)"},
 	{"CANCEL-", Util, "suites/utilities", "cancellation.go", "basic/utilities/cancellation.mdx"},
 	{"LOG-", Util, "suites/utilities", "logging.go", "server/utilities/logging.mdx"},
+	{"RES-", Res, "suites/resources", "capabilities.go", "server/resources.mdx (Capabilities)"},
+	{"RES-LIST-", Res, "suites/resources", "list.go", "server/resources.mdx (Listing Resources)"},
+	{"RES-TPL-", Res, "suites/resources", "templates.go", "server/resources.mdx (Resource Templates)"},
+	{"RES-PAG-", Res, "suites/resources", "pagination.go", "server/utilities/pagination.mdx (resource lists)"},
+	{"RES-DEF-", Res, "suites/resources", "definitions.go", "server/resources.mdx (Resource, Annotations, Custom URI Schemes)"},
+	{"RES-READ-", Res, "suites/resources", "read.go", "server/resources.mdx (Reading Resources, Resource Contents)"},
+	{"RES-NOTFOUND-", Res, "suites/resources", "read.go", "server/resources.mdx (Error Handling)"},
+	{"RES-SUB-", Res, "suites/resources", "subscribe.go", "server/resources.mdx (Subscriptions)"},
+	{"RES-LC-", Res, "suites/resources", "subscribe.go", "server/resources.mdx (List Changed Notification)"},
+	{"RES-R5-", Res, "suites/resources", "list.go", "2026-07-28 server/utilities/caching.mdx (resources)"},
 	{"PROMPT-", Prompt, "suites/prompts", "prompts.go", "server/prompts.mdx"},
 	{"PROMPT-GET-", Prompt, "suites/prompts", "get.go", "server/prompts.mdx (Getting a Prompt, Error Handling)"},
 	{"PROMPT-LC-", Prompt, "suites/prompts", "listchanged.go", "server/prompts.mdx (List Changed Notification)"},
