@@ -99,9 +99,9 @@ func runList(t *conform.T) conform.Verdict {
 		}
 	}
 	switch l.Stop {
-	case "repeated-cursor":
+	case toolkit.StopRepeatedCursor:
 		f.Fail(fmt.Sprintf("page %d's nextCursor was already followed: the walk would loop", len(l.Pages)))
-	case "max-pages":
+	case toolkit.StopMaxPages:
 		f.Note(fmt.Sprintf("the walk stopped at --max-pages (%d)", len(l.Pages)))
 	}
 	return f.Verdict("every prompts/list page valid as ListPromptsResult under the "+t.Rev.Name+" schema", "",
