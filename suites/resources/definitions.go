@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -35,7 +34,7 @@ func judgeURIs(items []listwalk.Item) conform.Verdict {
 			continue
 		}
 		f.Judged++
-		if p := uriProblem(uri); p != "" {
+		if p := toolkit.URIProblem(uri); p != "" {
 			f.Fail(fmt.Sprintf("%s is %q: %s", it.Where("/uri"), conform.Clip(uri, 80), p))
 		}
 	}
@@ -43,18 +42,6 @@ func judgeURIs(items []listwalk.Item) conform.Verdict {
 		return conform.Skip(conform.NotExercised, "resources/list lists no resource with a string uri")
 	}
 	return f.Verdict("every resource uri a URI (RFC 3986: scheme \":\" hier-part)", "", fmt.Sprintf("%d resource uri%s, each a URI with a scheme", f.Judged, plural(f.Judged)))
-}
-
-// uriProblem says why s is not an absolute URI ("" when it is one).
-func uriProblem(s string) string {
-	u, err := url.Parse(s)
-	switch {
-	case err != nil:
-		return "not a URI (" + err.Error() + ")"
-	case u.Scheme == "":
-		return "a relative reference without a scheme, not a URI"
-	}
-	return ""
 }
 
 // RES-DEF-ANNOT-01 — schema Annotations; {rev}/server/resources.mdx (Annotations).
