@@ -45,7 +45,7 @@ var _ = conform.Register(conform.Check{
 		seen := lcSeen(t)
 		for _, e := range seen {
 			f.Judged++
-			if !listChangedDeclared(e.Session) {
+			if !toolkit.CapListChanged(e.Session, "prompts") {
 				f.Fail(fmt.Sprintf("%s in a session whose capabilities.prompts is %s", e.Where(), toolkit.Or(string(e.Session.Capabilities()["prompts"]), "absent")))
 			}
 		}
@@ -97,7 +97,7 @@ var _ = conform.Register(conform.Check{
 func runListChanged(t *conform.T) conform.Verdict {
 	s := t.Session()
 	requirePrompts(t)
-	if !listChangedDeclared(s) {
+	if !toolkit.CapListChanged(s, "prompts") {
 		return conform.Skip(conform.NotApplicable, "capabilities.prompts.listChanged is not true: the server does not offer prompts list_changed notifications")
 	}
 	trig := subscribe.PickTrigger(t)

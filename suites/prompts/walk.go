@@ -66,15 +66,6 @@ func declared(s *conform.Session, capability string) bool {
 	return ok
 }
 
-// listChangedDeclared reports whether capabilities.prompts.listChanged is true.
-func listChangedDeclared(s *conform.Session) bool {
-	var c struct {
-		ListChanged *bool `json:"listChanged"`
-	}
-	raw, ok := s.Capabilities()["prompts"]
-	return ok && json.Unmarshal(raw, &c) == nil && c.ListChanged != nil && *c.ListChanged
-}
-
 // requirePrompts ends the check as not applicable when the main session did not
 // declare the prompts capability.
 func requirePrompts(t *conform.T) {
