@@ -68,7 +68,7 @@ func judgeNextCursors(ls []*listwalk.Listing, maxPages int) conform.Verdict {
 		if n > 1 {
 			paged = true
 		}
-		said = append(said, fmt.Sprintf("%s: %d page%s", l.Method, n, plural(n)))
+		said = append(said, fmt.Sprintf("%s: %d page%s", l.Method, n, toolkit.Plural(n)))
 	}
 	if f.Failed() || f.Warned() {
 		return f.Verdict("nextCursor a new string while more results exist, left out at the end", "nextCursor left out at the end of the list", "")
@@ -116,7 +116,7 @@ func judgeFollow(ls []*listwalk.Listing, validate func(*listwalk.Listing, listwa
 	if f.Judged == 0 {
 		return conform.Skip(conform.NotExercised, "each resource list fits one page: no cursor was issued to follow")
 	}
-	return f.Verdict("every cursor the server issued answered with a valid page", "", fmt.Sprintf("%d follow-up page%s, each valid", f.Judged, plural(f.Judged)))
+	return f.Verdict("every cursor the server issued answered with a valid page", "", fmt.Sprintf("%d follow-up page%s, each valid", f.Judged, toolkit.Plural(f.Judged)))
 }
 
 // RES-PAG-INVALID-01 — {rev}/server/utilities/pagination.mdx (Error Handling).
