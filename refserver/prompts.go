@@ -134,16 +134,6 @@ func promptCapabilities(caps map[string]any, rev revision.Revision, fs faultSet)
 	}
 }
 
-// promptPageFaults maps the prompts paging fault to the tools/list paging fault page
-// implements (PROMPT-LIST-CURSOR-01), as resourcePageFaults does for resources/list.
-func promptPageFaults(fs faultSet) faultSet {
-	out := faultSet{}
-	if fs.on(faultPromptsCursorFirst) {
-		out[faultInvalidCursorFirst] = true
-	}
-	return out
-}
-
 // handlePromptsList serves one page of the prompts (cursors as tools/list's:
 // paging.go; the list never changes, its version is 0).
 func handlePromptsList(s *session, rq *request) outcome {
@@ -157,7 +147,10 @@ func handlePromptsList(s *session, rq *request) outcome {
 		return fail(e)
 	}
 	all := s.promptList()
-	start, end, next, hasNext, e := page(len(all), promptPageSize, 0, cursor, hasCursor, promptPageFaults(fs), 0)
+	// The prompts paging fault is the tools/list fault page implements
+	// (PROMPT-LIST-CURSOR-01), so that a tools fault never bites prompts/list.
+	pageFaults := faultSet{faultInvalidCursorFirst: fs.on(faultPromptsCursorFirst)}
+	start, end, next, hasNext, e := page(len(all), promptPageSize, 0, cursor, hasCursor, pageFaults, 0)
 	if e != nil {
 		return fail(e)
 	}
