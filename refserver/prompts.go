@@ -134,7 +134,8 @@ func promptCapabilities(caps map[string]any, rev revision.Revision, fs faultSet)
 	}
 }
 
-// handlePromptsList serves one page of the prompts.
+// handlePromptsList serves one page of the prompts (cursors as tools/list's:
+// paging.go; the list never changes, its version is 0).
 func handlePromptsList(s *session, rq *request) outcome {
 	fs := s.cfg.faults
 	p, e := paramsObject(rq.params)
@@ -146,26 +147,20 @@ func handlePromptsList(s *session, rq *request) outcome {
 		return fail(e)
 	}
 	all := s.promptList()
-	start := 0
-	if hasCursor {
-		off, v, ok := decodeCursor(cursor)
-		switch {
-		case ok && v == 0 && off > 0 && off%promptPageSize == 0 && off < len(all):
-			start = off
-		case fs.on(faultPromptsCursorFirst):
-			start = 0 // an invalid cursor is read as the first page
-		default:
-			return fail(errInvalidParams("invalid cursor %q", cursor))
-		}
+	// The prompts paging fault is the tools/list fault page implements
+	// (PROMPT-LIST-CURSOR-01), so that a tools fault never bites prompts/list.
+	pageFaults := faultSet{faultInvalidCursorFirst: fs.on(faultPromptsCursorFirst)}
+	start, end, next, hasNext, e := page(len(all), promptPageSize, 0, cursor, hasCursor, pageFaults, 0)
+	if e != nil {
+		return fail(e)
 	}
-	end := min(start+promptPageSize, len(all))
 	defs := make([]map[string]any, 0, end-start)
 	for i := start; i < end; i++ {
 		defs = append(defs, all[i].definition(rq.rev, fs))
 	}
 	result := map[string]any{"prompts": defs}
-	if end < len(all) {
-		result["nextCursor"] = encodeCursor(end, 0)
+	if hasNext {
+		result["nextCursor"] = next
 	}
 	oc := respond(result)
 	if fs.on(faultPromptsLCUndeclared) || fs.on(faultPromptsLCBadShape) {

@@ -371,21 +371,6 @@ func judgeNotDeclared(probes []toolcall.Probe) conform.Verdict {
 	if len(probes) == 0 {
 		return conform.Skip(conform.NotApplicable, "the server declares every capability with a method behind it in this revision")
 	}
-	var f conform.Findings
-	var names []string
-	for _, p := range probes {
-		f.Judged++
-		switch {
-		case p.R.Kind == toolcall.KindNone:
-			return conform.Silence("JSON-RPC error -32601 for "+p.Label, p.R.Err)
-		case p.R.Kind == toolcall.KindRPCError && p.R.Code == wire.CodeMethodNotFound:
-			names = append(names, p.Label)
-		case p.R.Kind == toolcall.KindResult:
-			f.Fail(p.Label + ": served with a result " + conform.ClipBytes(p.R.Raw, 120))
-		default:
-			f.Fail(p.Label + ": " + p.R.Desc)
-		}
-	}
-	return f.Verdict("JSON-RPC error -32601 (method not found) for a method behind a capability the server did not declare", "",
-		"-32601 for "+strings.Join(names, ", "))
+	return toolcall.JudgeMethodNotFound(probes, "a method behind a capability the server did not declare",
+		func(names []string) string { return "-32601 for " + strings.Join(names, ", ") })
 }

@@ -96,83 +96,37 @@ func provokeUndeclared(t *conform.T) conform.Verdict {
 	// The second walk is the barrier: on stdio a notification sent with the change
 	// has been read once its reply is in.
 	after := toolkit.Walk(t, s)
-	added, removed := ctNameDiff(before, after)
+	added, removed := subscribe.NameDiff(ctNames(before), ctNames(after))
 	return conform.Skip(conform.NotApplicable, "%s; the tool list was changed anyway with %s (%s) so that NOTIF-LC-UNDECLARED-01 judges any notification the change provoked",
-		why, trig.What, ctDiffText(added, removed, len(before.Tools)))
+		why, trig.What, subscribe.DiffText(added, removed, ctSame(before)))
 }
 
 // ctJudgeListChange judges the probe: a notification, and a tools/list that differs.
 func ctJudgeListChange(t *conform.T, trig *subscribe.Trigger, notified bool, e wire.Entry, wait time.Duration, before, after *toolkit.Listing) conform.Verdict {
-	added, removed := ctNameDiff(before, after)
-	changed := len(added)+len(removed) > 0
-	change := fmt.Sprintf("tools/list before and after: %s", ctDiffText(added, removed, len(before.Tools)))
-	switch {
-	case notified && changed:
-		return conform.Pass("%s arrived (on %s, entry #%d) after %s; %s", ctListChanged, toolkit.Or(e.Source, "the connection"), e.Seq, trig.What, change)
-	case notified:
-		return conform.Violation("a tools/list showing the change that "+ctListChanged+" announced",
-			fmt.Sprintf("the notification arrived after %s, but %s", trig.What, change))
-	case changed:
-		return conform.Violation(fmt.Sprintf("%s within %s of a change of the tool list", ctListChanged, wait),
-			fmt.Sprintf("no notification after %s, though %s", trig.What, change))
-	}
-	return conform.Skip(conform.NotExercised, "%s did not change the tool list (%s) and no %s came within %s: nothing to announce", trig.What, change, ctListChanged, wait)
+	return subscribe.ListChange{
+		List: "tools/list", Items: "tool list", Method: ctListChanged, What: trig.What, Wait: wait,
+		Before: ctNames(before), After: ctNames(after), Same: ctSame(before),
+		Notified: notified, Where: fmt.Sprintf(" (on %s, entry #%d)", toolkit.Or(e.Source, "the connection"), e.Seq), Waited: true,
+	}.Judge()
 }
 
-// ctNameDiff returns the tool names only after lists (added) and only before lists
-// (removed), sorted.
-func ctNameDiff(before, after *toolkit.Listing) (added, removed []string) {
-	names := func(l *toolkit.Listing) map[string]bool {
-		m := map[string]bool{}
-		for _, tl := range l.Tools {
-			m[tl.Name] = true
-		}
-		return m
+// ctNames lists a walk's tool names.
+func ctNames(l *toolkit.Listing) []string {
+	var out []string
+	for _, tl := range l.Tools {
+		out = append(out, tl.Name)
 	}
-	b, a := names(before), names(after)
-	for n := range a {
-		if !b[n] {
-			added = append(added, n)
-		}
-	}
-	for n := range b {
-		if !a[n] {
-			removed = append(removed, n)
-		}
-	}
-	sort.Strings(added)
-	sort.Strings(removed)
-	return added, removed
+	return out
 }
 
-// ctDiffText describes a change of the tool list.
-func ctDiffText(added, removed []string, n int) string {
-	if len(added)+len(removed) == 0 {
-		return fmt.Sprintf("the same %d tool%s", n, toolkit.Plural(n))
-	}
-	var parts []string
-	if len(added) > 0 {
-		parts = append(parts, "added "+strings.Join(added, ", "))
-	}
-	if len(removed) > 0 {
-		parts = append(parts, "removed "+strings.Join(removed, ", "))
-	}
-	return strings.Join(parts, "; ")
+// ctSame words an unchanged tool list.
+func ctSame(l *toolkit.Listing) string {
+	return fmt.Sprintf("the same %d tool%s", len(l.Tools), toolkit.Plural(len(l.Tools)))
 }
 
 // ctListChangedSeen returns every list_changed received in the revision's sessions.
-// Its users are transcript checks: the column's settle proved every message in, so
-// it sends nothing (no barrier) of its own.
 func ctListChangedSeen(t *conform.T) []toolkit.SessionEntry {
-	var out []toolkit.SessionEntry
-	for _, s := range toolkit.RevisionSessions(t) {
-		for _, e := range s.Conn.Received(0) {
-			if e.Msg != nil && e.Msg.Method == ctListChanged {
-				out = append(out, toolkit.SessionEntry{Session: s, Entry: e})
-			}
-		}
-	}
-	return out
+	return subscribe.NotificationsSeen(t, ctListChanged)
 }
 
 // NOTIF-LC-UNDECLARED-01 — {rev}/basic/lifecycle.mdx (Operation).

@@ -169,8 +169,8 @@ var _ = conform.Register(conform.Check{
 			}
 			return f.Violation(ctListChanged + " only on the listen stream that asked for it")
 		}
-		added, removed := ctNameDiff(before, after)
-		change := fmt.Sprintf("tools/list before and after: %s", ctDiffText(added, removed, len(before.Tools)))
+		added, removed := subscribe.NameDiff(ctNames(before), ctNames(after))
+		change := fmt.Sprintf("tools/list before and after: %s", subscribe.DiffText(added, removed, ctSame(before)))
 		if !declared {
 			// The row's "only if listChanged is declared": the change is made all
 			// the same, so that an announcement the server did not offer is seen.
@@ -218,12 +218,12 @@ var _ = conform.Register(conform.Check{
 				f.Fail(fmt.Sprintf("%s on a subscription that asked for promptsListChanged only", subscribe.What(e)))
 			}
 		}
-		added, removed := ctNameDiff(before, after)
+		added, removed := subscribe.NameDiff(ctNames(before), ctNames(after))
 		if len(f.Fails()) == 0 && len(added)+len(removed) == 0 {
 			return conform.Skip(conform.NotExercised, "%s did not change the tool list, so nothing was there to hold back", trig.What)
 		}
 		return f.Verdict("only the notification types the filter requested (promptsListChanged)", "",
-			fmt.Sprintf("nothing but what was asked for on subscription %s {promptsListChanged: true} after %s changed the tool list (%s)", sub.ID, trig.What, ctDiffText(added, removed, len(before.Tools))))
+			fmt.Sprintf("nothing but what was asked for on subscription %s {promptsListChanged: true} after %s changed the tool list (%s)", sub.ID, trig.What, subscribe.DiffText(added, removed, ctSame(before))))
 	},
 })
 

@@ -2,13 +2,10 @@ package pagination
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/transport"
-	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -277,33 +274,7 @@ var _ = conform.Register(conform.Check{
 // reply (nil when the server answered it).
 func judgeInvalidCursor(first, probe toolkit.Page, alive error) conform.Verdict {
 	want := fmt.Sprintf("JSON-RPC error -32602 for tools/list{cursor: %q}", invalidCursor)
-	if probe.Err != nil {
-		if rpc, ok := conform.RPCErrorIn(probe.Err); ok && rpc.Code == wire.CodeInvalidParams {
-			return conform.Pass("%s", "an HTTP error status carrying JSON-RPC error -32602")
-		}
-		var se *transport.HTTPStatusError
-		switch {
-		case errors.As(probe.Err, &se):
-			return conform.Violation(want, conform.Describe(nil, probe.Err))
-		case conform.Unanswered(probe.Err):
-			return conform.Fail(want, "no reply: the invalid cursor was not handled gracefully ("+conform.Describe(nil, probe.Err)+")")
-		case conform.Gone(probe.Err):
-			return conform.Fail(want, "the connection ended after the invalid cursor (the server crashed or hung up): "+conform.Describe(nil, probe.Err))
-		}
-		return conform.Errorf("%s", "not verified: "+conform.Describe(nil, probe.Err))
-	}
-	if alive != nil && (conform.Unanswered(alive) || conform.Gone(alive)) {
-		return conform.Fail("the server still answering after the invalid cursor", fmt.Sprintf("it replied %s, then the next request (ping; server/discover in 2026-07-28) got %s", conform.Describe(probe.Resp, nil), conform.Describe(nil, alive)))
-	}
-	switch {
-	case probe.Resp.IsError() && probe.Resp.Error.Code == wire.CodeInvalidParams:
-		return conform.Pass("%s", fmt.Sprintf("JSON-RPC error -32602 %q", conform.Clip(probe.Resp.Error.Message, 80)))
-	case probe.Resp.IsError():
-		return conform.Violation(want, fmt.Sprintf("JSON-RPC error %d %q (another code)", probe.Resp.Error.Code, conform.Clip(probe.Resp.Error.Message, 80)))
-	case probe.Result != nil && samePage(first, probe) == "":
-		return conform.Violation(want, "the first page again: the invalid cursor was ignored")
-	}
-	return conform.Violation(want, conform.Describe(probe.Resp, nil))
+	return toolkit.JudgeInvalidCursor(want, probe.Resp, probe.Err, alive, probe.Result != nil && samePage(first, probe) == "")
 }
 
 // PAG-EMPTY-CURSOR-R5-01 — 2026-07-28/server/utilities/pagination.mdx; the

@@ -94,6 +94,16 @@ func results(t *conform.T) ([]got, []string) {
 	return ok, notes
 }
 
+// completed returns the complete prompts/get results and the notes on the others,
+// ending the check when none was complete (PROMPT-GET-01, PROMPT-GET-MEDIA-01).
+func completed(t *conform.T) ([]got, []string) {
+	ok, notes := results(t)
+	if len(ok) == 0 {
+		t.SkipNow(conform.NotExercised, "no prompts/get gave a complete result: %s", conform.JoinAtMost(notes, 3))
+	}
+	return ok, notes
+}
+
 // names lists the prompts of gets, for evidence.
 func names(gs []got) string {
 	var out []string
@@ -108,10 +118,7 @@ func names(gs []got) string {
 var _ = conform.Register(conform.Check{
 	ID: "PROMPT-GET-01", Title: "prompts/get of a listed prompt, with its required arguments, is a valid GetPromptResult",
 	Run: func(t *conform.T) conform.Verdict {
-		ok, notes := results(t)
-		if len(ok) == 0 {
-			return conform.Skip(conform.NotExercised, "no prompts/get gave a complete result: %s", conform.JoinAtMost(notes, 3))
-		}
+		ok, notes := completed(t)
 		var f conform.Findings
 		f.Note(notes...)
 		for _, g := range ok {
@@ -130,10 +137,7 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "PROMPT-GET-MEDIA-01", Title: "image and audio content of prompt messages is base64 with a valid MIME type",
 	Run: func(t *conform.T) conform.Verdict {
-		ok, notes := results(t)
-		if len(ok) == 0 {
-			return conform.Skip(conform.NotExercised, "no prompts/get gave a complete result: %s", conform.JoinAtMost(notes, 3))
-		}
+		ok, _ := completed(t)
 		var f conform.Findings
 		for _, g := range ok {
 			var r struct {

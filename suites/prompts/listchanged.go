@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
@@ -24,17 +23,7 @@ import (
 const lcMethod = "notifications/prompts/list_changed"
 
 // lcSeen returns every prompts list_changed received in the revision's sessions.
-func lcSeen(t *conform.T) []toolkit.SessionEntry {
-	var out []toolkit.SessionEntry
-	for _, s := range toolkit.RevisionSessions(t) {
-		for _, e := range s.Conn.Received(0) {
-			if e.Msg != nil && e.Msg.Method == lcMethod {
-				out = append(out, toolkit.SessionEntry{Session: s, Entry: e})
-			}
-		}
-	}
-	return out
-}
+func lcSeen(t *conform.T) []toolkit.SessionEntry { return subscribe.NotificationsSeen(t, lcMethod) }
 
 // PROMPT-LC-UNDECLARED-01 — {rev}/basic/lifecycle.mdx (Operation).
 var _ = conform.Register(conform.Check{
@@ -45,7 +34,7 @@ var _ = conform.Register(conform.Check{
 		seen := lcSeen(t)
 		for _, e := range seen {
 			f.Judged++
-			if !listChangedDeclared(e.Session) {
+			if !toolkit.CapListChanged(e.Session, "prompts") {
 				f.Fail(fmt.Sprintf("%s in a session whose capabilities.prompts is %s", e.Where(), toolkit.Or(string(e.Session.Capabilities()["prompts"]), "absent")))
 			}
 		}
@@ -97,7 +86,7 @@ var _ = conform.Register(conform.Check{
 func runListChanged(t *conform.T) conform.Verdict {
 	s := t.Session()
 	requirePrompts(t)
-	if !listChangedDeclared(s) {
+	if !toolkit.CapListChanged(s, "prompts") {
 		return conform.Skip(conform.NotApplicable, "capabilities.prompts.listChanged is not true: the server does not offer prompts list_changed notifications")
 	}
 	trig := subscribe.PickTrigger(t)
@@ -123,7 +112,7 @@ func runListChanged(t *conform.T) conform.Verdict {
 	if !after.complete() {
 		return conform.Errorf("no whole prompts/list after the change (%s after %d page(s))", after.Stop, len(after.Pages))
 	}
-	added, removed := lcDiff(before, after)
+	added, removed := subscribe.NameDiff(lcNames(before), lcNames(after))
 	changed := len(added)+len(removed) > 0
 	isLC := func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == lcMethod }
 	notified, wait := false, max(lcWait, t.Timeout())
@@ -147,55 +136,18 @@ func runListChanged(t *conform.T) conform.Verdict {
 			notified = err == nil
 		}
 	}
-	change := "prompts/list before and after: " + lcDiffText(added, removed, len(before.Prompts))
-	switch {
-	case notified && changed:
-		return conform.Pass("%s arrived after %s; %s", lcMethod, trig.What, change)
-	case notified:
-		return conform.Violation("a prompts/list showing the change that "+lcMethod+" announced", fmt.Sprintf("the notification arrived after %s, but %s", trig.What, change))
-	case changed:
-		return conform.Violation(fmt.Sprintf("%s within %s of a change of the prompt list", lcMethod, wait), fmt.Sprintf("no notification after %s, though %s", trig.What, change))
-	}
-	return conform.Skip(conform.NotExercised, "%s did not change the prompt list (%s) and no %s came: nothing to announce", trig.What, change, lcMethod)
+	return subscribe.ListChange{
+		List: "prompts/list", Items: "prompt list", Method: lcMethod, What: trig.What, Wait: wait,
+		Before: lcNames(before), After: lcNames(after), Same: fmt.Sprintf("the same %d prompt(s)", len(before.Prompts)),
+		Notified: notified,
+	}.Judge()
 }
 
-// lcDiff returns the prompt names only after lists (added) and only before lists
-// (removed), sorted.
-func lcDiff(before, after *listing) (added, removed []string) {
-	names := func(l *listing) map[string]bool {
-		m := map[string]bool{}
-		for _, p := range l.Prompts {
-			m[p.Name] = true
-		}
-		return m
+// lcNames lists a walk's prompt names.
+func lcNames(l *listing) []string {
+	var out []string
+	for _, p := range l.Prompts {
+		out = append(out, p.Name)
 	}
-	b, a := names(before), names(after)
-	for n := range a {
-		if !b[n] {
-			added = append(added, n)
-		}
-	}
-	for n := range b {
-		if !a[n] {
-			removed = append(removed, n)
-		}
-	}
-	slices.Sort(added)
-	slices.Sort(removed)
-	return added, removed
-}
-
-// lcDiffText describes a change of the prompt list.
-func lcDiffText(added, removed []string, n int) string {
-	if len(added)+len(removed) == 0 {
-		return fmt.Sprintf("the same %d prompt(s)", n)
-	}
-	var parts []string
-	if len(added) > 0 {
-		parts = append(parts, "added "+strings.Join(added, ", "))
-	}
-	if len(removed) > 0 {
-		parts = append(parts, "removed "+strings.Join(removed, ", "))
-	}
-	return strings.Join(parts, "; ")
+	return out
 }

@@ -15,11 +15,8 @@ var _ = conform.Register(conform.Check{
 	ID: "PROMPT-CAP-01", Title: "a server that answers prompts/list declares capabilities.prompts (an object)",
 	Run: func(t *conform.T) conform.Verdict {
 		s := t.Session()
-		if raw, ok := s.Capabilities()["prompts"]; ok {
-			if toolkit.JSONKind(raw) != "object" {
-				return conform.Violation("capabilities.prompts as an object", "capabilities.prompts is "+toolkit.JSONKind(raw)+": "+conform.ClipBytes(raw, 80))
-			}
-			return conform.Pass("capabilities.prompts declared: %s", conform.ClipBytes(raw, 80))
+		if v, declared := toolkit.JudgeDeclaredShape(s, "prompts"); declared {
+			return v
 		}
 		l := list(t)
 		if len(l.Pages) == 0 {
@@ -46,22 +43,7 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "PROMPT-CAP-LISTCHANGED-01", Title: "capabilities.prompts.listChanged, when set, is a boolean",
 	Run: func(t *conform.T) conform.Verdict {
-		raw, ok := t.Session().Capabilities()["prompts"]
-		if !ok {
-			return conform.Skip(conform.NotApplicable, "the server declares no prompts capability")
-		}
-		obj := toolkit.Object(raw)
-		if obj == nil {
-			return conform.Skip(conform.NotApplicable, "capabilities.prompts is not an object (%s): judged by PROMPT-CAP-01", toolkit.JSONKind(raw))
-		}
-		lc, ok := obj["listChanged"]
-		if !ok {
-			return conform.Skip(conform.NotExercised, "capabilities.prompts has no listChanged flag (optional; absent means no list_changed notifications are promised)")
-		}
-		if toolkit.JSONKind(lc) != "boolean" {
-			return conform.Violation("capabilities.prompts.listChanged as a boolean", fmt.Sprintf("a %s: %s", toolkit.JSONKind(lc), conform.ClipBytes(lc, 60)))
-		}
-		return conform.Pass("capabilities.prompts.listChanged is %s", lc)
+		return toolkit.JudgeListChangedFlag(t, "prompts", "PROMPT-CAP-01")
 	},
 })
 
@@ -99,9 +81,9 @@ func runList(t *conform.T) conform.Verdict {
 		}
 	}
 	switch l.Stop {
-	case "repeated-cursor":
+	case toolkit.StopRepeatedCursor:
 		f.Fail(fmt.Sprintf("page %d's nextCursor was already followed: the walk would loop", len(l.Pages)))
-	case "max-pages":
+	case toolkit.StopMaxPages:
 		f.Note(fmt.Sprintf("the walk stopped at --max-pages (%d)", len(l.Pages)))
 	}
 	return f.Verdict("every prompts/list page valid as ListPromptsResult under the "+t.Rev.Name+" schema", "",

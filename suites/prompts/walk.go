@@ -5,22 +5,12 @@ import (
 	"fmt"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/rawjson"
-	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/suites/internal/listwalk"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-// A walk of prompts/list by cursor, local to this package: suites/pagination walks
-// tools/list only (toolkit.Walk), and its generalisation to every list method is
-// under way elsewhere.
-
-// page is one prompts/list reply.
-type page struct {
-	Cursor *string // the cursor sent (nil for the first page)
-	Resp   *wire.Response
-	Err    error
-	Result json.RawMessage // the result when it is an object with a prompts array
-}
+// The prompts/list walk is listwalk's (server/utilities/pagination.mdx), seen
+// through the members the PROMPT-* checks read of each Prompt.
 
 // prompt is one listed Prompt where the walk met it.
 type prompt struct {
@@ -53,15 +43,14 @@ func (p prompt) required() []string {
 	return out
 }
 
-// listing is a whole prompts/list walk.
+// listing is a whole prompts/list walk, with its prompts decoded.
 type listing struct {
-	Pages   []page
+	*listwalk.Listing
 	Prompts []prompt
-	Stop    string // "end", "error", "malformed", "max-pages", "repeated-cursor", "bad-cursor"
 }
 
 // complete reports whether the walk saw the whole list.
-func (l *listing) complete() bool { return l.Stop == "end" }
+func (l *listing) complete() bool { return l.Stop == toolkit.StopEnd }
 
 // partial says, for messages, that the walk stopped early.
 func (l *listing) partial() string {
@@ -75,15 +64,6 @@ func (l *listing) partial() string {
 func declared(s *conform.Session, capability string) bool {
 	_, ok := s.Capabilities()[capability]
 	return ok
-}
-
-// listChangedDeclared reports whether capabilities.prompts.listChanged is true.
-func listChangedDeclared(s *conform.Session) bool {
-	var c struct {
-		ListChanged *bool `json:"listChanged"`
-	}
-	raw, ok := s.Capabilities()["prompts"]
-	return ok && json.Unmarshal(raw, &c) == nil && c.ListChanged != nil && *c.ListChanged
 }
 
 // requirePrompts ends the check as not applicable when the main session did not
@@ -101,56 +81,14 @@ func list(t *conform.T) *listing {
 }
 
 // walk follows nextCursor from the first page until the end, an error, a repeated
-// cursor or --max-pages.
+// cursor or --max-pages; every request sends params, an object never absent
+// (2026-07-28 adds _meta to it).
 func walk(t *conform.T, s *conform.Session) *listing {
-	l := &listing{}
-	seen := map[string]bool{}
-	var cursor *string
-	for {
-		if len(l.Pages) >= t.Options().MaxPages {
-			l.Stop = "max-pages"
-			return l
-		}
-		params := map[string]any{} // an object, never null: 2026-07-28 adds _meta to it
-		if cursor != nil {
-			params["cursor"] = *cursor
-		}
-		p := page{Cursor: cursor}
-		p.Resp, p.Err = s.Call(t.Ctx, "prompts/list", params)
-		if p.Err != nil || p.Resp.IsError() {
-			l.Pages = append(l.Pages, p)
-			l.Stop = "error"
-			return l
-		}
-		result := toolkit.Object(p.Resp.Result)
-		items, ok := toolkit.Array(result["prompts"])
-		if !ok {
-			l.Pages = append(l.Pages, p)
-			l.Stop = "malformed"
-			return l
-		}
-		p.Result = p.Resp.Result
-		for i, raw := range items {
-			l.Prompts = append(l.Prompts, decodePrompt(raw, len(l.Pages), i))
-		}
-		l.Pages = append(l.Pages, p)
-		nc, has := result["nextCursor"]
-		if !has || string(nc) == "null" {
-			l.Stop = "end"
-			return l
-		}
-		next, err := rawjson.StringOfValid(nc)
-		switch {
-		case err != nil:
-			l.Stop = "bad-cursor"
-			return l
-		case seen[next]:
-			l.Stop = "repeated-cursor"
-			return l
-		}
-		seen[next] = true
-		cursor = &next
+	l := &listing{Listing: listwalk.WalkParams(t, s, "prompts/list", "prompts", map[string]any{})}
+	for _, it := range l.Items {
+		l.Prompts = append(l.Prompts, decodePrompt(it.Raw, it.Page, it.Index))
 	}
+	return l
 }
 
 // decodePrompt reads the members a check needs of one listed Prompt.

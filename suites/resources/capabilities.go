@@ -108,20 +108,5 @@ var _ = conform.Register(conform.Check{
 
 // judgeMethodNotFound wants -32601 for every probe.
 func judgeMethodNotFound(probes []toolcall.Probe, what string) conform.Verdict {
-	var f conform.Findings
-	var names []string
-	for _, p := range probes {
-		f.Judged++
-		switch {
-		case p.R.Kind == toolcall.KindNone:
-			return conform.Silence("JSON-RPC error -32601 for "+p.Label, p.R.Err)
-		case p.R.Kind == toolcall.KindRPCError && p.R.Code == wire.CodeMethodNotFound:
-			names = append(names, p.Label)
-		case p.R.Kind == toolcall.KindResult:
-			f.Fail(p.Label + ": served with a result " + conform.ClipBytes(p.R.Raw, 120))
-		default:
-			f.Fail(p.Label + ": " + p.R.Desc)
-		}
-	}
-	return f.Verdict("JSON-RPC error -32601 (method not found) for "+what, "", fmt.Sprintf("-32601 for %v", names))
+	return toolcall.JudgeMethodNotFound(probes, what, func(names []string) string { return fmt.Sprintf("-32601 for %v", names) })
 }

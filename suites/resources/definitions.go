@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -28,33 +27,11 @@ var _ = conform.Register(conform.Check{
 
 // judgeURIs parses every string uri (a missing or non-string one is RES-LIST-01's).
 func judgeURIs(items []listwalk.Item) conform.Verdict {
-	var f conform.Findings
-	for _, it := range items {
-		uri, ok := it.String("uri")
-		if !ok {
-			continue
-		}
-		f.Judged++
-		if p := uriProblem(uri); p != "" {
-			f.Fail(fmt.Sprintf("%s is %q: %s", it.Where("/uri"), conform.Clip(uri, 80), p))
-		}
-	}
+	f := judgeStrings(items, "uri", toolkit.URIProblem)
 	if f.Judged == 0 {
 		return conform.Skip(conform.NotExercised, "resources/list lists no resource with a string uri")
 	}
-	return f.Verdict("every resource uri a URI (RFC 3986: scheme \":\" hier-part)", "", fmt.Sprintf("%d resource uri%s, each a URI with a scheme", f.Judged, plural(f.Judged)))
-}
-
-// uriProblem says why s is not an absolute URI ("" when it is one).
-func uriProblem(s string) string {
-	u, err := url.Parse(s)
-	switch {
-	case err != nil:
-		return "not a URI (" + err.Error() + ")"
-	case u.Scheme == "":
-		return "a relative reference without a scheme, not a URI"
-	}
-	return ""
+	return f.Verdict("every resource uri a URI (RFC 3986: scheme \":\" hier-part)", "", fmt.Sprintf("%d resource uri%s, each a URI with a scheme", f.Judged, toolkit.Plural(f.Judged)))
 }
 
 // RES-DEF-ANNOT-01 — schema Annotations; {rev}/server/resources.mdx (Annotations).
@@ -103,7 +80,7 @@ func judgeAnnotations(rev revision.Revision, items []listwalk.Item) conform.Verd
 		return conform.Skip(conform.NotExercised, "no listed resource or template carries annotations")
 	}
 	return f.Verdict("annotations valid under the "+rev.Name+" schema, lastModified an ISO 8601 timestamp", "",
-		fmt.Sprintf("%d annotations object%s, each valid", f.Judged, plural(f.Judged)))
+		fmt.Sprintf("%d annotations object%s, each valid", f.Judged, toolkit.Plural(f.Judged)))
 }
 
 // validateAnnotations validates annotations against Annotations where the revision

@@ -1,13 +1,10 @@
 package resources
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/transport"
-	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/suites/internal/listwalk"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -71,7 +68,7 @@ func judgeNextCursors(ls []*listwalk.Listing, maxPages int) conform.Verdict {
 		if n > 1 {
 			paged = true
 		}
-		said = append(said, fmt.Sprintf("%s: %d page%s", l.Method, n, plural(n)))
+		said = append(said, fmt.Sprintf("%s: %d page%s", l.Method, n, toolkit.Plural(n)))
 	}
 	if f.Failed() || f.Warned() {
 		return f.Verdict("nextCursor a new string while more results exist, left out at the end", "nextCursor left out at the end of the list", "")
@@ -119,7 +116,7 @@ func judgeFollow(ls []*listwalk.Listing, validate func(*listwalk.Listing, listwa
 	if f.Judged == 0 {
 		return conform.Skip(conform.NotExercised, "each resource list fits one page: no cursor was issued to follow")
 	}
-	return f.Verdict("every cursor the server issued answered with a valid page", "", fmt.Sprintf("%d follow-up page%s, each valid", f.Judged, plural(f.Judged)))
+	return f.Verdict("every cursor the server issued answered with a valid page", "", fmt.Sprintf("%d follow-up page%s, each valid", f.Judged, toolkit.Plural(f.Judged)))
 }
 
 // RES-PAG-INVALID-01 — {rev}/server/utilities/pagination.mdx (Error Handling).
@@ -146,30 +143,7 @@ var _ = conform.Register(conform.Check{
 // first is the walk's first page.
 func judgeInvalidCursor(first, probe listwalk.Page) conform.Verdict {
 	want := fmt.Sprintf("JSON-RPC error -32602 for resources/list{cursor: %q}", invalidCursor)
-	if probe.Err != nil {
-		if rpc, ok := conform.RPCErrorIn(probe.Err); ok && rpc.Code == wire.CodeInvalidParams {
-			return conform.Pass("an HTTP error status carrying JSON-RPC error -32602")
-		}
-		var se *transport.HTTPStatusError
-		switch {
-		case errors.As(probe.Err, &se):
-			return conform.Violation(want, conform.Describe(nil, probe.Err))
-		case conform.Unanswered(probe.Err):
-			return conform.Fail(want, "no reply: the invalid cursor was not handled gracefully ("+conform.Describe(nil, probe.Err)+")")
-		case conform.Gone(probe.Err):
-			return conform.Fail(want, "the connection ended after the invalid cursor (the server crashed or hung up): "+conform.Describe(nil, probe.Err))
-		}
-		return conform.Errorf("not verified: %s", conform.Describe(nil, probe.Err))
-	}
-	switch {
-	case probe.Resp.IsError() && probe.Resp.Error.Code == wire.CodeInvalidParams:
-		return conform.Pass("JSON-RPC error -32602 %q", conform.Clip(probe.Resp.Error.Message, 80))
-	case probe.Resp.IsError():
-		return conform.Violation(want, fmt.Sprintf("JSON-RPC error %d %q (another code)", probe.Resp.Error.Code, conform.Clip(probe.Resp.Error.Message, 80)))
-	case probe.Result != nil && first.Result != nil && sameItems(first, probe):
-		return conform.Violation(want, "the first page again: the invalid cursor was ignored")
-	}
-	return conform.Violation(want, conform.Describe(probe.Resp, nil))
+	return toolkit.JudgeInvalidCursor(want, probe.Resp, probe.Err, nil, probe.Result != nil && first.Result != nil && sameItems(first, probe))
 }
 
 // sameItems reports whether two pages list the same items (by bytes).

@@ -80,7 +80,7 @@ func judgeBlobs(rs []read) conform.Verdict {
 	if f.Judged == 0 {
 		return conform.Skip(conform.NotExercised, "no blob among the contents read (%s)", readURIs(rs))
 	}
-	return f.Verdict("binary contents properly encoded: blob as strict base64", "", fmt.Sprintf("%d blob%s, each strict base64 (%s)", f.Judged, plural(f.Judged), readURIs(rs)))
+	return f.Verdict("binary contents properly encoded: blob as strict base64", "", fmt.Sprintf("%d blob%s, each strict base64 (%s)", f.Judged, toolkit.Plural(f.Judged), readURIs(rs)))
 }
 
 // RES-READ-MATCH-01 — {rev}/server/resources.mdx (Reading Resources); schema
@@ -111,7 +111,7 @@ func judgeMatch(rs []read) conform.Verdict {
 			}
 		}
 		if match == nil {
-			f.Fail(fmt.Sprintf("%s: none of its %d content%s has uri %q", where, len(r.contents), plural(len(r.contents)), conform.Clip(r.uri, 80)))
+			f.Fail(fmt.Sprintf("%s: none of its %d content%s has uri %q", where, len(r.contents), toolkit.Plural(len(r.contents)), conform.Clip(r.uri, 80)))
 			continue
 		}
 		listed, lok := r.listed.String("mimeType")

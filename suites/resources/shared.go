@@ -178,7 +178,7 @@ func readURIs(rs []read) string {
 		uris[i] = fmt.Sprintf("%q", conform.Clip(r.uri, 80))
 	}
 	if len(rs) > 0 && rs[0].named {
-		return fmt.Sprintf("read %d resource%s named by --read: %s", len(rs), plural(len(rs)), strings.Join(uris, ", "))
+		return fmt.Sprintf("read %d resource%s named by --read: %s", len(rs), toolkit.Plural(len(rs)), strings.Join(uris, ", "))
 	}
 	return fmt.Sprintf("read %d of the listed resources (the first %d at most; --read names others): %s", len(rs), readLimit, strings.Join(uris, ", "))
 }

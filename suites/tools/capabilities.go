@@ -20,11 +20,8 @@ var _ = conform.Register(conform.Check{
 // memoized walk of the main session).
 func runToolsCap(t *conform.T) conform.Verdict {
 	s := t.Session()
-	if raw, ok := s.Capabilities()["tools"]; ok {
-		if toolkit.JSONKind(raw) != "object" {
-			return conform.Violation("capabilities.tools as an object", "capabilities.tools is "+toolkit.JSONKind(raw)+": "+conform.ClipBytes(raw, 80))
-		}
-		return conform.Pass("capabilities.tools declared: %s", conform.ClipBytes(raw, 80))
+	if v, declared := toolkit.JudgeDeclaredShape(s, "tools"); declared {
+		return v
 	}
 	_, first := toolkit.FirstPage(t)
 	switch {
@@ -49,21 +46,6 @@ func runToolsCap(t *conform.T) conform.Verdict {
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-CAP-LISTCHANGED-01", Title: "capabilities.tools.listChanged, when set, is a boolean",
 	Run: func(t *conform.T) conform.Verdict {
-		raw, ok := t.Session().Capabilities()["tools"]
-		if !ok {
-			return conform.Skip(conform.NotApplicable, "the server declares no tools capability")
-		}
-		obj := toolkit.Object(raw)
-		if obj == nil {
-			return conform.Skip(conform.NotApplicable, "capabilities.tools is not an object (%s): judged by TOOLS-CAP-01 and LIFE-CAPS-SHAPE-01", toolkit.JSONKind(raw))
-		}
-		lc, ok := obj["listChanged"]
-		if !ok {
-			return conform.Skip(conform.NotExercised, "capabilities.tools has no listChanged flag (optional; absent means no list_changed notifications are promised)")
-		}
-		if toolkit.JSONKind(lc) != "boolean" {
-			return conform.Violation("capabilities.tools.listChanged as a boolean", fmt.Sprintf("a %s: %s", toolkit.JSONKind(lc), conform.ClipBytes(lc, 60)))
-		}
-		return conform.Pass("capabilities.tools.listChanged is %s", lc)
+		return toolkit.JudgeListChangedFlag(t, "tools", "TOOLS-CAP-01 and LIFE-CAPS-SHAPE-01")
 	},
 })

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -363,21 +362,9 @@ func ctJudgeLinkURI(b ctBlock, f *conform.Findings) {
 	if json.Unmarshal(b.Fields["uri"], &s) != nil {
 		return
 	}
-	if msg := ctURIProblem(s); msg != "" {
+	if msg := toolkit.URIProblem(s); msg != "" {
 		f.Fail(fmt.Sprintf("%s is %q: %s", b.at("/uri"), conform.Clip(s, 80), msg))
 	}
-}
-
-// ctURIProblem says why s is not an absolute URI ("" when it is one).
-func ctURIProblem(s string) string {
-	u, err := url.Parse(s)
-	switch {
-	case err != nil:
-		return "not a URI (" + err.Error() + ")"
-	case u.Scheme == "":
-		return "a relative reference without a scheme, not a URI"
-	}
-	return ""
 }
 
 // ctAbsentCheck is c, a check that a revision lacks a block type: it calls the

@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
 // Scripted servers for the content and structured tables (conformtest).
@@ -208,8 +209,8 @@ func TestURIProblem(t *testing.T) {
 		"test://linked/readme.txt": true, "file:///a/b": true, "urn:isbn:0451450523": true, "https://x.example/a?b#c": true,
 		"readme.txt": false, "/abs/path": false, "://x": false, "": false,
 	} {
-		if got := ctURIProblem(uri) == ""; got != ok {
-			t.Errorf("ctURIProblem(%q) ok = %v, want %v", uri, got, ok)
+		if got := toolkit.URIProblem(uri) == ""; got != ok {
+			t.Errorf("toolkit.URIProblem(%q) ok = %v, want %v", uri, got, ok)
 		}
 	}
 }

@@ -9,6 +9,7 @@ package listwalk
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
@@ -67,8 +68,16 @@ func (l *Listing) First() *Page {
 func (l *Listing) MultiPage() bool { return len(l.Pages) > 1 }
 
 // Walk follows nextCursor from the first page of method on s until the end, an
-// error, a repeated cursor or --max-pages; key names the result's array.
+// error, a repeated cursor or --max-pages; key names the result's array. The first
+// request carries no params.
 func Walk(t *conform.T, s *conform.Session, method, key string) *Listing {
+	return WalkParams(t, s, method, key, nil)
+}
+
+// WalkParams is Walk whose every request sends base's members (plus the cursor after
+// the first page); base non-nil makes the first request's params an empty object,
+// never absent, as the prompts/list walk of PROMPT-LIST-01 sends them.
+func WalkParams(t *conform.T, s *conform.Session, method, key string, base map[string]any) *Listing {
 	l := &Listing{Method: method, Key: key}
 	seen := map[string]bool{}
 	var cursor *string
@@ -78,8 +87,14 @@ func Walk(t *conform.T, s *conform.Session, method, key string) *Listing {
 			return l
 		}
 		var params map[string]any
-		if cursor != nil {
-			params = map[string]any{"cursor": *cursor}
+		if base != nil || cursor != nil {
+			params = maps.Clone(base)
+			if params == nil {
+				params = map[string]any{}
+			}
+			if cursor != nil {
+				params["cursor"] = *cursor
+			}
 		}
 		p := Fetch(t, s, method, key, params)
 		p.Cursor = cursor

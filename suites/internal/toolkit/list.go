@@ -269,15 +269,16 @@ func Declared(s *conform.Session) bool {
 }
 
 // ListChangedDeclared reports whether capabilities.tools.listChanged is true.
-func ListChangedDeclared(s *conform.Session) bool {
-	var tools struct {
+func ListChangedDeclared(s *conform.Session) bool { return CapListChanged(s, "tools") }
+
+// CapListChanged reports whether capabilities.<capability>.listChanged is true
+// ({rev}/server/tools.mdx, prompts.mdx, Capabilities).
+func CapListChanged(s *conform.Session, capability string) bool {
+	var c struct {
 		ListChanged *bool `json:"listChanged"`
 	}
-	raw, ok := s.Capabilities()["tools"]
-	if !ok || json.Unmarshal(raw, &tools) != nil || tools.ListChanged == nil {
-		return false
-	}
-	return *tools.ListChanged
+	raw, ok := s.Capabilities()[capability]
+	return ok && json.Unmarshal(raw, &c) == nil && c.ListChanged != nil && *c.ListChanged
 }
 
 // Quote renders a tool name for messages.

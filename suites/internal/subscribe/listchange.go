@@ -1,0 +1,114 @@
+package subscribe
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
+)
+
+// What a list change probe and the transcript checks of its notification share
+// (NOTIF-LC-* on tools/list, PROMPT-LC-* on prompts/list; {rev}/server/tools.mdx
+// and prompts.mdx, List Changed Notification).
+
+// NotificationsSeen returns every notification of method received in the
+// revision's sessions. Its users are transcript checks: the column's settle proved
+// every message in, so it sends nothing (no barrier) of its own.
+func NotificationsSeen(t *conform.T, method string) []toolkit.SessionEntry {
+	var out []toolkit.SessionEntry
+	for _, s := range toolkit.RevisionSessions(t) {
+		for _, e := range s.Conn.Received(0) {
+			if e.Msg != nil && e.Msg.Method == method {
+				out = append(out, toolkit.SessionEntry{Session: s, Entry: e})
+			}
+		}
+	}
+	return out
+}
+
+// NameDiff returns the names only after lists (added) and only before lists
+// (removed), sorted.
+func NameDiff(before, after []string) (added, removed []string) {
+	b, a := map[string]bool{}, map[string]bool{}
+	for _, n := range before {
+		b[n] = true
+	}
+	for _, n := range after {
+		a[n] = true
+	}
+	for n := range a {
+		if !b[n] {
+			added = append(added, n)
+		}
+	}
+	for n := range b {
+		if !a[n] {
+			removed = append(removed, n)
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(removed)
+	return added, removed
+}
+
+// DiffText describes a change of a list; same is the text when nothing changed.
+func DiffText(added, removed []string, same string) string {
+	if len(added)+len(removed) == 0 {
+		return same
+	}
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, "added "+strings.Join(added, ", "))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, "removed "+strings.Join(removed, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ListChange is what a list change probe saw: the list before and after the
+// trigger fired, and whether the notification came.
+type ListChange struct {
+	List   string // the list method ("tools/list")
+	Items  string // the list, for messages ("tool list")
+	Method string // the notification ("notifications/tools/list_changed")
+	What   string // the trigger, for messages (Trigger.What)
+	Wait   time.Duration
+	// Before and After are the listed names; Same words an unchanged list ("the
+	// same 3 tools").
+	Before, After []string
+	Same          string
+	Notified      bool
+	// Where says where the notification came (" (on …, entry #N)"), or "".
+	Where string
+	// Waited is true when the probe waited for the notification whether or not
+	// the list changed (its skip then says "within Wait").
+	Waited bool
+}
+
+// Judge wants the notification exactly when the list changed: a change announced
+// passes; an announcement without a change, or a change unannounced within Wait,
+// is a violation; neither is nothing to judge.
+func (c ListChange) Judge() conform.Verdict {
+	added, removed := NameDiff(c.Before, c.After)
+	changed := len(added)+len(removed) > 0
+	change := c.List + " before and after: " + DiffText(added, removed, c.Same)
+	switch {
+	case c.Notified && changed:
+		return conform.Pass("%s arrived%s after %s; %s", c.Method, c.Where, c.What, change)
+	case c.Notified:
+		return conform.Violation("a "+c.List+" showing the change that "+c.Method+" announced",
+			fmt.Sprintf("the notification arrived after %s, but %s", c.What, change))
+	case changed:
+		return conform.Violation(fmt.Sprintf("%s within %s of a change of the %s", c.Method, c.Wait, c.Items),
+			fmt.Sprintf("no notification after %s, though %s", c.What, change))
+	}
+	within := ""
+	if c.Waited {
+		within = " within " + c.Wait.String()
+	}
+	return conform.Skip(conform.NotExercised, "%s did not change the %s (%s) and no %s came%s: nothing to announce", c.What, c.Items, change, c.Method, within)
+}
