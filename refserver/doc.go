@@ -48,13 +48,19 @@
 //   - Cursors: base64url("page:<offset>:<listVersion>"). A cursor is invalid (-32602)
 //     unless this session could have issued it; a cursor from before a list change
 //     is served from its offset on the current list. resources/list pages the same
-//     way (its list never changes); resources/templates/list fits one page and
-//     rejects every cursor.
+//     way (its cursors carry version 0, so one from before the trigger is served on
+//     the current list); resources/templates/list fits one page and rejects every
+//     cursor.
 //   - Resources (resources.go): 12 resources (the three the tools embed or link,
 //     then test://resources/1…9, odd ones text, even ones binary), two templates,
 //     and, before 2026-07-28, resources/subscribe: a subscription reports one
 //     notifications/resources/updated for its URI before the reply (as if the
 //     resource changed at once), so it is observable without a trigger.
+//     resources.listChanged is declared: test_trigger_tool_change, which adds or
+//     removes test_dynamic_tool and dynamic_prompt, adds or removes
+//     test://dynamic/resource (listed last) with them, and announces it with
+//     notifications/resources/list_changed on the trigger call's channel
+//     (2026-07-28: on listen streams that asked for resourcesListChanged).
 //   - test_last_cancellation returns the raw JSON of the id (e.g. "slow-1" with its
 //     quotes, or 77), so the id's type is visible.
 //   - test_elicitation and test_sampling send nothing unless the client declared the
@@ -117,6 +123,11 @@
 //     undeclared capability is -32021. test_requires_elicitation, test_header_param
 //     (x-mcp-header "Region"), test_structured_array and test_end_subscription exist
 //     only in 2026-07-28.
+//   - resources.subscribe is declared: a listen filter's resourceSubscriptions is
+//     acknowledged with the listed URIs among them, each of which gets one tagged
+//     notifications/resources/updated right after the acknowledgement (as if it
+//     changed at once: observable without a trigger); resourcesListChanged is
+//     honoured while resources.listChanged is declared.
 //   - Log messages only when the request's _meta names a logLevel.
 //   - Streamable HTTP: header checks come first (-32020), then _meta (-32602,
 //     -32022), then the method (404, -32601); a request's answer is

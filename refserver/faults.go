@@ -372,7 +372,8 @@ var faultCatalogue = []Fault{
 			"TOOLS-CALL-INVALIDARGS-R1-01", "TOOLS-CALL-INVALIDARGS-R4-01", "TOOLS-CALL-VALIDATE-01",
 			"ERR-EXEC-IN-RESULT-01", "ERR-ISERROR-CONTENT-01", "ERR-ISERROR-STRUCT-01",
 			"TOOLS-CALL-TASK-R4-01", "TOOLS-CALL-TASK-NEG-R4-01", "PROG-TASKS-R4-01",
-			"PROMPT-LC-01", "PROMPT-LC-UNDECLARED-01", "PROMPT-LC-SHAPE-01"}, // no trigger is called: the prompt list does not change
+			"PROMPT-LC-01", "PROMPT-LC-UNDECLARED-01", "PROMPT-LC-SHAPE-01", // no trigger is called: the prompt list does not change
+			"RES-LC-01", "RES-LC-UNDECLARED-01"}, // nor the resource list
 		Description: "the InitializeResult declares no tools capability, yet tools/list and tools/call are served"},
 	{Name: faultListChangedNotBool, Targets: []string{"TOOLS-CAP-LISTCHANGED-01", "LIFE-CAPS-SHAPE-01", "LIFE-INIT-RESULT-01", "BASE-SCHEMA-01", "NOTIF-LC-UNDECLARED-01", "MOD-DISCOVER-01", "NOTIF-LISTEN-LC-R5-01"},
 		Masks:       []string{"NOTIF-LC-01", "NOTIF-LC-SHAPE-01"},

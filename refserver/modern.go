@@ -167,6 +167,11 @@ type listener struct {
 
 	// prompts: promptsListChanged was requested and is honoured (prompts.go).
 	prompts bool
+	// resources: resourcesListChanged was requested and is honoured; updates are
+	// the notifications/resources/updated sent right after the acknowledgement for
+	// the acknowledged resourceSubscriptions (resources.go).
+	resources bool
+	updates   [][]byte
 }
 
 // end marks the subscription over.
@@ -200,7 +205,14 @@ func (l *listener) start(ms *modernState, ack []byte, sendAck bool) error {
 		return err
 	}
 	if l.stray != nil {
-		return l.out.send(l.stray)
+		if err := l.out.send(l.stray); err != nil {
+			return err
+		}
+	}
+	for _, msg := range l.updates {
+		if err := l.out.send(msg); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -616,8 +628,8 @@ func announceToolsChanged(cfg *config, tell []*listener) {
 
 // openListen checks a subscriptions/listen request and returns its listener and the
 // acknowledgement, the first message of the subscription: the honoured subset of the
-// filter (toolsListChanged, and promptsListChanged while prompts.listChanged is
-// declared; resources neither change nor offer subscriptions), tagged with the
+// filter (toolsListChanged, promptsListChanged while prompts.listChanged is
+// declared, and the resource members: listenResources), tagged with the
 // subscription id (the request's id).
 func openListen(cfg *config, m *wire.Message, out sink) (*listener, []byte, *rpcError) {
 	p, e := paramsObject(m.Params)
@@ -640,6 +652,9 @@ func openListen(cfg *config, m *wire.Message, out sink) (*listener, []byte, *rpc
 	if raw, ok := filter["promptsListChanged"]; ok && string(compactRaw(raw)) == "true" && promptsListChangedDeclared(cfg.faults) {
 		l.prompts = true
 		honoured["promptsListChanged"] = true
+	}
+	if e := listenResources(cfg, filter, l, honoured); e != nil {
+		return nil, nil, e
 	}
 	ackParams := map[string]any{"notifications": honoured, "_meta": l.tagged()}
 	if cfg.faults.on(faultR5ListenUntagged) {

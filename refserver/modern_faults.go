@@ -97,7 +97,9 @@ var modernFaultCatalogue = []Fault{
 	// also NOTIF-LISTEN-LC-R5-01's finding (over HTTP the listen stream carries it).
 	{Name: faultR5ListenUntagged, Targets: []string{"NOTIF-LISTEN-TAG-R5-01", "NOTIF-LISTEN-ACK-R5-01", "STDIO-SUBID-R5-01", "NOTIF-LISTEN-LC-R5-01"}, Revisions: onlyR5,
 		Description: "the listen acknowledgement and list_changed notifications carry no _meta subscriptionId"},
-	{Name: faultR5ListenNoAck, Targets: []string{"NOTIF-LISTEN-ACK-R5-01"}, Revisions: onlyR5,
+	// The updates of a resourceSubscriptions filter follow the acknowledgement
+	// (listener.start): without it none is sent, and RES-SUB-R5-01 sees none.
+	{Name: faultR5ListenNoAck, Targets: []string{"NOTIF-LISTEN-ACK-R5-01"}, Revisions: onlyR5, Masks: []string{"RES-SUB-R5-01"},
 		Description: "subscriptions/listen sends no notifications/subscriptions/acknowledged"},
 	// Over stdio the untagged list_changed is on the shared channel, where it reads
 	// as an untagged subscription message (TAG, SUBID) of a kind no prompts-only

@@ -3,8 +3,10 @@ package refserver
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 )
@@ -42,11 +44,14 @@ const (
 	faultResUpdatedUnsub     = "res-updated-unsubscribed"
 	faultResLCUndeclared     = "res-listchanged-undeclared"
 	faultResPerConnection    = "res-list-per-connection"
+	faultResLCNever          = "res-listchanged-never"
+	faultResR5UpdatedUnsub   = "res-r5-updated-unsubscribed"
 )
 
 // resourceFaultCatalogue is the resource faults, in --list-faults order.
 var resourceFaultCatalogue = []Fault{
 	{Name: faultResCapFlagsNotBool, Targets: []string{"RES-CAP-FLAGS-01", "LIFE-CAPS-SHAPE-01", "LIFE-INIT-RESULT-01", "BASE-SCHEMA-01", "MOD-DISCOVER-01"},
+		Masks:       resLCChecks, // listChanged is not true: no change is announced
 		Description: `capabilities.resources.listChanged is the string "yes"`},
 	{Name: faultResListInvalid, Targets: []string{"RES-LIST-01", "BASE-SCHEMA-01"},
 		Description: "the first resource of resources/list has no name"},
@@ -54,9 +59,9 @@ var resourceFaultCatalogue = []Fault{
 		Description: "the first resource template's name is the number 42"},
 	{Name: faultResTplBadSyntax, Targets: []string{"RES-TPL-01"},
 		Description: `the first resource template's uriTemplate is "test://resources/{id" (an unclosed expression)`},
-	{Name: faultResCursorLoop, Targets: []string{"RES-PAG-NEXTCURSOR-01"}, Masks: []string{"RES-R5-LIST-SET-01"},
+	{Name: faultResCursorLoop, Targets: []string{"RES-PAG-NEXTCURSOR-01"}, Masks: []string{"RES-R5-LIST-SET-01", "RES-LC-01"},
 		Description: "the last page of resources/list carries the cursor of the second page again"},
-	{Name: faultResCursorRefused, Targets: []string{"RES-PAG-FOLLOW-01"}, Masks: []string{"RES-R5-LIST-SET-01"},
+	{Name: faultResCursorRefused, Targets: []string{"RES-PAG-FOLLOW-01"}, Masks: []string{"RES-R5-LIST-SET-01", "RES-LC-01"},
 		Description: "every cursor sent to resources/list, also one the server issued, is refused with -32602"},
 	{Name: faultResInvalidCursor1st, Targets: []string{"RES-PAG-INVALID-01"},
 		Description: "an invalid cursor on resources/list is answered with the first page (a WARN)"},
@@ -80,8 +85,12 @@ var resourceFaultCatalogue = []Fault{
 		Description: "resources.subscribe is declared, yet resources/subscribe is answered with -32603 (2024-11-05 … 2025-11-25)"},
 	{Name: faultResUpdatedUnsub, Targets: []string{"RES-SUB-UPDATED-01"}, Revisions: []string{r1, r2, r3, r4},
 		Description: "resources/list without a cursor first sends notifications/resources/updated for test://resources/1, which no one subscribed to"},
-	{Name: faultResLCUndeclared, Targets: []string{"RES-LC-UNDECLARED-01"}, Revisions: []string{r1, r2, r3, r4},
-		Description: "resources/list without a cursor first sends notifications/resources/list_changed, though resources.listChanged is not declared"},
+	{Name: faultResLCUndeclared, Targets: []string{"RES-LC-UNDECLARED-01"}, Revisions: []string{r1, r2, r3, r4}, Masks: []string{"RES-LC-01"},
+		Description: "capabilities.resources has no listChanged, yet resources/list without a cursor first sends notifications/resources/list_changed"},
+	{Name: faultResLCNever, Targets: []string{"RES-LC-01"}, Masks: []string{"RES-LC-UNDECLARED-01"},
+		Description: "test_trigger_tool_change changes the resource list too, but notifications/resources/list_changed is never sent"},
+	{Name: faultResR5UpdatedUnsub, Targets: []string{"RES-SUB-R5-01"}, Revisions: []string{"2026-07-28"},
+		Description: "a subscriptions/listen with resourceSubscriptions also gets notifications/resources/updated for a listed resource it did not name (2026-07-28)"},
 	{Name: faultResPerConnection, Targets: []string{"RES-R5-LIST-SET-01"},
 		Description: "the last listed resource's URI names the server process (test://resources/process-<pid>), so two stdio connections list different sets"},
 }
@@ -91,21 +100,143 @@ var resourceFaultCatalogue = []Fault{
 var resourceChecksMasked = []string{"RES-CAP-FLAGS-01", "RES-LIST-01", "RES-TPL-LIST-01", "RES-PAG-NEXTCURSOR-01",
 	"RES-PAG-FOLLOW-01", "RES-PAG-INVALID-01", "RES-DEF-URI-01", "RES-DEF-ANNOT-01", "RES-TPL-01", "RES-READ-01",
 	"RES-READ-BLOB-01", "RES-READ-MATCH-01", "RES-NOTFOUND-01", "RES-NOTFOUND-EMPTY-R5-01", "RES-SUB-01",
-	"RES-SUB-UPDATED-01", "RES-R5-CACHE-01", "RES-R5-LIST-SET-01"}
+	"RES-SUB-UPDATED-01", "RES-R5-CACHE-01", "RES-R5-LIST-SET-01", "RES-LC-01", "RES-LC-UNDECLARED-01", "RES-SUB-R5-01"}
 
-// resourcesCapability is capabilities.resources: subscribe in the legacy era
-// (resources/subscribe), nothing in 2026-07-28, where the server honours no
-// resourceSubscriptions filter on subscriptions/listen. The list never changes, so
-// listChanged is not declared.
+// resLCChecks are the checks a server that announces no resource list change
+// leaves nothing to judge: RES-LC-01 is not applicable, RES-LC-UNDECLARED-01 sees
+// no notification.
+var resLCChecks = []string{"RES-LC-01", "RES-LC-UNDECLARED-01"}
+
+// resourcesCapability is capabilities.resources: subscribe (legacy era:
+// resources/subscribe; 2026-07-28: the resourceSubscriptions filter of
+// subscriptions/listen, RES-SUB-R5-01) and listChanged (test_trigger_tool_change
+// adds or removes dynamicResource, RES-LC-01).
 func resourcesCapability(fs faultSet, modern bool) map[string]any {
 	c := map[string]any{}
-	if !modern && !fs.on(faultResSubUndeclared) {
+	if modern || !fs.on(faultResSubUndeclared) {
 		c["subscribe"] = true
 	}
-	if fs.on(faultResCapFlagsNotBool) {
+	switch {
+	case fs.on(faultResCapFlagsNotBool):
 		c["listChanged"] = "yes"
+	case resourcesListChangedDeclared(fs):
+		c["listChanged"] = true
 	}
 	return c
+}
+
+// resourcesListChangedDeclared reports whether the server declares
+// resources.listChanged: true (no fault takes it, or the capability, away).
+func resourcesListChangedDeclared(fs faultSet) bool {
+	return !fs.on(faultResCapFlagsNotBool) && !fs.on(faultResLCUndeclared) && !fs.on(faultEmbedWithoutResCap)
+}
+
+// dynamicResource is listed only while test_trigger_tool_change has
+// test_dynamic_tool switched on: the trigger changes the resource list too
+// (RES-LC-01), as it does the prompt list.
+var dynamicResource = fixtureResource{uri: "test://dynamic/resource", name: "dynamic-resource", title: "Dynamic resource",
+	description: "Present only while test_trigger_tool_change has added it.", mimeType: "text/plain", text: "A resource that comes and goes.\n"}
+
+// resourceList is the session's resources: the fixed ones, and dynamicResource
+// while the trigger has it on.
+func (s *session) resourceList() []fixtureResource {
+	all := fixtureResources()
+	if on, _ := s.toolList(); on {
+		all = append(all, dynamicResource)
+	}
+	return all
+}
+
+// resourcesChangedOnCall announces the trigger's change of the resource list on the
+// trigger call's channel (2024-11-05 to 2025-11-25; 2026-07-28 tells the listen
+// streams that asked for resourcesListChanged, toggleDynamic).
+func resourcesChangedOnCall(tc *toolCall) {
+	if tc.rev.Era == revision.Modern || !resourcesListChangedDeclared(tc.s.cfg.faults) || tc.fault(faultResLCNever) {
+		return
+	}
+	if err := tc.notify(resourcesListChanged, nil); err != nil {
+		tc.s.cfg.log.Printf("resources list_changed: %v", err)
+	}
+}
+
+// resourcesListChanged is the resources' list_changed notification.
+const resourcesListChanged = "notifications/resources/list_changed"
+
+// resourceListeners returns the listen streams that asked for resourcesListChanged.
+func (ms *modernState) resourceListeners() []*listener {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	var out []*listener
+	for l := range ms.listeners {
+		if l.resources {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// announceResourcesChanged sends notifications/resources/list_changed, tagged, to
+// every listen stream that asked for resourcesListChanged (2026-07-28).
+func announceResourcesChanged(cfg *config, tell []*listener) {
+	if cfg.faults.on(faultResLCNever) {
+		return
+	}
+	for _, l := range tell {
+		msg, err := encodeNotification(resourcesListChanged, map[string]any{"_meta": l.tagged()})
+		if err != nil {
+			cfg.log.Printf("resources list_changed: %v", err)
+			continue
+		}
+		if err := l.send(msg); err != nil {
+			cfg.log.Printf("resources list_changed to subscription %s: %v", l.id, err)
+		}
+	}
+}
+
+// listenResources honours the resource members of a subscriptions/listen filter
+// (2026-07-28/basic/patterns/subscriptions.mdx): resourcesListChanged while
+// resources.listChanged is declared, and resourceSubscriptions, of which the
+// listed URIs are acknowledged. As resources/subscribe does in the legacy era, each
+// acknowledged URI gets one notifications/resources/updated right after the
+// acknowledgement, as if it changed at once (RES-SUB-R5-01 observes it without a
+// trigger).
+func listenResources(cfg *config, filter params, l *listener, honoured map[string]any) *rpcError {
+	if raw, ok := filter["resourcesListChanged"]; ok && string(compactRaw(raw)) == "true" && resourcesListChangedDeclared(cfg.faults) {
+		l.resources = true
+		honoured["resourcesListChanged"] = true
+	}
+	raw, ok := filter["resourceSubscriptions"]
+	if !ok || cfg.faults.on(faultEmbedWithoutResCap) {
+		return nil
+	}
+	var uris []string
+	if err := json.Unmarshal(raw, &uris); err != nil {
+		return errInvalidParams("notifications.resourceSubscriptions must be an array of strings")
+	}
+	acked := []string{}
+	for _, uri := range uris {
+		if _, found := findResource(uri); found && !slices.Contains(acked, uri) {
+			acked = append(acked, uri)
+		}
+	}
+	honoured["resourceSubscriptions"] = acked
+	updated := slices.Clone(acked)
+	if cfg.faults.on(faultResR5UpdatedUnsub) {
+		for _, r := range fixtureResources() {
+			if !slices.Contains(acked, r.uri) {
+				updated = append(updated, r.uri)
+				break
+			}
+		}
+	}
+	for _, uri := range updated {
+		msg, err := encodeNotification("notifications/resources/updated", map[string]any{"uri": uri, "_meta": l.tagged()})
+		if err != nil {
+			return errInternal(err)
+		}
+		l.updates = append(l.updates, msg)
+	}
+	return nil
 }
 
 // fixtureResource is one listed resource and its contents.
@@ -227,7 +358,8 @@ func resourcePageFaults(fs faultSet) faultSet {
 }
 
 // handleResourcesList returns one page of the resources (cursors as tools/list's:
-// paging.go; the list never changes, its version is 0).
+// paging.go, all of version 0: a cursor issued before the trigger changed the list
+// is served on the current list).
 func handleResourcesList(s *session, rq *request) outcome {
 	fs := s.cfg.faults
 	p, e := paramsObject(rq.params)
@@ -241,14 +373,15 @@ func handleResourcesList(s *session, rq *request) outcome {
 	if hasCursor && fs.on(faultResCursorRefused) {
 		return fail(errInvalidParams("invalid cursor %q", cursor))
 	}
-	all := fixtureResources()
+	all := s.resourceList()
+	fixed := len(fixtureResources()) // the faults on the last resource bite a fixed one
 	start, end, next, hasNext, e := page(len(all), s.cfg.pageSize, 0, cursor, hasCursor, resourcePageFaults(fs), 0)
 	if e != nil {
 		return fail(e)
 	}
 	defs := make([]map[string]any, 0, end-start)
 	for i := start; i < end; i++ {
-		defs = append(defs, all[i].definition(rq.rev, fs, i, len(all)))
+		defs = append(defs, all[i].definition(rq.rev, fs, i, fixed))
 	}
 	result := map[string]any{"resources": defs}
 	if hasNext {
@@ -290,9 +423,10 @@ func handleResourceTemplatesList(s *session, rq *request) outcome {
 	return respond(map[string]any{"resourceTemplates": fixtureTemplates(rq.rev, s.cfg.faults)})
 }
 
-// findResource returns the listed resource with the URI.
+// findResource returns the resource with the URI: a fixed one, or dynamicResource
+// (readable also while it is not listed).
 func findResource(uri string) (fixtureResource, bool) {
-	for _, r := range fixtureResources() {
+	for _, r := range append(fixtureResources(), dynamicResource) {
 		if r.uri == uri {
 			return r, true
 		}

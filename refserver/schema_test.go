@@ -112,12 +112,13 @@ var resultDefs = map[string]string{
 
 // notificationDefs maps server notifications to their definitions.
 var notificationDefs = map[string]string{
-	"notifications/progress":             "ProgressNotification",
-	"notifications/message":              "LoggingMessageNotification",
-	"notifications/tools/list_changed":   "ToolListChangedNotification",
-	"notifications/cancelled":            "CancelledNotification",
-	"notifications/prompts/list_changed": "PromptListChangedNotification",
-	"notifications/resources/updated":    "ResourceUpdatedNotification",
+	"notifications/progress":               "ProgressNotification",
+	"notifications/message":                "LoggingMessageNotification",
+	"notifications/tools/list_changed":     "ToolListChangedNotification",
+	"notifications/cancelled":              "CancelledNotification",
+	"notifications/prompts/list_changed":   "PromptListChangedNotification",
+	"notifications/resources/updated":      "ResourceUpdatedNotification",
+	"notifications/resources/list_changed": "ResourceListChangedNotification",
 }
 
 // requestDefs maps server→client requests to their definitions.

@@ -754,6 +754,7 @@ func (s *session) toggleDynamic() bool {
 		on, tell := s.shared.toggleDynamic(s.cfg.faults.on(faultR5ListenUnfiltered))
 		announceToolsChanged(s.cfg, tell)
 		announcePromptsChanged(s.cfg, s.shared.promptListeners())
+		announceResourcesChanged(s.cfg, s.shared.resourceListeners())
 		return on
 	}
 	s.mu.Lock()

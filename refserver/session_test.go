@@ -51,9 +51,9 @@ func TestInitializeNegotiation(t *testing.T) {
 			}
 			delete(capMap, "tasks") // TestTaskNegotiation
 			caps, _ := json.Marshal(capMap)
-			want := `{"completions":{},"logging":{},"prompts":{"listChanged":true},"resources":{"subscribe":true},"tools":{"listChanged":true}}`
+			want := `{"completions":{},"logging":{},"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"tools":{"listChanged":true}}`
 			if rev.Before("2025-03-26") {
-				want = `{"logging":{},"prompts":{"listChanged":true},"resources":{"subscribe":true},"tools":{"listChanged":true}}` // no completions capability in 2024-11-05
+				want = `{"logging":{},"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"tools":{"listChanged":true}}` // no completions capability in 2024-11-05
 			}
 			if string(caps) != want {
 				t.Errorf("capabilities = %s", caps)

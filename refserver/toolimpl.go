@@ -310,7 +310,8 @@ func runTriggerToolChange(tc *toolCall) toolResult {
 	if err != nil {
 		tc.s.cfg.log.Printf("list_changed: %v", err)
 	}
-	promptsChangedOnCall(tc) // the trigger also switches dynamic_prompt (prompts.go)
+	promptsChangedOnCall(tc)   // the trigger also switches dynamic_prompt (prompts.go)
+	resourcesChangedOnCall(tc) // and dynamic-resource (resources.go)
 	if on {
 		return textResult(dynamicToolName + " added.")
 	}

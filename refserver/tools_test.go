@@ -181,9 +181,11 @@ var toolCases = map[string]toolCase{
 		}
 	}},
 	"test_trigger_tool_change": {check: func(t *testing.T, _ revision.Revision, r map[string]any, notes []*wire.Message, _ *client) {
-		// The trigger changes the prompt list too (dynamic_prompt, prompts.go).
-		if len(notes) != 2 || notes[0].Method != "notifications/tools/list_changed" || len(notes[0].Params) != 0 ||
-			notes[1].Method != "notifications/prompts/list_changed" || len(notes[1].Params) != 0 {
+		// The trigger changes the prompt and resource lists too (dynamic_prompt,
+		// prompts.go; test://dynamic/resource, resources.go).
+		if len(notes) != 3 || notes[0].Method != "notifications/tools/list_changed" || len(notes[0].Params) != 0 ||
+			notes[1].Method != "notifications/prompts/list_changed" || len(notes[1].Params) != 0 ||
+			notes[2].Method != "notifications/resources/list_changed" || len(notes[2].Params) != 0 {
 			t.Errorf("notifications = %v", notes)
 		}
 		if toolText(t, r) != "test_dynamic_tool added." {
@@ -565,8 +567,9 @@ func TestToolListChanged(t *testing.T) {
 			expectError(t, m, wire.CodeInvalidParams)
 
 			r, notes := cl.result("tools/call", toolCallParams("test_trigger_tool_change", nil))
-			// The prompt list changes with it (dynamic_prompt, prompts.go).
-			if len(notes) != 2 || notes[0].Method != "notifications/tools/list_changed" || notes[1].Method != "notifications/prompts/list_changed" {
+			// The prompt and resource lists change with it (prompts.go, resources.go).
+			if len(notes) != 3 || notes[0].Method != "notifications/tools/list_changed" || notes[1].Method != "notifications/prompts/list_changed" ||
+				notes[2].Method != "notifications/resources/list_changed" {
 				t.Fatalf("notifications before the result = %v", notes)
 			}
 			if toolText(t, r) != "test_dynamic_tool added." {
@@ -581,7 +584,7 @@ func TestToolListChanged(t *testing.T) {
 				t.Fatalf("dynamic tool = %v", r)
 			}
 			r, notes = cl.result("tools/call", toolCallParams("test_trigger_tool_change", nil))
-			if len(notes) != 2 || toolText(t, r) != "test_dynamic_tool removed." {
+			if len(notes) != 3 || toolText(t, r) != "test_dynamic_tool removed." {
 				t.Fatalf("second toggle = %v %v", r, notes)
 			}
 			if !reflect.DeepEqual(names(), before) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcp-conform/mcp-conform/conform"
@@ -361,5 +362,90 @@ func TestJudgeSameSet(t *testing.T) {
 		if got := judgeSameSet(tc.a, tc.b).Outcome(); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// triggeredResources is a server whose trigger tool adds a resource (changes) and
+// announces it (announce): RES-LC-01's verdicts.
+func triggeredResources(announce, changes bool) func(s *conformtest.Server) {
+	return func(s *conformtest.Server) {
+		var mu sync.Mutex
+		on := false
+		s.Tools(`{"name":"test_trigger_tool_change","inputSchema":{"type":"object"}}`)
+		s.Capabilities = `{"tools":{},"resources":{"listChanged":true}}`
+		s.Handle("tools/call", func(req *wire.Message) []string {
+			mu.Lock()
+			defer mu.Unlock()
+			out := []string{}
+			if changes {
+				on = !on
+			}
+			if announce {
+				out = append(out, conformtest.Notification("notifications/resources/list_changed", ""))
+			}
+			return append(out, conformtest.Result(req, conformtest.Content(conformtest.TextBlock)))
+		})
+		s.Handle("resources/list", func(req *wire.Message) []string {
+			mu.Lock()
+			defer mu.Unlock()
+			list := resText
+			if on {
+				list += "," + resC
+			}
+			return []string{conformtest.Result(req, `{"resources":[`+list+`]}`)}
+		})
+	}
+}
+
+func TestResourceListChanged(t *testing.T) {
+	runCases(t, []resCase{
+		{name: "an announced change passes", id: "RES-LC-01", rev: "2025-11-25", want: reports.Pass, contains: `added "test://c"`, setup: triggeredResources(true, true)},
+		{name: "an unannounced change warns", id: "RES-LC-01", rev: "2025-11-25", want: reports.Warn, contains: "no notification", setup: triggeredResources(false, true)},
+		{name: "no change is not exercised", id: "RES-LC-01", rev: "2025-03-26", want: reports.Skip, reason: reports.NotExercised, setup: triggeredResources(false, false)},
+		{name: "no trigger needs the fixture", id: "RES-LC-01", rev: "2025-06-18", want: reports.Skip, reason: reports.NeedsFixture,
+			setup: func(s *conformtest.Server) { s.Capabilities = `{"tools":{},"resources":{"listChanged":true}}` }},
+		{name: "listChanged not declared is not applicable", id: "RES-LC-01", rev: "2025-06-18", want: reports.Skip, reason: reports.NotApplicable},
+	})
+}
+
+// TestJudgeListenUpdates covers RES-SUB-R5-01's judgement of a subscription's
+// messages.
+func TestJudgeListenUpdates(t *testing.T) {
+	sub := &conform.Subscription{ID: wire.NumberID(4)}
+	const (
+		ack     = `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":4},"notifications":{"resourceSubscriptions":["test://a"]}}}`
+		ackNone = `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":4},"notifications":{}}}`
+		upd     = `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":4},"uri":"test://a"}}`
+		updSub  = `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":4},"uri":"test://a/part"}}`
+		updB    = `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":4},"uri":"test://b"}}`
+		updBare = `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://a"}}`
+	)
+	for _, tc := range []struct {
+		name     string
+		msgs     []string
+		want     reports.Status
+		contains string
+	}{
+		{"tagged update of the URI", []string{ack, upd}, reports.Pass, "1 notifications/resources/updated"},
+		{"a sub-resource", []string{ack, updSub}, reports.Pass, ""},
+		{"another URI", []string{ack, upd, updB}, "", `for "test://b"`}, // a violation: "" until the level settles it
+		{"untagged", []string{ack, updBare}, "", "carries no _meta"},
+		{"no update", []string{ack}, reports.Skip, "did not change"},
+		{"not acknowledged", []string{ackNone}, reports.Skip, "did not agree"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var entries []wire.Entry
+			for i, raw := range tc.msgs {
+				m, err := wire.Decode([]byte(raw))
+				if err != nil {
+					t.Fatal(err)
+				}
+				entries = append(entries, wire.Entry{Seq: i + 1, Dir: wire.Received, Raw: []byte(raw), Msg: m})
+			}
+			v := judgeListenUpdates(sub, "test://a", entries)
+			if v.Status != tc.want || !strings.Contains(v.Message, tc.contains) {
+				t.Errorf("verdict = %s %q, want %s containing %q", v.Status, v.Message, tc.want, tc.contains)
+			}
+		})
 	}
 }

@@ -1,17 +1,24 @@
 package resources
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/suites/internal/listwalk"
+	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
-// Subscriptions (2024-11-05 … 2025-11-25: resources/subscribe) and list_changed.
+// Subscriptions (2024-11-05 … 2025-11-25: resources/subscribe; 2026-07-28: the
+// resourceSubscriptions of subscriptions/listen) and list_changed.
 
 // firstURI is the uri of the first listed resource ("" when none).
 func firstURI(t *conform.T) string {
@@ -182,4 +189,215 @@ var _ = conform.Register(conform.Check{
 // listChanged to true.
 func resourcesListChanged(raw json.RawMessage) bool {
 	return string(toolkit.Object(raw)["listChanged"]) == "true"
+}
+
+// lcMethod is the resources' list_changed notification.
+const lcMethod = "notifications/resources/list_changed"
+
+// lcWait is how long RES-LC-01 waits for the notification a change owes (as
+// NOTIF-LC-01 and PROMPT-LC-01: 2 s, or the request timeout when that is longer). A
+// server that announces the change costs no wait.
+const lcWait = 2 * time.Second
+
+// RES-LC-01 — {rev}/server/resources.mdx (List Changed Notification).
+var _ = conform.Register(conform.Check{
+	ID: "RES-LC-01", Title: "a change of the resource list is announced with notifications/resources/list_changed",
+	// The trigger (the fixture tool test_trigger_tool_change, --trigger-tool,
+	// --trigger-cmd) changes the tool list; the reference server's changes the
+	// resource list with it (refserver/doc.go).
+	Changes: conform.StateToolList,
+	Run:     runListChanged,
+})
+
+func runListChanged(t *conform.T) conform.Verdict {
+	s := t.Session()
+	requireResources(t)
+	if !flag(t, "listChanged") {
+		return conform.Skip(conform.NotApplicable, "capabilities.resources.listChanged is not true: the server does not offer resources list_changed notifications")
+	}
+	trig := subscribe.PickTrigger(t)
+	switch {
+	case trig == nil:
+		return conform.Skip(conform.MissingFixture, "nothing can change the resource list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\" that changes it", toolkit.TriggerFixture)
+	case trig.Tool != "" && !toolkit.Declared(s):
+		return conform.Skip(conform.NotApplicable, "the trigger is the tool %q, and the server declares no tools capability (the suite calls no tool of an undeclared capability)", trig.Tool)
+	}
+	var sub *conform.Subscription
+	if s.Modern() {
+		// 2026-07-28: the notification goes to listen streams that asked for it
+		// (basic/patterns/subscriptions.mdx, Notification Filter).
+		sub = subscribe.MustOpen(t, map[string]any{"resourcesListChanged": true}, 1)
+		defer subscribe.Cancel(t, sub)
+	}
+	before := listwalk.Walk(t, s, methodList, keyList)
+	if before.Stop != toolkit.StopEnd {
+		// The walk's failures are RES-LIST-01's and RES-PAG-*'s to judge.
+		return conform.Skip(conform.NotExercised, "no whole resources/list before the change (%s after %d page(s)), so no change of it can be seen; RES-LIST-01 and RES-PAG-* judge the walk", before.Stop, len(before.Pages))
+	}
+	seq := s.Conn.Seq()
+	trig.MustFire(t, s, toolkit.List(t))
+	after := listwalk.Walk(t, s, methodList, keyList)
+	if after.Stop != toolkit.StopEnd {
+		return conform.Skip(conform.NotExercised, "no whole resources/list after the change (%s after %d page(s)), so the change cannot be seen; RES-LIST-01 and RES-PAG-* judge the walk", after.Stop, len(after.Pages))
+	}
+	added, removed := uriDiff(before, after)
+	changed := len(added)+len(removed) > 0
+	isLC := func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == lcMethod }
+	notified, wait := false, max(lcWait, t.Timeout())
+	if sub != nil {
+		if err := sub.Sync(t.Ctx, 1); err != nil {
+			return conform.Errorf("%v", err)
+		}
+		notified = slices.ContainsFunc(sub.Messages(), func(e wire.Entry) bool { return e.Seq > seq && isLC(e) })
+		if changed && !notified {
+			notified = sub.Await(t.Ctx, seq, isLC)
+		}
+	} else {
+		notified = slices.ContainsFunc(s.Conn.Received(seq), isLC)
+		if changed && !notified {
+			ctx, cancel := context.WithTimeout(t.Ctx, wait)
+			_, err := s.Conn.WaitFor(ctx, seq, isLC)
+			cancel()
+			if err != nil && !errors.Is(err, wire.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+				return conform.Errorf("waiting for %s after %s: %v", lcMethod, trig.What, err)
+			}
+			notified = err == nil
+		}
+	}
+	change := "resources/list before and after: " + uriDiffText(added, removed, len(before.Items))
+	switch {
+	case notified && changed:
+		return conform.Pass("%s arrived after %s; %s", lcMethod, trig.What, change)
+	case notified:
+		return conform.Violation("a resources/list showing the change that "+lcMethod+" announced", fmt.Sprintf("the notification arrived after %s, but %s", trig.What, change))
+	case changed:
+		return conform.Violation(fmt.Sprintf("%s within %s of a change of the resource list", lcMethod, wait), fmt.Sprintf("no notification after %s, though %s", trig.What, change))
+	}
+	return conform.Skip(conform.NotExercised, "%s did not change the resource list (%s) and no %s came: nothing to announce", trig.What, change, lcMethod)
+}
+
+// uriDiff returns the resource URIs only after lists (added) and only before lists
+// (removed), sorted.
+func uriDiff(before, after *listwalk.Listing) (added, removed []string) {
+	uris := func(l *listwalk.Listing) map[string]bool {
+		m := map[string]bool{}
+		for _, it := range l.Items {
+			if uri, ok := it.String("uri"); ok {
+				m[uri] = true
+			}
+		}
+		return m
+	}
+	b, a := uris(before), uris(after)
+	for u := range a {
+		if !b[u] {
+			added = append(added, u)
+		}
+	}
+	for u := range b {
+		if !a[u] {
+			removed = append(removed, u)
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(removed)
+	return added, removed
+}
+
+// uriDiffText describes a change of the resource list.
+func uriDiffText(added, removed []string, n int) string {
+	if len(added)+len(removed) == 0 {
+		return fmt.Sprintf("the same %d resource(s)", n)
+	}
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, "added "+quoteAll(added))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, "removed "+quoteAll(removed))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// updatedMethod is the notification of a changed resource.
+const updatedMethod = "notifications/resources/updated"
+
+// RES-SUB-R5-01 — 2026-07-28/server/resources.mdx (Subscriptions); schema
+// ResourceUpdatedNotification; basic/patterns/subscriptions.mdx.
+var _ = conform.Register(conform.Check{
+	ID: "RES-SUB-R5-01", Title: "a listen stream's resourceSubscriptions get notifications/resources/updated for those URIs only, tagged",
+	Run: func(t *conform.T) conform.Verdict {
+		requireResources(t)
+		if !flag(t, "subscribe") {
+			return conform.Skip(conform.NotApplicable, "capabilities.resources.subscribe is not true: the server offers no resource subscriptions")
+		}
+		uri := firstURI(t)
+		if uri == "" {
+			return conform.Skip(conform.NotExercised, "resources/list lists no resource with a string uri to subscribe to")
+		}
+		sub := subscribe.MustOpen(t, map[string]any{"resourceSubscriptions": []string{uri}}, 1)
+		defer subscribe.Cancel(t, sub)
+		// An update is owed only when the resource changes, which nothing here
+		// makes it do: a server that sends none costs the request timeout.
+		isUpdated := func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == updatedMethod }
+		sub.Await(t.Ctx, 0, isUpdated)
+		if err := sub.Sync(t.Ctx, 1); err != nil {
+			return conform.Errorf("%v", err)
+		}
+		return judgeListenUpdates(sub, uri, sub.Messages())
+	},
+})
+
+// judgeListenUpdates judges the messages of a subscription that asked for
+// resourceSubscriptions [uri]: each notifications/resources/updated names uri (or a
+// sub-resource of it) and carries the subscription's tag.
+func judgeListenUpdates(sub *conform.Subscription, uri string, msgs []wire.Entry) conform.Verdict {
+	var f conform.Findings
+	acked := false
+	for _, e := range msgs {
+		if e.Msg == nil {
+			continue
+		}
+		if e.Msg.Method == conform.MethodAcknowledged {
+			acked = ackedURI(e.Msg.Params, uri)
+			continue
+		}
+		if e.Msg.Method != updatedMethod || e.Msg.Members["id"] {
+			continue
+		}
+		f.Judged++
+		var p struct {
+			URI *string `json:"uri"`
+		}
+		_ = json.Unmarshal(e.Msg.Params, &p)
+		switch {
+		case p.URI == nil:
+			f.Fail(fmt.Sprintf("%s without a string uri", subscribe.What(e)))
+		case !under(*p.URI, []string{uri}):
+			f.Fail(fmt.Sprintf("%s for %q, which the subscription's resourceSubscriptions [%q] does not name", subscribe.What(e), conform.Clip(*p.URI, 80), conform.Clip(uri, 80)))
+		}
+		if prob := subscribe.TagProblem(sub, e.Msg); prob != "" {
+			f.Fail(fmt.Sprintf("%s %s", subscribe.What(e), prob))
+		}
+	}
+	label := fmt.Sprintf("subscription %s {resourceSubscriptions: [%q]}", sub.ID, conform.Clip(uri, 80))
+	none := fmt.Sprintf("no %s came on %s (the resource did not change while it was open)", updatedMethod, label)
+	if !acked {
+		none = fmt.Sprintf("the acknowledgement of %s does not list %q among its resourceSubscriptions (the server did not agree to watch it), and no %s came", label, conform.Clip(uri, 80), updatedMethod)
+	}
+	return f.VerdictOrNone(none,
+		updatedMethod+" only for the URIs of resourceSubscriptions, tagged with the subscription id",
+		fmt.Sprintf("%d %s on %s, each for that URI and tagged with the subscription id", f.Judged, updatedMethod, label))
+}
+
+// ackedURI reports whether an acknowledgement's params list uri in
+// notifications.resourceSubscriptions.
+func ackedURI(params json.RawMessage, uri string) bool {
+	var p struct {
+		Notifications struct {
+			ResourceSubscriptions []any `json:"resourceSubscriptions"`
+		} `json:"notifications"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return slices.Contains(p.Notifications.ResourceSubscriptions, any(uri))
 }
