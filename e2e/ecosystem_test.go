@@ -64,6 +64,11 @@ func twentyTargets(t *testing.T) []ecosystemEntry {
 	gosdk, npmDir := realPaths(t)
 	var out []ecosystemEntry
 	for _, srv := range realServers(gosdk, npmDir) {
+		if strings.HasSuffix(srv.name, "-auth") {
+			// The protected servers (issue 35) carry a token header; the twenty
+			// are the unprotected real servers and the reference server's runs.
+			continue
+		}
 		out = append(out, ecosystemEntry{srv.name, srv.args(t)})
 	}
 	ref := shQuote(bin) + " fixture"

@@ -100,12 +100,14 @@ func methodNotFound(p *listwalk.Page) bool {
 // RES-R5-LIST-SET-01 — 2026-07-28/server/resources.mdx (Capabilities).
 var _ = conform.Register(conform.Check{
 	ID: "RES-R5-LIST-SET-01", Title: "resources/list gives the same set of resources on another connection",
-	FreshSessions: 1, // the rule is about another connection: it cannot be judged on one
+	// The rule is about another connection: the column's spare session is one,
+	// already open for the odd-input probes, so it costs no process of its own.
+	Phase: conform.PhaseOddInput, Spare: true,
 	Run: func(t *conform.T) conform.Verdict {
 		requireResources(t)
 		a := resourceList(t)
 		requireFirstPage(t, a, "RES-LIST-01")
-		s, err := t.NewSession()
+		s, err := t.SpareSession()
 		if err != nil {
 			return conform.Errorf("not verified: open a second connection: %v", err)
 		}
