@@ -34,7 +34,7 @@ E2E_PKG := ./e2e/
 RACE ?= -race
 # Bounds on one package's tests, so that a hang fails the run instead of stalling CI.
 UNIT_TIMEOUT ?= 10m
-E2E_TIMEOUT ?= 20m
+E2E_TIMEOUT ?= 30m
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
