@@ -335,8 +335,9 @@ func TestExitCodes(t *testing.T) {
 // opened once; its first opening also makes the pre-initialize probes, T.PreInit),
 // plus the one the unsupported-version probe needs, plus the stop probe's clean
 // process per era (LIFE-SHUTDOWN-STDIO-01, STDIO-EOF-EXIT-01: closed at once to see
-// whether it exits on stdin's EOF), and no more; the 2026-07-28 column alone is three
-// processes.
+// whether it exits on stdin's EOF), plus the second connection RES-R5-LIST-SET-01
+// compares in 2026-07-28 (its rule is about another connection), and no more; the
+// 2026-07-28 column alone is four processes.
 func TestProcessBudget(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -344,8 +345,8 @@ func TestProcessBudget(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"every revision", nil, 2*len(allRevisions) + 1 + 2},
-		{"2026-07-28 alone", []string{"--revision", "2026-07-28"}, 3},
+		{"every revision", nil, 2*len(allRevisions) + 1 + 2 + 1},
+		{"2026-07-28 alone", []string{"--revision", "2026-07-28"}, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

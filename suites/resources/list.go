@@ -100,14 +100,16 @@ func methodNotFound(p *listwalk.Page) bool {
 // RES-R5-LIST-SET-01 — 2026-07-28/server/resources.mdx (Capabilities).
 var _ = conform.Register(conform.Check{
 	ID: "RES-R5-LIST-SET-01", Title: "resources/list gives the same set of resources on another connection",
-	// The rule is about another connection: the column's spare session is one,
-	// already open for the odd-input probes, so it costs no process of its own.
-	Phase: conform.PhaseOddInput, Spare: true,
+	// The rule is about another connection: a session of its own, opened in the
+	// clean phase, where the list is as every connection's opening left it. (The
+	// column's spare session is no substitute: it serves the odd-input phase, after
+	// the fixture trigger may have changed the list on a shared server.)
+	FreshSessions: 1,
 	Run: func(t *conform.T) conform.Verdict {
 		requireResources(t)
 		a := resourceList(t)
 		requireFirstPage(t, a, "RES-LIST-01")
-		s, err := t.SpareSession()
+		s, err := t.NewSession()
 		if err != nil {
 			return conform.Errorf("not verified: open a second connection: %v", err)
 		}
