@@ -273,33 +273,35 @@ func promptsChangedOnCall(tc *toolCall) {
 	}
 }
 
-// promptListeners returns the listen streams that asked for promptsListChanged.
-func (ms *modernState) promptListeners() []*listener {
+// listenersWhere returns the listen streams whose notification filter asked for
+// a list's changes (wants).
+func (ms *modernState) listenersWhere(wants func(*listener) bool) []*listener {
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
 	var out []*listener
 	for l := range ms.listeners {
-		if l.prompts {
+		if wants(l) {
 			out = append(out, l)
 		}
 	}
 	return out
 }
 
-// announcePromptsChanged sends notifications/prompts/list_changed, tagged, to every
-// listen stream that asked for promptsListChanged (2026-07-28).
-func announcePromptsChanged(cfg *config, tell []*listener) {
-	if cfg.faults.on(faultPromptsLCNever) {
+// announceListChanged sends a list's list_changed notification, tagged, to every
+// listen stream that asked for it (2026-07-28), unless a fault keeps it silent.
+// The tools' own (announceToolsChanged) has faults of its tag besides.
+func announceListChanged(cfg *config, method string, tell []*listener, silent bool) {
+	if silent {
 		return
 	}
 	for _, l := range tell {
-		msg, err := encodeNotification(promptsListChanged, map[string]any{"_meta": l.tagged()})
+		msg, err := encodeNotification(method, map[string]any{"_meta": l.tagged()})
 		if err != nil {
-			cfg.log.Printf("prompts list_changed: %v", err)
+			cfg.log.Printf("%s: %v", method, err)
 			continue
 		}
 		if err := l.send(msg); err != nil {
-			cfg.log.Printf("prompts list_changed to subscription %s: %v", l.id, err)
+			cfg.log.Printf("%s to subscription %s: %v", method, l.id, err)
 		}
 	}
 }

@@ -162,37 +162,6 @@ func resourcesChangedOnCall(tc *toolCall) {
 // resourcesListChanged is the resources' list_changed notification.
 const resourcesListChanged = "notifications/resources/list_changed"
 
-// resourceListeners returns the listen streams that asked for resourcesListChanged.
-func (ms *modernState) resourceListeners() []*listener {
-	ms.mu.Lock()
-	defer ms.mu.Unlock()
-	var out []*listener
-	for l := range ms.listeners {
-		if l.resources {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// announceResourcesChanged sends notifications/resources/list_changed, tagged, to
-// every listen stream that asked for resourcesListChanged (2026-07-28).
-func announceResourcesChanged(cfg *config, tell []*listener) {
-	if cfg.faults.on(faultResLCNever) {
-		return
-	}
-	for _, l := range tell {
-		msg, err := encodeNotification(resourcesListChanged, map[string]any{"_meta": l.tagged()})
-		if err != nil {
-			cfg.log.Printf("resources list_changed: %v", err)
-			continue
-		}
-		if err := l.send(msg); err != nil {
-			cfg.log.Printf("resources list_changed to subscription %s: %v", l.id, err)
-		}
-	}
-}
-
 // listenResources honours the resource members of a subscriptions/listen filter
 // (2026-07-28/basic/patterns/subscriptions.mdx): resourcesListChanged while
 // resources.listChanged is declared, and resourceSubscriptions, of which the

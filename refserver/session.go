@@ -753,8 +753,8 @@ func (s *session) toggleDynamic() bool {
 	if s.shared != nil {
 		on, tell := s.shared.toggleDynamic(s.cfg.faults.on(faultR5ListenUnfiltered))
 		announceToolsChanged(s.cfg, tell)
-		announcePromptsChanged(s.cfg, s.shared.promptListeners())
-		announceResourcesChanged(s.cfg, s.shared.resourceListeners())
+		announceListChanged(s.cfg, promptsListChanged, s.shared.listenersWhere(func(l *listener) bool { return l.prompts }), s.cfg.faults.on(faultPromptsLCNever))
+		announceListChanged(s.cfg, resourcesListChanged, s.shared.listenersWhere(func(l *listener) bool { return l.resources }), s.cfg.faults.on(faultResLCNever))
 		return on
 	}
 	s.mu.Lock()

@@ -1,14 +1,10 @@
 package prompts
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -114,27 +110,10 @@ func runListChanged(t *conform.T) conform.Verdict {
 	}
 	added, removed := subscribe.NameDiff(lcNames(before), lcNames(after))
 	changed := len(added)+len(removed) > 0
-	isLC := func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == lcMethod }
-	notified, wait := false, max(lcWait, t.Timeout())
-	if sub != nil {
-		if err := sub.Sync(t.Ctx, 1); err != nil {
-			return conform.Errorf("%v", err)
-		}
-		notified = slices.ContainsFunc(sub.Messages(), func(e wire.Entry) bool { return e.Seq > seq && isLC(e) })
-		if changed && !notified {
-			notified = sub.Await(t.Ctx, seq, isLC)
-		}
-	} else {
-		notified = slices.ContainsFunc(s.Conn.Received(seq), isLC)
-		if changed && !notified {
-			ctx, cancel := context.WithTimeout(t.Ctx, wait)
-			_, err := s.Conn.WaitFor(ctx, seq, isLC)
-			cancel()
-			if err != nil && !errors.Is(err, wire.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
-				return conform.Errorf("waiting for %s after %s: %v", lcMethod, trig.What, err)
-			}
-			notified = err == nil
-		}
+	wait := max(lcWait, t.Timeout())
+	notified, err := subscribe.AwaitListChanged(t, s, sub, seq, lcMethod, changed, wait, trig.What)
+	if err != nil {
+		return conform.Errorf("%v", err)
 	}
 	return subscribe.ListChange{
 		List: "prompts/list", Items: "prompt list", Method: lcMethod, What: trig.What, Wait: wait,

@@ -1,9 +1,7 @@
 package resources
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -240,31 +238,14 @@ func runListChanged(t *conform.T) conform.Verdict {
 	if after.Stop != toolkit.StopEnd {
 		return conform.Skip(conform.NotExercised, "no whole resources/list after the change (%s after %d page(s)), so the change cannot be seen; RES-LIST-01 and RES-PAG-* judge the walk", after.Stop, len(after.Pages))
 	}
-	added, removed := uriDiff(before, after)
+	added, removed := subscribe.NameDiff(listedURIs(before), listedURIs(after))
 	changed := len(added)+len(removed) > 0
-	isLC := func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == lcMethod }
-	notified, wait := false, max(lcWait, t.Timeout())
-	if sub != nil {
-		if err := sub.Sync(t.Ctx, 1); err != nil {
-			return conform.Errorf("%v", err)
-		}
-		notified = slices.ContainsFunc(sub.Messages(), func(e wire.Entry) bool { return e.Seq > seq && isLC(e) })
-		if changed && !notified {
-			notified = sub.Await(t.Ctx, seq, isLC)
-		}
-	} else {
-		notified = slices.ContainsFunc(s.Conn.Received(seq), isLC)
-		if changed && !notified {
-			ctx, cancel := context.WithTimeout(t.Ctx, wait)
-			_, err := s.Conn.WaitFor(ctx, seq, isLC)
-			cancel()
-			if err != nil && !errors.Is(err, wire.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
-				return conform.Errorf("waiting for %s after %s: %v", lcMethod, trig.What, err)
-			}
-			notified = err == nil
-		}
+	wait := max(lcWait, t.Timeout())
+	notified, err := subscribe.AwaitListChanged(t, s, sub, seq, lcMethod, changed, wait, trig.What)
+	if err != nil {
+		return conform.Errorf("%v", err)
 	}
-	change := "resources/list before and after: " + uriDiffText(added, removed, len(before.Items))
+	change := "resources/list before and after: " + subscribe.DiffText(quoted(added), quoted(removed), fmt.Sprintf("the same %d resource(s)", len(before.Items)))
 	switch {
 	case notified && changed:
 		return conform.Pass("%s arrived after %s; %s", lcMethod, trig.What, change)
@@ -276,47 +257,24 @@ func runListChanged(t *conform.T) conform.Verdict {
 	return conform.Skip(conform.NotExercised, "%s did not change the resource list (%s) and no %s came: nothing to announce", trig.What, change, lcMethod)
 }
 
-// uriDiff returns the resource URIs only after lists (added) and only before lists
-// (removed), sorted.
-func uriDiff(before, after *listwalk.Listing) (added, removed []string) {
-	uris := func(l *listwalk.Listing) map[string]bool {
-		m := map[string]bool{}
-		for _, it := range l.Items {
-			if uri, ok := it.String("uri"); ok {
-				m[uri] = true
-			}
-		}
-		return m
-	}
-	b, a := uris(before), uris(after)
-	for u := range a {
-		if !b[u] {
-			added = append(added, u)
+// listedURIs are the URIs a walk of resources/list listed.
+func listedURIs(l *listwalk.Listing) []string {
+	var out []string
+	for _, it := range l.Items {
+		if uri, ok := it.String("uri"); ok {
+			out = append(out, uri)
 		}
 	}
-	for u := range b {
-		if !a[u] {
-			removed = append(removed, u)
-		}
-	}
-	slices.Sort(added)
-	slices.Sort(removed)
-	return added, removed
+	return out
 }
 
-// uriDiffText describes a change of the resource list.
-func uriDiffText(added, removed []string, n int) string {
-	if len(added)+len(removed) == 0 {
-		return fmt.Sprintf("the same %d resource(s)", n)
+// quoted quotes each URI for a message, clipped.
+func quoted(ss []string) []string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", conform.Clip(s, 60))
 	}
-	var parts []string
-	if len(added) > 0 {
-		parts = append(parts, "added "+quoteAll(added))
-	}
-	if len(removed) > 0 {
-		parts = append(parts, "removed "+quoteAll(removed))
-	}
-	return strings.Join(parts, "; ")
+	return q
 }
 
 // updatedMethod is the notification of a changed resource.

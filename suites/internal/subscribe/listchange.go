@@ -1,12 +1,15 @@
 package subscribe
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -111,4 +114,36 @@ func (c ListChange) Judge() conform.Verdict {
 		within = " within " + c.Wait.String()
 	}
 	return conform.Skip(conform.NotExercised, "%s did not change the %s (%s) and no %s came%s: nothing to announce", c.What, c.Items, change, c.Method, within)
+}
+
+// AwaitListChanged reports whether the list change notification method came after
+// the transcript position seq: on the listen subscription sub in 2026-07-28 (the
+// notification goes to the streams that asked for it), else on the session. A
+// notification a change owes (changed) that has not come yet is awaited up to wait,
+// as NOTIF-LC-01 awaits its own; one without a change is looked for only in what
+// came. what names the trigger for the error.
+func AwaitListChanged(t *conform.T, s *conform.Session, sub *conform.Subscription, seq int, method string, changed bool, wait time.Duration, what string) (bool, error) {
+	isLC := func(e wire.Entry) bool { return e.Msg != nil && e.Msg.Method == method }
+	if sub != nil {
+		if err := sub.Sync(t.Ctx, 1); err != nil {
+			return false, err
+		}
+		if slices.ContainsFunc(sub.Messages(), func(e wire.Entry) bool { return e.Seq > seq && isLC(e) }) {
+			return true, nil
+		}
+		return changed && sub.Await(t.Ctx, seq, isLC), nil
+	}
+	if slices.ContainsFunc(s.Conn.Received(seq), isLC) {
+		return true, nil
+	}
+	if !changed {
+		return false, nil
+	}
+	ctx, cancel := context.WithTimeout(t.Ctx, wait)
+	defer cancel()
+	_, err := s.Conn.WaitFor(ctx, seq, isLC)
+	if err != nil && !errors.Is(err, wire.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+		return false, fmt.Errorf("waiting for %s after %s: %v", method, what, err)
+	}
+	return err == nil, nil
 }
