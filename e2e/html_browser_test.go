@@ -108,11 +108,17 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	page := filepath.Join(dir, reports.HTMLFile)
 	url := "file://" + page
 
-	// Unfiltered: every check is shown, the failing cell is there and marked.
+	// A run with failures opens on them (issue 32): the failing row shown, a
+	// passing one hidden, the filter set to the problems.
 	dom := runChromium(t, browser, url, "--dump-dom")
 	if !strings.Contains(element(t, dom, "run-verdict"), "v-FAIL") || !strings.Contains(dom, `data-ready="1"`) {
 		t.Fatalf("page did not render or its script did not run:\n%.2000s", dom)
 	}
+	if !hidden(element(t, dom, "row-TOOLS-LIST-01")) || hidden(element(t, dom, "row-TOOLS-CALL-01")) {
+		t.Errorf("the page of a failing run does not open on its failures")
+	}
+	// Unfiltered (#status=all): every check is shown, the failing cell is there and marked.
+	dom = runChromium(t, browser, url+"#status=all", "--dump-dom")
 	if hidden(element(t, dom, "row-TOOLS-LIST-01")) || hidden(element(t, dom, "row-TOOLS-CALL-01")) {
 		t.Errorf("unfiltered page hides rows")
 	}
