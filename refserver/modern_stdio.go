@@ -272,13 +272,16 @@ func (mc *modernConn) cancelled(m *wire.Message) {
 	mc.mu.Lock()
 	s, l := mc.calls[key], mc.listens[key]
 	delete(mc.listens, key)
+	// The token is read before the cancellation: once cancelled, the call may
+	// finish and forget it before this goroutine looks again.
+	q, tracked := mc.tokens[key]
 	mc.mu.Unlock()
 	if l != nil {
 		mc.cfg.modern.removeListener(l)
 		l.end()
 	}
-	if s != nil && s.cancelRequest(m.Params) {
-		mc.queueStaleProgress(key)
+	if s != nil && s.cancelRequest(m.Params) && tracked {
+		mc.queueStaleProgress(q)
 	}
 }
 
@@ -304,14 +307,9 @@ func (mc *modernConn) trackProgress(key string, m *wire.Message) {
 // stops and is not answered, but a progress notification for it is queued and
 // written after the channel's next response, when the server has provably read the
 // cancellation (STDIO-CANCEL-R5-01).
-func (mc *modernConn) queueStaleProgress(key string) {
+func (mc *modernConn) queueStaleProgress(q queuedProgress) {
 	mc.mu.Lock()
 	defer mc.mu.Unlock()
-	q, ok := mc.tokens[key]
-	if !ok {
-		return
-	}
-	delete(mc.tokens, key)
 	// The work done so far: more than any progress the call reported.
 	done := float64(time.Since(q.start).Microseconds())/1000 + 0.001
 	msg, err := encodeNotification("notifications/progress", map[string]any{
