@@ -27,7 +27,7 @@ func (rs *runState) probe(col *column, c *Check) {
 	}
 	w := openWindow(col)
 	var read []*trafficWindow
-	rs.invoke(col, c, func(t *T) Verdict {
+	rs.execute(col, c, func(t *T) Verdict {
 		t.call(func(t *T) Verdict { c.Probe(t); return Verdict{} })
 		read = t.windows
 		return Verdict{}
@@ -153,19 +153,30 @@ func (rs *runState) kindOf(col *column) string {
 	return ""
 }
 
-// invoke runs the check with panic recovery and a hard bound, so one broken check
-// cannot stall the run.
-func (rs *runState) invoke(col *column, c *Check, run func(*T) Verdict) (v Verdict) {
+// invoke runs the check (execute) and gives a verdict that is not a pass or a skip
+// its evidence: the traffic that backs it.
+func (rs *runState) invoke(col *column, c *Check, run func(*T) Verdict) Verdict {
+	mark := markTranscripts(col)
+	v, t := rs.execute(col, c, run)
+	if v.Status != reports.Pass && v.Status != reports.Skip {
+		v.exchange = rs.evidence(col, t, mark, v)
+	}
+	return v
+}
+
+// execute runs fn with panic recovery and a hard bound, so one broken check cannot
+// stall the run. A probe (Check.Probe) runs so too: it gives no verdict, so no
+// evidence is gathered for it.
+func (rs *runState) execute(col *column, c *Check, run func(*T) Verdict) (v Verdict, t *T) {
 	bound := 30 * rs.cfg.Timeout
 	ctx, cancel := context.WithTimeout(rs.ctx, bound)
 	defer cancel()
-	t := &T{Ctx: ctx, Rev: col.rev, Check: c, run: rs, col: col, probing: col.probing}
+	t = &T{Ctx: ctx, Rev: col.rev, Check: c, run: rs, col: col, probing: col.probing}
 	if !col.probing {
 		col.mu.Lock()
 		t.windows = slices.Clone(col.probeWindows[c.ID])
 		col.mu.Unlock()
 	}
-	mark := markTranscripts(col)
 	done := make(chan Verdict, 1)
 	go func() {
 		defer func() {
@@ -185,25 +196,31 @@ func (rs *runState) invoke(col *column, c *Check, run func(*T) Verdict) (v Verdi
 		}
 	}
 	t.cleanup()
-	if v.Status != reports.Pass && v.Status != reports.Skip {
-		v.exchange = mark.slice(col, t)
-		if len(v.exchange.Sessions) == 0 {
-			v.exchange = citedExchange(t.cited)
-		}
-		if len(v.exchange.Sessions) == 0 {
-			v.exchange = windowsExchange(t.windows)
-		}
-		if len(v.exchange.Sessions) == 0 {
-			v.exchange = citedExchange(rs.namedEntries(v.Message))
-		}
-		if len(v.exchange.Sessions) == 0 && col.main != nil {
-			v.exchange = openingExchange(col.main)
-		}
-		if t.exchangeOf != nil {
-			if ex := t.exchangeOf(); ex != nil {
-				v.exchange = ex
-			}
+	return v, t
+}
+
+// evidence is the traffic behind a verdict: the check's own slice since mark, else
+// the entries it cited, its probe's traffic windows, the entries its message
+// names, and last the main session's opening; a check's own exchangeOf overrides
+// them all.
+func (rs *runState) evidence(col *column, t *T, mark transcriptMark, v Verdict) *reports.Exchange {
+	if t.exchangeOf != nil {
+		if ex := t.exchangeOf(); ex != nil {
+			return ex
 		}
 	}
-	return v
+	ex := mark.slice(col, t)
+	if len(ex.Sessions) == 0 {
+		ex = citedExchange(t.cited)
+	}
+	if len(ex.Sessions) == 0 {
+		ex = windowsExchange(t.windows)
+	}
+	if len(ex.Sessions) == 0 {
+		ex = citedExchange(rs.namedEntries(v.Message))
+	}
+	if len(ex.Sessions) == 0 && col.main != nil {
+		ex = openingExchange(col.main)
+	}
+	return ex
 }
