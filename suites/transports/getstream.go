@@ -56,37 +56,34 @@ var _ = conform.Register(conform.Check{
 })
 
 // SHTTP-GET-NORESP-01 — {rev}/basic/transports.mdx (Listening for Messages from the Server).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(httpTranscriptCheck(conform.Check{
 	ID: "SHTTP-GET-NORESP-01", Title: "the GET stream carries no JSON-RPC response",
-	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		_, hss := httpSessions(t)
-		open := 0
-		for _, hs := range hss {
-			streams, _ := getStreams(hs)
-			open += len(streams)
+}, func(t *conform.T, ss []*conform.Session, hss []transport.HTTPSession) conform.Verdict {
+	open := 0
+	for _, hs := range hss {
+		streams, _ := getStreams(hs)
+		open += len(streams)
+	}
+	var f conform.Findings
+	receivedOverHTTP(t, func(s *conform.Session, e wire.Entry, _ sessionRequests) {
+		// The suite never resumes on the session's own GET streams: every
+		// frame from one is from a stream of its own.
+		if e.Source != "get" {
+			return
 		}
-		var f conform.Findings
-		receivedOverHTTP(t, func(s *conform.Session, e wire.Entry, _ sessionRequests) {
-			// The suite never resumes on the session's own GET streams: every
-			// frame from one is from a stream of its own.
-			if e.Source != "get" {
-				return
-			}
-			f.Judged++
-			if e.Msg.IsResponse() {
-				f.Fail(fmt.Sprintf("%s: a response (id %s) on the GET stream", where(s, e), e.Msg.ID))
-			}
-		})
-		switch {
-		case open == 0:
-			return conform.Skip(conform.NotApplicable, "no GET stream was open (the server answered GET without an event stream)")
-		case f.Judged == 0:
-			return conform.Skip(conform.NotExercised, "the %d GET stream(s) carried no message", open)
+		f.Judged++
+		if e.Msg.IsResponse() {
+			f.Fail(fmt.Sprintf("%s: a response (id %s) on the GET stream", where(s, e), e.Msg.ID))
 		}
-		return f.Verdict("no response on a GET stream", "", fmt.Sprintf("%d message(s) on %d GET stream(s), none a response", f.Judged, open))
-	},
-})
+	})
+	switch {
+	case open == 0:
+		return conform.Skip(conform.NotApplicable, "no GET stream was open (the server answered GET without an event stream)")
+	case f.Judged == 0:
+		return conform.Skip(conform.NotExercised, "the %d GET stream(s) carried no message", open)
+	}
+	return f.Verdict("no response on a GET stream", "", fmt.Sprintf("%d message(s) on %d GET stream(s), none a response", f.Judged, open))
+}))
 
 // SHTTP-GET-UNRELATED-01 — {rev}/basic/transports.mdx (Listening for Messages from the Server).
 var _ = conform.Register(conform.Check{

@@ -38,6 +38,18 @@ func httpSessions(t *conform.T) ([]*conform.Session, []transport.HTTPSession) {
 	return ss, hs
 }
 
+// httpTranscriptCheck is a transcript check of the Streamable HTTP transport
+// (PhaseTranscript): run judges the revision's sessions over it, ss, and their
+// transports, hss (httpSessions).
+func httpTranscriptCheck(c conform.Check, run func(t *conform.T, ss []*conform.Session, hss []transport.HTTPSession) conform.Verdict) conform.Check {
+	c.Phase = conform.PhaseTranscript
+	c.Run = func(t *conform.T) conform.Verdict {
+		ss, hss := httpSessions(t)
+		return run(t, ss, hss)
+	}
+	return c
+}
+
 // sessionRequests is what one session sent that ties a server message to a request
 // of its: each map but byToken is keyed by the request's raw id.
 type sessionRequests struct {
