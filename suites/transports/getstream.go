@@ -86,37 +86,31 @@ var _ = conform.Register(httpTranscriptCheck(conform.Check{
 }))
 
 // SHTTP-GET-UNRELATED-01 — {rev}/basic/transports.mdx (Listening for Messages from the Server).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(httpMessageCheck(conform.Check{
 	ID: "SHTTP-GET-UNRELATED-01", Title: "the GET stream carries no message of a request of the client's",
-	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		var f conform.Findings
-		receivedOverHTTP(t, func(s *conform.Session, e wire.Entry, sent sessionRequests) {
-			if e.Source != "get" {
-				return
+}, func(s *conform.Session, e wire.Entry, sent sessionRequests, f *conform.Findings) {
+	if e.Source != "get" {
+		return
+	}
+	f.Judged++
+	// What ties a message to a request provably: its progress token, or
+	// the request a cancellation names. A token of another session is
+	// SHTTP-NO-BROADCAST-01's finding.
+	switch e.Msg.Method {
+	case "notifications/progress":
+		if id, ok := sent.byToken[progressToken(e.Msg)]; ok {
+			f.Fail(fmt.Sprintf("%s: progress for the request with id %s on the GET stream", where(s, e), id))
+		}
+	case "notifications/cancelled":
+		if id, ok := cancelledRequest(e.Msg); ok {
+			if _, own := sent.tokens[id]; own {
+				f.Fail(fmt.Sprintf("%s: notifications/cancelled for the request with id %s on the GET stream", where(s, e), id))
 			}
-			f.Judged++
-			// What ties a message to a request provably: its progress token, or
-			// the request a cancellation names. A token of another session is
-			// SHTTP-NO-BROADCAST-01's finding.
-			switch e.Msg.Method {
-			case "notifications/progress":
-				if id, ok := sent.byToken[progressToken(e.Msg)]; ok {
-					f.Fail(fmt.Sprintf("%s: progress for the request with id %s on the GET stream", where(s, e), id))
-				}
-			case "notifications/cancelled":
-				if id, ok := cancelledRequest(e.Msg); ok {
-					if _, own := sent.tokens[id]; own {
-						f.Fail(fmt.Sprintf("%s: notifications/cancelled for the request with id %s on the GET stream", where(s, e), id))
-					}
-				}
-			}
-		})
-		return f.VerdictOrNone("no GET stream carried a message",
-			"messages on the GET stream unrelated to the client's requests",
-			fmt.Sprintf("%d message(s) on GET streams, none tied to a request of the suite's", f.Judged))
-	},
-})
+		}
+	}
+}, "no GET stream carried a message",
+	"messages on the GET stream unrelated to the client's requests",
+	"%d message(s) on GET streams, none tied to a request of the suite's"))
 
 // broadcastTool is the fixture tool whose progress SHTTP-NO-BROADCAST-01 follows.
 const broadcastTool = "test_tool_with_progress"

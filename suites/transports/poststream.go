@@ -73,37 +73,31 @@ var _ = conform.Register(httpTranscriptCheck(conform.Check{
 }))
 
 // SHTTP-POST-SSE-RELATED-01 — {rev}/basic/transports.mdx (Sending Messages to the Server).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(httpMessageCheck(conform.Check{
 	ID: "SHTTP-POST-SSE-RELATED-01", Title: "progress on a request's SSE stream is that request's",
-	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		var f conform.Findings
-		receivedOverHTTP(t, func(s *conform.Session, e wire.Entry, sent sessionRequests) {
-			// A progress token is what ties a notification to a request provably.
-			if e.Stream == "" || e.Msg.Method != "notifications/progress" {
-				return
-			}
-			f.Judged++
-			if task := sent.tasks[e.Stream]; task != "" && relatedTask(e.Msg) == task {
-				// 2025-11-25 basic/utilities/tasks.mdx: a task's progress keeps the
-				// original token for the task's lifetime, a message related to a
-				// task carries the related-task _meta, and "maintaining an SSE
-				// stream on tasks/result" is how a server may deliver them: the
-				// stream of tasks/result for that task is theirs.
-				return
-			}
-			if got, want := progressToken(e.Msg), sent.tokens[e.Stream]; got != want {
-				if want == "" {
-					want = "none"
-				}
-				f.Fail(fmt.Sprintf("%s: progress for token %s on the stream of %s (id %s), whose token is %s", where(s, e), got, sent.methods[e.Stream], e.Stream, want))
-			}
-		})
-		return f.VerdictOrNone("no progress notification came on a request's SSE stream",
-			"progress on a request's stream for that request's token",
-			fmt.Sprintf("%d progress notification(s) on request streams, each for that request's token", f.Judged))
-	},
-})
+}, func(s *conform.Session, e wire.Entry, sent sessionRequests, f *conform.Findings) {
+	// A progress token is what ties a notification to a request provably.
+	if e.Stream == "" || e.Msg.Method != "notifications/progress" {
+		return
+	}
+	f.Judged++
+	if task := sent.tasks[e.Stream]; task != "" && relatedTask(e.Msg) == task {
+		// 2025-11-25 basic/utilities/tasks.mdx: a task's progress keeps the
+		// original token for the task's lifetime, a message related to a
+		// task carries the related-task _meta, and "maintaining an SSE
+		// stream on tasks/result" is how a server may deliver them: the
+		// stream of tasks/result for that task is theirs.
+		return
+	}
+	if got, want := progressToken(e.Msg), sent.tokens[e.Stream]; got != want {
+		if want == "" {
+			want = "none"
+		}
+		f.Fail(fmt.Sprintf("%s: progress for token %s on the stream of %s (id %s), whose token is %s", where(s, e), got, sent.methods[e.Stream], e.Stream, want))
+	}
+}, "no progress notification came on a request's SSE stream",
+	"progress on a request's stream for that request's token",
+	"%d progress notification(s) on request streams, each for that request's token"))
 
 // SHTTP-POST-SSE-END-01 — {rev}/basic/transports.mdx (Sending Messages to the Server).
 var _ = conform.Register(conform.Check{

@@ -79,6 +79,21 @@ func sentRequests(entries []wire.Entry) sessionRequests {
 	return sent
 }
 
+// httpMessageCheck is a transcript check (PhaseTranscript) of every message the
+// server sent over Streamable HTTP (receivedOverHTTP): judge counts in f.Judged
+// the messages that are the rule's and records how they break it. Not exercised
+// for the reason none when no message was the rule's; else a violation of want,
+// or a pass that passed words with the count judged.
+func httpMessageCheck(c conform.Check, judge func(s *conform.Session, e wire.Entry, sent sessionRequests, f *conform.Findings), none, want, passed string) conform.Check {
+	c.Phase = conform.PhaseTranscript
+	c.Run = func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		receivedOverHTTP(t, func(s *conform.Session, e wire.Entry, sent sessionRequests) { judge(s, e, sent, &f) })
+		return f.VerdictOrNone(none, want, fmt.Sprintf(passed, f.Judged))
+	}
+	return c
+}
+
 // receivedOverHTTP calls fn for every message of the revision's Streamable HTTP
 // sessions that the server sent and that decoded, with what that session sent: the
 // walk of the transcript checks that tie a server message to a request.
