@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
@@ -39,22 +40,33 @@ type methodFunc func(s *session, rq *request) outcome
 
 // methods maps every method the server implements to its handler. Anything else,
 // including a method of a capability a fault leaves undeclared, is -32601.
-var methods = map[string]methodFunc{
-	"initialize":               handleInitialize,
-	"ping":                     handlePing,
-	"logging/setLevel":         handleSetLevel,
+var methods = withSharedMethods(map[string]methodFunc{
+	"initialize":            handleInitialize,
+	"ping":                  handlePing,
+	"logging/setLevel":      handleSetLevel,
+	"resources/read":        handleResourcesRead,
+	"resources/subscribe":   handleResourcesSubscribe,   // resources.go
+	"resources/unsubscribe": handleResourcesUnsubscribe, // resources.go
+	"tasks/get":             handleTasksGet,             // 2025-11-25 only (taskMethods)
+	"tasks/result":          handleTasksResult,          // 2025-11-25 only (taskMethods)
+})
+
+// sharedMethods are the methods both eras (methods, modernMethods) hand to the
+// same handler.
+var sharedMethods = map[string]methodFunc{
 	"tools/list":               handleToolsList,
 	"tools/call":               handleToolsCall,
 	"resources/list":           handleResourcesList,
 	"resources/templates/list": handleResourceTemplatesList,
-	"resources/read":           handleResourcesRead,
-	"resources/subscribe":      handleResourcesSubscribe,   // resources.go
-	"resources/unsubscribe":    handleResourcesUnsubscribe, // resources.go
-	"tasks/get":                handleTasksGet,             // 2025-11-25 only (taskMethods)
-	"tasks/result":             handleTasksResult,          // 2025-11-25 only (taskMethods)
-	"prompts/list":             handlePromptsList,          // prompts.go
-	"prompts/get":              handlePromptsGet,           // prompts.go
-	"completion/complete":      handleComplete,             // completion.go
+	"prompts/list":             handlePromptsList, // prompts.go
+	"prompts/get":              handlePromptsGet,  // prompts.go
+	"completion/complete":      handleComplete,    // completion.go
+}
+
+// withSharedMethods adds sharedMethods to an era's own methods.
+func withSharedMethods(own map[string]methodFunc) map[string]methodFunc {
+	maps.Copy(own, sharedMethods)
+	return own
 }
 
 // serverCapabilities are declared in every revision: resources because tool results

@@ -396,17 +396,10 @@ func newModernSession(parent context.Context, cfg *config, method string, mm mod
 // modernMethods are the methods of the modern era. ping, logging/setLevel and
 // initialize are gone (-32601); subscriptions/listen is handled by the transports,
 // which own the stream it stays open on.
-var modernMethods = map[string]methodFunc{
-	"server/discover":          handleDiscover,
-	"tools/list":               handleToolsList,
-	"tools/call":               handleToolsCall,
-	"resources/list":           handleResourcesList,
-	"resources/templates/list": handleResourceTemplatesList,
-	"resources/read":           handleResourcesReadModern,
-	"prompts/list":             handlePromptsList, // prompts.go
-	"prompts/get":              handlePromptsGet,  // prompts.go
-	"completion/complete":      handleComplete,    // completion.go
-}
+var modernMethods = withSharedMethods(map[string]methodFunc{
+	"server/discover": handleDiscover,
+	"resources/read":  handleResourcesReadModern,
+})
 
 // knownModernMethod reports whether the modern era implements method.
 func knownModernMethod(method string) bool {

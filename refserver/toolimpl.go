@@ -77,36 +77,28 @@ func fixtureTools() []*tool {
 		{name: "test_image_content", title: "Image content", description: "Returns a 1×1 PNG image block.",
 			input: schemaNoParams, annotations: readOnlyHints("Image content"), icons: fixtureIcons(),
 			run: runImage},
-		{name: "test_audio_content", title: "Audio content",
-			description: "Returns a WAV audio block (a text block in 2024-11-05, which has no audio content).",
-			input:       schemaNoParams, annotations: readOnlyHints("Audio content"), run: runAudio},
-		{name: "test_embedded_resource", title: "Embedded resource",
-			description: "Returns an embedded text resource and an embedded blob resource.",
-			input:       schemaNoParams, annotations: readOnlyHints("Embedded resource"), run: runEmbedded},
-		{name: "test_multiple_content_types", title: "Multiple content types",
-			description: "Returns text, image and embedded resource blocks in one result.",
-			input:       schemaNoParams, annotations: readOnlyHints("Multiple content types"), run: runMixed},
-		{name: "test_tool_with_logging", title: "Logging",
-			description: "Sends notifications/message at every level that passes logging/setLevel, then returns.",
-			input:       schemaNoParams, annotations: readOnlyHints("Logging"), run: runLogging},
-		{name: "test_tool_with_progress", title: "Progress",
-			description: "Sends three increasing progress notifications when given a progressToken, then returns.",
-			input:       schemaNoParams, annotations: readOnlyHints("Progress"), run: runProgress},
-		{name: "test_error_handling", title: "Error handling",
-			description: "Always fails with a tool execution error (isError).",
-			input:       schemaNoParams, annotations: readOnlyHints("Error handling"), run: runError},
+		readOnlyTool("test_audio_content", "Audio content",
+			"Returns a WAV audio block (a text block in 2024-11-05, which has no audio content).", runAudio),
+		readOnlyTool("test_embedded_resource", "Embedded resource",
+			"Returns an embedded text resource and an embedded blob resource.", runEmbedded),
+		readOnlyTool("test_multiple_content_types", "Multiple content types",
+			"Returns text, image and embedded resource blocks in one result.", runMixed),
+		readOnlyTool("test_tool_with_logging", "Logging",
+			"Sends notifications/message at every level that passes logging/setLevel, then returns.", runLogging),
+		readOnlyTool("test_tool_with_progress", "Progress",
+			"Sends three increasing progress notifications when given a progressToken, then returns.", runProgress),
+		readOnlyTool("test_error_handling", "Error handling",
+			"Always fails with a tool execution error (isError).", runError),
 		{name: "test_trigger_tool_change", title: "Trigger tool change",
 			description: "Adds or removes test_dynamic_tool in this session and sends notifications/tools/list_changed.",
 			input:       schemaNoParams,
 			annotations: &toolAnnotations{Title: "Trigger tool change", ReadOnlyHint: ptr(false),
 				DestructiveHint: ptr(false), IdempotentHint: ptr(false), OpenWorldHint: ptr(false)},
 			run: runTriggerToolChange},
-		{name: "test_resource_link", title: "Resource link",
-			description: "Returns a resource_link block (a text block before 2025-06-18).",
-			input:       schemaNoParams, annotations: readOnlyHints("Resource link"), run: runResourceLink},
-		{name: "test_annotated_content", title: "Annotated content",
-			description: "Returns text, image and resource blocks carrying annotations; from 2025-06-18 the text block carries a _meta too.",
-			input:       schemaNoParams, annotations: readOnlyHints("Annotated content"), run: runAnnotated},
+		readOnlyTool("test_resource_link", "Resource link",
+			"Returns a resource_link block (a text block before 2025-06-18).", runResourceLink),
+		readOnlyTool("test_annotated_content", "Annotated content",
+			"Returns text, image and resource blocks carrying annotations; from 2025-06-18 the text block carries a _meta too.", runAnnotated),
 		{name: "test_structured_output", title: "Structured output",
 			description: "Returns structuredContent matching its outputSchema, mirrored in a text block (text only before 2025-06-18).",
 			input:       schemaNoParams, output: schemaWeather, annotations: readOnlyHints("Structured output"),
@@ -114,9 +106,8 @@ func fixtureTools() []*tool {
 		// Additions to the fixture contract (this project's, not the official suite's):
 		// they make the reference server exercise STRUCT-NOSCHEMA-01 and
 		// ERR-ISERROR-STRUCT-01.
-		{name: "test_structured_no_schema", title: "Structured content without a schema",
-			description: "Returns structuredContent without declaring an outputSchema, mirrored in a text block (text only before 2025-06-18).",
-			input:       schemaNoParams, annotations: readOnlyHints("Structured content without a schema"), run: runStructuredNoSchema},
+		readOnlyTool("test_structured_no_schema", "Structured content without a schema",
+			"Returns structuredContent without declaring an outputSchema, mirrored in a text block (text only before 2025-06-18).", runStructuredNoSchema),
 		{name: "test_structured_error", title: "Structured tool error",
 			description: "Declares an outputSchema and always fails with a tool execution error (isError) explained in a text block.",
 			input:       schemaNoParams, output: schemaWeather, annotations: readOnlyHints("Structured tool error"), run: runStructuredError},
@@ -128,9 +119,8 @@ func fixtureTools() []*tool {
 			// (TOOLS-CALL-TASK-R4-01, PROG-TASKS-R4-01), and TOOLS-EXEC-R4-01 has an
 			// execution member to judge.
 			execution: map[string]any{"taskSupport": "optional"}},
-		{name: "test_last_cancellation", title: "Last cancellation",
-			description: "Returns the id of the last request this session cancelled while in flight, or \"none\".",
-			input:       schemaNoParams, annotations: readOnlyHints("Last cancellation"), run: runLastCancellation},
+		readOnlyTool("test_last_cancellation", "Last cancellation",
+			"Returns the id of the last request this session cancelled while in flight, or \"none\".", runLastCancellation),
 		{name: "test_elicitation", title: "Elicitation",
 			description: "Asks the client for input with elicitation/create when it declared elicitation.",
 			input:       schemaElicitation, run: runElicitation, blocking: true, asksClient: true},
@@ -150,12 +140,18 @@ func fixtureTools() []*tool {
 	return tools
 }
 
+// readOnlyTool is a fixture tool that takes no arguments and declares itself
+// read-only, its annotations titled as the tool.
+func readOnlyTool(name, title, description string, run func(*toolCall) toolResult) *tool {
+	return &tool{name: name, title: title, description: description,
+		input: schemaNoParams, annotations: readOnlyHints(title), run: run}
+}
+
 // dynamicTool is listed only while test_trigger_tool_change has it switched on.
 func dynamicTool() *tool {
-	return &tool{name: dynamicToolName, title: "Dynamic tool",
-		description: "Present only while test_trigger_tool_change has added it.",
-		input:       schemaNoParams, annotations: readOnlyHints("Dynamic tool"),
-		run: func(*toolCall) toolResult { return textResult("test_dynamic_tool was called.") }}
+	return readOnlyTool(dynamicToolName, "Dynamic tool",
+		"Present only while test_trigger_tool_change has added it.",
+		func(*toolCall) toolResult { return textResult("test_dynamic_tool was called.") })
 }
 
 func runSimpleText(tc *toolCall) toolResult {
@@ -187,9 +183,16 @@ func runImage(tc *toolCall) toolResult {
 }
 
 func runAudio(tc *toolCall) toolResult {
-	b := audioBlock(tc.rev, tc.fault(faultAudioInR1))
-	if tc.fault(faultAudioMislabelled) && b["type"] == "audio" {
-		b["mimeType"] = "audio/mpeg"
+	return tc.newBlockResult(audioBlock(tc.rev, tc.fault(faultAudioInR1)), "audio",
+		faultAudioMislabelled, "mimeType", "audio/mpeg")
+}
+
+// newBlockResult is a result of the one block b, of a type later revisions added
+// (typ) or the text block older ones fall back to. With the fault broken on, a
+// block of type typ has its member key set to bad.
+func (tc *toolCall) newBlockResult(b block, typ, broken, key string, bad any) toolResult {
+	if tc.fault(broken) && b["type"] == typ {
+		b[key] = bad
 	}
 	return toolResult{content: []block{b}}
 }
@@ -319,11 +322,8 @@ func runTriggerToolChange(tc *toolCall) toolResult {
 }
 
 func runResourceLink(tc *toolCall) toolResult {
-	b := resourceLinkBlock(tc.rev, tc.fault(faultResLinkInR2))
-	if tc.fault(faultResLinkRelativeURI) && b["type"] == "resource_link" {
-		b["uri"] = "linked/readme.txt"
-	}
-	return toolResult{content: []block{b}}
+	return tc.newBlockResult(resourceLinkBlock(tc.rev, tc.fault(faultResLinkInR2)), "resource_link",
+		faultResLinkRelativeURI, "uri", "linked/readme.txt")
 }
 
 func runAnnotated(tc *toolCall) toolResult {
@@ -440,20 +440,12 @@ func runSlow(tc *toolCall) toolResult {
 // nothing to wait for and ends at once.
 func runSlowUntilRetrieved(tc *toolCall) toolResult {
 	tc.progress(0, 2, "working until the task's result is asked for")
-	if tc.retrieved == nil {
-		return textResult("Worked until now: no task's result to wait for.")
-	}
-	bound := time.NewTimer(time.Duration(tc.intArg("ms", 1000)) * time.Millisecond)
-	defer bound.Stop()
-	select {
-	case <-tc.ctx.Done():
-		return errorResult("Cancelled.")
-	case <-bound.C:
-		return textResult("Worked for the whole ms: no tasks/result asked for the result.")
-	case <-tc.retrieved:
-		tc.progress(1, 2, "the task's result was asked for: ending")
-		return textResult("Worked until the task's result was asked for.")
-	}
+	return tc.workUntil(tc.retrieved, slowWait{
+		nothing:  "Worked until now: no task's result to wait for.",
+		timedOut: "Worked for the whole ms: no tasks/result asked for the result.",
+		happened: "Worked until the task's result was asked for.",
+		before:   func() { tc.progress(1, 2, "the task's result was asked for: ending") },
+	})
 }
 
 // runSlowUntilResumed is test_slow with untilResumed: it sends progress as it
@@ -465,8 +457,26 @@ func runSlowUntilRetrieved(tc *toolCall) toolResult {
 // once.
 func runSlowUntilResumed(tc *toolCall) toolResult {
 	tc.progress(0, 1, "working until the stream is resumed")
-	if tc.resumed == nil {
-		return textResult("Worked until now: no stream to resume.")
+	return tc.workUntil(tc.resumed, slowWait{
+		nothing:  "Worked until now: no stream to resume.",
+		timedOut: "Worked for the whole ms: the stream was not resumed.",
+		happened: "Worked until the stream was resumed.",
+	})
+}
+
+// slowWait words the ends of test_slow's wait for an event: the text result when
+// there is nothing to wait for, when ms passed first, and when the event came
+// (after before, if set, ran).
+type slowWait struct {
+	nothing, timedOut, happened string
+	before                      func()
+}
+
+// workUntil waits for event to close, for at most the call's ms argument, and ends
+// as w words it; a nil event ends at once, a cancelled call with an error.
+func (tc *toolCall) workUntil(event <-chan struct{}, w slowWait) toolResult {
+	if event == nil {
+		return textResult(w.nothing)
 	}
 	bound := time.NewTimer(time.Duration(tc.intArg("ms", 1000)) * time.Millisecond)
 	defer bound.Stop()
@@ -474,9 +484,12 @@ func runSlowUntilResumed(tc *toolCall) toolResult {
 	case <-tc.ctx.Done():
 		return errorResult("Cancelled.")
 	case <-bound.C:
-		return textResult("Worked for the whole ms: the stream was not resumed.")
-	case <-tc.resumed:
-		return textResult("Worked until the stream was resumed.")
+		return textResult(w.timedOut)
+	case <-event:
+		if w.before != nil {
+			w.before()
+		}
+		return textResult(w.happened)
 	}
 }
 

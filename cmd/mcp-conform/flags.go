@@ -135,6 +135,17 @@ func writeUsage(w io.Writer) {
 	fs.Usage()
 }
 
+// serverFlags defines the flags that name the server and how to reach or launch it,
+// which a run and a replay share; targetHelp words --target for the command.
+func serverFlags(fs *flag.FlagSet, o *options, targetHelp string) {
+	fs.StringVar(&o.target, "target", "", targetHelp)
+	fs.StringVar(&o.url, "url", "", "with a command --target: the URL the launched server serves (HTTP)")
+	fs.StringVar(&o.transport, "transport", "", "force the transport: stdio, http (Streamable HTTP) or sse (2024-11-05 HTTP+SSE)")
+	fs.Var(&o.env, "env", "K=V environment variable for a launched server (repeatable)")
+	fs.StringVar(&o.cwd, "cwd", "", "working directory for a launched server")
+	fs.Var(&o.headers, "header", `"Name: value" HTTP header sent on every request (repeatable; values never appear in reports)`)
+}
+
 // newFlagSet defines every flag on a fresh set bound to fresh options.
 func newFlagSet() (*options, *flag.FlagSet) {
 	o := &options{}
@@ -143,12 +154,7 @@ func newFlagSet() (*options, *flag.FlagSet) {
 		fmt.Fprint(fs.Output(), usageHead)
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&o.target, "target", "", "server to test: a command line (stdio) or an http(s) URL; empty runs the bundled reference server")
-	fs.StringVar(&o.url, "url", "", "with a command --target: the URL the launched server serves (HTTP)")
-	fs.StringVar(&o.transport, "transport", "", "force the transport: stdio, http (Streamable HTTP) or sse (2024-11-05 HTTP+SSE)")
-	fs.Var(&o.env, "env", "K=V environment variable for a launched server (repeatable)")
-	fs.StringVar(&o.cwd, "cwd", "", "working directory for a launched server")
-	fs.Var(&o.headers, "header", `"Name: value" HTTP header sent on every request (repeatable; values never appear in reports)`)
+	serverFlags(fs, o, "server to test: a command line (stdio) or an http(s) URL; empty runs the bundled reference server")
 	fs.StringVar(&o.revisions, "revision", "all", "comma-separated protocol revisions to test: "+strings.Join(revision.Names(), ","))
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Second, "deadline for each request")
 	fs.DurationVar(&o.runTimeout, "run-timeout", 10*time.Minute, "deadline for the whole run")

@@ -40,12 +40,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprint(stderr, replayUsage)
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&o.target, "target", "", "server to replay to: a command line (stdio) or an http(s) URL; empty replays to the bundled reference server")
-	fs.StringVar(&o.url, "url", "", "with a command --target: the URL the launched server serves (HTTP)")
-	fs.StringVar(&o.transport, "transport", "", "force the transport: stdio, http or sse")
-	fs.Var(&o.env, "env", "K=V environment variable for a launched server (repeatable)")
-	fs.StringVar(&o.cwd, "cwd", "", "working directory for a launched server")
-	fs.Var(&o.headers, "header", `"Name: value" HTTP header sent on every request (repeatable)`)
+	serverFlags(fs, o, "server to replay to: a command line (stdio) or an http(s) URL; empty replays to the bundled reference server")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Second, "deadline for each reply")
 	fs.DurationVar(&o.startTimeout, "start-timeout", 15*time.Second, "how long the server may take to start")
 	fs.DurationVar(&o.killGrace, "kill-grace", 2*time.Second, "how long the server may take to exit once its stdin is closed, before SIGTERM")

@@ -547,6 +547,14 @@ func (r *exchangeRecord) ExchangesFrom(n int) []Exchange {
 	return copyExchanges(r.exchanges[min(max(n, 0), len(r.exchanges)):])
 }
 
+// withBody records a non-2xx reply's body in exchange idx and returns its error.
+func (r *exchangeRecord) withBody(idx int, se *HTTPStatusError) *HTTPStatusError {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.exchanges[idx].Body = se.Body
+	return se
+}
+
 // copyExchanges deep-copies a record.
 func copyExchanges(xs []Exchange) []Exchange {
 	out := make([]Exchange, len(xs))

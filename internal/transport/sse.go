@@ -362,11 +362,7 @@ func (t *SSE) Send(ctx context.Context, msg []byte) error {
 	idx := len(t.exchanges) - 1
 	t.mu.Unlock()
 	if !is2xx(resp.StatusCode) {
-		se := t.statusError(resp)
-		t.mu.Lock()
-		t.exchanges[idx].Body = se.Body
-		t.mu.Unlock()
-		return se
+		return t.withBody(idx, t.statusError(resp))
 	}
 	drain(resp.Body)
 	return nil

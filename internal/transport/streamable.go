@@ -218,11 +218,7 @@ func (t *StreamableHTTP) Send(ctx context.Context, msg []byte) error {
 		}
 	}()
 	if !is2xx(resp.StatusCode) {
-		se := t.statusError(resp)
-		t.mu.Lock()
-		t.exchanges[idx].Body = se.Body
-		t.mu.Unlock()
-		return se
+		return t.withBody(idx, t.statusError(resp))
 	}
 	body, end, err := readReply(resp.Body, resp.ContentLength, t.limits.MaxFrame)
 	switch {

@@ -97,12 +97,19 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
+// challengeAndMetadata reads the Bearer challenge of the 401 to a request without a
+// token (zero when there is none: AUTH-CHALLENGE-01 judges that) and the Protected
+// Resource Metadata a client finds from it.
+func challengeAndMetadata(t *conform.T) (challenge, metaDoc) {
+	at, r := protectedOr(t)
+	ch, _ := bearerOf(r)
+	return ch, findMetadata(t, at, ch)
+}
+
 // metadataOr fetches the metadata as a client would and ends the check when there is
 // no document to judge (AUTH-PRM-01 judges its absence).
 func metadataOr(t *conform.T) metaDoc {
-	at, r := protectedOr(t)
-	ch, _ := bearerOf(r)
-	d := findMetadata(t, at, ch)
+	_, d := challengeAndMetadata(t)
 	if d.offOrigin != "" {
 		t.SkipNow(conform.NotExercised, "resource_metadata %s is on another origin than the target's, which the suite sends nothing to", d.offOrigin)
 	}
@@ -116,9 +123,7 @@ func metadataOr(t *conform.T) metaDoc {
 var _ = conform.Register(conform.Check{
 	ID: "AUTH-PRM-01", Title: "the Protected Resource Metadata is a JSON object of RFC 9728's members", Auth: true,
 	Run: func(t *conform.T) conform.Verdict {
-		at, r := protectedOr(t)
-		ch, _ := bearerOf(r)
-		d := findMetadata(t, at, ch)
+		_, d := challengeAndMetadata(t)
 		const want = "a Protected Resource Metadata document: 200, application/json, a JSON object (RFC 9728 §3.2)"
 		switch {
 		case d.offOrigin != "":
@@ -219,13 +224,11 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "AUTH-OFFLINE-01", Title: "offline_access is neither challenged nor listed in scopes_supported", Auth: true,
 	Run: func(t *conform.T) conform.Verdict {
-		at, r := protectedOr(t)
-		ch, _ := bearerOf(r)
+		ch, d := challengeAndMetadata(t)
 		var f conform.Findings
 		if slices.Contains(strings.Fields(ch.Params["scope"]), "offline_access") {
 			f.Fail("the 401's Bearer challenge asks for scope offline_access")
 		}
-		d := findMetadata(t, at, ch)
 		seen := "no metadata document read"
 		if d.obj != nil {
 			seen = "scopes_supported of " + d.src.url

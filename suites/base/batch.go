@@ -134,10 +134,8 @@ func judgeRemovedBatch(p toolkit.BatchProbe) conform.Verdict {
 }
 
 // BASE-BATCH-R3-02 — {rev}/schema.ts (JSONRPCMessage).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(toolkit.NoArraysCheck(conform.Check{
 	ID: "BASE-BATCH-R3-02", Title: "the server sends no JSON array (batches were removed in 2025-06-18)",
-	Phase: conform.PhaseTranscript,
-	Run: toolkit.NoArrays(false, "no message was received in this revision's sessions",
-		"every message sent on its own, never inside a JSON array",
-		"%d messages received, none inside a JSON array"),
-})
+}, false, "no message was received in this revision's sessions",
+	"every message sent on its own, never inside a JSON array",
+	"%d messages received, none inside a JSON array"))

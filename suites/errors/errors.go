@@ -291,16 +291,13 @@ func structState(c toolcall.SeenCall, schema json.RawMessage, dialect string) st
 }
 
 // ERR-LOGLEVEL-01 — {rev}/server/utilities/logging.mdx (Error Handling).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(loglevel.InvalidCheck(conform.Check{
 	ID: "ERR-LOGLEVEL-01", Title: "an unknown log level is refused with -32602 (Invalid params), not another code",
-	Phase: conform.PhaseOddInput,
-	Run:   runLogLevelCode,
-})
+}, judgeLogLevelCode))
 
-// runLogLevelCode judges the error code the server refused the unknown level
+// judgeLogLevelCode judges the error code the server refused the unknown level
 // "verbose" with (the probe LOG-SETLEVEL-INVALID-01 and LOG-R5-INVALID-01 share).
-func runLogLevelCode(t *conform.T) conform.Verdict {
-	a := loglevel.InvalidReply(t)
+func judgeLogLevelCode(_ *conform.T, a loglevel.InvalidAnswer) conform.Verdict {
 	want := "JSON-RPC error -32602 (Invalid params) for " + a.What
 	switch {
 	case a.Err != nil:

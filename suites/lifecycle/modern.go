@@ -98,92 +98,83 @@ var _ = conform.Register(conform.Check{
 })
 
 // MOD-META-REQUIRED-01 — 2026-07-28/basic/index.mdx (_meta, per-request fields).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(scratchCheck(conform.Check{
 	ID: "MOD-META-REQUIRED-01", Title: "a request missing _meta protocolVersion or clientCapabilities is rejected with -32602 (HTTP 400)",
-	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s := scratch(t)
-		method := probeMethod(s)
-		var bad conform.Findings
-		var good []string
-		// Each field left out in turn; the other stays, so that a dual-era server
-		// still takes the request for a modern one (either field marks it).
-		for _, key := range []string{conform.MetaProtocolVersion, conform.MetaClientCapabilities} {
-			meta := s.Conn.Meta()
-			delete(meta, key)
-			a, err := callWithMeta(t, s, method, nil, meta)
-			if err != nil {
-				return conform.Errorf("%v", err)
-			}
-			want := fmt.Sprintf("-32602 for %s without _meta[%q]", method, key)
-			if a.err != nil {
-				return conform.Silence(want, a.err)
-			}
-			if p := a.rejected(s.Kind, wire.CodeInvalidParams); p != "" {
-				bad.Fail(fmt.Sprintf("without %s: %s", key, p))
-				continue
-			}
-			good = append(good, "without "+key)
-		}
-		if bad.Failed() {
-			return bad.Violation("JSON-RPC error -32602 (HTTP 400) for a request missing a required _meta field")
-		}
-		return conform.Pass("%s %s: -32602 each time", method, strings.Join(good, ", "))
-	},
-})
-
-// MOD-VERSION-UNSUPPORTED-01 — 2026-07-28/basic/versioning.mdx; schema UnsupportedProtocolVersionError.
-var _ = conform.Register(conform.Check{
-	ID: "MOD-VERSION-UNSUPPORTED-01", Title: "a request for an unimplemented protocol version gets -32022 naming the supported versions (HTTP 400)",
-	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s := scratch(t)
-		method := probeMethod(s)
+}, func(t *conform.T, s *conform.Session) conform.Verdict {
+	method := probeMethod(s)
+	var bad conform.Findings
+	var good []string
+	// Each field left out in turn; the other stays, so that a dual-era server
+	// still takes the request for a modern one (either field marks it).
+	for _, key := range []string{conform.MetaProtocolVersion, conform.MetaClientCapabilities} {
 		meta := s.Conn.Meta()
-		meta[conform.MetaProtocolVersion] = unsupportedVersion
-		// Over Streamable HTTP the MCP-Protocol-Version header is derived from the
-		// body, so header and _meta agree on the unsupported version.
+		delete(meta, key)
 		a, err := callWithMeta(t, s, method, nil, meta)
 		if err != nil {
 			return conform.Errorf("%v", err)
 		}
-		want := fmt.Sprintf("UnsupportedProtocolVersionError (-32022, data.supported, data.requested %q) for %s asking for %s", unsupportedVersion, method, unsupportedVersion)
-		var d struct {
-			Supported []string `json:"supported"`
-			Requested string   `json:"requested"`
+		want := fmt.Sprintf("-32602 for %s without _meta[%q]", method, key)
+		if a.err != nil {
+			return conform.Silence(want, a.err)
 		}
-		if v := a.typedError(s, want, conform.CodeUnsupportedVersion, "UnsupportedProtocolVersionError", &d); v != nil {
-			return *v
+		if p := a.rejected(s.Kind, wire.CodeInvalidParams); p != "" {
+			bad.Fail(fmt.Sprintf("without %s: %s", key, p))
+			continue
 		}
-		if d.Requested != unsupportedVersion {
-			return conform.Violation(want, fmt.Sprintf("data.requested is %q", conform.Clip(d.Requested, 40)))
-		}
-		return conform.Pass("-32022, supported %v, requested %q", d.Supported, d.Requested)
-	},
-})
+		good = append(good, "without "+key)
+	}
+	if bad.Failed() {
+		return bad.Violation("JSON-RPC error -32602 (HTTP 400) for a request missing a required _meta field")
+	}
+	return conform.Pass("%s %s: -32602 each time", method, strings.Join(good, ", "))
+}))
+
+// MOD-VERSION-UNSUPPORTED-01 — 2026-07-28/basic/versioning.mdx; schema UnsupportedProtocolVersionError.
+var _ = conform.Register(scratchCheck(conform.Check{
+	ID: "MOD-VERSION-UNSUPPORTED-01", Title: "a request for an unimplemented protocol version gets -32022 naming the supported versions (HTTP 400)",
+}, func(t *conform.T, s *conform.Session) conform.Verdict {
+	method := probeMethod(s)
+	meta := s.Conn.Meta()
+	meta[conform.MetaProtocolVersion] = unsupportedVersion
+	// Over Streamable HTTP the MCP-Protocol-Version header is derived from the
+	// body, so header and _meta agree on the unsupported version.
+	a, err := callWithMeta(t, s, method, nil, meta)
+	if err != nil {
+		return conform.Errorf("%v", err)
+	}
+	want := fmt.Sprintf("UnsupportedProtocolVersionError (-32022, data.supported, data.requested %q) for %s asking for %s", unsupportedVersion, method, unsupportedVersion)
+	var d struct {
+		Supported []string `json:"supported"`
+		Requested string   `json:"requested"`
+	}
+	if v := a.typedError(s, want, conform.CodeUnsupportedVersion, "UnsupportedProtocolVersionError", &d); v != nil {
+		return *v
+	}
+	if d.Requested != unsupportedVersion {
+		return conform.Violation(want, fmt.Sprintf("data.requested is %q", conform.Clip(d.Requested, 40)))
+	}
+	return conform.Pass("-32022, supported %v, requested %q", d.Supported, d.Requested)
+}))
 
 // MOD-REMOVED-01 — 2026-07-28/changelog.mdx.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(scratchCheck(conform.Check{
 	ID: "MOD-REMOVED-01", Title: "ping, removed in 2026-07-28, is not served to a modern request",
-	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s := scratch(t)
-		a, err := callWithMeta(t, s, "ping", nil, s.Conn.Meta())
-		if err != nil {
-			return conform.Errorf("%v", err)
-		}
-		want := "-32601 for ping with 2026-07-28 _meta (ping was removed)"
-		switch {
-		case a.err != nil:
-			return conform.Silence(want, a.err)
-		case !a.resp.IsError():
-			return conform.Violation(want, "a result "+conform.ClipBytes(a.resp.Result, 120)+": the server serves ping in 2026-07-28")
-		case a.resp.Error.Code != wire.CodeMethodNotFound:
-			return conform.Note("ping is not served: error %d %q (-32601 is the usual answer)", a.resp.Error.Code, conform.Clip(a.resp.Error.Message, 80))
-		}
-		return conform.Pass("%s", "ping: -32601 "+a.describe())
-	},
-})
+}, func(t *conform.T, s *conform.Session) conform.Verdict {
+	a, err := callWithMeta(t, s, "ping", nil, s.Conn.Meta())
+	if err != nil {
+		return conform.Errorf("%v", err)
+	}
+	want := "-32601 for ping with 2026-07-28 _meta (ping was removed)"
+	switch {
+	case a.err != nil:
+		return conform.Silence(want, a.err)
+	case !a.resp.IsError():
+		return conform.Violation(want, "a result "+conform.ClipBytes(a.resp.Result, 120)+": the server serves ping in 2026-07-28")
+	case a.resp.Error.Code != wire.CodeMethodNotFound:
+		return conform.Note("ping is not served: error %d %q (-32601 is the usual answer)", a.resp.Error.Code, conform.Clip(a.resp.Error.Message, 80))
+	}
+	return conform.Pass("%s", "ping: -32601 "+a.describe())
+}))
 
 // MOD-EXT-01 — 2026-07-28/basic/versioning.mdx (Extension Negotiation).
 var _ = conform.Register(conform.Check{
@@ -216,50 +207,47 @@ var _ = conform.Register(conform.Check{
 })
 
 // MOD-LEGACY-INIT-01 (and MOD-DUAL-ERA-01) — 2026-07-28/basic/versioning.mdx.
-var _ = conform.Register(conform.Check{
+// An initialize may switch the stdio process to legacy semantics (versioning.mdx:
+// "An initialize request selects legacy semantics, scoped to the stdio process"):
+// it is sent after every other probe of the column. The "era" area ranks with the
+// observed ones, after every other area's odd-input checks (PhaseOddInput).
+var _ = conform.Register(scratchCheck(conform.Check{
 	ID: "MOD-LEGACY-INIT-01", Title: "a modern-only server answers a legacy initialize with an error naming its supported versions",
-	// An initialize may switch the stdio process to legacy semantics (versioning.mdx:
-	// "An initialize request selects legacy semantics, scoped to the stdio process"):
-	// it is sent after every other probe of the column. The "era" area ranks with
-	// the observed ones, after every other area's odd-input checks.
-	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s := scratch(t)
-		params := conform.InitializeParams(legacyInitVersion, "legacy-probe")
-		// A legacy client sends none of the 2026-07-28 request headers: over
-		// Streamable HTTP they are removed, so that only the body speaks.
-		ctx := transport.WithHeaders(t.Ctx, http.Header{
-			transport.HeaderProtocolVersion: {}, transport.HeaderMethod: {}, transport.HeaderName: {},
-		})
-		a, err := callWithMetaIn(ctx, s, "initialize", params, nil)
-		if err != nil {
-			return conform.Errorf("%v", err)
+}, func(t *conform.T, s *conform.Session) conform.Verdict {
+	params := conform.InitializeParams(legacyInitVersion, "legacy-probe")
+	// A legacy client sends none of the 2026-07-28 request headers: over
+	// Streamable HTTP they are removed, so that only the body speaks.
+	ctx := transport.WithHeaders(t.Ctx, http.Header{
+		transport.HeaderProtocolVersion: {}, transport.HeaderMethod: {}, transport.HeaderName: {},
+	})
+	a, err := callWithMetaIn(ctx, s, "initialize", params, nil)
+	if err != nil {
+		return conform.Errorf("%v", err)
+	}
+	want := "an error naming the supported 2026-07-28 versions for a legacy initialize"
+	// The SHOULD binds a server "that supports only modern versions": a
+	// dual-era one is not bound, whatever it answered.
+	if dual := modern.DualEra(t); dual != "" {
+		return conform.Skip(conform.NotApplicable, "the server also serves the legacy era (%s); the row binds modern-only servers (initialize on the 2026-07-28 connection: %s)", dual, legacyInitAnswer(a))
+	}
+	if a.err != nil {
+		var se *transport.HTTPStatusError
+		if errors.As(a.err, &se) {
+			// An HTTP error status without a JSON-RPC body: the body is the message.
+			return judgeLegacyInitError(t, want, fmt.Sprintf("HTTP %d", se.Status), string(se.Body), supportedVersions(s))
 		}
-		want := "an error naming the supported 2026-07-28 versions for a legacy initialize"
-		// The SHOULD binds a server "that supports only modern versions": a
-		// dual-era one is not bound, whatever it answered.
-		if dual := modern.DualEra(t); dual != "" {
-			return conform.Skip(conform.NotApplicable, "the server also serves the legacy era (%s); the row binds modern-only servers (initialize on the 2026-07-28 connection: %s)", dual, legacyInitAnswer(a))
+		return conform.Silence(want, a.err)
+	}
+	if !a.resp.IsError() {
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
 		}
-		if a.err != nil {
-			var se *transport.HTTPStatusError
-			if errors.As(a.err, &se) {
-				// An HTTP error status without a JSON-RPC body: the body is the message.
-				return judgeLegacyInitError(t, want, fmt.Sprintf("HTTP %d", se.Status), string(se.Body), supportedVersions(s))
-			}
-			return conform.Silence(want, a.err)
-		}
-		if !a.resp.IsError() {
-			var r struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			}
-			_ = json.Unmarshal(a.resp.Result, &r)
-			return conform.Skip(conform.NotApplicable, "the server also serves the legacy era (MOD-DUAL-ERA-01, MAY): initialize on the 2026-07-28 connection succeeded with protocolVersion %q", conform.Clip(r.ProtocolVersion, 40))
-		}
-		text := a.resp.Error.Message + " " + string(a.resp.Error.Data)
-		return judgeLegacyInitError(t, want, fmt.Sprintf("error %d", a.resp.Error.Code), text, supportedVersions(s))
-	},
-})
+		_ = json.Unmarshal(a.resp.Result, &r)
+		return conform.Skip(conform.NotApplicable, "the server also serves the legacy era (MOD-DUAL-ERA-01, MAY): initialize on the 2026-07-28 connection succeeded with protocolVersion %q", conform.Clip(r.ProtocolVersion, 40))
+	}
+	text := a.resp.Error.Message + " " + string(a.resp.Error.Data)
+	return judgeLegacyInitError(t, want, fmt.Sprintf("error %d", a.resp.Error.Code), text, supportedVersions(s))
+}))
 
 // legacyInitAnswer says in a few words how MOD-LEGACY-INIT-01's initialize was answered.
 func legacyInitAnswer(a probeAnswer) string {

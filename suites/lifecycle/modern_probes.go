@@ -27,14 +27,19 @@ type probeAnswer struct {
 	status int
 }
 
-// scratch returns the revision's scratch session for a probe that must not disturb
-// the main one, ending the check in error when it cannot be opened.
-func scratch(t *conform.T) *conform.Session {
-	s, err := t.Scratch()
-	if err != nil {
-		t.Stop(conform.Errorf("%v", err))
+// scratchCheck is a check whose probe sends unusual input (PhaseOddInput) on the
+// revision's scratch session s, so as not to disturb the main one; it ends in
+// error when the scratch session cannot be opened.
+func scratchCheck(c conform.Check, run func(t *conform.T, s *conform.Session) conform.Verdict) conform.Check {
+	c.Phase = conform.PhaseOddInput
+	c.Run = func(t *conform.T) conform.Verdict {
+		s, err := t.Scratch()
+		if err != nil {
+			return conform.Errorf("%v", err)
+		}
+		return run(t, s)
 	}
-	return s
+	return c
 }
 
 // callWithMeta sends method with params whose _meta is exactly meta (nil: no _meta at

@@ -12,27 +12,28 @@ import (
 // of its own; a server that ends the connection over the probe costs the spare one
 // more opening, without the probe.
 
-// judgePreInit runs judge over the revision's pre-initialize probe; every
-// LIFE-PRE-INIT check reads the same probe, and none can judge without it.
-func judgePreInit(judge func(*conform.PreInit) conform.Verdict) func(*conform.T) conform.Verdict {
-	return func(t *conform.T) conform.Verdict {
+// preInitCheck is a LIFE-PRE-INIT check: judge reads the revision's
+// pre-initialize probe, which every such check shares and none can judge without.
+// The spare session makes the probe on its first opening (PhaseOddInput,
+// PreInitProbe): a server that ends the connection on a request before initialize
+// costs no other check its session.
+func preInitCheck(c conform.Check, judge func(*conform.PreInit) conform.Verdict) conform.Check {
+	c.Phase = conform.PhaseOddInput
+	c.PreInitProbe = true
+	c.Run = func(t *conform.T) conform.Verdict {
 		p, err := t.PreInit()
 		if err != nil {
 			return conform.Errorf("no pre-initialize probe: %v", err)
 		}
 		return judge(p)
 	}
+	return c
 }
 
 // LIFE-PRE-INIT-PING-01 — {rev}/basic/lifecycle.mdx (Initialization); {rev}/basic/utilities/ping.mdx.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(preInitCheck(conform.Check{
 	ID: "LIFE-PRE-INIT-PING-01", Title: "a ping sent before initialize is answered",
-	Phase: conform.PhaseOddInput,
-	// The spare session, whose first opening makes the probe: a server that ends
-	// the connection on a request before initialize costs no other check its session.
-	PreInitProbe: true,
-	Run:          judgePreInit(judgePreInitPing),
-})
+}, judgePreInitPing))
 
 // judgePreInitPing judges the reply to the ping sent before initialize.
 func judgePreInitPing(p *conform.PreInit) conform.Verdict {
@@ -55,13 +56,9 @@ func judgePreInitPing(p *conform.PreInit) conform.Verdict {
 }
 
 // LIFE-PRE-INIT-REQ-01 — {rev}/basic/lifecycle.mdx (Initialization).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(preInitCheck(conform.Check{
 	ID: "LIFE-PRE-INIT-REQ-01", Title: "no server request but ping before notifications/initialized",
-	Phase: conform.PhaseOddInput,
-	// The spare session, whose first opening makes the probe (LIFE-PRE-INIT-PING-01).
-	PreInitProbe: true,
-	Run:          judgePreInit(judgeEarlyRequests),
-})
+}, judgeEarlyRequests))
 
 // judgeEarlyRequests judges the server requests that came before
 // notifications/initialized.

@@ -228,11 +228,9 @@ var _ = conform.Register(conform.Check{
 })
 
 // NOTIF-LISTEN-SCOPE-R5-01 — 2026-07-28/server/utilities/logging.mdx; basic/transports/streamable-http.mdx.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(subscribe.ObservedCheck(conform.Check{
 	ID: "NOTIF-LISTEN-SCOPE-R5-01", Title: "no notifications/progress or notifications/message on a listen stream",
-	Phase: conform.PhaseTranscript,
-	Run:   func(t *conform.T) conform.Verdict { return lsJudgeScope(subscribe.Observe(t)) },
-})
+}, lsJudgeScope))
 
 // lsJudgeScope judges the messages of every listen stream observed.
 func lsJudgeScope(obs []subscribe.Observed) conform.Verdict {

@@ -24,27 +24,19 @@ var _ = conform.Register(conform.Check{
 })
 
 // TOOLS-CALL-INVALIDARGS-R1-01 — 2024-11-05 … 2025-06-18 server/tools.mdx.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(argCheck(conform.Check{
 	ID: "TOOLS-CALL-INVALIDARGS-R1-01", Title: "arguments that break the inputSchema get -32602 or an isError:true result",
-	Phase: conform.PhaseOddInput,
-	Run:   argCheck(judgeInvalidArgsEither),
-})
+}, judgeInvalidArgsEither))
 
 // TOOLS-CALL-INVALIDARGS-R4-01 — 2025-11-25 and 2026-07-28 server/tools.mdx; changelog SEP-1303.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(argCheck(conform.Check{
 	ID: "TOOLS-CALL-INVALIDARGS-R4-01", Title: "input validation failures are isError:true results (-32602 accepted with a note)",
-	Phase: conform.PhaseOddInput,
-	Run:   argCheck(judgeInvalidArgsR4),
-})
+}, judgeInvalidArgsR4))
 
 // TOOLS-CALL-VALIDATE-01 — {rev}/server/tools.mdx (Security Considerations).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(argCheck(conform.Check{
 	ID: "TOOLS-CALL-VALIDATE-01", Title: "tool inputs are validated: arguments that break the inputSchema are rejected",
-	Phase: conform.PhaseOddInput,
-	// The three invalid-argument checks share one probe (memoized), in the phase
-	// for odd input (PhaseOddInput), after the clean checks.
-	Run: argCheck(judgeValidate),
-})
+}, judgeValidate))
 
 // TOOLS-CALL-ISERROR-01 — schema CallToolResult.isError.
 var _ = conform.Register(conform.Check{

@@ -22,11 +22,15 @@ const echoFixture = "test_echo"
 // and tools allowed with --call), sent on a fresh session since a fragile server may
 // not survive them.
 
-// argCheck runs a judge over the session's shared invalid-argument probes.
-func argCheck(judge func([]toolcall.Probe) conform.Verdict) func(*conform.T) conform.Verdict {
-	return func(t *conform.T) conform.Verdict {
+// argCheck is an invalid-argument check: judge reads the session's invalid-argument
+// probes, which the three such checks share (memoized), in the phase for odd input
+// (PhaseOddInput), after the clean checks.
+func argCheck(c conform.Check, judge func([]toolcall.Probe) conform.Verdict) conform.Check {
+	c.Phase = conform.PhaseOddInput
+	c.Run = func(t *conform.T) conform.Verdict {
 		return judge(argProbesFor(t).tellable(t))
 	}
+	return c
 }
 
 // argProbes are the invalid-argument calls of one session, or why there are none.

@@ -32,13 +32,9 @@ func runToolsCap(t *conform.T) conform.Verdict {
 	case first.Resp.IsError():
 		return conform.Note("no tools capability declared; tools/list is answered with %s (-32601 expected for a method the server does not offer)", conform.Describe(first.Resp, nil))
 	}
-	// 2026-07-28 declares capabilities in the DiscoverResult (there is no initialize).
-	where := "InitializeResult"
-	if s.Modern() {
-		where = "DiscoverResult"
-	}
 	return conform.Violation("capabilities.tools declared by a server that answers tools/list",
-		fmt.Sprintf("no tools capability in the %s, yet tools/list succeeded with %d tool(s): %s", where, len(first.Tools), conform.Describe(first.Resp, nil)))
+		fmt.Sprintf("no tools capability in the %s, yet tools/list succeeded with %d tool(s): %s",
+			toolkit.CapabilitiesResult(s), len(first.Tools), conform.Describe(first.Resp, nil)))
 }
 
 // TOOLS-CAP-LISTCHANGED-01 — {rev}/server/tools.mdx (Capabilities); schema

@@ -21,50 +21,38 @@ import (
 // content fixtures the server lists (and the tools allowed with --call) once on the
 // main session. A check whose block type never appeared is skipped, never passed.
 
-// CONTENT-TEXT-01 — {rev}/server/tools.mdx (Text Content); schema TextContent.
-var _ = conform.Register(ctTypeCheck(conform.Check{
-	ID: "CONTENT-TEXT-01", Title: "text blocks are {type:\"text\", text: string}",
-}, "text", "test_simple_text", nil))
-
-// CONTENT-IMAGE-01 — {rev}/server/tools.mdx (Image Content); schema ImageContent.
-var _ = conform.Register(ctTypeCheck(conform.Check{
-	ID: "CONTENT-IMAGE-01", Title: "image blocks carry strict base64 data whose bytes match mimeType",
-}, "image", "test_image_content", ctJudgeMedia))
-
-// CONTENT-AUDIO-01 — R2+ tools.mdx (Audio Content); schema AudioContent.
-var _ = conform.Register(ctTypeCheck(conform.Check{
-	ID: "CONTENT-AUDIO-01", Title: "audio blocks carry strict base64 data whose bytes match mimeType",
-}, "audio", "test_audio_content", ctJudgeMedia))
-
-// CONTENT-AUDIO-R1-01 — 2024-11-05 schema CallToolResult (no AudioContent).
-var _ = conform.Register(ctAbsentCheck(conform.Check{
-	ID: "CONTENT-AUDIO-R1-01", Title: "no audio block in a 2024-11-05 session (the fixture falls back)",
-}, "audio", "test_audio_content", "2025-03-26"))
-
-// CONTENT-RESLINK-01 — R3+ tools.mdx (Resource Links); schema ResourceLink.
-var _ = conform.Register(ctTypeCheck(conform.Check{
-	ID: "CONTENT-RESLINK-01", Title: "resource_link blocks are valid and their uri is a URI with a scheme",
-}, "resource_link", "test_resource_link", ctJudgeLinkURI))
-
-// CONTENT-RESLINK-R12-01 — 2024-11-05 and 2025-03-26 schemas (no ResourceLink).
-var _ = conform.Register(ctAbsentCheck(conform.Check{
-	ID: "CONTENT-RESLINK-R12-01", Title: "no resource_link block before 2025-06-18 (the fixture falls back)",
-}, "resource_link", "test_resource_link", "2025-06-18"))
-
-// CONTENT-EMBED-01 — {rev}/server/tools.mdx (Embedded Resources); schema EmbeddedResource.
-var _ = conform.Register(ctTypeCheck(conform.Check{
-	ID: "CONTENT-EMBED-01", Title: "embedded resources are valid and a blob is strict base64",
-}, "resource", "test_embedded_resource", ctJudgeBlob))
+// The per-type checks: ctTypeCheck judges every block of a type the revision has,
+// ctAbsentCheck that no block of a type it lacks appears.
+var _ = registerChecks(
+	// CONTENT-TEXT-01 — {rev}/server/tools.mdx (Text Content); schema TextContent.
+	ctTypeCheck(conform.Check{ID: "CONTENT-TEXT-01", Title: "text blocks are {type:\"text\", text: string}"},
+		"text", "test_simple_text", nil),
+	// CONTENT-IMAGE-01 — {rev}/server/tools.mdx (Image Content); schema ImageContent.
+	ctTypeCheck(conform.Check{ID: "CONTENT-IMAGE-01", Title: "image blocks carry strict base64 data whose bytes match mimeType"},
+		"image", "test_image_content", ctJudgeMedia),
+	// CONTENT-AUDIO-01 — R2+ tools.mdx (Audio Content); schema AudioContent.
+	ctTypeCheck(conform.Check{ID: "CONTENT-AUDIO-01", Title: "audio blocks carry strict base64 data whose bytes match mimeType"},
+		"audio", "test_audio_content", ctJudgeMedia),
+	// CONTENT-AUDIO-R1-01 — 2024-11-05 schema CallToolResult (no AudioContent).
+	ctAbsentCheck(conform.Check{ID: "CONTENT-AUDIO-R1-01", Title: "no audio block in a 2024-11-05 session (the fixture falls back)"},
+		"audio", "test_audio_content", "2025-03-26"),
+	// CONTENT-RESLINK-01 — R3+ tools.mdx (Resource Links); schema ResourceLink.
+	ctTypeCheck(conform.Check{ID: "CONTENT-RESLINK-01", Title: "resource_link blocks are valid and their uri is a URI with a scheme"},
+		"resource_link", "test_resource_link", ctJudgeLinkURI),
+	// CONTENT-RESLINK-R12-01 — 2024-11-05 and 2025-03-26 schemas (no ResourceLink).
+	ctAbsentCheck(conform.Check{ID: "CONTENT-RESLINK-R12-01", Title: "no resource_link block before 2025-06-18 (the fixture falls back)"},
+		"resource_link", "test_resource_link", "2025-06-18"),
+	// CONTENT-EMBED-01 — {rev}/server/tools.mdx (Embedded Resources); schema EmbeddedResource.
+	ctTypeCheck(conform.Check{ID: "CONTENT-EMBED-01", Title: "embedded resources are valid and a blob is strict base64"},
+		"resource", "test_embedded_resource", ctJudgeBlob),
+)
 
 // CONTENT-EMBED-CAP-01 — R3+ tools.mdx (Embedded Resources).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctCheck(conform.Check{
 	ID: "CONTENT-EMBED-CAP-01", Title: "a server that embeds resources declares the resources capability",
-	Probe: ctProbe("test_embedded_resource"),
-	Run:   runEmbedCap,
-})
+}, runEmbedCap, "test_embedded_resource"))
 
-func runEmbedCap(t *conform.T) conform.Verdict {
-	l := ctExercise(t)
+func runEmbedCap(t *conform.T, l *toolkit.Listing) conform.Verdict {
 	blocks := ctOfType(ctBlocks(t), "resource")
 	if len(blocks) == 0 {
 		return ctUnexercised(t, l, "test_embedded_resource", "embedded resource block")
@@ -84,28 +72,21 @@ func runEmbedCap(t *conform.T) conform.Verdict {
 }
 
 // CONTENT-ANNOT-01 — schema Annotated (2024-11-05) / Annotations (2025-03-26+).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctCheck(conform.Check{
 	ID: "CONTENT-ANNOT-01", Title: "block annotations: audience ⊆ {user, assistant}, priority a number in [0, 1]",
-	Probe: ctProbe("test_annotated_content"),
-	Run:   runAnnotations,
-})
+}, runAnnotations, "test_annotated_content"))
 
-func runAnnotations(t *conform.T) conform.Verdict {
-	l := ctExercise(t)
-	var f conform.Findings
-	for _, b := range ctBlocks(t) {
+func runAnnotations(t *conform.T, l *toolkit.Listing) conform.Verdict {
+	f := ctEachBlock(t, l, "test_annotated_content", "content block with annotations", func(b ctBlock, f *conform.Findings) {
 		raw, ok := b.Fields["annotations"]
 		if !ok {
-			continue
+			return
 		}
 		f.Judged++
 		if err := ctValidateAnnotations(b.Rev(), raw); err != nil {
 			f.Fail(toolkit.Problems(err, b.at("/annotations")))
 		}
-	}
-	if f.Judged == 0 {
-		return ctUnexercised(t, l, "test_annotated_content", "content block with annotations")
-	}
+	})
 	return f.Verdict("annotations valid under the "+t.Rev.Name+" schema", "",
 		fmt.Sprintf("%d annotated block%s valid under the %s schema", f.Judged, toolkit.Plural(f.Judged), t.Rev.Name))
 }
@@ -129,47 +110,38 @@ func ctValidateAnnotations(rev revision.Revision, raw json.RawMessage) error {
 }
 
 // CONTENT-ANNOT-LASTMOD-01 — 2025-06-18+ schema Annotations.lastModified.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctCheck(conform.Check{
 	ID: "CONTENT-ANNOT-LASTMOD-01", Title: "annotations.lastModified is an ISO 8601 (RFC 3339) timestamp",
-	Probe: ctProbe("test_annotated_content"),
-	Run:   runLastModified,
-})
+}, runLastModified, "test_annotated_content"))
 
-func runLastModified(t *conform.T) conform.Verdict {
-	l := ctExercise(t)
-	var f conform.Findings
-	for _, b := range ctBlocks(t) {
+func runLastModified(t *conform.T, l *toolkit.Listing) conform.Verdict {
+	f := ctEachBlock(t, l, "test_annotated_content", "annotations.lastModified", func(b ctBlock, f *conform.Findings) {
 		var a map[string]json.RawMessage
 		if json.Unmarshal(b.Fields["annotations"], &a) != nil {
-			continue
+			return
 		}
 		raw, ok := a["lastModified"]
 		if !ok {
-			continue
+			return
 		}
 		f.Judged++
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			f.Warn(fmt.Sprintf("%s is %s, not a string", b.at("/annotations/lastModified"), conform.ClipBytes(raw, 60)))
-			continue
+			return
 		}
 		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
 			f.Warn(fmt.Sprintf("%s is %q, which does not parse as RFC 3339", b.at("/annotations/lastModified"), conform.Clip(s, 60)))
 		}
-	}
-	if f.Judged == 0 {
-		return ctUnexercised(t, l, "test_annotated_content", "annotations.lastModified")
-	}
+	})
 	return f.Verdict("", "an ISO 8601 timestamp such as \"2025-01-12T15:00:58Z\"",
 		fmt.Sprintf("every lastModified (%d) parses as RFC 3339", f.Judged))
 }
 
 // CONTENT-UNKNOWN-TYPE-01 — schema CallToolResult.content (the revision's union).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctCheck(conform.Check{
 	ID: "CONTENT-UNKNOWN-TYPE-01", Title: "every block's type belongs to the negotiated revision's content union",
-	Probe: ctProbe(),
-	Run:   runUnknownType,
-})
+}, runUnknownType))
 
 // ctUnion returns the content block types of a revision's CallToolResult.
 func ctUnion(rev revision.Revision) []string {
@@ -183,8 +155,7 @@ func ctUnion(rev revision.Revision) []string {
 	return append(out, "resource")
 }
 
-func runUnknownType(t *conform.T) conform.Verdict {
-	ctExercise(t)
+func runUnknownType(t *conform.T, _ *toolkit.Listing) conform.Verdict {
 	blocks := ctBlocks(t)
 	if len(blocks) == 0 {
 		return conform.Skip(conform.NotExercised, "no content block in any tools/call result of this revision's sessions: list the content fixture tools (the fixture contract, refserver/doc.go) or allow a tool with --call NAME[=JSON]")
@@ -258,20 +229,51 @@ var ctDefinitions = map[string]string{
 	"resource": "EmbeddedResource", "resource_link": "ResourceLink",
 }
 
+// ctEachBlock judges every content block of the revision's sessions with judge,
+// which counts in f.Judged the blocks that are its subject. When none was, the
+// check ends with ctUnexercised's skip: fixture is the tool that would produce
+// what it judges.
+func ctEachBlock(t *conform.T, l *toolkit.Listing, fixture, what string, judge func(b ctBlock, f *conform.Findings)) conform.Findings {
+	var f conform.Findings
+	for _, b := range ctBlocks(t) {
+		judge(b, &f)
+	}
+	if f.Judged == 0 {
+		t.Stop(ctUnexercised(t, l, fixture, what))
+	}
+	return f
+}
+
+// registerChecks registers checks written as a table.
+func registerChecks(cs ...conform.Check) bool {
+	for _, c := range cs {
+		conform.Register(c)
+	}
+	return true
+}
+
+// ctCheck is c, a check of the tool results in the transcript: its probe is
+// ctProbe(fixtures...), and run judges after the content probes (ctExercise, which
+// the probe made and which hands run the main session's listing l).
+func ctCheck(c conform.Check, run func(t *conform.T, l *toolkit.Listing) conform.Verdict, fixtures ...string) conform.Check {
+	c.Probe = ctProbe(fixtures...)
+	c.Run = func(t *conform.T) conform.Verdict { return run(t, ctExercise(t)) }
+	return c
+}
+
 // ctTypeCheck is c, a check of one block type: it calls the fixture tool that
 // returns a block of the type, and judges with ctJudgeType.
 func ctTypeCheck(c conform.Check, typ, fixture string, extra func(ctBlock, *conform.Findings)) conform.Check {
-	c.Probe = ctProbe(fixture)
-	c.Run = func(t *conform.T) conform.Verdict { return ctJudgeType(t, typ, fixture, extra) }
-	return c
+	return ctCheck(c, func(t *conform.T, l *toolkit.Listing) conform.Verdict {
+		return ctJudgeType(t, l, typ, fixture, extra)
+	}, fixture)
 }
 
 // ctJudgeType is the run of the per-type checks: every block of the type is
 // validated against its definition (ctDefinitions) in the session's revision, then
 // judged further by extra (which may be nil).
-func ctJudgeType(t *conform.T, typ, fixture string, extra func(ctBlock, *conform.Findings)) conform.Verdict {
+func ctJudgeType(t *conform.T, l *toolkit.Listing, typ, fixture string, extra func(ctBlock, *conform.Findings)) conform.Verdict {
 	def := ctDefinitions[typ]
-	l := ctExercise(t)
 	blocks := ctOfType(ctBlocks(t), typ)
 	if len(blocks) == 0 {
 		return ctUnexercised(t, l, fixture, typ+" block")
@@ -370,16 +372,15 @@ func ctJudgeLinkURI(b ctBlock, f *conform.Findings) {
 // ctAbsentCheck is c, a check that a revision lacks a block type: it calls the
 // fixture tool that would return one, and judges with ctNotInRevision.
 func ctAbsentCheck(c conform.Check, typ, fixture, since string) conform.Check {
-	c.Probe = ctProbe(fixture)
-	c.Run = func(t *conform.T) conform.Verdict { return ctNotInRevision(t, typ, fixture, since) }
-	return c
+	return ctCheck(c, func(t *conform.T, l *toolkit.Listing) conform.Verdict {
+		return ctNotInRevision(t, l, typ, fixture, since)
+	}, fixture)
 }
 
 // ctNotInRevision is the run of the rows that forbid a block type the revision lacks:
 // no such block in any result of the revision's sessions, and the fixture tool that
 // would produce one falls back (another type, or an error).
-func ctNotInRevision(t *conform.T, typ, fixture, since string) conform.Verdict {
-	l := ctExercise(t)
+func ctNotInRevision(t *conform.T, l *toolkit.Listing, typ, fixture, since string) conform.Verdict {
 	if blocks := ctOfType(ctBlocks(t), typ); len(blocks) > 0 {
 		var f conform.Findings
 		for _, b := range blocks {
@@ -408,22 +409,13 @@ func ctFallback(t *conform.T, o *toolkit.Outcome, typ string) conform.Verdict {
 }
 
 // CONTENT-META-01 — schema ContentBlock._meta (2025-06-18 on); {rev}/basic/index.mdx (`_meta`).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(ctCheck(conform.Check{
 	ID: "CONTENT-META-01", Title: "a content block's _meta (and its embedded resource's) is keyed by the _meta key name format",
-	Probe: ctProbe("test_annotated_content"),
-	Run: func(t *conform.T) conform.Verdict {
-		l := ctExercise(t)
-		var f conform.Findings
-		for _, b := range ctBlocks(t) {
-			ctMetaKeys(b, &f)
-		}
-		if f.Judged == 0 {
-			return ctUnexercised(t, l, "test_annotated_content", "content block with a _meta object")
-		}
-		return f.Verdict("every _meta key of a content block an optional valid prefix (dot-separated labels, then /) and a valid name", "",
-			fmt.Sprintf("%d _meta keys on content blocks, each with a valid prefix and name", f.Judged))
-	},
-})
+}, func(t *conform.T, l *toolkit.Listing) conform.Verdict {
+	f := ctEachBlock(t, l, "test_annotated_content", "content block with a _meta object", ctMetaKeys)
+	return f.Verdict("every _meta key of a content block an optional valid prefix (dot-separated labels, then /) and a valid name", "",
+		fmt.Sprintf("%d _meta keys on content blocks, each with a valid prefix and name", f.Judged))
+}, "test_annotated_content"))
 
 // ctMetaKeys judges the keys of a block's _meta and of its embedded resource's
 // _meta, counting each key judged.

@@ -56,70 +56,61 @@ var _ = conform.Register(conform.Check{
 })
 
 // SHTTP-GET-NORESP-01 — {rev}/basic/transports.mdx (Listening for Messages from the Server).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(httpTranscriptCheck(conform.Check{
 	ID: "SHTTP-GET-NORESP-01", Title: "the GET stream carries no JSON-RPC response",
-	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		_, hss := httpSessions(t)
-		open := 0
-		for _, hs := range hss {
-			streams, _ := getStreams(hs)
-			open += len(streams)
+}, func(t *conform.T, ss []*conform.Session, hss []transport.HTTPSession) conform.Verdict {
+	open := 0
+	for _, hs := range hss {
+		streams, _ := getStreams(hs)
+		open += len(streams)
+	}
+	var f conform.Findings
+	receivedOverHTTP(t, func(s *conform.Session, e wire.Entry, _ sessionRequests) {
+		// The suite never resumes on the session's own GET streams: every
+		// frame from one is from a stream of its own.
+		if e.Source != "get" {
+			return
 		}
-		var f conform.Findings
-		receivedOverHTTP(t, func(s *conform.Session, e wire.Entry, _ sessionRequests) {
-			// The suite never resumes on the session's own GET streams: every
-			// frame from one is from a stream of its own.
-			if e.Source != "get" {
-				return
-			}
-			f.Judged++
-			if e.Msg.IsResponse() {
-				f.Fail(fmt.Sprintf("%s: a response (id %s) on the GET stream", where(s, e), e.Msg.ID))
-			}
-		})
-		switch {
-		case open == 0:
-			return conform.Skip(conform.NotApplicable, "no GET stream was open (the server answered GET without an event stream)")
-		case f.Judged == 0:
-			return conform.Skip(conform.NotExercised, "the %d GET stream(s) carried no message", open)
+		f.Judged++
+		if e.Msg.IsResponse() {
+			f.Fail(fmt.Sprintf("%s: a response (id %s) on the GET stream", where(s, e), e.Msg.ID))
 		}
-		return f.Verdict("no response on a GET stream", "", fmt.Sprintf("%d message(s) on %d GET stream(s), none a response", f.Judged, open))
-	},
-})
+	})
+	switch {
+	case open == 0:
+		return conform.Skip(conform.NotApplicable, "no GET stream was open (the server answered GET without an event stream)")
+	case f.Judged == 0:
+		return conform.Skip(conform.NotExercised, "the %d GET stream(s) carried no message", open)
+	}
+	return f.Verdict("no response on a GET stream", "", fmt.Sprintf("%d message(s) on %d GET stream(s), none a response", f.Judged, open))
+}))
 
 // SHTTP-GET-UNRELATED-01 — {rev}/basic/transports.mdx (Listening for Messages from the Server).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(httpMessageCheck(conform.Check{
 	ID: "SHTTP-GET-UNRELATED-01", Title: "the GET stream carries no message of a request of the client's",
-	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		var f conform.Findings
-		receivedOverHTTP(t, func(s *conform.Session, e wire.Entry, sent sessionRequests) {
-			if e.Source != "get" {
-				return
+}, func(s *conform.Session, e wire.Entry, sent sessionRequests, f *conform.Findings) {
+	if e.Source != "get" {
+		return
+	}
+	f.Judged++
+	// What ties a message to a request provably: its progress token, or
+	// the request a cancellation names. A token of another session is
+	// SHTTP-NO-BROADCAST-01's finding.
+	switch e.Msg.Method {
+	case "notifications/progress":
+		if id, ok := sent.byToken[progressToken(e.Msg)]; ok {
+			f.Fail(fmt.Sprintf("%s: progress for the request with id %s on the GET stream", where(s, e), id))
+		}
+	case "notifications/cancelled":
+		if id, ok := cancelledRequest(e.Msg); ok {
+			if _, own := sent.tokens[id]; own {
+				f.Fail(fmt.Sprintf("%s: notifications/cancelled for the request with id %s on the GET stream", where(s, e), id))
 			}
-			f.Judged++
-			// What ties a message to a request provably: its progress token, or
-			// the request a cancellation names. A token of another session is
-			// SHTTP-NO-BROADCAST-01's finding.
-			switch e.Msg.Method {
-			case "notifications/progress":
-				if id, ok := sent.byToken[progressToken(e.Msg)]; ok {
-					f.Fail(fmt.Sprintf("%s: progress for the request with id %s on the GET stream", where(s, e), id))
-				}
-			case "notifications/cancelled":
-				if id, ok := cancelledRequest(e.Msg); ok {
-					if _, own := sent.tokens[id]; own {
-						f.Fail(fmt.Sprintf("%s: notifications/cancelled for the request with id %s on the GET stream", where(s, e), id))
-					}
-				}
-			}
-		})
-		return f.VerdictOrNone("no GET stream carried a message",
-			"messages on the GET stream unrelated to the client's requests",
-			fmt.Sprintf("%d message(s) on GET streams, none tied to a request of the suite's", f.Judged))
-	},
-})
+		}
+	}
+}, "no GET stream carried a message",
+	"messages on the GET stream unrelated to the client's requests",
+	"%d message(s) on GET streams, none tied to a request of the suite's"))
 
 // broadcastTool is the fixture tool whose progress SHTTP-NO-BROADCAST-01 follows.
 const broadcastTool = "test_tool_with_progress"

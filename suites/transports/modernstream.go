@@ -26,34 +26,28 @@ func changeNotification(method string) bool {
 }
 
 // H5-SSE-RELATED-01 — 2026-07-28/basic/transports/streamable-http.mdx (Receiving Messages).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(httpMessageCheck(conform.Check{
 	ID: "H5-SSE-RELATED-01", Title: "a request's SSE stream carries only notifications of that request, and no request",
-	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		var f conform.Findings
-		receivedOverHTTP(t, func(s *conform.Session, e wire.Entry, sent sessionRequests) {
-			if e.Stream == "" || e.Msg.IsResponse() {
-				return
-			}
-			if sent.methods[e.Stream] == "subscriptions/listen" {
-				return // the listen stream's rules are NOTIF-LISTEN-*'s
-			}
-			f.Judged++
-			what := fmt.Sprintf("%s: on the stream of %s (id %s)", where(s, e), sent.methods[e.Stream], e.Stream)
-			switch {
-			case e.Msg.Kind == wire.KindRequest:
-				f.Fail(fmt.Sprintf("%s: a %s request", what, e.Msg.Method))
-			case changeNotification(e.Msg.Method):
-				f.Fail(fmt.Sprintf("%s: %s, a change notification that belongs on a subscriptions/listen stream", what, e.Msg.Method))
-			case e.Msg.Method == "notifications/progress" && progressToken(e.Msg) != sent.tokens[e.Stream]:
-				f.Fail(fmt.Sprintf("%s: progress for token %s, not the request's (%s)", what, progressToken(e.Msg), toolkit.Or(sent.tokens[e.Stream], "none")))
-			}
-		})
-		return f.VerdictOrNone("no request's SSE stream carried a message before its response",
-			"only notifications of the originating request on its stream",
-			fmt.Sprintf("%d message(s) on request streams, each a notification of its request", f.Judged))
-	},
-})
+}, func(s *conform.Session, e wire.Entry, sent sessionRequests, f *conform.Findings) {
+	if e.Stream == "" || e.Msg.IsResponse() {
+		return
+	}
+	if sent.methods[e.Stream] == "subscriptions/listen" {
+		return // the listen stream's rules are NOTIF-LISTEN-*'s
+	}
+	f.Judged++
+	what := fmt.Sprintf("%s: on the stream of %s (id %s)", where(s, e), sent.methods[e.Stream], e.Stream)
+	switch {
+	case e.Msg.Kind == wire.KindRequest:
+		f.Fail(fmt.Sprintf("%s: a %s request", what, e.Msg.Method))
+	case changeNotification(e.Msg.Method):
+		f.Fail(fmt.Sprintf("%s: %s, a change notification that belongs on a subscriptions/listen stream", what, e.Msg.Method))
+	case e.Msg.Method == "notifications/progress" && progressToken(e.Msg) != sent.tokens[e.Stream]:
+		f.Fail(fmt.Sprintf("%s: progress for token %s, not the request's (%s)", what, progressToken(e.Msg), toolkit.Or(sent.tokens[e.Stream], "none")))
+	}
+}, "no request's SSE stream carried a message before its response",
+	"only notifications of the originating request on its stream",
+	"%d message(s) on request streams, each a notification of its request"))
 
 // H5-SSE-END-01 — 2026-07-28/basic/transports/streamable-http.mdx (Receiving Messages).
 var _ = conform.Register(conform.Check{

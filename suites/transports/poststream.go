@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 )
 
@@ -27,85 +28,76 @@ func cancelledBySuite(entries []wire.Entry) map[string]bool {
 }
 
 // SHTTP-POST-SSE-RESP-01 — {rev}/basic/transports.mdx (Sending Messages to the Server).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(httpTranscriptCheck(conform.Check{
 	ID: "SHTTP-POST-SSE-RESP-01", Title: "a request's SSE stream carries its response",
-	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		ss, hss := httpSessions(t)
-		var f conform.Findings
-		for i, s := range ss {
-			entries := t.Transcript(s)
-			cancelled := cancelledBySuite(entries)
-			onStream, elsewhere := map[string]bool{}, map[string]string{}
-			for _, e := range entries {
-				if e.Dir != wire.Received || e.Msg == nil || !e.Msg.IsResponse() {
-					continue
-				}
-				id := string(e.Msg.ID.Raw())
-				if e.Stream == id {
-					onStream[id] = true
-				} else if e.Stream == "" {
-					elsewhere[id] = e.Source
-				}
+}, func(t *conform.T, ss []*conform.Session, hss []transport.HTTPSession) conform.Verdict {
+	var f conform.Findings
+	for i, s := range ss {
+		entries := t.Transcript(s)
+		cancelled := cancelledBySuite(entries)
+		onStream, elsewhere := map[string]bool{}, map[string]string{}
+		for _, e := range entries {
+			if e.Dir != wire.Received || e.Msg == nil || !e.Msg.IsResponse() {
+				continue
 			}
-			for _, x := range hss[i].Exchanges() {
-				if x.Method != http.MethodPost || x.Probe || x.Stream == nil || x.Request == "" || x.Stream.EndReason != "eof" || cancelled[x.Request] {
-					continue // only streams the server ended, of requests still owed a response
-				}
-				switch {
-				case onStream[x.Request]:
-					f.Judged++
-				case elsewhere[x.Request] != "":
-					f.Judged++
-					f.Fail(fmt.Sprintf("%s: the response to %s (id %s) came on the %s stream, not on the request's SSE stream", s.Label, x.RPCMethod, x.Request, elsewhere[x.Request]))
-				case s.Rev.AtLeast("2025-11-25") && len(x.Stream.IDs) > 0:
-					// 2025-11-25 lets a server close the connection after an event
-					// with an id and be polled; the session's client does not poll.
-					f.Note(fmt.Sprintf("%s: the stream of %s (id %s) ended without its response after event id %s (polling is allowed; SHTTP-RESUME-01 follows a resumption)", s.Label, x.RPCMethod, x.Request, x.Stream.IDs[len(x.Stream.IDs)-1]))
-				default:
-					f.Judged++
-					f.Fail(fmt.Sprintf("%s: the stream of %s (id %s) ended after %d event(s) without its response", s.Label, x.RPCMethod, x.Request, x.Stream.Events))
-				}
+			id := string(e.Msg.ID.Raw())
+			if e.Stream == id {
+				onStream[id] = true
+			} else if e.Stream == "" {
+				elsewhere[id] = e.Source
 			}
 		}
-		return f.VerdictOrNone("no request was answered with an SSE stream that the server ended",
-			"the response on the SSE stream of its request",
-			fmt.Sprintf("%d request SSE stream(s), each carrying its response", f.Judged))
-	},
-})
+		for _, x := range hss[i].Exchanges() {
+			if x.Method != http.MethodPost || x.Probe || x.Stream == nil || x.Request == "" || x.Stream.EndReason != "eof" || cancelled[x.Request] {
+				continue // only streams the server ended, of requests still owed a response
+			}
+			switch {
+			case onStream[x.Request]:
+				f.Judged++
+			case elsewhere[x.Request] != "":
+				f.Judged++
+				f.Fail(fmt.Sprintf("%s: the response to %s (id %s) came on the %s stream, not on the request's SSE stream", s.Label, x.RPCMethod, x.Request, elsewhere[x.Request]))
+			case s.Rev.AtLeast("2025-11-25") && len(x.Stream.IDs) > 0:
+				// 2025-11-25 lets a server close the connection after an event
+				// with an id and be polled; the session's client does not poll.
+				f.Note(fmt.Sprintf("%s: the stream of %s (id %s) ended without its response after event id %s (polling is allowed; SHTTP-RESUME-01 follows a resumption)", s.Label, x.RPCMethod, x.Request, x.Stream.IDs[len(x.Stream.IDs)-1]))
+			default:
+				f.Judged++
+				f.Fail(fmt.Sprintf("%s: the stream of %s (id %s) ended after %d event(s) without its response", s.Label, x.RPCMethod, x.Request, x.Stream.Events))
+			}
+		}
+	}
+	return f.VerdictOrNone("no request was answered with an SSE stream that the server ended",
+		"the response on the SSE stream of its request",
+		fmt.Sprintf("%d request SSE stream(s), each carrying its response", f.Judged))
+}))
 
 // SHTTP-POST-SSE-RELATED-01 — {rev}/basic/transports.mdx (Sending Messages to the Server).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(httpMessageCheck(conform.Check{
 	ID: "SHTTP-POST-SSE-RELATED-01", Title: "progress on a request's SSE stream is that request's",
-	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		var f conform.Findings
-		receivedOverHTTP(t, func(s *conform.Session, e wire.Entry, sent sessionRequests) {
-			// A progress token is what ties a notification to a request provably.
-			if e.Stream == "" || e.Msg.Method != "notifications/progress" {
-				return
-			}
-			f.Judged++
-			if task := sent.tasks[e.Stream]; task != "" && relatedTask(e.Msg) == task {
-				// 2025-11-25 basic/utilities/tasks.mdx: a task's progress keeps the
-				// original token for the task's lifetime, a message related to a
-				// task carries the related-task _meta, and "maintaining an SSE
-				// stream on tasks/result" is how a server may deliver them: the
-				// stream of tasks/result for that task is theirs.
-				return
-			}
-			if got, want := progressToken(e.Msg), sent.tokens[e.Stream]; got != want {
-				if want == "" {
-					want = "none"
-				}
-				f.Fail(fmt.Sprintf("%s: progress for token %s on the stream of %s (id %s), whose token is %s", where(s, e), got, sent.methods[e.Stream], e.Stream, want))
-			}
-		})
-		return f.VerdictOrNone("no progress notification came on a request's SSE stream",
-			"progress on a request's stream for that request's token",
-			fmt.Sprintf("%d progress notification(s) on request streams, each for that request's token", f.Judged))
-	},
-})
+}, func(s *conform.Session, e wire.Entry, sent sessionRequests, f *conform.Findings) {
+	// A progress token is what ties a notification to a request provably.
+	if e.Stream == "" || e.Msg.Method != "notifications/progress" {
+		return
+	}
+	f.Judged++
+	if task := sent.tasks[e.Stream]; task != "" && relatedTask(e.Msg) == task {
+		// 2025-11-25 basic/utilities/tasks.mdx: a task's progress keeps the
+		// original token for the task's lifetime, a message related to a
+		// task carries the related-task _meta, and "maintaining an SSE
+		// stream on tasks/result" is how a server may deliver them: the
+		// stream of tasks/result for that task is theirs.
+		return
+	}
+	if got, want := progressToken(e.Msg), sent.tokens[e.Stream]; got != want {
+		if want == "" {
+			want = "none"
+		}
+		f.Fail(fmt.Sprintf("%s: progress for token %s on the stream of %s (id %s), whose token is %s", where(s, e), got, sent.methods[e.Stream], e.Stream, want))
+	}
+}, "no progress notification came on a request's SSE stream",
+	"progress on a request's stream for that request's token",
+	"%d progress notification(s) on request streams, each for that request's token"))
 
 // SHTTP-POST-SSE-END-01 — {rev}/basic/transports.mdx (Sending Messages to the Server).
 var _ = conform.Register(conform.Check{

@@ -19,83 +19,77 @@ import (
 // SHTTP-RESUME-01, SHTTP-DISCONNECT-01 and SHTTP-RETRY-01.
 
 // SHTTP-EVENTID-01 — {rev}/basic/transports.mdx (Resumability and Redelivery).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(httpTranscriptCheck(conform.Check{
 	ID: "SHTTP-EVENTID-01", Title: "SSE event ids are unique across the session's streams",
-	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		_, hss := httpSessions(t)
-		var f conform.Findings
-		streams := 0
-		for _, hs := range hss {
-			first := map[string]int{} // id → the stream (exchange index) that carried it first
-			for i, x := range hs.Exchanges() {
-				// A resumed stream carries again ids the server already sent: they
-				// are the cursor of that stream, not new events (SHTTP-RESUME-01).
-				if x.Stream == nil || x.LastEventID != "" {
-					continue
-				}
-				if len(x.Stream.IDs) > 0 {
-					streams++
-				}
-				for _, id := range x.Stream.IDs {
-					f.Judged++
-					if j, dup := first[id]; dup {
-						where := "earlier on that stream"
-						if j != i {
-							where = "on another stream"
-						}
-						f.Fail(fmt.Sprintf("event id %q on a %s stream, already used %s", id, x.Method, where))
-						continue
-					}
-					first[id] = i
-				}
-			}
-		}
-		return f.VerdictOrNone("no SSE event carried an id (ids are optional)",
-			"every event id once in the session",
-			fmt.Sprintf("%d event ids on %d stream(s), each once", f.Judged, streams))
-	},
-})
-
-// SHTTP-PRIME-01 — 2025-11-25/basic/transports.mdx (Sending Messages to the Server).
-var _ = conform.Register(conform.Check{
-	ID: "SHTTP-PRIME-01", Title: "a POST's SSE stream starts with a priming event (an id, empty data)",
-	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		ss, hss := httpSessions(t)
-		var f conform.Findings
-		for i, hs := range hss {
-			if ss[i].Requested != t.Rev.Name {
-				// A session that asked another version (a negotiation probe) had its
-				// initialize stream primed, or not, by that version's rules.
+}, func(t *conform.T, ss []*conform.Session, hss []transport.HTTPSession) conform.Verdict {
+	var f conform.Findings
+	streams := 0
+	for _, hs := range hss {
+		first := map[string]int{} // id → the stream (exchange index) that carried it first
+		for i, x := range hs.Exchanges() {
+			// A resumed stream carries again ids the server already sent: they
+			// are the cursor of that stream, not new events (SHTTP-RESUME-01).
+			if x.Stream == nil || x.LastEventID != "" {
 				continue
 			}
-			for _, x := range hs.Exchanges() {
-				// New streams only: a resumed stream goes on from its cursor. And a
-				// POST's stream only: the sentence is the POST section's; a GET stream
-				// owes a retry field only when its connection closes early
-				// (Listening for Messages from the Server), not a priming event.
-				if x.Stream == nil || x.LastEventID != "" || x.Stream.Events == 0 || x.Method != http.MethodPost {
-					continue
-				}
+			if len(x.Stream.IDs) > 0 {
+				streams++
+			}
+			for _, id := range x.Stream.IDs {
 				f.Judged++
-				kind := "the stream of " + toolkit.Or(x.RPCMethod, "a POST")
-				switch {
-				case !x.Stream.FirstHasID:
-					f.Fail(fmt.Sprintf("%s: %s starts with an event without an id", ss[i].Label, kind))
-				case !x.Stream.FirstEmpty:
-					f.Fail(fmt.Sprintf("%s: %s starts with event %q, which carries data", ss[i].Label, kind, x.Stream.FirstID))
-				default:
+				if j, dup := first[id]; dup {
+					where := "earlier on that stream"
+					if j != i {
+						where = "on another stream"
+					}
+					f.Fail(fmt.Sprintf("event id %q on a %s stream, already used %s", id, x.Method, where))
 					continue
 				}
-				t.Cite(ss[i], requestSeq(ss[i], x.Request))
+				first[id] = i
 			}
 		}
-		return f.VerdictOrNone("no POST's SSE stream carried an event",
-			"every POST's SSE stream primed: a first event with an id and empty data",
-			fmt.Sprintf("%d SSE stream(s) of POSTs, each primed", f.Judged))
-	},
-})
+	}
+	return f.VerdictOrNone("no SSE event carried an id (ids are optional)",
+		"every event id once in the session",
+		fmt.Sprintf("%d event ids on %d stream(s), each once", f.Judged, streams))
+}))
+
+// SHTTP-PRIME-01 — 2025-11-25/basic/transports.mdx (Sending Messages to the Server).
+var _ = conform.Register(httpTranscriptCheck(conform.Check{
+	ID: "SHTTP-PRIME-01", Title: "a POST's SSE stream starts with a priming event (an id, empty data)",
+}, func(t *conform.T, ss []*conform.Session, hss []transport.HTTPSession) conform.Verdict {
+	var f conform.Findings
+	for i, hs := range hss {
+		if ss[i].Requested != t.Rev.Name {
+			// A session that asked another version (a negotiation probe) had its
+			// initialize stream primed, or not, by that version's rules.
+			continue
+		}
+		for _, x := range hs.Exchanges() {
+			// New streams only: a resumed stream goes on from its cursor. And a
+			// POST's stream only: the sentence is the POST section's; a GET stream
+			// owes a retry field only when its connection closes early
+			// (Listening for Messages from the Server), not a priming event.
+			if x.Stream == nil || x.LastEventID != "" || x.Stream.Events == 0 || x.Method != http.MethodPost {
+				continue
+			}
+			f.Judged++
+			kind := "the stream of " + toolkit.Or(x.RPCMethod, "a POST")
+			switch {
+			case !x.Stream.FirstHasID:
+				f.Fail(fmt.Sprintf("%s: %s starts with an event without an id", ss[i].Label, kind))
+			case !x.Stream.FirstEmpty:
+				f.Fail(fmt.Sprintf("%s: %s starts with event %q, which carries data", ss[i].Label, kind, x.Stream.FirstID))
+			default:
+				continue
+			}
+			t.Cite(ss[i], requestSeq(ss[i], x.Request))
+		}
+	}
+	return f.VerdictOrNone("no POST's SSE stream carried an event",
+		"every POST's SSE stream primed: a first event with an id and empty data",
+		fmt.Sprintf("%d SSE stream(s) of POSTs, each primed", f.Judged))
+}))
 
 // resumeTool is the fixture's slow tool: a call long enough to drop and resume.
 const resumeTool = "test_slow"

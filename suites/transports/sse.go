@@ -34,17 +34,20 @@ func sseOpening(t *conform.T) conform.Opening {
 	return o
 }
 
+// sseOpeningCheck is an opening check of HTTP+SSE (Opening): judge reads the
+// column's opening record over HTTP+SSE (sseOpening).
+func sseOpeningCheck(c conform.Check, judge func(o conform.Opening) conform.Verdict) conform.Check {
+	c.Opening = true
+	c.Run = func(t *conform.T) conform.Verdict { return judge(sseOpening(t)) }
+	return c
+}
+
 // SSE-ENDPOINT-EVENT-01 — 2024-11-05/basic/transports.mdx (HTTP with SSE). An opening
 // check: a stream without a usable endpoint event is exactly a column that cannot
 // open, so the verdict comes from the record of the GET, in every column.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(sseOpeningCheck(conform.Check{
 	ID: "SSE-ENDPOINT-EVENT-01", Title: "the event stream opens with an endpoint event naming the POST URI",
-	Opening: true,
-	Run: func(t *conform.T) conform.Verdict {
-		o := sseOpening(t)
-		return judgeEndpointEvent(*o.SSE)
-	},
-})
+}, func(o conform.Opening) conform.Verdict { return judgeEndpointEvent(*o.SSE) }))
 
 // judgeEndpointEvent judges what the GET of the event stream showed.
 func judgeEndpointEvent(op transport.SSEOpening) conform.Verdict {
@@ -85,34 +88,34 @@ func problemOf(err error) string {
 // SSE-POST-01 — 2024-11-05/basic/transports.mdx (HTTP with SSE). An opening check: the
 // handshake's messages are the first POSTs, and a server that refuses them loses the
 // session, so the verdict comes from their record, in every column.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(sseOpeningCheck(conform.Check{
 	ID: "SSE-POST-01", Title: "the POST endpoint accepts the client's messages with 2xx",
-	Opening: true,
-	Run: func(t *conform.T) conform.Verdict {
-		o := sseOpening(t)
-		if o.SSE.Problem != nil {
-			return conform.Errorf("not verified: no message was POSTed, the event stream named no usable endpoint (SSE-ENDPOINT-EVENT-01): %v", o.SSE.Problem)
+}, judgeSSEPosts))
+
+// judgeSSEPosts judges the status of every message the opening POSTed.
+func judgeSSEPosts(o conform.Opening) conform.Verdict {
+	if o.SSE.Problem != nil {
+		return conform.Errorf("not verified: no message was POSTed, the event stream named no usable endpoint (SSE-ENDPOINT-EVENT-01): %v", o.SSE.Problem)
+	}
+	var f conform.Findings
+	var seen []string
+	for _, x := range o.Exchanges {
+		if x.Method != http.MethodPost {
+			continue
 		}
-		var f conform.Findings
-		var seen []string
-		for _, x := range o.Exchanges {
-			if x.Method != http.MethodPost {
-				continue
-			}
-			f.Judged++
-			// Carried is empty for a body that was not one JSON-RPC message.
-			what := fmt.Sprintf("POST of a %s to %s → HTTP %d", toolkit.Or(x.Carried, "message"), o.SSE.Endpoint, x.Status)
-			seen = append(seen, what)
-			if x.Status < 200 || x.Status > 299 {
-				f.Fail(what)
-			}
+		f.Judged++
+		// Carried is empty for a body that was not one JSON-RPC message.
+		what := fmt.Sprintf("POST of a %s to %s → HTTP %d", toolkit.Or(x.Carried, "message"), o.SSE.Endpoint, x.Status)
+		seen = append(seen, what)
+		if x.Status < 200 || x.Status > 299 {
+			f.Fail(what)
 		}
-		if f.Judged == 0 {
-			return conform.Errorf("not verified: no POST to %s got a reply: %v", o.SSE.Endpoint, o.Err)
-		}
-		return f.Verdict("a 2xx status for every message POSTed to the endpoint", "", strings.Join(seen, "; "))
-	},
-})
+	}
+	if f.Judged == 0 {
+		return conform.Errorf("not verified: no POST to %s got a reply: %v", o.SSE.Endpoint, o.Err)
+	}
+	return f.Verdict("a 2xx status for every message POSTed to the endpoint", "", strings.Join(seen, "; "))
+}
 
 // SSE-ORIGIN-01 — 2024-11-05/basic/transports.mdx (HTTP with SSE, Security Warning).
 var _ = conform.Register(conform.Check{

@@ -197,13 +197,11 @@ var _ = conform.Register(toolkit.OnMixedBatch(conform.Check{
 }, toolkit.BatchProbe.JudgeBatch))
 
 // STDIO-SINGLE-R3-01 — {rev}/basic/transports.mdx (stdio).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(toolkit.NoArraysCheck(conform.Check{
 	ID: "STDIO-SINGLE-R3-01", Title: "each stdout line is a single message, never an array",
-	Phase: conform.PhaseTranscript,
-	Run: toolkit.NoArrays(true, "no stdout line was received in this revision's sessions",
-		"one message per stdout line, never a JSON array",
-		"%d stdout messages, each on its own"),
-})
+}, true, "no stdout line was received in this revision's sessions",
+	"one message per stdout line, never a JSON array",
+	"%d stdout messages, each on its own"))
 
 // STDIO-EOF-EXIT-01 — 2026-07-28/basic/transports/stdio.mdx (Shutdown).
 var _ = conform.Register(conform.Check{

@@ -38,6 +38,18 @@ func httpSessions(t *conform.T) ([]*conform.Session, []transport.HTTPSession) {
 	return ss, hs
 }
 
+// httpTranscriptCheck is a transcript check of the Streamable HTTP transport
+// (PhaseTranscript): run judges the revision's sessions over it, ss, and their
+// transports, hss (httpSessions).
+func httpTranscriptCheck(c conform.Check, run func(t *conform.T, ss []*conform.Session, hss []transport.HTTPSession) conform.Verdict) conform.Check {
+	c.Phase = conform.PhaseTranscript
+	c.Run = func(t *conform.T) conform.Verdict {
+		ss, hss := httpSessions(t)
+		return run(t, ss, hss)
+	}
+	return c
+}
+
 // sessionRequests is what one session sent that ties a server message to a request
 // of its: each map but byToken is keyed by the request's raw id.
 type sessionRequests struct {
@@ -65,6 +77,21 @@ func sentRequests(entries []wire.Entry) sessionRequests {
 	}
 	sent.tasks = taskResultRequests(entries)
 	return sent
+}
+
+// httpMessageCheck is a transcript check (PhaseTranscript) of every message the
+// server sent over Streamable HTTP (receivedOverHTTP): judge counts in f.Judged
+// the messages that are the rule's and records how they break it. Not exercised
+// for the reason none when no message was the rule's; else a violation of want,
+// or a pass that passed words with the count judged.
+func httpMessageCheck(c conform.Check, judge func(s *conform.Session, e wire.Entry, sent sessionRequests, f *conform.Findings), none, want, passed string) conform.Check {
+	c.Phase = conform.PhaseTranscript
+	c.Run = func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		receivedOverHTTP(t, func(s *conform.Session, e wire.Entry, sent sessionRequests) { judge(s, e, sent, &f) })
+		return f.VerdictOrNone(none, want, fmt.Sprintf(passed, f.Judged))
+	}
+	return c
 }
 
 // receivedOverHTTP calls fn for every message of the revision's Streamable HTTP

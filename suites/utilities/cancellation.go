@@ -15,11 +15,9 @@ import (
 )
 
 // CANCEL-R5-SERVER-01 — 2026-07-28/basic/patterns/cancellation.mdx.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(subscribe.ObservedCheck(conform.Check{
 	ID: "CANCEL-R5-SERVER-01", Title: "the server sends notifications/cancelled only to tear down a subscription",
-	Phase: conform.PhaseTranscript,
-	Run:   func(t *conform.T) conform.Verdict { return lsJudgeCancel(subscribe.Observe(t)) },
-})
+}, lsJudgeCancel))
 
 // lsJudgeCancel judges every notifications/cancelled the server sent.
 func lsJudgeCancel(obs []subscribe.Observed) conform.Verdict {

@@ -118,66 +118,65 @@ func lgUnexercised(ex lgExercise) conform.Verdict {
 	return conform.Skip(conform.NotExercised, "no %s was received; %s returned %s", loglevel.Method, loglevel.Fixture, ex.outcome)
 }
 
-// lgSetLevelSession returns the main session for a check that sends
-// logging/setLevel, ending the check with loglevel.Undeclared's skip when the server does
-// not declare logging: the method belongs to servers that do.
-func lgSetLevelSession(t *conform.T) *conform.Session {
-	s := t.Session()
-	if !loglevel.Declared(s) {
-		t.Stop(loglevel.Undeclared("logging/setLevel belongs to servers that do"))
+// lgSetLevelCheck is a check that sends logging/setLevel on the main session s,
+// so it changes the session's log level (StateLogLevel). It ends with
+// loglevel.Undeclared's skip when the server does not declare logging: the method
+// belongs to servers that do.
+func lgSetLevelCheck(c conform.Check, run func(t *conform.T, s *conform.Session) conform.Verdict) conform.Check {
+	c.Changes = conform.StateLogLevel
+	c.Run = func(t *conform.T) conform.Verdict {
+		s := t.Session()
+		if !loglevel.Declared(s) {
+			return loglevel.Undeclared("logging/setLevel belongs to servers that do")
+		}
+		return run(t, s)
 	}
-	return s
+	return c
 }
 
 // LOG-CAP-01 — {rev}/server/utilities/logging.mdx (Capabilities).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(lgMessageCheck(conform.Check{
 	ID: "LOG-CAP-01", Title: "log messages come only from a server that declared the logging capability",
-	Probe: func(t *conform.T) { lgExerciseProbe(t) },
-	Run:   runLogCap,
-})
+}, lgCapProblem, "notifications/message only from a server that declared the logging capability",
+	"from a server that declared logging"))
 
-// runLogCap judges every log message by what its session's server declared, whenever
+// lgCapProblem judges a log message by what its session's server declared, whenever
 // the message came: logging.mdx asks that a server that emits log messages declare
 // the capability, and lifecycle.mdx lets a server log before the client's
 // initialized, so a message that precedes the initialize result declaring logging
 // breaks no rule (Mastra's docs server sends one 31 ms before).
-func runLogCap(t *conform.T) conform.Verdict {
-	f := lgJudgeEach(t, func(m loglevel.Message) string {
-		if loglevel.Declared(m.Session) {
-			return ""
-		}
-		return loglevel.Method + " from a server whose capabilities have no logging"
-	})
-	return f.Verdict("notifications/message only from a server that declared the logging capability", "",
-		fmt.Sprintf("%d %s, each from a server that declared logging", f.Judged, loglevel.Method))
+func lgCapProblem(m loglevel.Message) string {
+	if loglevel.Declared(m.Session) {
+		return ""
+	}
+	return loglevel.Method + " from a server whose capabilities have no logging"
 }
 
-// lgJudgeEach judges every log message the exercise drew (lgExercisedMessages) with
-// problem, which says how a message breaks the rule ("" when it does not), and
-// counts them in Judged.
-func lgJudgeEach(t *conform.T, problem func(m loglevel.Message) string) conform.Findings {
-	var f conform.Findings
-	for _, m := range lgExercisedMessages(t) {
-		f.Judged++
-		if p := problem(m); p != "" {
-			f.Fail(m.Where() + ": " + p)
+// lgMessageCheck is a check of every log message the exercise draws (its probe,
+// lgExercisedMessages): problem says how a message breaks the rule ("" when it
+// does not), want words the rule, and each what every message showed when none
+// broke it.
+func lgMessageCheck(c conform.Check, problem func(m loglevel.Message) string, want, each string) conform.Check {
+	c.Probe = func(t *conform.T) { lgExerciseProbe(t) }
+	c.Run = func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		for _, m := range lgExercisedMessages(t) {
+			f.Judged++
+			if p := problem(m); p != "" {
+				f.Fail(m.Where() + ": " + p)
+			}
 		}
+		return f.Verdict(want, "", fmt.Sprintf("%d %s, each %s", f.Judged, loglevel.Method, each))
 	}
-	return f
+	return c
 }
 
 // LOG-SHAPE-01 — schema LoggingMessageNotification; {rev}/server/utilities/logging.mdx.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(lgMessageCheck(conform.Check{
 	ID: "LOG-SHAPE-01", Title: "log messages carry a syslog level, data, and a string logger when they name one",
-	Probe: func(t *conform.T) { lgExerciseProbe(t) },
-	Run:   runLogShape,
-})
-
-func runLogShape(t *conform.T) conform.Verdict {
-	f := lgJudgeEach(t, func(m loglevel.Message) string { return lgShapeProblem(m.Params) })
-	return f.Verdict("params {level: one of "+strings.Join(loglevel.Levels, ", ")+", data: any JSON, logger?: string}", "",
-		fmt.Sprintf("%d %s, each with a syslog level and data", f.Judged, loglevel.Method))
-}
+}, func(m loglevel.Message) string { return lgShapeProblem(m.Params) },
+	"params {level: one of "+strings.Join(loglevel.Levels, ", ")+", data: any JSON, logger?: string}",
+	"with a syslog level and data"))
 
 // lgShapeProblem says what is wrong with a log message's params ("" when nothing).
 func lgShapeProblem(params map[string]json.RawMessage) string {
@@ -205,14 +204,11 @@ func lgShapeProblem(params map[string]json.RawMessage) string {
 }
 
 // LOG-SETLEVEL-01 — {rev}/server/utilities/logging.mdx (Setting Log Level, Message Flow).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(lgSetLevelCheck(conform.Check{
 	ID: "LOG-SETLEVEL-01", Title: "logging/setLevel with each of the eight levels gets an empty result",
-	Changes: conform.StateLogLevel,
-	Run:     runSetLevel,
-})
+}, runSetLevel))
 
-func runSetLevel(t *conform.T) conform.Verdict {
-	s := lgSetLevelSession(t)
+func runSetLevel(t *conform.T, s *conform.Session) conform.Verdict {
 	var f conform.Findings
 	// Every level but debug at once, then debug alone, so that the level is left at
 	// debug, where every message passes, for the checks after this one. The replies
@@ -284,35 +280,27 @@ func lgNonEmpty(result json.RawMessage) string {
 }
 
 // LOG-SETLEVEL-INVALID-01 — {rev}/server/utilities/logging.mdx (Error Handling).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(loglevel.InvalidCheck(conform.Check{
 	ID: "LOG-SETLEVEL-INVALID-01", Title: "logging/setLevel with an unknown level is refused with -32602",
-	Phase: conform.PhaseOddInput,
-	Run:   runInvalidLevel,
-})
+}, judgeInvalidLevel))
 
 // LOG-R5-INVALID-01 — 2026-07-28/server/utilities/logging.mdx (Error Handling).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(loglevel.InvalidCheck(conform.Check{
 	ID: "LOG-R5-INVALID-01", Title: "a request whose _meta logLevel is no level is refused with -32602",
-	Phase: conform.PhaseOddInput,
-	Run:   runInvalidLevel,
-})
+}, judgeInvalidLevel))
 
-// runInvalidLevel judges the reply to the unknown level "verbose" (setLevel before
-// 2026-07-28, _meta logLevel in it): -32602, or the SHOULD is broken.
-func runInvalidLevel(t *conform.T) conform.Verdict {
-	a := loglevel.InvalidReply(t)
+// judgeInvalidLevel judges the reply to the unknown level "verbose" (setLevel
+// before 2026-07-28, _meta logLevel in it): -32602, or the SHOULD is broken.
+func judgeInvalidLevel(t *conform.T, a loglevel.InvalidAnswer) conform.Verdict {
 	return t.ExpectRPCError(a.Resp, a.Err, wire.CodeInvalidParams, a.What)
 }
 
 // LOG-FILTER-01 — {rev}/server/utilities/logging.mdx (Message Flow).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(lgSetLevelCheck(conform.Check{
 	ID: "LOG-FILTER-01", Title: "after logging/setLevel error, no log message below error",
-	Changes: conform.StateLogLevel,
-	Run:     runLogFilter,
-})
+}, runLogFilter))
 
-func runLogFilter(t *conform.T) conform.Verdict {
-	s := lgSetLevelSession(t)
+func runLogFilter(t *conform.T, s *conform.Session) conform.Verdict {
 	ct := lgFixtureTool(t)
 	if ct == nil {
 		return conform.Skip(conform.MissingFixture, "the level filter needs the fixture tool %s (the fixture contract, refserver/doc.go), which the server does not list", loglevel.Fixture)

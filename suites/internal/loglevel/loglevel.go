@@ -110,11 +110,20 @@ func Undeclared(what string) conform.Verdict {
 	return conform.Skip(conform.NotApplicable, "the server does not declare the logging capability; %s", what)
 }
 
-// InvalidReply is invalidProbe's answer, for the checks that judge it
-// (LOG-SETLEVEL-INVALID-01, LOG-R5-INVALID-01, ERR-LOGLEVEL-01). Their rule binds
-// servers that log: the check stops not applicable for a server that does not
-// declare logging, and in error when the probe could not be sent.
-func InvalidReply(t *conform.T) InvalidAnswer {
+// InvalidCheck is a check that judges the reply to the probe with the unknown level
+// (LOG-SETLEVEL-INVALID-01, LOG-R5-INVALID-01, ERR-LOGLEVEL-01): the probe is odd
+// input on the scratch session, so the check runs in PhaseOddInput.
+func InvalidCheck(c conform.Check, judge func(t *conform.T, a InvalidAnswer) conform.Verdict) conform.Check {
+	c.Phase = conform.PhaseOddInput
+	c.Run = func(t *conform.T) conform.Verdict { return judge(t, invalidReply(t)) }
+	return c
+}
+
+// invalidReply is invalidProbe's answer, for the checks that judge it
+// (InvalidCheck). Their rule binds servers that log: the check stops not
+// applicable for a server that does not declare logging, and in error when the
+// probe could not be sent.
+func invalidReply(t *conform.T) InvalidAnswer {
 	if !Declared(t.Session()) {
 		t.Stop(Undeclared("the invalid-level rule binds servers that log"))
 	}

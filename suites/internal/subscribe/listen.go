@@ -200,6 +200,14 @@ func (o Observed) OnListen(e wire.Entry) bool {
 	return len(o.Listens) > 0 && conform.IsSubscriptionMethod(e.Msg.Method)
 }
 
+// ObservedCheck is a transcript check (PhaseTranscript) that judges the revision's
+// sessions as Observe collects them.
+func ObservedCheck(c conform.Check, judge func(obs []Observed) conform.Verdict) conform.Check {
+	c.Phase = conform.PhaseTranscript
+	c.Run = func(t *conform.T) conform.Verdict { return judge(Observe(t)) }
+	return c
+}
+
 // ObservedOf builds an Observed session from scripted traffic, for verdict tables:
 // the listen ids sent, and received messages (raw JSON; a "stream|" prefix names the
 // POST stream that carried one).

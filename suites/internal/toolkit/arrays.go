@@ -9,15 +9,18 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 )
 
-// NoArrays is the Run of a rule that the server sends no JSON array, on stdio only
-// when stdioOnly (BASE-BATCH-R3-02, STDIO-SINGLE-R3-01): not exercised for the
-// reason none when nothing was received, a violation of want for Arrays' findings,
-// else a pass that passed words with the count of messages.
-func NoArrays(stdioOnly bool, none, want, passed string) func(t *conform.T) conform.Verdict {
-	return func(t *conform.T) conform.Verdict {
+// NoArraysCheck is c judging, once the column settled (PhaseTranscript), the rule
+// that the server sends no JSON array, on stdio only when stdioOnly
+// (BASE-BATCH-R3-02, STDIO-SINGLE-R3-01): not exercised for the reason none when
+// nothing was received, a violation of want for Arrays' findings, else a pass that
+// passed words with the count of messages.
+func NoArraysCheck(c conform.Check, stdioOnly bool, none, want, passed string) conform.Check {
+	c.Phase = conform.PhaseTranscript
+	c.Run = func(t *conform.T) conform.Verdict {
 		bad := Arrays(t, stdioOnly)
 		return bad.VerdictOrNone(none, want, fmt.Sprintf(passed, bad.Judged))
 	}
+	return c
 }
 
 // Arrays finds the JSON arrays the server sent in this revision's sessions (on stdio

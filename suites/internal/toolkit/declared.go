@@ -60,3 +60,13 @@ func JudgeListChangedFlag(t *conform.T, capability, shapeRows string) conform.Ve
 	}
 	return conform.Pass("capabilities.%s.listChanged is %s", capability, lc)
 }
+
+// CapabilitiesResult names the result that declared the session's capabilities:
+// the InitializeResult, or in 2026-07-28, which has no initialize, the
+// DiscoverResult.
+func CapabilitiesResult(s *conform.Session) string {
+	if s.Modern() {
+		return "DiscoverResult"
+	}
+	return "InitializeResult"
+}
