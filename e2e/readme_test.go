@@ -58,6 +58,8 @@ var docExamples = map[string]docExample{
 	// All six platforms take minutes from a cold cache; the test runs the same
 	// target for this machine's platform, twice.
 	"make dist": {coveredBy: "TestDistReproducible"},
+	// docs/performance.md: the opt-in run under load is that test itself.
+	"MCPCONFORM_REAL=1 MCPCONFORM_STRESS=1 go test ./e2e/ -run TestStress -count=1 -timeout 60m": {coveredBy: "TestStress"},
 }
 
 // fence opens a shell code block; anyFence opens or closes any code block.

@@ -27,7 +27,9 @@ const httpDual = "http-dual"
 
 // streamFaultCatalogue is the stream faults, in the order --list-faults prints them.
 var streamFaultCatalogue = []Fault{
-	{Name: faultStreamBroadcast, Targets: []string{"SHTTP-NO-BROADCAST-01"}, Transport: httpDual,
+	// At 2024-11-05, which has no Multiple Connections rule, the leak breaks
+	// progress.mdx instead: PROG-TOKEN-01 (its second-session probe).
+	{Name: faultStreamBroadcast, Targets: []string{"SHTTP-NO-BROADCAST-01", "PROG-TOKEN-01"}, Transport: httpDual,
 		Description: "Streamable HTTP: every progress notification of a call (test_slow's aside) also goes to the GET streams of every other session"},
 	{Name: faultResponseOnGet, Targets: []string{"SHTTP-GET-NORESP-01", "SHTTP-POST-SSE-RESP-01"}, Transport: httpDual,
 		Description: "Streamable HTTP: a tools/call response (test_slow's aside) goes on the session's GET stream, and its POST stream ends without it"},

@@ -3,7 +3,9 @@ package lifecycle
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
+	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
@@ -28,6 +30,10 @@ type mrtrScript struct {
 	tampered string // another requestState ("" = error)
 	missing  string // s1 without the answer ("" = ask)
 	invalid  string // s1 with an answer that is no ElicitResult, or no object ("" = error)
+	// invalidAfter delays the answer to an invalid answer: a server that validates
+	// it against a schema it compiles on first use (the reference server's cold
+	// compile took 0.3 to 0.7 s on a loaded machine).
+	invalidAfter time.Duration
 }
 
 func (sc mrtrScript) server() *conformtest.Server {
@@ -60,7 +66,11 @@ func (sc mrtrScript) server() *conformtest.Server {
 		default:
 			kind = or(sc.retry, mrtsComplete)
 		}
-		return []string{mrtsAnswer(req, kind, sc.noState)}
+		out := mrtsAnswer(req, kind, sc.noState)
+		if sc.invalidAfter > 0 && len(p.InputResponses) > 0 && (!objectResponses || (hasAnswer && !validAnswer)) {
+			out = conformtest.Later(sc.invalidAfter, out)
+		}
+		return []string{out}
 	})
 	return srv
 }
@@ -123,4 +133,18 @@ func TestMRTRRoundTripVerdicts(t *testing.T) {
 		{Name: "an invalid answer as isError warns", ID: "MOD-MRTR-VALIDATE-01", Rev: r5, Srv: srv(mrtrScript{invalid: mrtsIsError}), Want: reports.Warn},
 		{Name: "a first round error is not exercised", ID: "MOD-MRTR-VALIDATE-01", Rev: r5, Srv: srv(mrtrScript{first: mrtsError}), Want: reports.Skip, Reason: reports.NotExercised},
 	})
+}
+
+// An invalid answer is refused only after the server did the work of validating it:
+// its error may trail the reply to a barrier request sent after it by more than the
+// barrier's grace, and the refusal still came. MOD-MRTR-VALIDATE-01 waits for each
+// retry's reply (bounded by the request timeout) instead of proving a silence with
+// the barrier, whose proof holds only for requests answered at once.
+func TestMRTRValidateWaitsForASlowRefusal(t *testing.T) {
+	const after = 3 * wire.BarrierGrace
+	srv := mrtrScript{invalidAfter: after}.server()
+	v := conformtest.Judge(t, "MOD-MRTR-VALIDATE-01", "2026-07-28", srv, func(c *conform.Config) { c.Timeout = 5 * time.Second })
+	if v.Status != reports.Pass {
+		t.Errorf("MOD-MRTR-VALIDATE-01 = %s (%s), want pass: the refusals came, %s after each retry", v.Status, v.Message, after)
+	}
 }

@@ -2,8 +2,10 @@ package utilities
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -256,16 +258,139 @@ func ctNoProgress(p ctProbeResult, what string) conform.Verdict {
 }
 
 // PROG-TOKEN-01 — {rev}/basic/utilities/progress.mdx (2026-07-28: basic/patterns/progress.mdx) (Behavior Requirements).
-var _ = conform.Register(ctProgressCheck(conform.Check{
+var _ = conform.Register(conform.Check{
 	ID: "PROG-TOKEN-01", Title: "progress names only tokens of the suite's requests still in progress",
-}, runProgressToken))
+	// The second session of ctLeakProbe (2024-11-05 over HTTP).
+	FreshSessions: 1,
+	Probe:         func(t *conform.T) { ctProgressProbe(t); ctLeakProbe(t) },
+	Run:           func(t *conform.T) conform.Verdict { return runProgressToken(t, ctProgressProbe(t)) },
+})
+
+// ctLeakRevision is the revision whose column makes ctLeakProbe: a server that
+// shares one process among sessions (HTTP) can send one session's progress to
+// another, and at 2024-11-05 only progress.mdx's rule judges that ("Progress
+// notifications MUST only reference tokens that: Were provided in an active
+// request"; the receiving session provided none). From 2025-03-26 the same leak over
+// Streamable HTTP is SHTTP-NO-BROADCAST-01's (transports.mdx, Multiple
+// Connections), whose probe is this one's, and the progress row leaves it there:
+// one behaviour, one finding per column.
+const ctLeakRevision = "2024-11-05"
+
+// ctLeak is what ctLeakProbe saw: a call on a second session, and where its
+// progress went.
+type ctLeak struct {
+	caller *conform.Session
+	token  json.RawMessage // the call's progressToken
+	mark   int             // the main session's transcript seq before the call
+	own    int             // progress notifications of the call on the calling session
+	err    string          // why the probe could not judge ("" when it could)
+}
+
+// ctLeakProbe calls test_tool_with_progress on a second session of the column
+// (once per column) and closes both sessions with a barrier request, so that any of
+// the call's progress the server sent the main session instead is in its transcript:
+// PROG-TOKEN-01 judges it there, a token the main session never provided. Nil where
+// the probe is not made: another revision, stdio (a process per session) or the
+// fixture not listed.
+func ctLeakProbe(t *conform.T) *ctLeak {
+	s := t.Session()
+	if s == nil || s.Conn == nil || t.Rev.Name != ctLeakRevision || s.Kind == "stdio" || s.Modern() {
+		return nil
+	}
+	return t.Once("ct.leak-probe:"+s.Label, func() any {
+		tl := toolkit.List(t).Find(ctProgressFixture)
+		if tl == nil {
+			return (*ctLeak)(nil)
+		}
+		p := toolkit.Allowed(t, *tl)
+		if !p.Allowed {
+			return (*ctLeak)(nil)
+		}
+		caller, err := t.NewSession()
+		if err != nil {
+			return &ctLeak{err: fmt.Sprintf("open a second session: %v", err)}
+		}
+		lk := &ctLeak{caller: caller, mark: s.Conn.Seq()}
+		markCaller := caller.Conn.Seq()
+		o := toolkit.Call(t, caller, ctProgressFixture, p.Args)
+		lk.token, _ = json.Marshal(o.Token)
+		if o.Err != nil || o.Resp == nil {
+			lk.err = fmt.Sprintf("tools/call %s on the second session: %s", ctProgressFixture, o.Describe())
+			return lk
+		}
+		// The barriers: what the server sent either session for the call before
+		// answering the barrier is in. The two wait side by side.
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i, x := range []*conform.Session{s, caller} {
+			wg.Add(1)
+			go func() { defer wg.Done(); errs[i] = x.Conn.Flush(t.Ctx, nil) }()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			lk.err = fmt.Sprintf("the barrier after the second session's call: %v", err)
+			return lk
+		}
+		for _, e := range caller.Conn.Received(markCaller) {
+			if ctNames(e, lk.token) {
+				lk.own++
+			}
+		}
+		return lk
+	}).(*ctLeak)
+}
+
+// ctNames reports whether e is a progress notification naming the token tok (raw
+// JSON, compared as a token: the same value and type).
+func ctNames(e wire.Entry, tok json.RawMessage) bool {
+	if e.Msg == nil || e.Msg.Method != ctProgressMethod {
+		return false
+	}
+	var params struct {
+		Token json.RawMessage `json:"progressToken"`
+	}
+	if json.Unmarshal(e.Msg.Params, &params) != nil {
+		return false
+	}
+	got, err1 := wire.ParseID(params.Token)
+	want, err2 := wire.ParseID(tok)
+	return err1 == nil && err2 == nil && got.Key() == want.Key()
+}
+
+// judgeLeak adds to f the progress of ctLeakProbe's call that reached the main
+// session s, and returns what the pass message says of the probe ("" when it made
+// none).
+func judgeLeak(s *conform.Session, lk *ctLeak, f *conform.Findings) (string, error) {
+	if lk == nil {
+		return "", nil
+	}
+	if lk.err != "" {
+		return "", errors.New(lk.err)
+	}
+	leaked := 0
+	for _, e := range s.Conn.Received(lk.mark) {
+		if ctNames(e, lk.token) {
+			leaked++
+			f.Judged++
+			f.Fail(fmt.Sprintf("%s: progress for token %s, which a request of the session %s provided; no request of this session did", toolkit.SessionEntry{Session: s, Entry: e}.Where(), lk.token, lk.caller.Label))
+		}
+	}
+	if lk.own == 0 && leaked == 0 {
+		return fmt.Sprintf("; %s on a second session sent no progress, so none could reach this one", ctProgressFixture), nil
+	}
+	return fmt.Sprintf("; none of the %d of a second session's call (token %s) reached this session", lk.own, lk.token), nil
+}
 
 func runProgressToken(t *conform.T, probe ctProbeResult) conform.Verdict {
 	pt := ctCollectProgress(t)
-	if len(pt.Progress) == 0 {
+	var f conform.Findings
+	leakNote, err := judgeLeak(t.Session(), ctLeakProbe(t), &f)
+	if err != nil {
+		return conform.Errorf("not verified: the second-session probe: %v", err)
+	}
+	if len(pt.Progress) == 0 && f.Judged == 0 {
 		return ctNoProgress(probe, ctProgressMethod)
 	}
-	var f conform.Findings
 	for _, p := range pt.Progress {
 		f.Judged++
 		switch {
@@ -279,8 +404,8 @@ func runProgressToken(t *conform.T, probe ctProbeResult) conform.Verdict {
 			f.Note(fmt.Sprintf("%s echoes token %s as a %s; it was sent as a %s (PROG-TOKEN-TYPE-01)", p.Where(), p.TokenRaw, p.Token.TypeName(), p.Loose.Token.TypeName()))
 		}
 	}
-	return f.Verdict("progress only for tokens of requests still in progress", "",
-		fmt.Sprintf("%d progress notification%s, each for an active request's token", f.Judged, toolkit.Plural(f.Judged)))
+	return f.Verdict("progress only for tokens of requests still in progress (of the session that provided them)", "",
+		fmt.Sprintf("%d progress notification%s, each for an active request's token%s", f.Judged, toolkit.Plural(f.Judged), leakNote))
 }
 
 // PROG-TOKEN-TYPE-01 — progress.mdx; schema ProgressToken.

@@ -1,0 +1,154 @@
+package utilities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// leakServer is a scripted Streamable HTTP server with the shape issue 32 recorded
+// of mcp-framework over that transport: JSON replies to POSTs, server messages on
+// each session's GET stream as `event: message` SSE frames, and a tools/call's
+// progress written to the GET stream of every session (broadcast) or of the calling
+// session only (not broadcast).
+type leakServer struct {
+	broadcast bool
+
+	mu      sync.Mutex
+	n       int
+	streams map[string]chan []byte // session id → its GET stream's frames
+}
+
+func (s *leakServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get("Mcp-Session-Id")
+	if r.Method == http.MethodGet {
+		s.mu.Lock()
+		ch := make(chan []byte, 64)
+		s.streams[sid] = ch
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case b := <-ch:
+				fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
+				w.(http.Flusher).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	b, _ := io.ReadAll(r.Body)
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+			Name            string `json:"name"`
+			Meta            struct {
+				Token json.RawMessage `json:"progressToken"`
+			} `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(b, &m) != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	if m.ID == nil {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	result := `{}`
+	switch m.Method {
+	case "initialize":
+		s.mu.Lock()
+		s.n++
+		sid = fmt.Sprintf("leak-session-%d", s.n)
+		s.mu.Unlock()
+		w.Header().Set("Mcp-Session-Id", sid)
+		result = fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"mcp-framework-like","version":"0.2"}}`, m.Params.ProtocolVersion)
+	case "tools/list":
+		result = `{"tools":[{"name":"test_tool_with_progress","inputSchema":{"type":"object","properties":{}}}]}`
+	case "tools/call":
+		for i := 1; i <= 3; i++ {
+			s.send(sid, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d,"total":3}}`, m.Params.Meta.Token, i))
+		}
+		result = `{"content":[{"type":"text","text":"done"}]}`
+	}
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, result)
+}
+
+// send writes a notification of session sid's call to its GET stream, or to every
+// session's when the server broadcasts.
+func (s *leakServer) send(sid, msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, ch := range s.streams {
+		if id == sid || s.broadcast {
+			ch <- []byte(msg)
+		}
+	}
+}
+
+// judgeLeakServer runs PROG-TOKEN-01 at rev against a leakServer.
+func judgeLeakServer(t *testing.T, rev string, broadcast bool) conform.Verdict {
+	t.Helper()
+	srv := httptest.NewServer(&leakServer{broadcast: broadcast, streams: map[string]chan []byte{}})
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dial := func(ctx context.Context) (transport.Transport, error) {
+		return transport.DialStreamableHTTP(ctx, transport.HTTPConfig{URL: srv.URL + "/mcp", Timeout: 2 * time.Second})
+	}
+	vs, err := conform.JudgeAll(ctx, conform.Config{Timeout: 2 * time.Second, KillGrace: 10 * time.Millisecond},
+		[]*conform.Check{conform.Lookup("PROG-TOKEN-01")}, revision.MustLookup(rev), dial)
+	if err != nil {
+		t.Fatalf("judge PROG-TOKEN-01: %v", err)
+	}
+	return vs[0]
+}
+
+// A server that writes one session's progress to every session's GET stream breaks
+// 2024-11-05's progress.mdx ("MUST only reference tokens that: Were provided in an
+// active request"): PROG-TOKEN-01 reports it there. From 2025-03-26 the leak is
+// SHTTP-NO-BROADCAST-01's, and the progress row judges each session's own tokens.
+func TestProgressLeakedToAnotherSession(t *testing.T) {
+	tests := []struct {
+		name      string
+		rev       string
+		broadcast bool
+		want      reports.Status
+		says      string
+	}{
+		{"broadcast at 2024-11-05", "2024-11-05", true, reports.Fail, "no request of this session did"},
+		{"own stream at 2024-11-05", "2024-11-05", false, reports.Pass, "none of the 3 of a second session's call"},
+		{"broadcast at 2025-06-18 is the transport row's", "2025-06-18", true, reports.Pass, "each for an active request's token"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			v := judgeLeakServer(t, tc.rev, tc.broadcast)
+			if v.Status != tc.want || !strings.Contains(v.Message, tc.says) {
+				t.Errorf("PROG-TOKEN-01 = %s (%s), want %s mentioning %q", v.Status, v.Message, tc.want, tc.says)
+			}
+		})
+	}
+}
