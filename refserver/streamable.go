@@ -438,6 +438,19 @@ func (h *streamableHandler) answerStream(w http.ResponseWriter, r *http.Request,
 	st := startSSE(w)
 	defer st.close()
 	lg := hs.newLog()
+	// sh-disconnect-cancels: the connection's drop cancels the stream's requests,
+	// when the server notices it or, at the latest, when the client resumes.
+	var cancelAll func()
+	if fs.on(faultDisconnectCancels) {
+		cancelAll = func() {
+			for _, m := range f.msgs {
+				if m.Kind == wire.KindRequest {
+					hs.s.cancelRequest(mustMarshal(map[string]any{"requestId": m.ID}))
+				}
+			}
+		}
+		lg.beforeResume = cancelAll
+	}
 	gen := lg.attach(st)
 	rev, _ := hs.s.negotiated()
 	r4 := rev.AtLeast("2025-11-25")
@@ -506,12 +519,8 @@ func (h *streamableHandler) answerStream(w http.ResponseWriter, r *http.Request,
 		lg.detach(gen) // the connection closes; the stream goes on in the log
 	case <-r.Context().Done():
 		lg.detach(gen)
-		if fs.on(faultDisconnectCancels) {
-			for _, m := range f.msgs {
-				if m.Kind == wire.KindRequest {
-					hs.s.cancelRequest(mustMarshal(map[string]any{"requestId": m.ID}))
-				}
-			}
+		if cancelAll != nil {
+			cancelAll()
 		}
 	case <-hs.s.ctx.Done():
 	}

@@ -38,6 +38,11 @@ type sseLog struct {
 	// resumedCh is closed when a client first resumed the stream (GET with
 	// Last-Event-ID): test_slow's untilResumed waits on it.
 	resumedCh chan struct{}
+	// beforeResume, set by fault sh-disconnect-cancels, runs when a client resumes
+	// the stream, before anything waiting on resumedCh is released: a resumption
+	// proves the connection dropped, so the fault's cancellation is in place
+	// however late the server noticed the drop itself.
+	beforeResume func()
 }
 
 type loggedEvent struct {
@@ -174,6 +179,9 @@ func (lg *sseLog) finish() {
 // this stream (replayAll, the fault resume-replays-all, replays instead every
 // event of the session's streams that came after lastID).
 func (lg *sseLog) resume(st *sseStream, lastID string, replayAll bool) (int, bool) {
+	if lg.beforeResume != nil {
+		lg.beforeResume()
+	}
 	var others []loggedEvent
 	if replayAll {
 		others = lg.hs.eventsAfter(lastID, lg) // before lg's lock: one stream lock at a time
