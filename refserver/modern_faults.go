@@ -103,8 +103,9 @@ var modernFaultCatalogue = []Fault{
 		Description: "subscriptions/listen sends no notifications/subscriptions/acknowledged"},
 	// Over stdio the untagged list_changed is on the shared channel, where it reads
 	// as an untagged subscription message (TAG, SUBID) of a kind no prompts-only
-	// subscription asked for (FILTER); over HTTP only LC and the H5 check see it.
-	{Name: faultR5ListChangedOnCall, Targets: []string{"NOTIF-LISTEN-LC-R5-01", "H5-SSE-RELATED-01", "NOTIF-LISTEN-TAG-R5-01", "STDIO-SUBID-R5-01", "NOTIF-LISTEN-FILTER-R5-01"}, Revisions: onlyR5,
+	// subscription asked for (FILTER); over HTTP only LC and H5-SSE-RELATED-01 see
+	// it. The self-test runs it over stdio; sh-foreign-progress proves the H5 check.
+	{Name: faultR5ListChangedOnCall, Targets: []string{"NOTIF-LISTEN-LC-R5-01", "NOTIF-LISTEN-TAG-R5-01", "STDIO-SUBID-R5-01", "NOTIF-LISTEN-FILTER-R5-01"}, Revisions: onlyR5,
 		Description: "test_trigger_tool_change also sends an untagged list_changed on its own request's stream"},
 	{Name: faultR5ListenUnfiltered, Targets: []string{"NOTIF-LISTEN-FILTER-R5-01"}, Revisions: onlyR5,
 		Description: "a tool list change is announced on every listen stream, also those that did not ask for toolsListChanged"},
@@ -190,7 +191,7 @@ var modernFaultCatalogue = []Fault{
 // modernSelfTested names the modern faults whose target checks exist: Faults()
 // includes them, so the self-test proves every one flips its targets.
 var modernSelfTested = map[string]bool{
-	faultR5ListenUntagged:    true,
+	faultR5ListenUntagged: true, faultR5ListChangedOnCall: true,
 	faultR5ListenNoAck:       true,
 	faultR5ListenUnfiltered:  true,
 	faultR5ListChangedSilent: true,
