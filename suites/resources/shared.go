@@ -54,8 +54,7 @@ func requireResources(t *conform.T) {
 
 // resourceList is the main session's resources/list walk, once per run and session.
 func resourceList(t *conform.T) *listwalk.Listing {
-	s := t.Session()
-	return t.Once("res.list:"+s.Label, func() any { return listwalk.Walk(t, s, methodList, keyList) }).(*listwalk.Listing)
+	return listwalk.Main(t, methodList, keyList, nil)
 }
 
 // templateList is the main session's resources/templates/list walk, memoized.
