@@ -52,6 +52,8 @@ const (
 	faultR5MissingAnswerError = "r5-mrtr-missing-answer-error"
 	faultR5InputUnvalidated   = "r5-mrtr-input-unvalidated"
 	faultR5PostRefused        = "r5-post-refused"
+	faultR5NameToolsOnly      = "r5-name-tools-call-only"
+	faultR5NameB64ToolsOnly   = "r5-name-base64-tools-call-only"
 )
 
 // Faults of the modern era's cancellation and subscription teardown.
@@ -131,6 +133,10 @@ var modernFaultCatalogue = []Fault{
 		Description: "Streamable HTTP: a POST missing MCP-Protocol-Version, Mcp-Method or Mcp-Name is served as if the header matched the body"},
 	{Name: faultR5NameUndecoded, Targets: []string{"H5-NAME-B64-01"}, Revisions: onlyR5, Transport: httpOnly,
 		Description: "Streamable HTTP: a =?base64?…?= Mcp-Name is compared with the body undecoded (and rejected with -32020)"},
+	{Name: faultR5NameToolsOnly, Targets: []string{"H5-HEADERS-REQUIRED-01", "H5-HEADERS-MATCH-01"}, Revisions: onlyR5, Transport: httpOnly,
+		Description: "Streamable HTTP: Mcp-Name is required and compared for tools/call only; resources/read and prompts/get are served without it or whatever it says"},
+	{Name: faultR5NameB64ToolsOnly, Targets: []string{"H5-NAME-B64-01"}, Revisions: onlyR5, Transport: httpOnly,
+		Description: "Streamable HTTP: a =?base64?…?= Mcp-Name is decoded for tools/call only; on resources/read and prompts/get it is compared undecoded (and rejected with -32020)"},
 	{Name: faultR5UnknownMethod200, Targets: []string{"H5-UNKNOWN-METHOD-01"}, Revisions: onlyR5, Transport: httpOnly,
 		Description: "Streamable HTTP: -32601 (method not found) comes with HTTP 200 instead of 404"},
 	{Name: faultR5VersionError200, Targets: []string{"H5-VERSION-400-01", "MOD-VERSION-UNSUPPORTED-01", "ERR-R5-CODES-01"}, Revisions: onlyR5, Transport: httpOnly,
@@ -198,7 +204,7 @@ var modernSelfTested = map[string]bool{
 	faultR5ServerCancels:     true,
 	faultR5ListChangedBadTag: true,
 	faultR5HeaderMismatchOK:  true, faultR5SessionMinted: true, faultR5GetStreamServed: true,
-	faultR5HeadersOptional: true, faultR5NameUndecoded: true, faultR5UnknownMethod200: true,
+	faultR5HeadersOptional: true, faultR5NameUndecoded: true, faultR5NameToolsOnly: true, faultR5NameB64ToolsOnly: true, faultR5UnknownMethod200: true,
 	faultR5VersionError200: true, faultR5LastEventIDRefuse: true, faultR5Notification200: true,
 	faultR5OriginUnchecked: true, faultR5NoXAccel: true, faultR5ParamHeaderUnchecked: true,
 	faultR5NoTTL:             true,
