@@ -122,7 +122,10 @@
 //     object are -32602, a retry without the answer is asked again, and an
 //     undeclared capability is -32021. test_requires_elicitation, test_header_param
 //     (x-mcp-header "Region"), test_structured_array and test_end_subscription exist
-//     only in 2026-07-28.
+//     only in 2026-07-28. So does the prompt introduce_user (after the fixed ones), whose
+//     prompts/get is the same exchange: input_required asking for a name by form
+//     elicitation (-32021 without it declared), the retry's answer giving the
+//     messages.
 //   - resources.subscribe is declared: a listen filter's resourceSubscriptions is
 //     acknowledged with the listed URIs among them, each of which gets one tagged
 //     notifications/resources/updated right after the acknowledgement (as if it

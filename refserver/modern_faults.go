@@ -7,53 +7,54 @@ import (
 // Faults of the modern era (2026-07-28). They break one R5 rule each, switched on
 // like every fault (Options.Faults, --fault NAME), and bite only in modern requests.
 const (
-	faultR5MissingResultType  = "r5-missing-result-type"
-	faultR5NoServerInfo       = "r5-no-serverinfo"
-	faultR5NoTTL              = "r5-no-ttl"
-	faultR5DiscoverNoTTL      = "r5-discover-no-ttl"
-	faultR5MetaUnchecked      = "r5-meta-unchecked"
-	faultR5VersionAccepted    = "r5-unsupported-version-accepted"
-	faultR5CapAssumed         = "r5-capability-assumed"
-	faultR5ServerRequest      = "r5-server-request"
-	faultR5ListenUntagged     = "r5-listen-untagged"
-	faultR5ListenNoAck        = "r5-listen-no-ack"
-	faultR5ListChangedOnCall  = "r5-list-changed-on-call"
-	faultR5ListenUnfiltered   = "r5-listen-unfiltered"
-	faultR5ListChangedSilent  = "r5-list-changed-silent"
-	faultR5LogOnListen        = "r5-log-on-listen"
-	faultR5ServerCancels      = "r5-server-cancels-call"
-	faultR5ListChangedBadTag  = "r5-list-changed-bad-tag"
-	faultR5HeaderMismatchOK   = "r5-header-mismatch-accepted"
-	faultR5SessionMinted      = "r5-session-minted"
-	faultR5GetStreamServed    = "r5-get-not-405"
-	faultR5HeadersOptional    = "r5-headers-optional"
-	faultR5NameUndecoded      = "r5-name-base64-undecoded"
-	faultR5UnknownMethod200   = "r5-unknown-method-200"
-	faultR5VersionError200    = "r5-version-error-200"
-	faultR5LastEventIDRefuse  = "r5-last-event-id-refused"
-	faultR5Notification200    = "r5-notification-200"
-	faultR5OriginUnchecked    = "r5-origin-unchecked"
-	faultR5NoXAccel           = "r5-no-x-accel-buffering"
-	faultR5CacheScopeMixed    = "r5-cache-scope-mixed"
-	faultR5ToolOrderUnstable  = "r5-tool-order-unstable"
-	faultR5McpHeaderInvalid   = "r5-mcp-header-on-number"
-	faultR5PingServed         = "r5-ping-served"
-	faultR5ExtUnprefixed      = "r5-extension-unprefixed"
-	faultR5InitUnnamed        = "r5-initialize-refusal-unnamed"
-	faultR5StickyCaps         = "r5-sticky-capabilities"
-	faultR5CapNoData          = "r5-capability-error-no-data"
-	faultR5ReservedCode       = "r5-reserved-error-code"
-	faultR5StructArrayBad     = "r5-structured-array-mismatch"
-	faultR5AnsweredIDRefused  = "r5-answered-id-refused"
-	faultR5SchemaExternalRef  = "r5-schema-external-ref"
-	faultR5LogWithoutLevel    = "r5-log-without-level"
-	faultR5RetryRefused       = "r5-mrtr-retry-refused"
-	faultR5StateUnchecked     = "r5-mrtr-state-unchecked"
-	faultR5MissingAnswerError = "r5-mrtr-missing-answer-error"
-	faultR5InputUnvalidated   = "r5-mrtr-input-unvalidated"
-	faultR5PostRefused        = "r5-post-refused"
-	faultR5NameToolsOnly      = "r5-name-tools-call-only"
-	faultR5NameB64ToolsOnly   = "r5-name-base64-tools-call-only"
+	faultR5MissingResultType     = "r5-missing-result-type"
+	faultR5NoServerInfo          = "r5-no-serverinfo"
+	faultR5NoTTL                 = "r5-no-ttl"
+	faultR5DiscoverNoTTL         = "r5-discover-no-ttl"
+	faultR5MetaUnchecked         = "r5-meta-unchecked"
+	faultR5VersionAccepted       = "r5-unsupported-version-accepted"
+	faultR5CapAssumed            = "r5-capability-assumed"
+	faultR5ServerRequest         = "r5-server-request"
+	faultR5ListenUntagged        = "r5-listen-untagged"
+	faultR5ListenNoAck           = "r5-listen-no-ack"
+	faultR5ListChangedOnCall     = "r5-list-changed-on-call"
+	faultR5ListenUnfiltered      = "r5-listen-unfiltered"
+	faultR5ListChangedSilent     = "r5-list-changed-silent"
+	faultR5LogOnListen           = "r5-log-on-listen"
+	faultR5ServerCancels         = "r5-server-cancels-call"
+	faultR5ListChangedBadTag     = "r5-list-changed-bad-tag"
+	faultR5HeaderMismatchOK      = "r5-header-mismatch-accepted"
+	faultR5SessionMinted         = "r5-session-minted"
+	faultR5GetStreamServed       = "r5-get-not-405"
+	faultR5HeadersOptional       = "r5-headers-optional"
+	faultR5NameUndecoded         = "r5-name-base64-undecoded"
+	faultR5UnknownMethod200      = "r5-unknown-method-200"
+	faultR5VersionError200       = "r5-version-error-200"
+	faultR5LastEventIDRefuse     = "r5-last-event-id-refused"
+	faultR5Notification200       = "r5-notification-200"
+	faultR5OriginUnchecked       = "r5-origin-unchecked"
+	faultR5NoXAccel              = "r5-no-x-accel-buffering"
+	faultR5CacheScopeMixed       = "r5-cache-scope-mixed"
+	faultR5ToolOrderUnstable     = "r5-tool-order-unstable"
+	faultR5McpHeaderInvalid      = "r5-mcp-header-on-number"
+	faultR5PingServed            = "r5-ping-served"
+	faultR5ExtUnprefixed         = "r5-extension-unprefixed"
+	faultR5InitUnnamed           = "r5-initialize-refusal-unnamed"
+	faultR5StickyCaps            = "r5-sticky-capabilities"
+	faultR5CapNoData             = "r5-capability-error-no-data"
+	faultR5ReservedCode          = "r5-reserved-error-code"
+	faultR5StructArrayBad        = "r5-structured-array-mismatch"
+	faultR5AnsweredIDRefused     = "r5-answered-id-refused"
+	faultR5SchemaExternalRef     = "r5-schema-external-ref"
+	faultR5LogWithoutLevel       = "r5-log-without-level"
+	faultR5RetryRefused          = "r5-mrtr-retry-refused"
+	faultR5StateUnchecked        = "r5-mrtr-state-unchecked"
+	faultR5MissingAnswerError    = "r5-mrtr-missing-answer-error"
+	faultR5InputUnvalidated      = "r5-mrtr-input-unvalidated"
+	faultR5PostRefused           = "r5-post-refused"
+	faultR5NameToolsOnly         = "r5-name-tools-call-only"
+	faultR5NameB64ToolsOnly      = "r5-name-base64-tools-call-only"
+	faultR5PromptInputUndeclared = "r5-prompt-input-undeclared"
 )
 
 // Faults of the modern era's cancellation and subscription teardown.
@@ -92,9 +93,11 @@ var modernFaultCatalogue = []Fault{
 	{Name: faultR5VersionAccepted, Targets: []string{"MOD-VERSION-UNSUPPORTED-01"}, Revisions: onlyR5,
 		Description: "a request for an unsupported protocol version is served as 2026-07-28 instead of -32022"},
 	{Name: faultR5CapAssumed, Targets: []string{"MOD-CAP-MISSING-01", "MOD-MRTR-01"}, Masks: []string{"ERR-R5-CODES-01"}, Revisions: onlyR5,
-		Description: "test_requires_elicitation succeeds and test_elicitation asks for elicitation when the request declared no elicitation capability"},
+		Description: "test_requires_elicitation succeeds, and test_elicitation and the prompt introduce_user ask for elicitation, when the request declared no elicitation capability"},
+	{Name: faultR5PromptInputUndeclared, Targets: []string{"MOD-MRTR-01"}, Revisions: onlyR5,
+		Description: "prompts/get of introduce_user asks for form elicitation (input_required) when the request declared no elicitation capability"},
 	{Name: faultR5ServerRequest, Targets: []string{"MOD-NO-SERVER-REQ-01", "STDIO-NO-REQUESTS-R5-01"}, Revisions: onlyR5,
-		Description: "test_elicitation and test_sampling also send their input request as a server-to-client JSON-RPC request"},
+		Description: "test_elicitation, test_sampling and the prompt introduce_user also send their input request as a server-to-client JSON-RPC request"},
 	// Over stdio an untagged list_changed belongs to no subscription, so it is
 	// also NOTIF-LISTEN-LC-R5-01's finding (over HTTP the listen stream carries it).
 	{Name: faultR5ListenUntagged, Targets: []string{"NOTIF-LISTEN-TAG-R5-01", "NOTIF-LISTEN-ACK-R5-01", "STDIO-SUBID-R5-01", "NOTIF-LISTEN-LC-R5-01"}, Revisions: onlyR5,
@@ -204,7 +207,8 @@ var modernSelfTested = map[string]bool{
 	faultR5ServerCancels:     true,
 	faultR5ListChangedBadTag: true,
 	faultR5HeaderMismatchOK:  true, faultR5SessionMinted: true, faultR5GetStreamServed: true,
-	faultR5HeadersOptional: true, faultR5NameUndecoded: true, faultR5NameToolsOnly: true, faultR5NameB64ToolsOnly: true, faultR5UnknownMethod200: true,
+	faultR5HeadersOptional: true, faultR5NameUndecoded: true, faultR5NameToolsOnly: true, faultR5NameB64ToolsOnly: true,
+	faultR5PromptInputUndeclared: true, faultR5UnknownMethod200: true,
 	faultR5VersionError200: true, faultR5LastEventIDRefuse: true, faultR5Notification200: true,
 	faultR5OriginUnchecked: true, faultR5NoXAccel: true, faultR5ParamHeaderUnchecked: true,
 	faultR5NoTTL:             true,
