@@ -49,12 +49,9 @@ type listing struct {
 	Prompts []prompt
 }
 
-// complete reports whether the walk saw the whole list.
-func (l *listing) complete() bool { return l.Stop == toolkit.StopEnd }
-
 // partial says, for messages, that the walk stopped early.
 func (l *listing) partial() string {
-	if l.complete() {
+	if l.Stop == toolkit.StopEnd {
 		return ""
 	}
 	return fmt.Sprintf(" (the prompts/list walk stopped early: %s after %d page(s))", l.Stop, len(l.Pages))
@@ -83,12 +80,6 @@ func list(t *conform.T) *listing {
 // listParams are the params of every prompts/list request: an object, never absent
 // (2026-07-28 adds _meta to it).
 var listParams = map[string]any{}
-
-// walk follows nextCursor from the first page until the end, an error, a repeated
-// cursor or --max-pages.
-func walk(t *conform.T, s *conform.Session) *listing {
-	return decode(listwalk.WalkParams(t, s, "prompts/list", "prompts", listParams))
-}
 
 // decode reads the prompts of a walk.
 func decode(lw *listwalk.Listing) *listing {
