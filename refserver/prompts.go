@@ -138,11 +138,7 @@ func promptCapabilities(caps map[string]any, rev revision.Revision, fs faultSet)
 // paging.go; the list never changes, its version is 0).
 func handlePromptsList(s *session, rq *request) outcome {
 	fs := s.cfg.faults
-	p, e := paramsObject(rq.params)
-	if e != nil {
-		return fail(e)
-	}
-	cursor, hasCursor, e := p.optString("cursor")
+	cursor, hasCursor, e := listCursor(rq)
 	if e != nil {
 		return fail(e)
 	}

@@ -331,11 +331,7 @@ func resourcePageFaults(fs faultSet) faultSet {
 // is served on the current list).
 func handleResourcesList(s *session, rq *request) outcome {
 	fs := s.cfg.faults
-	p, e := paramsObject(rq.params)
-	if e != nil {
-		return fail(e)
-	}
-	cursor, hasCursor, e := p.optString("cursor")
+	cursor, hasCursor, e := listCursor(rq)
 	if e != nil {
 		return fail(e)
 	}
