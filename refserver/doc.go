@@ -51,8 +51,11 @@
 //     way (its cursors carry version 0, so one from before the trigger is served on
 //     the current list); resources/templates/list fits one page and rejects every
 //     cursor.
-//   - Resources (resources.go): 12 resources (the three the tools embed or link,
-//     then test://resources/1…9, odd ones text, even ones binary), two templates,
+//   - Resources (resources.go): 15 resources (the three the tools embed or link,
+//     the three the official conformance suite reads (official.go:
+//     test://static-text, test://static-binary, test://watched-resource), then
+//     test://resources/1…9, odd ones text, even ones binary), three templates (one
+//     the official suite reads, test://template/{id}/data),
 //     and, before 2026-07-28, resources/subscribe: a subscription reports one
 //     notifications/resources/updated for its URI before the reply (as if the
 //     resource changed at once), so it is observable without a trigger.

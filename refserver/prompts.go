@@ -11,10 +11,11 @@ import (
 // Prompts ({rev}/server/prompts.mdx): three prompts served two to a page, one with
 // a required argument, one whose messages hold every content type of the revision,
 // one with a required and an optional argument that completion/complete completes
-// (completion.go). Each rule has a fault (faults.go, the PROMPT and COMPL block).
+// (completion.go), then the four the official conformance suite gets (official.go).
+// Each rule has a fault (faults.go, the PROMPT and COMPL block).
 
-// promptPageSize is how many prompts a prompts/list page holds: three prompts make
-// two pages, so that the suite walks them by cursor (PROMPT-LIST-01).
+// promptPageSize is how many prompts a prompts/list page holds: the prompts span
+// several pages, so that the suite walks them by cursor (PROMPT-LIST-01).
 const promptPageSize = 2
 
 // fixturePrompt is one prompt of the reference server.
@@ -248,9 +249,9 @@ var dynamicPrompt = fixturePrompt{
 // promptList is the session's prompts in the request's revision: the fixed ones,
 // introduce_user in 2026-07-28, and dynamic_prompt while the trigger has it on.
 func (s *session) promptList(rev revision.Revision) []fixturePrompt {
-	all := fixturePrompts
+	all := append(slices.Clone(fixturePrompts), officialPrompts...)
 	if rev.Era == revision.Modern {
-		all = append(slices.Clone(all), introducePrompt)
+		all = append(all, introducePrompt)
 	}
 	if on, _ := s.toolList(); on {
 		return append(slices.Clone(all), dynamicPrompt)
