@@ -207,6 +207,27 @@ func nameCases(t *conform.T, s *conform.Session, hs transport.HTTPSession, value
 	return cases
 }
 
+// discoverProbe is a server/discover sent with header overrides h; what names it.
+type discoverProbe struct {
+	what string
+	h    http.Header
+}
+
+// rejectedAll is the Run of a check whose every probe must be rejected with 400
+// and -32020 (expected): the server/discover probes the session gives, then each
+// named request with the Mcp-Name value name gives it ("" removes the header).
+func rejectedAll(expected string, probes func(*conform.Session) []discoverProbe, name func(named.Request) string) func(*conform.T) conform.Verdict {
+	return func(t *conform.T) conform.Verdict {
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
+		var cases []h5Case
+		for _, p := range probes(s) {
+			cases = append(cases, mismatchCase(t, s, hs, p.what, p.h))
+		}
+		cases = append(cases, nameCases(t, s, hs, name, mismatched)...)
+		return h5Judge(t, expected, cases)
+	}
+}
+
 // mismatched judges a probe that must be rejected with 400 and -32020 (HeaderMismatch).
 func mismatched(r httpReply) string { return want400(r, conform.CodeHeaderMismatch) }
 
@@ -292,16 +313,13 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "H5-HEADERS-REQUIRED-01", Title: "a POST without a required MCP header is rejected with 400 and -32020",
 	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		cases := []h5Case{
-			mismatchCase(t, s, hs, "server/discover without Mcp-Method", hdr(transport.HeaderMethod, "")),
-		}
-		cases = append(cases, nameCases(t, s, hs, func(named.Request) string { return "" }, mismatched)...)
-		// A POST without MCP-Protocol-Version is H5-NOHEADER-LEGACY-01's: a server
-		// that still serves clients older than 2025-06-18 may take it as 2025-03-26.
-		return h5Judge(t, "HTTP 400 with JSON-RPC error -32020 (HeaderMismatch) for a POST missing a required header", cases)
-	},
+	// A POST without MCP-Protocol-Version is H5-NOHEADER-LEGACY-01's: a server that
+	// still serves clients older than 2025-06-18 may take it as 2025-03-26.
+	Run: rejectedAll("HTTP 400 with JSON-RPC error -32020 (HeaderMismatch) for a POST missing a required header",
+		func(*conform.Session) []discoverProbe {
+			return []discoverProbe{{"server/discover without Mcp-Method", hdr(transport.HeaderMethod, "")}}
+		},
+		func(named.Request) string { return "" }),
 })
 
 // H5-NOHEADER-LEGACY-01 — streamable-http.mdx (Protocol Version Header).
@@ -380,17 +398,16 @@ func judgeEndpointPOST(x transport.Exchange, openErr error) conform.Verdict {
 var _ = conform.Register(conform.Check{
 	ID: "H5-HEADERS-MATCH-01", Title: "header values that differ from the body are rejected with 400 and -32020",
 	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		cases := []h5Case{
-			mismatchCase(t, s, hs, "server/discover sent with Mcp-Method: tools/list", hdr(transport.HeaderMethod, "tools/list")),
-			// An older revision's name, so that the header names a real version that
-			// differs from the body's _meta.
-			mismatchCase(t, s, hs, "MCP-Protocol-Version: 2025-11-25 with _meta protocolVersion "+s.Requested, hdr(transport.HeaderProtocolVersion, "2025-11-25")),
-		}
-		cases = append(cases, nameCases(t, s, hs, func(r named.Request) string { return r.Other }, mismatched)...)
-		return h5Judge(t, "HTTP 400 with JSON-RPC error -32020 (HeaderMismatch) when a header differs from the body", cases)
-	},
+	Run: rejectedAll("HTTP 400 with JSON-RPC error -32020 (HeaderMismatch) when a header differs from the body",
+		func(s *conform.Session) []discoverProbe {
+			return []discoverProbe{
+				{"server/discover sent with Mcp-Method: tools/list", hdr(transport.HeaderMethod, "tools/list")},
+				// An older revision's name, so that the header names a real version
+				// that differs from the body's _meta.
+				{"MCP-Protocol-Version: 2025-11-25 with _meta protocolVersion " + s.Requested, hdr(transport.HeaderProtocolVersion, "2025-11-25")},
+			}
+		},
+		func(r named.Request) string { return r.Other }),
 })
 
 // H5-HEADER-CASE-01 — streamable-http.mdx (Case Sensitivity).
