@@ -23,16 +23,16 @@ var officialRefereeScenarios = []string{
 // (a valid list: RES-LIST-01, PROMPT-LIST-01) rather than the official fixture's
 // names; on server-everything they must agree with our pass in its goldens. The
 // others request names only the official fixture (and the reference server,
-// refserver/official.go) serves; docs/design.md says why their failures on
-// server-everything are no verdict on a rule.
+// refserver/official.go) serves; the design document in docs says why their
+// failures on server-everything are no verdict on a rule.
 var officialSame = []string{"resources-list", "prompts-list"}
 
 // TestOfficialReferee runs the official suite's resources, prompts and completion
-// scenarios as a second referee (docs/design.md): every one passes against the
-// reference server over Streamable HTTP, and the two that judge a rule we judge pass
-// against server-everything, as our RES-LIST-01 and PROMPT-LIST-01 do. It needs
-// Node 22 from fixtures/npm-bench, so it runs only with MCPCONFORM_BENCH=1 (make
-// bench), never in make test.
+// scenarios as a second referee (the design document in docs): every one passes
+// against the reference server over Streamable HTTP, and the two that judge a rule
+// we judge pass against server-everything, as our RES-LIST-01 and PROMPT-LIST-01
+// do. It needs Node 22 from fixtures/npm-bench, so it runs only with
+// MCPCONFORM_BENCH=1 (make bench), never in make test.
 func TestOfficialReferee(t *testing.T) {
 	if os.Getenv(benchEnv) != "1" {
 		t.Skipf("set %s=1 (make bench) to run the official suite", benchEnv)
