@@ -14,7 +14,8 @@
 #   make browser    install headless Chromium (Debian's chromium package, as root) when
 #                   missing, for the report.html, badge and matrix.html browser tests
 #                   (part of test-e2e)
-#   make bench      the full-run and floor benchmarks, then their summary
+#   make bench      the full-run and floor benchmarks, then their summary, and the
+#                   official suite as second referee (e2e/official_test.go)
 #   make dist       release binaries in dist/: static (CGO_ENABLED=0), reproducible
 #                   (-trimpath, -buildvcs=false) builds for linux, darwin and windows on
 #                   amd64 and arm64, mcp-conform-OS-ARCH[.exe], stamped with VERSION
@@ -134,7 +135,7 @@ fixtures/npm-bench/node_modules/.package-lock.json: fixtures/npm-bench/package.j
 # runs (default 5; at most 3 of the twenty targets).
 bench: build bench-deps
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 10x $(E2E_PKG)
-	MCPCONFORM_BENCH=1 $(GO) test -count=1 -v -timeout 30m -run '^(TestBenchSummary|TestBenchTargets)$$' $(E2E_PKG)
+	MCPCONFORM_BENCH=1 $(GO) test -count=1 -v -timeout 30m -run '^(TestBenchSummary|TestBenchTargets|TestOfficialReferee)$$' $(E2E_PKG)
 
 # Release builds. The same commit, toolchain and VERSION give the same bytes
 # (e2e TestDistReproducible builds one platform twice, the second time with an empty

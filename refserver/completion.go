@@ -17,9 +17,10 @@ const completionTemplate = "test://items/{id}"
 // completionCandidates are the candidates of each completable argument, by reference
 // ("prompt:NAME" or "resource:URI") and argument name.
 var completionCandidates = map[string]map[string][]string{
-	"prompt:greeting":                {"name": {"Ada", "Alan", "Barbara", "Grace", "Linus"}},
-	"prompt:code_review":             {"language": {"c", "cpp", "csharp", "go", "java", "javascript", "kotlin", "python", "ruby", "rust", "swift", "typescript"}, "style": {"brief", "thorough"}},
-	"resource:" + completionTemplate: {"id": {"1", "2", "3", "10", "11"}},
+	"prompt:greeting":                   {"name": {"Ada", "Alan", "Barbara", "Grace", "Linus"}},
+	"prompt:code_review":                {"language": {"c", "cpp", "csharp", "go", "java", "javascript", "kotlin", "python", "ruby", "rust", "swift", "typescript"}, "style": {"brief", "thorough"}},
+	"resource:" + completionTemplate:    {"id": {"1", "2", "3", "10", "11"}},
+	"prompt:test_prompt_with_arguments": officialCompletions,
 }
 
 // styleByLanguage narrows the style candidates by the language already chosen

@@ -51,8 +51,11 @@
 //     way (its cursors carry version 0, so one from before the trigger is served on
 //     the current list); resources/templates/list fits one page and rejects every
 //     cursor.
-//   - Resources (resources.go): 12 resources (the three the tools embed or link,
-//     then test://resources/1…9, odd ones text, even ones binary), two templates,
+//   - Resources (resources.go): 15 resources (the three the tools embed or link,
+//     the three the official conformance suite reads (official.go:
+//     test://static-text, test://static-binary, test://watched-resource), then
+//     test://resources/1…9, odd ones text, even ones binary), three templates (one
+//     the official suite reads, test://template/{id}/data),
 //     and, before 2026-07-28, resources/subscribe: a subscription reports one
 //     notifications/resources/updated for its URI before the reply (as if the
 //     resource changed at once), so it is observable without a trigger.
@@ -122,7 +125,10 @@
 //     object are -32602, a retry without the answer is asked again, and an
 //     undeclared capability is -32021. test_requires_elicitation, test_header_param
 //     (x-mcp-header "Region"), test_structured_array and test_end_subscription exist
-//     only in 2026-07-28.
+//     only in 2026-07-28. So does the prompt introduce_user (after the fixed ones), whose
+//     prompts/get is the same exchange: input_required asking for a name by form
+//     elicitation (-32021 without it declared), the retry's answer giving the
+//     messages.
 //   - resources.subscribe is declared: a listen filter's resourceSubscriptions is
 //     acknowledged with the listed URIs among them, each of which gets one tagged
 //     notifications/resources/updated right after the acknowledgement (as if it

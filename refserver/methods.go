@@ -421,13 +421,19 @@ func compactRaw(raw json.RawMessage) json.RawMessage {
 	return json.RawMessage(c)
 }
 
-// noCursor rejects a cursor on a list that is never paged (no cursor was ever issued).
-func noCursor(rq *request) *rpcError {
+// listCursor reads a list request's params: an object (or none) with an optional
+// string cursor (server/utilities/pagination.mdx).
+func listCursor(rq *request) (cursor string, has bool, e *rpcError) {
 	p, e := paramsObject(rq.params)
 	if e != nil {
-		return e
+		return "", false, e
 	}
-	c, has, e := p.optString("cursor")
+	return p.optString("cursor")
+}
+
+// noCursor rejects a cursor on a list that is never paged (no cursor was ever issued).
+func noCursor(rq *request) *rpcError {
+	c, has, e := listCursor(rq)
 	if e != nil {
 		return e
 	}

@@ -7,51 +7,54 @@ import (
 // Faults of the modern era (2026-07-28). They break one R5 rule each, switched on
 // like every fault (Options.Faults, --fault NAME), and bite only in modern requests.
 const (
-	faultR5MissingResultType  = "r5-missing-result-type"
-	faultR5NoServerInfo       = "r5-no-serverinfo"
-	faultR5NoTTL              = "r5-no-ttl"
-	faultR5DiscoverNoTTL      = "r5-discover-no-ttl"
-	faultR5MetaUnchecked      = "r5-meta-unchecked"
-	faultR5VersionAccepted    = "r5-unsupported-version-accepted"
-	faultR5CapAssumed         = "r5-capability-assumed"
-	faultR5ServerRequest      = "r5-server-request"
-	faultR5ListenUntagged     = "r5-listen-untagged"
-	faultR5ListenNoAck        = "r5-listen-no-ack"
-	faultR5ListChangedOnCall  = "r5-list-changed-on-call"
-	faultR5ListenUnfiltered   = "r5-listen-unfiltered"
-	faultR5ListChangedSilent  = "r5-list-changed-silent"
-	faultR5LogOnListen        = "r5-log-on-listen"
-	faultR5ServerCancels      = "r5-server-cancels-call"
-	faultR5ListChangedBadTag  = "r5-list-changed-bad-tag"
-	faultR5HeaderMismatchOK   = "r5-header-mismatch-accepted"
-	faultR5SessionMinted      = "r5-session-minted"
-	faultR5GetStreamServed    = "r5-get-not-405"
-	faultR5HeadersOptional    = "r5-headers-optional"
-	faultR5NameUndecoded      = "r5-name-base64-undecoded"
-	faultR5UnknownMethod200   = "r5-unknown-method-200"
-	faultR5VersionError200    = "r5-version-error-200"
-	faultR5LastEventIDRefuse  = "r5-last-event-id-refused"
-	faultR5Notification200    = "r5-notification-200"
-	faultR5OriginUnchecked    = "r5-origin-unchecked"
-	faultR5NoXAccel           = "r5-no-x-accel-buffering"
-	faultR5CacheScopeMixed    = "r5-cache-scope-mixed"
-	faultR5ToolOrderUnstable  = "r5-tool-order-unstable"
-	faultR5McpHeaderInvalid   = "r5-mcp-header-on-number"
-	faultR5PingServed         = "r5-ping-served"
-	faultR5ExtUnprefixed      = "r5-extension-unprefixed"
-	faultR5InitUnnamed        = "r5-initialize-refusal-unnamed"
-	faultR5StickyCaps         = "r5-sticky-capabilities"
-	faultR5CapNoData          = "r5-capability-error-no-data"
-	faultR5ReservedCode       = "r5-reserved-error-code"
-	faultR5StructArrayBad     = "r5-structured-array-mismatch"
-	faultR5AnsweredIDRefused  = "r5-answered-id-refused"
-	faultR5SchemaExternalRef  = "r5-schema-external-ref"
-	faultR5LogWithoutLevel    = "r5-log-without-level"
-	faultR5RetryRefused       = "r5-mrtr-retry-refused"
-	faultR5StateUnchecked     = "r5-mrtr-state-unchecked"
-	faultR5MissingAnswerError = "r5-mrtr-missing-answer-error"
-	faultR5InputUnvalidated   = "r5-mrtr-input-unvalidated"
-	faultR5PostRefused        = "r5-post-refused"
+	faultR5MissingResultType     = "r5-missing-result-type"
+	faultR5NoServerInfo          = "r5-no-serverinfo"
+	faultR5NoTTL                 = "r5-no-ttl"
+	faultR5DiscoverNoTTL         = "r5-discover-no-ttl"
+	faultR5MetaUnchecked         = "r5-meta-unchecked"
+	faultR5VersionAccepted       = "r5-unsupported-version-accepted"
+	faultR5CapAssumed            = "r5-capability-assumed"
+	faultR5ServerRequest         = "r5-server-request"
+	faultR5ListenUntagged        = "r5-listen-untagged"
+	faultR5ListenNoAck           = "r5-listen-no-ack"
+	faultR5ListChangedOnCall     = "r5-list-changed-on-call"
+	faultR5ListenUnfiltered      = "r5-listen-unfiltered"
+	faultR5ListChangedSilent     = "r5-list-changed-silent"
+	faultR5LogOnListen           = "r5-log-on-listen"
+	faultR5ServerCancels         = "r5-server-cancels-call"
+	faultR5ListChangedBadTag     = "r5-list-changed-bad-tag"
+	faultR5HeaderMismatchOK      = "r5-header-mismatch-accepted"
+	faultR5SessionMinted         = "r5-session-minted"
+	faultR5GetStreamServed       = "r5-get-not-405"
+	faultR5HeadersOptional       = "r5-headers-optional"
+	faultR5NameUndecoded         = "r5-name-base64-undecoded"
+	faultR5UnknownMethod200      = "r5-unknown-method-200"
+	faultR5VersionError200       = "r5-version-error-200"
+	faultR5LastEventIDRefuse     = "r5-last-event-id-refused"
+	faultR5Notification200       = "r5-notification-200"
+	faultR5OriginUnchecked       = "r5-origin-unchecked"
+	faultR5NoXAccel              = "r5-no-x-accel-buffering"
+	faultR5CacheScopeMixed       = "r5-cache-scope-mixed"
+	faultR5ToolOrderUnstable     = "r5-tool-order-unstable"
+	faultR5McpHeaderInvalid      = "r5-mcp-header-on-number"
+	faultR5PingServed            = "r5-ping-served"
+	faultR5ExtUnprefixed         = "r5-extension-unprefixed"
+	faultR5InitUnnamed           = "r5-initialize-refusal-unnamed"
+	faultR5StickyCaps            = "r5-sticky-capabilities"
+	faultR5CapNoData             = "r5-capability-error-no-data"
+	faultR5ReservedCode          = "r5-reserved-error-code"
+	faultR5StructArrayBad        = "r5-structured-array-mismatch"
+	faultR5AnsweredIDRefused     = "r5-answered-id-refused"
+	faultR5SchemaExternalRef     = "r5-schema-external-ref"
+	faultR5LogWithoutLevel       = "r5-log-without-level"
+	faultR5RetryRefused          = "r5-mrtr-retry-refused"
+	faultR5StateUnchecked        = "r5-mrtr-state-unchecked"
+	faultR5MissingAnswerError    = "r5-mrtr-missing-answer-error"
+	faultR5InputUnvalidated      = "r5-mrtr-input-unvalidated"
+	faultR5PostRefused           = "r5-post-refused"
+	faultR5NameToolsOnly         = "r5-name-tools-call-only"
+	faultR5NameB64ToolsOnly      = "r5-name-base64-tools-call-only"
+	faultR5PromptInputUndeclared = "r5-prompt-input-undeclared"
 )
 
 // Faults of the modern era's cancellation and subscription teardown.
@@ -90,9 +93,11 @@ var modernFaultCatalogue = []Fault{
 	{Name: faultR5VersionAccepted, Targets: []string{"MOD-VERSION-UNSUPPORTED-01"}, Revisions: onlyR5,
 		Description: "a request for an unsupported protocol version is served as 2026-07-28 instead of -32022"},
 	{Name: faultR5CapAssumed, Targets: []string{"MOD-CAP-MISSING-01", "MOD-MRTR-01"}, Masks: []string{"ERR-R5-CODES-01"}, Revisions: onlyR5,
-		Description: "test_requires_elicitation succeeds and test_elicitation asks for elicitation when the request declared no elicitation capability"},
+		Description: "test_requires_elicitation succeeds, and test_elicitation and the prompt introduce_user ask for elicitation, when the request declared no elicitation capability"},
+	{Name: faultR5PromptInputUndeclared, Targets: []string{"MOD-MRTR-01"}, Revisions: onlyR5,
+		Description: "prompts/get of introduce_user asks for form elicitation (input_required) when the request declared no elicitation capability"},
 	{Name: faultR5ServerRequest, Targets: []string{"MOD-NO-SERVER-REQ-01", "STDIO-NO-REQUESTS-R5-01"}, Revisions: onlyR5,
-		Description: "test_elicitation and test_sampling also send their input request as a server-to-client JSON-RPC request"},
+		Description: "test_elicitation, test_sampling and the prompt introduce_user also send their input request as a server-to-client JSON-RPC request"},
 	// Over stdio an untagged list_changed belongs to no subscription, so it is
 	// also NOTIF-LISTEN-LC-R5-01's finding (over HTTP the listen stream carries it).
 	{Name: faultR5ListenUntagged, Targets: []string{"NOTIF-LISTEN-TAG-R5-01", "NOTIF-LISTEN-ACK-R5-01", "STDIO-SUBID-R5-01", "NOTIF-LISTEN-LC-R5-01"}, Revisions: onlyR5,
@@ -132,6 +137,10 @@ var modernFaultCatalogue = []Fault{
 		Description: "Streamable HTTP: a POST missing MCP-Protocol-Version, Mcp-Method or Mcp-Name is served as if the header matched the body"},
 	{Name: faultR5NameUndecoded, Targets: []string{"H5-NAME-B64-01"}, Revisions: onlyR5, Transport: httpOnly,
 		Description: "Streamable HTTP: a =?base64?…?= Mcp-Name is compared with the body undecoded (and rejected with -32020)"},
+	{Name: faultR5NameToolsOnly, Targets: []string{"H5-HEADERS-REQUIRED-01", "H5-HEADERS-MATCH-01"}, Revisions: onlyR5, Transport: httpOnly,
+		Description: "Streamable HTTP: Mcp-Name is required and compared for tools/call only; resources/read and prompts/get are served without it or whatever it says"},
+	{Name: faultR5NameB64ToolsOnly, Targets: []string{"H5-NAME-B64-01"}, Revisions: onlyR5, Transport: httpOnly,
+		Description: "Streamable HTTP: a =?base64?…?= Mcp-Name is decoded for tools/call only; on resources/read and prompts/get it is compared undecoded (and rejected with -32020)"},
 	{Name: faultR5UnknownMethod200, Targets: []string{"H5-UNKNOWN-METHOD-01"}, Revisions: onlyR5, Transport: httpOnly,
 		Description: "Streamable HTTP: -32601 (method not found) comes with HTTP 200 instead of 404"},
 	{Name: faultR5VersionError200, Targets: []string{"H5-VERSION-400-01", "MOD-VERSION-UNSUPPORTED-01", "ERR-R5-CODES-01"}, Revisions: onlyR5, Transport: httpOnly,
@@ -199,7 +208,8 @@ var modernSelfTested = map[string]bool{
 	faultR5ServerCancels:     true,
 	faultR5ListChangedBadTag: true,
 	faultR5HeaderMismatchOK:  true, faultR5SessionMinted: true, faultR5GetStreamServed: true,
-	faultR5HeadersOptional: true, faultR5NameUndecoded: true, faultR5UnknownMethod200: true,
+	faultR5HeadersOptional: true, faultR5NameUndecoded: true, faultR5NameToolsOnly: true, faultR5NameB64ToolsOnly: true,
+	faultR5PromptInputUndeclared: true, faultR5UnknownMethod200: true,
 	faultR5VersionError200: true, faultR5LastEventIDRefuse: true, faultR5Notification200: true,
 	faultR5OriginUnchecked: true, faultR5NoXAccel: true, faultR5ParamHeaderUnchecked: true,
 	faultR5NoTTL:             true,

@@ -114,6 +114,14 @@ func modernTranscript(t *testing.T, opts Options) string {
 	post("tools/call", modernParams(nil, map[string]any{"name": "test_simple_text"}), func(h http.Header) {
 		h.Set(headerMcpName, b64Prefix+base64.StdEncoding.EncodeToString([]byte("test_simple_text"))+b64Suffix)
 	})
+	// r5-name-tools-call-only, r5-name-base64-tools-call-only: Mcp-Name on the other
+	// named methods, missing and encoded.
+	post("prompts/get", modernParams(nil, map[string]any{"name": "greeting", "arguments": map[string]any{"name": "Ada"}}), func(h http.Header) { h.Del(headerMcpName) })
+	post("resources/read", modernParams(nil, map[string]any{"uri": "test://embedded/text"}), func(h http.Header) {
+		h.Set(headerMcpName, b64Prefix+base64.StdEncoding.EncodeToString([]byte("test://embedded/text"))+b64Suffix)
+	})
+	// r5-prompt-input-undeclared: introduce_user without elicitation declared.
+	post("prompts/get", modernParams(nil, map[string]any{"name": "introduce_user"}), nil)
 	post("x_conformance/unknown", modernParams(nil, nil), nil)
 	// r5-no-x-accel-buffering: a request whose progress makes its reply a stream.
 	progress := modernParams(nil, map[string]any{"name": "test_tool_with_progress"})

@@ -13,23 +13,26 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 )
 
-// MRTR: test_elicitation and test_sampling answer input_required; the retry (a new
-// id, the same requestState, the answer) completes; a foreign requestState is -32602.
+// MRTR: test_elicitation, test_sampling and the prompt introduce_user answer
+// input_required; the retry (a new id, the same requestState, the answer) completes;
+// a foreign requestState is -32602.
 func TestModernMRTR(t *testing.T) {
+	ada := map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}
 	cases := []struct {
-		tool, key, method, capability string
-		answer                        map[string]any
+		rpc, tool, key, method, capability string
+		answer                             map[string]any
+		want                               string // in the completed result's text
 	}{
-		{"test_elicitation", inputKeyName, "elicitation/create", "elicitation",
-			map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}},
-		{"test_sampling", inputKeyCompletion, "sampling/createMessage", "sampling",
-			map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "Hello"}, "model": "m"}},
+		{"tools/call", "test_elicitation", inputKeyName, "elicitation/create", "elicitation", ada, `{"name":"Ada"}`},
+		{"tools/call", "test_sampling", inputKeyCompletion, "sampling/createMessage", "sampling",
+			map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "Hello"}, "model": "m"}, `{"text":"Hello","type":"text"}`},
+		{"prompts/get", promptIntroduce, inputKeyName, "elicitation/create", "elicitation", ada, "Please introduce Ada"},
 	}
 	forEachModern(t, func(t *testing.T, c modernConnT) {
 		var ids seq
 		for _, tc := range cases {
 			caps := map[string]any{tc.capability: map[string]any{}}
-			first := resultObject(t, c.do(t, ids.next(), "tools/call", modernParams(caps, map[string]any{"name": tc.tool})).resp)
+			first := resultObject(t, c.do(t, ids.next(), tc.rpc, modernParams(caps, map[string]any{"name": tc.tool})).resp)
 			if first["resultType"] != "input_required" {
 				t.Fatalf("%s: resultType %v", tc.tool, first["resultType"])
 			}
@@ -45,24 +48,28 @@ func TestModernMRTR(t *testing.T) {
 				t.Fatalf("%s: no requestState", tc.tool)
 			}
 			// Retry without the answer: asked again.
-			again := resultObject(t, c.do(t, ids.next(), "tools/call", modernParams(caps,
+			again := resultObject(t, c.do(t, ids.next(), tc.rpc, modernParams(caps,
 				map[string]any{"name": tc.tool, "requestState": state})).resp)
 			if again["resultType"] != "input_required" || again["requestState"] != state {
 				t.Errorf("%s: a retry without the answer got %v", tc.tool, again)
 			}
-			done := resultObject(t, c.do(t, ids.next(), "tools/call", modernParams(caps, map[string]any{
+			done := resultObject(t, c.do(t, ids.next(), tc.rpc, modernParams(caps, map[string]any{
 				"name": tc.tool, "requestState": state, "inputResponses": map[string]any{tc.key: tc.answer},
 			})).resp)
-			text := asSlice(done["content"])[0].(map[string]any)["text"].(string)
-			if done["resultType"] != "complete" || !strings.Contains(text, string(mustMarshal(tc.answer["content"]))) {
+			// A tool's text content, a prompt's first message's text.
+			block := asSlice(done["content"])
+			if tc.rpc == "prompts/get" {
+				block = []any{asSlice(done["messages"])[0].(map[string]any)["content"]}
+			}
+			if text, _ := block[0].(map[string]any)["text"].(string); done["resultType"] != "complete" || !strings.Contains(text, tc.want) {
 				t.Errorf("%s: retry result %v", tc.tool, done)
 			}
-			bad := c.do(t, ids.next(), "tools/call", modernParams(caps, map[string]any{
+			bad := c.do(t, ids.next(), tc.rpc, modernParams(caps, map[string]any{
 				"name": tc.tool, "requestState": "forged", "inputResponses": map[string]any{tc.key: tc.answer},
 			}))
 			expectError(t, bad.resp, wire.CodeInvalidParams)
 			// Undeclared capability: -32021 naming it, never an input request for it.
-			res := c.do(t, ids.next(), "tools/call", modernParams(nil, map[string]any{"name": tc.tool}))
+			res := c.do(t, ids.next(), tc.rpc, modernParams(nil, map[string]any{"name": tc.tool}))
 			expectError(t, res.resp, CodeMissingCapability)
 			if _, ok := errorData(t, res.resp)["requiredCapabilities"].(map[string]any)[tc.capability]; !ok {
 				t.Errorf("%s: -32021 data %s", tc.tool, res.resp.Error.Data)

@@ -278,7 +278,7 @@ func (h *streamableHandler) checkStandardHeaders(r *http.Request, m *wire.Messag
 		return errHeaderMismatch("%s header value %q does not match body method %q", headerMcpMethod, method, m.Method)
 	}
 	field, named := namedMethods[m.Method]
-	if !named {
+	if !named || m.Method != "tools/call" && h.cfg.faults.on(faultR5NameToolsOnly) {
 		return nil
 	}
 	raw := r.Header.Get(headerMcpName)
@@ -292,7 +292,7 @@ func (h *streamableHandler) checkStandardHeaders(r *http.Request, m *wire.Messag
 	if err != nil {
 		return errHeaderMismatch("%s: %v", headerMcpName, err)
 	}
-	if h.cfg.faults.on(faultR5NameUndecoded) {
+	if h.cfg.faults.on(faultR5NameUndecoded) || m.Method != "tools/call" && h.cfg.faults.on(faultR5NameB64ToolsOnly) {
 		name = raw
 	}
 	if body, _, _ := p.optString(field); body != name && !lenient {

@@ -141,15 +141,20 @@ func mrtrElicitation(tc *toolCall) toolResult {
 	if !elicitationFormDeclared(tc) && !tc.fault(faultR5CapAssumed) {
 		return failWith(errMissingCapability(map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}))
 	}
-	return tc.mrtrAsk(inputKeyName, "elicitation/create", "ElicitResult", map[string]any{
+	return tc.mrtrAsk(inputKeyName, "elicitation/create", "ElicitResult", nameForm(tc.stringArg("message", "Please tell the mcp-conform fixture your name.")))
+}
+
+// nameForm is the params of a form-mode elicitation/create asking for a name.
+func nameForm(message string) map[string]any {
+	return map[string]any{
 		"mode":    "form",
-		"message": tc.stringArg("message", "Please tell the mcp-conform fixture your name."),
+		"message": message,
 		"requestedSchema": map[string]any{
 			"type":       "object",
 			"properties": map[string]any{"name": map[string]any{"type": "string", "description": "Your name."}},
 			"required":   []string{"name"},
 		},
-	})
+	}
 }
 
 // mrtrSampling is test_sampling in 2026-07-28.

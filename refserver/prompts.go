@@ -11,10 +11,11 @@ import (
 // Prompts ({rev}/server/prompts.mdx): three prompts served two to a page, one with
 // a required argument, one whose messages hold every content type of the revision,
 // one with a required and an optional argument that completion/complete completes
-// (completion.go). Each rule has a fault (faults.go, the PROMPT and COMPL block).
+// (completion.go), then the four the official conformance suite gets (official.go).
+// Each rule has a fault (faults.go, the PROMPT and COMPL block).
 
-// promptPageSize is how many prompts a prompts/list page holds: three prompts make
-// two pages, so that the suite walks them by cursor (PROMPT-LIST-01).
+// promptPageSize is how many prompts a prompts/list page holds: the prompts span
+// several pages, so that the suite walks them by cursor (PROMPT-LIST-01).
 const promptPageSize = 2
 
 // fixturePrompt is one prompt of the reference server.
@@ -82,8 +83,8 @@ func promptMessage(role string, content block) map[string]any {
 }
 
 // findPrompt returns the session's prompt with the name, or nil.
-func (s *session) findPrompt(name string) *fixturePrompt {
-	all := s.promptList()
+func (s *session) findPrompt(rev revision.Revision, name string) *fixturePrompt {
+	all := s.promptList(rev)
 	for i := range all {
 		if all[i].name == name {
 			return &all[i]
@@ -138,15 +139,11 @@ func promptCapabilities(caps map[string]any, rev revision.Revision, fs faultSet)
 // paging.go; the list never changes, its version is 0).
 func handlePromptsList(s *session, rq *request) outcome {
 	fs := s.cfg.faults
-	p, e := paramsObject(rq.params)
+	cursor, hasCursor, e := listCursor(rq)
 	if e != nil {
 		return fail(e)
 	}
-	cursor, hasCursor, e := p.optString("cursor")
-	if e != nil {
-		return fail(e)
-	}
-	all := s.promptList()
+	all := s.promptList(rq.rev)
 	// The prompts paging fault is the tools/list fault page implements
 	// (PROMPT-LIST-CURSOR-01), so that a tools fault never bites prompts/list.
 	pageFaults := faultSet{faultInvalidCursorFirst: fs.on(faultPromptsCursorFirst)}
@@ -204,7 +201,7 @@ func handlePromptsGet(s *session, rq *request) outcome {
 	if e != nil {
 		return fail(e)
 	}
-	pr := s.findPrompt(name)
+	pr := s.findPrompt(rq.rev, name)
 	if pr == nil {
 		if fs.on(faultPromptUnknownInternal) {
 			return fail(errInternal(errors.New("no prompt named " + name)))
@@ -215,6 +212,9 @@ func handlePromptsGet(s *session, rq *request) outcome {
 		if _, ok := args[a.name]; a.required && !ok && !fs.on(faultPromptMissingArgOK) {
 			return fail(errInvalidParams("prompt %s: missing required argument %q", name, a.name))
 		}
+	}
+	if pr.name == promptIntroduce {
+		return getIntroduce(s, rq, p)
 	}
 	return respond(map[string]any{"description": pr.description, "messages": pr.messages(rq.rev, args, fs)})
 }
@@ -246,13 +246,57 @@ var dynamicPrompt = fixturePrompt{
 	},
 }
 
-// promptList is the session's prompts: the fixed ones, and dynamic_prompt while the
-// trigger has it on.
-func (s *session) promptList() []fixturePrompt {
-	if on, _ := s.toolList(); on {
-		return append(slices.Clone(fixturePrompts), dynamicPrompt)
+// promptList is the session's prompts in the request's revision: the fixed ones,
+// introduce_user in 2026-07-28, and dynamic_prompt while the trigger has it on.
+func (s *session) promptList(rev revision.Revision) []fixturePrompt {
+	all := append(slices.Clone(fixturePrompts), officialPrompts...)
+	if rev.Era == revision.Modern {
+		all = append(all, introducePrompt)
 	}
-	return fixturePrompts
+	if on, _ := s.toolList(); on {
+		return append(slices.Clone(all), dynamicPrompt)
+	}
+	return all
+}
+
+// promptIntroduce is the prompt whose prompts/get asks for input (2026-07-28).
+const promptIntroduce = "introduce_user"
+
+// introducePrompt exists only in 2026-07-28: its prompts/get answers input_required
+// (basic/patterns/mrtr.mdx) asking for the user's name by form elicitation, as
+// test_elicitation does, and the retry that carries the answer gets the messages.
+var introducePrompt = fixturePrompt{
+	name: promptIntroduce, title: "Introduce the user", description: "An introduction of the user, whose name the server asks for (input_required).",
+}
+
+// getIntroduce serves introduce_user: -32021 without form elicitation declared (the
+// client's capabilities bound what may be asked: MOD-MRTR-01), else the MRTR
+// exchange of test_elicitation, run as a call of a tool of the prompt's name (its
+// requestState is bound to that name).
+func getIntroduce(s *session, rq *request, p params) outcome {
+	tc := &toolCall{s: s, requestID: rq.id, rev: rq.rev, args: map[string]any{}, callParams: p, out: rq.out}
+	if !elicitationFormDeclared(tc) && !tc.fault(faultR5CapAssumed) && !tc.fault(faultR5PromptInputUndeclared) {
+		return fail(errMissingCapability(map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}))
+	}
+	r := tc.mrtrAsk(inputKeyName, "elicitation/create", "ElicitResult", nameForm("Please tell the mcp-conform fixture your name, to introduce you."))
+	switch {
+	case r.rpcErr != nil:
+		return fail(r.rpcErr)
+	case r.members != nil:
+		return respond(r.members)
+	}
+	// The retry's answer, an ElicitResult validated by mrtrAsk, as compact JSON.
+	var answer struct {
+		Content struct {
+			Name string `json:"name"`
+		} `json:"content"`
+	}
+	if len(r.content) > 0 {
+		text, _ := r.content[0]["text"].(string)
+		_ = json.Unmarshal([]byte(text), &answer)
+	}
+	return respond(map[string]any{"description": introducePrompt.description,
+		"messages": []map[string]any{promptMessage("user", textBlock("Please introduce "+answer.Content.Name+" to the team."))}})
 }
 
 // promptsListChangedDeclared reports whether the server declares

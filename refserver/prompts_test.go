@@ -13,13 +13,23 @@ func TestPromptsAndCompletion(t *testing.T) {
 	for _, rev := range legacyRevisions {
 		t.Run(rev.Name, func(t *testing.T) {
 			cl := newInitialized(t, dialSession, Options{}, rev.Name, nil)
-			first, _ := cl.result("prompts/list", nil)
-			second, _ := cl.result("prompts/list", map[string]any{"cursor": first["nextCursor"]})
-			if n := len(asSlice(first["prompts"])) + len(asSlice(second["prompts"])); n != len(fixturePrompts) || second["nextCursor"] != nil {
-				t.Fatalf("%d prompts on two pages (%v), want %d on exactly two", n, second, len(fixturePrompts))
+			all := append(append([]fixturePrompt(nil), fixturePrompts...), officialPrompts...)
+			var listed []any
+			pages := 0
+			for cursor := any(nil); pages == 0 || cursor != nil; pages++ {
+				var params map[string]any
+				if cursor != nil {
+					params = map[string]any{"cursor": cursor}
+				}
+				r, _ := cl.result("prompts/list", params)
+				listed = append(listed, asSlice(r["prompts"])...)
+				cursor = r["nextCursor"]
 			}
-			args := map[string]any{"name": "Ada", "language": "go"}
-			for _, p := range fixturePrompts {
+			if want := (len(all) + promptPageSize - 1) / promptPageSize; len(listed) != len(all) || pages != want {
+				t.Fatalf("%d prompts on %d pages, want %d on %d", len(listed), pages, len(all), want)
+			}
+			args := map[string]any{"name": "Ada", "language": "go", "arg1": "a", "arg2": "b", "resourceUri": uriStaticText}
+			for _, p := range all {
 				r, _ := cl.result("prompts/get", map[string]any{"name": p.name, "arguments": args})
 				if len(asSlice(r["messages"])) == 0 {
 					t.Errorf("prompts/get %s = %v", p.name, r)

@@ -223,6 +223,7 @@ func fixtureResources() []fixtureResource {
 		{uri: uriEmbeddedBlob, name: "embedded-blob", title: "Embedded image", description: "The PNG resource test_embedded_resource embeds.", mimeType: "image/png", blob: png},
 		{uri: uriLinkedReadme, name: "readme.txt", title: "Fixture read-me", description: "A small text resource of the reference server.", mimeType: "text/plain", text: readmeText},
 	}
+	out = append(out, officialResources()...)
 	for n := 1; n <= resourceCount; n++ {
 		r := fixtureResource{uri: fmt.Sprintf("%s%d", uriResourcePrefix, n), name: fmt.Sprintf("resource-%d", n), title: fmt.Sprintf("Resource %d", n)}
 		if n%2 == 1 {
@@ -294,6 +295,7 @@ func fixtureTemplates(rev revision.Revision, fs faultSet) []map[string]any {
 	ts := []map[string]any{
 		{"uriTemplate": uriResourcePrefix + "{id}", "name": "numbered-resource", "title": "Numbered resource", "description": "A numbered resource of the reference server.", "mimeType": "text/plain"},
 		{"uriTemplate": "test://files/{+path}", "name": "files", "title": "Files", "description": "A path below test://files (none exists)."},
+		officialTemplateDefinition(),
 	}
 	for i, t := range ts {
 		t["annotations"] = contentAnnotations(rev)
@@ -331,11 +333,7 @@ func resourcePageFaults(fs faultSet) faultSet {
 // is served on the current list).
 func handleResourcesList(s *session, rq *request) outcome {
 	fs := s.cfg.faults
-	p, e := paramsObject(rq.params)
-	if e != nil {
-		return fail(e)
-	}
-	cursor, hasCursor, e := p.optString("cursor")
+	cursor, hasCursor, e := listCursor(rq)
 	if e != nil {
 		return fail(e)
 	}
@@ -392,15 +390,15 @@ func handleResourceTemplatesList(s *session, rq *request) outcome {
 	return respond(map[string]any{"resourceTemplates": fixtureTemplates(rq.rev, s.cfg.faults)})
 }
 
-// findResource returns the resource with the URI: a fixed one, or dynamicResource
-// (readable also while it is not listed).
+// findResource returns the resource with the URI: a fixed one, dynamicResource
+// (readable also while it is not listed) or an instance of test://template/{id}/data.
 func findResource(uri string) (fixtureResource, bool) {
 	for _, r := range append(fixtureResources(), dynamicResource) {
 		if r.uri == uri {
 			return r, true
 		}
 	}
-	return fixtureResource{}, false
+	return templateData(uri)
 }
 
 // handleResourcesRead serves every listed resource; other URIs are -32002 (resource

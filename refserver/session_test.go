@@ -215,11 +215,11 @@ func TestBaseProtocol(t *testing.T) {
 						break
 					}
 				}
-				if len(uris) != 3+resourceCount || uris[0] != uriEmbeddedText {
+				if len(uris) != 6+resourceCount || uris[0] != uriEmbeddedText || uris[3] != uriStaticText {
 					t.Errorf("resources/list walk = %v", uris)
 				}
 				r, _ := cl.result("resources/templates/list", nil)
-				if len(asSlice(r["resourceTemplates"])) != 2 {
+				if len(asSlice(r["resourceTemplates"])) != 3 {
 					t.Errorf("resources/templates/list = %v", r)
 				}
 				// A subscription reports one update of its resource before the reply.

@@ -8,6 +8,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/listwalk"
 	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
@@ -117,20 +118,46 @@ func inputRequiredProblems(rev revision.Revision, r modern.Reply) []string {
 // (memoized by mrtrElicited, which ends the check with it).
 // Undeclared first: a server that wrongly remembered the declared call's
 // capabilities (MOD-STATELESS-01) must not be able to hide this one.
+// When the fixture prompt introduce_user is listed, its prompts/get is probed the
+// same way: prompts/get may answer input_required too (mrtr.mdx).
 func probeElicitation(t *conform.T) *conform.Verdict {
 	s := t.Session()
+	prompt := promptListed(t, promptElicitation)
 	for _, caps := range []map[string]any{{}, elicitationCaps} {
 		a, err := callDeclaring(t, s, toolElicitation, caps)
+		if err == nil && a.err == nil && prompt {
+			meta := s.Conn.Meta()
+			meta[conform.MetaClientCapabilities] = caps
+			a, err = callWithMeta(t, s, "prompts/get", map[string]any{"name": promptElicitation}, meta)
+		}
 		if err != nil {
 			v := conform.Errorf("%v", err)
 			return &v
 		}
 		if a.err != nil {
-			v := conform.Silence("a reply to "+toolElicitation, a.err)
+			v := conform.Silence("a reply to "+toolElicitation+" or prompts/get "+promptElicitation, a.err)
 			return &v
 		}
 	}
 	return nil
+}
+
+// promptElicitation is the fixture prompt whose prompts/get answers input_required
+// (the fixture contract, refserver/doc.go; 2026-07-28 only).
+const promptElicitation = "introduce_user"
+
+// promptListed reports whether the main session's prompts/list walk (the one the
+// PROMPT checks share) lists the prompt name; false without the prompts capability.
+func promptListed(t *conform.T, name string) bool {
+	if _, ok := t.Session().Capabilities()["prompts"]; !ok {
+		return false
+	}
+	for _, it := range listwalk.Main(t, "prompts/list", "prompts", map[string]any{}).Items {
+		if n, ok := it.String("name"); ok && n == name {
+			return true
+		}
+	}
+	return false
 }
 
 // MOD-MRTR-01 — 2026-07-28/basic/patterns/mrtr.mdx.
@@ -176,6 +203,9 @@ func mrtrElicited(t *conform.T) string {
 	}
 	if probe := t.Once("MOD-MRTR-01:"+t.Rev.Name, func() any { return probeElicitation(t) }).(*conform.Verdict); probe != nil {
 		t.Stop(*probe)
+	}
+	if promptListed(t, promptElicitation) {
+		return toolElicitation + " called and prompts/get " + promptElicitation + " sent, without and with elicitation declared; "
 	}
 	return toolElicitation + " called without and with elicitation declared; "
 }

@@ -2,7 +2,6 @@ package prompts
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
@@ -64,11 +63,6 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
-// lcWait is how long PROMPT-LC-01 waits for a notification the change owes (as
-// NOTIF-LC-01: 2 s, or the request timeout when that is longer). A server that
-// announces the change costs no wait.
-const lcWait = 2 * time.Second
-
 // PROMPT-LC-01 — {rev}/server/prompts.mdx (List Changed Notification).
 var _ = conform.Register(conform.Check{
 	ID: "PROMPT-LC-01", Title: "a change of the prompt list is announced with notifications/prompts/list_changed",
@@ -80,53 +74,10 @@ var _ = conform.Register(conform.Check{
 })
 
 func runListChanged(t *conform.T) conform.Verdict {
-	s := t.Session()
 	requirePrompts(t)
-	if !toolkit.CapListChanged(s, "prompts") {
-		return conform.Skip(conform.NotApplicable, "capabilities.prompts.listChanged is not true: the server does not offer prompts list_changed notifications")
-	}
-	trig := subscribe.PickTrigger(t)
-	switch {
-	case trig == nil:
-		return conform.Skip(conform.MissingFixture, "nothing can change the prompt list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\" that changes it", toolkit.TriggerFixture)
-	case trig.Tool != "" && !toolkit.Declared(s):
-		return conform.Skip(conform.NotApplicable, "the trigger is the tool %q, and the server declares no tools capability (the suite calls no tool of an undeclared capability)", trig.Tool)
-	}
-	var sub *conform.Subscription
-	if s.Modern() {
-		// 2026-07-28: the notification goes to listen streams that asked for it.
-		sub = subscribe.MustOpen(t, map[string]any{"promptsListChanged": true}, 1)
-		defer subscribe.Cancel(t, sub)
-	}
-	before := walk(t, s)
-	if !before.complete() {
-		return conform.Errorf("no whole prompts/list before the change (%s after %d page(s))", before.Stop, len(before.Pages))
-	}
-	seq := s.Conn.Seq()
-	trig.MustFire(t, s, toolkit.List(t))
-	after := walk(t, s)
-	if !after.complete() {
-		return conform.Errorf("no whole prompts/list after the change (%s after %d page(s))", after.Stop, len(after.Pages))
-	}
-	added, removed := subscribe.NameDiff(lcNames(before), lcNames(after))
-	changed := len(added)+len(removed) > 0
-	wait := max(lcWait, t.Timeout())
-	notified, err := subscribe.AwaitListChanged(t, s, sub, seq, lcMethod, changed, wait, trig.What)
-	if err != nil {
-		return conform.Errorf("%v", err)
-	}
-	return subscribe.ListChange{
-		List: "prompts/list", Items: "prompt list", Method: lcMethod, What: trig.What, Wait: wait,
-		Before: lcNames(before), After: lcNames(after), Same: fmt.Sprintf("the same %d prompt(s)", len(before.Prompts)),
-		Notified: notified,
-	}.Judge()
-}
-
-// lcNames lists a walk's prompt names.
-func lcNames(l *listing) []string {
-	var out []string
-	for _, p := range l.Prompts {
-		out = append(out, p.Name)
-	}
-	return out
+	return subscribe.ListProbe{
+		Capability: "prompts", Filter: "promptsListChanged", Method: lcMethod,
+		List: "prompts/list", Key: "prompts", Params: listParams, Member: "name",
+		Items: "prompt list", Noun: "prompt(s)", Judges: "PROMPT-LIST-01",
+	}.Run(t)
 }

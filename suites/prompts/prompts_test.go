@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
+	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe/subscribetest"
 )
 
 // The verdicts of the PROMPT and COMPL checks on scripted servers. served is a
@@ -190,31 +190,8 @@ func TestCompletionVerdicts(t *testing.T) {
 // prompt, announcing it when announce is set.
 func triggered(announce, changes bool) func() *conformtest.Server {
 	return func() *conformtest.Server {
-		var mu sync.Mutex
-		on := false
-		srv := conformtest.NewServer().Tools(`{"name":"test_trigger_tool_change","inputSchema":{"type":"object"}}`)
-		srv.Capabilities = `{"tools":{},"prompts":{"listChanged":true}}`
-		srv.Handle("tools/call", func(req *wire.Message) []string {
-			mu.Lock()
-			defer mu.Unlock()
-			out := []string{}
-			if changes {
-				on = !on
-			}
-			if announce {
-				out = append(out, conformtest.Notification("notifications/prompts/list_changed", ""))
-			}
-			return append(out, conformtest.Result(req, conformtest.Content(conformtest.TextBlock)))
-		})
-		srv.Handle("prompts/list", func(req *wire.Message) []string {
-			mu.Lock()
-			defer mu.Unlock()
-			list := `[{"name":"a"}]`
-			if on {
-				list = `[{"name":"a"},{"name":"b"}]`
-			}
-			return []string{conformtest.Result(req, `{"prompts":`+list+`}`)}
-		})
+		srv := conformtest.NewServer()
+		subscribetest.TriggeredList(srv, "prompts", "prompts", `[{"name":"a"}]`, `[{"name":"a"},{"name":"b"}]`, announce, changes)
 		return srv
 	}
 }

@@ -49,12 +49,9 @@ type listing struct {
 	Prompts []prompt
 }
 
-// complete reports whether the walk saw the whole list.
-func (l *listing) complete() bool { return l.Stop == toolkit.StopEnd }
-
 // partial says, for messages, that the walk stopped early.
 func (l *listing) partial() string {
-	if l.complete() {
+	if l.Stop == toolkit.StopEnd {
 		return ""
 	}
 	return fmt.Sprintf(" (the prompts/list walk stopped early: %s after %d page(s))", l.Stop, len(l.Pages))
@@ -77,14 +74,16 @@ func requirePrompts(t *conform.T) {
 // list walks prompts/list on the main session once per revision.
 func list(t *conform.T) *listing {
 	s := t.Session()
-	return t.Once("prompts.list:"+s.Label, func() any { return walk(t, s) }).(*listing)
+	return t.Once("prompts.list:"+s.Label, func() any { return decode(listwalk.Main(t, "prompts/list", "prompts", listParams)) }).(*listing)
 }
 
-// walk follows nextCursor from the first page until the end, an error, a repeated
-// cursor or --max-pages; every request sends params, an object never absent
+// listParams are the params of every prompts/list request: an object, never absent
 // (2026-07-28 adds _meta to it).
-func walk(t *conform.T, s *conform.Session) *listing {
-	l := &listing{Listing: listwalk.WalkParams(t, s, "prompts/list", "prompts", map[string]any{})}
+var listParams = map[string]any{}
+
+// decode reads the prompts of a walk.
+func decode(lw *listwalk.Listing) *listing {
+	l := &listing{Listing: lw}
 	for _, it := range l.Items {
 		l.Prompts = append(l.Prompts, decodePrompt(it.Raw, it.Page, it.Index))
 	}

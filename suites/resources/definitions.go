@@ -18,10 +18,7 @@ import (
 var _ = conform.Register(conform.Check{
 	ID: "RES-DEF-URI-01", Title: "every listed resource's uri is a URI with a scheme (RFC 3986)",
 	Run: func(t *conform.T) conform.Verdict {
-		requireResources(t)
-		l := resourceList(t)
-		requireFirstPage(t, l, "RES-LIST-01")
-		return judgeURIs(l.Items)
+		return judgeURIs(requireListed(t).Items)
 	},
 })
 
@@ -38,10 +35,7 @@ func judgeURIs(items []listwalk.Item) conform.Verdict {
 var _ = conform.Register(conform.Check{
 	ID: "RES-DEF-ANNOT-01", Title: "listed resources' and templates' annotations are valid: audience, priority 0–1, lastModified ISO 8601",
 	Run: func(t *conform.T) conform.Verdict {
-		requireResources(t)
-		l := resourceList(t)
-		requireFirstPage(t, l, "RES-LIST-01")
-		items := l.Items
+		items := requireListed(t).Items
 		if tl := templateList(t); !methodNotFound(tl.First()) {
 			items = append(items[:len(items):len(items)], tl.Items...)
 		}

@@ -124,9 +124,7 @@ var _ = conform.Register(conform.Check{
 	ID: "RES-PAG-INVALID-01", Title: "an invalid cursor on resources/list is answered with -32602",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		requireResources(t)
-		l := resourceList(t)
-		requireFirstPage(t, l, "RES-LIST-01")
+		l := requireListed(t)
 		s, err := t.Scratch()
 		if err != nil {
 			return conform.Errorf("no session for the invalid-cursor probe: %v", err)

@@ -57,9 +57,7 @@ func judgeReads(rs []read, validate func(json.RawMessage) error) conform.Verdict
 // RES-READ-BLOB-01 — {rev}/server/resources.mdx (Security Considerations).
 var _ = conform.Register(conform.Check{
 	ID: "RES-READ-BLOB-01", Title: "every blob a resources/read returns is strict base64",
-	Run: func(t *conform.T) conform.Verdict {
-		return judgeBlobs(requireReads(t))
-	},
+	Run: onReads(judgeBlobs),
 })
 
 // judgeBlobs decodes every string blob of the contents read.
@@ -87,9 +85,7 @@ func judgeBlobs(rs []read) conform.Verdict {
 // Resource.mimeType, ResourceContents.uri (derived).
 var _ = conform.Register(conform.Check{
 	ID: "RES-READ-MATCH-01", Title: "a read's contents name the URI read, with the mimeType the listing gave",
-	Run: func(t *conform.T) conform.Verdict {
-		return judgeMatch(requireReads(t))
-	},
+	Run: onReads(judgeMatch),
 })
 
 // judgeMatch looks, in each result, for a content with the URI read and compares

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mcp-conform/mcp-conform/conform"
@@ -12,6 +11,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/listwalk"
+	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe/subscribetest"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -369,31 +369,7 @@ func TestJudgeSameSet(t *testing.T) {
 // announces it (announce): RES-LC-01's verdicts.
 func triggeredResources(announce, changes bool) func(s *conformtest.Server) {
 	return func(s *conformtest.Server) {
-		var mu sync.Mutex
-		on := false
-		s.Tools(`{"name":"test_trigger_tool_change","inputSchema":{"type":"object"}}`)
-		s.Capabilities = `{"tools":{},"resources":{"listChanged":true}}`
-		s.Handle("tools/call", func(req *wire.Message) []string {
-			mu.Lock()
-			defer mu.Unlock()
-			out := []string{}
-			if changes {
-				on = !on
-			}
-			if announce {
-				out = append(out, conformtest.Notification("notifications/resources/list_changed", ""))
-			}
-			return append(out, conformtest.Result(req, conformtest.Content(conformtest.TextBlock)))
-		})
-		s.Handle("resources/list", func(req *wire.Message) []string {
-			mu.Lock()
-			defer mu.Unlock()
-			list := resText
-			if on {
-				list += "," + resC
-			}
-			return []string{conformtest.Result(req, `{"resources":[`+list+`]}`)}
-		})
+		subscribetest.TriggeredList(s, "resources", "resources", "["+resText+"]", "["+resText+","+resC+"]", announce, changes)
 	}
 }
 

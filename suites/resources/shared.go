@@ -54,14 +54,35 @@ func requireResources(t *conform.T) {
 
 // resourceList is the main session's resources/list walk, once per run and session.
 func resourceList(t *conform.T) *listwalk.Listing {
-	s := t.Session()
-	return t.Once("res.list:"+s.Label, func() any { return listwalk.Walk(t, s, methodList, keyList) }).(*listwalk.Listing)
+	return listwalk.Main(t, methodList, keyList, nil)
 }
 
 // templateList is the main session's resources/templates/list walk, memoized.
 func templateList(t *conform.T) *listwalk.Listing {
 	s := t.Session()
 	return t.Once("res.templates:"+s.Label, func() any { return listwalk.Walk(t, s, methodTemplates, keyTemplates) }).(*listwalk.Listing)
+}
+
+// requireListed returns the main session's resources/list walk, ending the check
+// when the server declared no resources capability or the walk has no usable first
+// page (RES-LIST-01 judges it).
+func requireListed(t *conform.T) *listwalk.Listing {
+	requireResources(t)
+	l := resourceList(t)
+	requireFirstPage(t, l, "RES-LIST-01")
+	return l
+}
+
+// requireTemplates returns the main session's resources/templates/list walk,
+// ending the check when the server declared no resources capability, or as not
+// applicable when the method is answered -32601 (no templates offered).
+func requireTemplates(t *conform.T) *listwalk.Listing {
+	requireResources(t)
+	l := templateList(t)
+	if methodNotFound(l.First()) {
+		t.SkipNow(conform.NotApplicable, "resources/templates/list is answered -32601: the server offers no resource templates")
+	}
+	return l
 }
 
 // requireFirstPage ends the check when the walk has no usable first page: no page
@@ -161,14 +182,17 @@ func reads(t *conform.T) []read {
 
 // requireReads ends the check when no listed resource was read.
 func requireReads(t *conform.T) []read {
-	requireResources(t)
-	l := resourceList(t)
-	requireFirstPage(t, l, "RES-LIST-01")
+	requireListed(t)
 	rs := reads(t)
 	if len(rs) == 0 {
 		t.SkipNow(conform.NotExercised, "resources/list lists no resource with a string uri, and no --read URI was given: nothing to read")
 	}
 	return rs
+}
+
+// onReads is the Run of a check that judges the reads of requireReads.
+func onReads(judge func([]read) conform.Verdict) func(*conform.T) conform.Verdict {
+	return func(t *conform.T) conform.Verdict { return judge(requireReads(t)) }
 }
 
 // readURIs names the resources read, for the evidence.

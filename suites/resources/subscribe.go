@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
-	"github.com/mcp-conform/mcp-conform/suites/internal/listwalk"
 	"github.com/mcp-conform/mcp-conform/suites/internal/subscribe"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolcall"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
@@ -192,11 +190,6 @@ func resourcesListChanged(raw json.RawMessage) bool {
 // lcMethod is the resources' list_changed notification.
 const lcMethod = "notifications/resources/list_changed"
 
-// lcWait is how long RES-LC-01 waits for the notification a change owes (as
-// NOTIF-LC-01 and PROMPT-LC-01: 2 s, or the request timeout when that is longer). A
-// server that announces the change costs no wait.
-const lcWait = 2 * time.Second
-
 // RES-LC-01 — {rev}/server/resources.mdx (List Changed Notification).
 var _ = conform.Register(conform.Check{
 	ID: "RES-LC-01", Title: "a change of the resource list is announced with notifications/resources/list_changed",
@@ -208,73 +201,13 @@ var _ = conform.Register(conform.Check{
 })
 
 func runListChanged(t *conform.T) conform.Verdict {
-	s := t.Session()
 	requireResources(t)
-	if !flag(t, "listChanged") {
-		return conform.Skip(conform.NotApplicable, "capabilities.resources.listChanged is not true: the server does not offer resources list_changed notifications")
-	}
-	trig := subscribe.PickTrigger(t)
-	switch {
-	case trig == nil:
-		return conform.Skip(conform.MissingFixture, "nothing can change the resource list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\" that changes it", toolkit.TriggerFixture)
-	case trig.Tool != "" && !toolkit.Declared(s):
-		return conform.Skip(conform.NotApplicable, "the trigger is the tool %q, and the server declares no tools capability (the suite calls no tool of an undeclared capability)", trig.Tool)
-	}
-	var sub *conform.Subscription
-	if s.Modern() {
-		// 2026-07-28: the notification goes to listen streams that asked for it
-		// (basic/patterns/subscriptions.mdx, Notification Filter).
-		sub = subscribe.MustOpen(t, map[string]any{"resourcesListChanged": true}, 1)
-		defer subscribe.Cancel(t, sub)
-	}
-	before := listwalk.Walk(t, s, methodList, keyList)
-	if before.Stop != toolkit.StopEnd {
-		// The walk's failures are RES-LIST-01's and RES-PAG-*'s to judge.
-		return conform.Skip(conform.NotExercised, "no whole resources/list before the change (%s after %d page(s)), so no change of it can be seen; RES-LIST-01 and RES-PAG-* judge the walk", before.Stop, len(before.Pages))
-	}
-	seq := s.Conn.Seq()
-	trig.MustFire(t, s, toolkit.List(t))
-	after := listwalk.Walk(t, s, methodList, keyList)
-	if after.Stop != toolkit.StopEnd {
-		return conform.Skip(conform.NotExercised, "no whole resources/list after the change (%s after %d page(s)), so the change cannot be seen; RES-LIST-01 and RES-PAG-* judge the walk", after.Stop, len(after.Pages))
-	}
-	added, removed := subscribe.NameDiff(listedURIs(before), listedURIs(after))
-	changed := len(added)+len(removed) > 0
-	wait := max(lcWait, t.Timeout())
-	notified, err := subscribe.AwaitListChanged(t, s, sub, seq, lcMethod, changed, wait, trig.What)
-	if err != nil {
-		return conform.Errorf("%v", err)
-	}
-	change := "resources/list before and after: " + subscribe.DiffText(quoted(added), quoted(removed), fmt.Sprintf("the same %d resource(s)", len(before.Items)))
-	switch {
-	case notified && changed:
-		return conform.Pass("%s arrived after %s; %s", lcMethod, trig.What, change)
-	case notified:
-		return conform.Violation("a resources/list showing the change that "+lcMethod+" announced", fmt.Sprintf("the notification arrived after %s, but %s", trig.What, change))
-	case changed:
-		return conform.Violation(fmt.Sprintf("%s within %s of a change of the resource list", lcMethod, wait), fmt.Sprintf("no notification after %s, though %s", trig.What, change))
-	}
-	return conform.Skip(conform.NotExercised, "%s did not change the resource list (%s) and no %s came: nothing to announce", trig.What, change, lcMethod)
-}
-
-// listedURIs are the URIs a walk of resources/list listed.
-func listedURIs(l *listwalk.Listing) []string {
-	var out []string
-	for _, it := range l.Items {
-		if uri, ok := it.String("uri"); ok {
-			out = append(out, uri)
-		}
-	}
-	return out
-}
-
-// quoted quotes each URI for a message, clipped.
-func quoted(ss []string) []string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = fmt.Sprintf("%q", conform.Clip(s, 60))
-	}
-	return q
+	return subscribe.ListProbe{
+		Capability: "resources", Filter: "resourcesListChanged", Method: lcMethod,
+		List: methodList, Key: keyList, Member: "uri",
+		Items: "resource list", Noun: "resource(s)", Judges: "RES-LIST-01 and RES-PAG-*",
+		Label: func(uri string) string { return fmt.Sprintf("%q", conform.Clip(uri, 60)) },
+	}.Run(t)
 }
 
 // updatedMethod is the notification of a changed resource.

@@ -14,12 +14,7 @@ import (
 var _ = conform.Register(conform.Check{
 	ID: "RES-TPL-LIST-01", Title: "every resources/templates/list page is a valid ListResourceTemplatesResult",
 	Run: func(t *conform.T) conform.Verdict {
-		requireResources(t)
-		l := templateList(t)
-		if methodNotFound(l.First()) {
-			return conform.Skip(conform.NotApplicable, "resources/templates/list is answered -32601: the server offers no resource templates")
-		}
-		return judgeListPages(l, "ListResourceTemplatesResult", func(def string, raw json.RawMessage) error { return t.Rev.Validate(def, raw) })
+		return judgeListPages(requireTemplates(t), "ListResourceTemplatesResult", func(def string, raw json.RawMessage) error { return t.Rev.Validate(def, raw) })
 	},
 })
 
@@ -27,11 +22,7 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "RES-TPL-01", Title: "every resource template's uriTemplate is an RFC 6570 URI template",
 	Run: func(t *conform.T) conform.Verdict {
-		requireResources(t)
-		l := templateList(t)
-		if methodNotFound(l.First()) {
-			return conform.Skip(conform.NotApplicable, "resources/templates/list is answered -32601: the server offers no resource templates")
-		}
+		l := requireTemplates(t)
 		requireFirstPage(t, l, "RES-TPL-LIST-01")
 		return judgeTemplates(l.Items)
 	},

@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
+	"github.com/mcp-conform/mcp-conform/suites/internal/named"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -171,17 +172,64 @@ func mismatchCase(t *conform.T, s *conform.Session, hs transport.HTTPSession, wh
 	return h5Case{what: what, bad: want400(r, conform.CodeHeaderMismatch)}
 }
 
-// mcpNameCase sends a tools/call of h5Tool's tool with Mcp-Name: name, which must be
-// rejected with 400 and -32020; what names the probe after the tool, untried when
-// there is no tool to call (a case not judged).
-func mcpNameCase(t *conform.T, s *conform.Session, hs transport.HTTPSession, name, what, untried string) h5Case {
-	ct, why := h5Tool(t, s)
-	if why != "" {
-		return h5Case{what: "tools/call " + untried, note: why}
+// namedRequests are the requests whose Mcp-Name the H5 checks probe, one of each
+// method the header binds (streamable-http.mdx, Standard Request Headers: "params.name
+// or params.uri" of "tools/call, resources/read, prompts/get"): a call of h5Tool's
+// tool, a read of a listed resource, a get of a listed prompt.
+func namedRequests(t *conform.T, s *conform.Session) []named.Request {
+	tool := named.Request{Method: "tools/call", Other: "mcp_conform_no_such_tool"}
+	if ct, why := h5Tool(t, s); why != "" {
+		tool.Why = why
+	} else {
+		tool.Name, tool.Params = ct.Name, toolCall(ct)
 	}
-	r := httpCall(t, s, hs, "tools/call", toolCall(ct), hdr(transport.HeaderName, name))
-	return h5Case{what: fmt.Sprintf("tools/call %q %s", ct.Name, what), bad: want400(r, conform.CodeHeaderMismatch)}
+	return []named.Request{tool, named.Resource(t), named.Prompt(t)}
 }
+
+// nameCases sends each named request with the Mcp-Name value(r) ("" removes the
+// header) and judges each answer with judge; a method with nothing to send is a
+// case not judged.
+func nameCases(t *conform.T, s *conform.Session, hs transport.HTTPSession, value func(named.Request) string, judge func(httpReply) string) []h5Case {
+	var cases []h5Case
+	for _, r := range namedRequests(t, s) {
+		v := value(r)
+		sent := "without Mcp-Name"
+		if v != "" {
+			sent = "with Mcp-Name: " + v
+		}
+		if r.Why != "" {
+			cases = append(cases, h5Case{what: r.Method + " " + sent, note: r.Why})
+			continue
+		}
+		reply := httpCall(t, s, hs, r.Method, r.Params, hdr(transport.HeaderName, v))
+		cases = append(cases, h5Case{what: r.String() + " " + sent, bad: judge(reply)})
+	}
+	return cases
+}
+
+// discoverProbe is a server/discover sent with header overrides h; what names it.
+type discoverProbe struct {
+	what string
+	h    http.Header
+}
+
+// rejectedAll is the Run of a check whose every probe must be rejected with 400
+// and -32020 (expected): the server/discover probes the session gives, then each
+// named request with the Mcp-Name value name gives it ("" removes the header).
+func rejectedAll(expected string, probes func(*conform.Session) []discoverProbe, name func(named.Request) string) func(*conform.T) conform.Verdict {
+	return func(t *conform.T) conform.Verdict {
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
+		var cases []h5Case
+		for _, p := range probes(s) {
+			cases = append(cases, mismatchCase(t, s, hs, p.what, p.h))
+		}
+		cases = append(cases, nameCases(t, s, hs, name, mismatched)...)
+		return h5Judge(t, expected, cases)
+	}
+}
+
+// mismatched judges a probe that must be rejected with 400 and -32020 (HeaderMismatch).
+func mismatched(r httpReply) string { return want400(r, conform.CodeHeaderMismatch) }
 
 // H5-GET-DELETE-405-01 — streamable-http.mdx (Earlier Streamable HTTP Revisions).
 var _ = conform.Register(conform.Check{
@@ -265,16 +313,13 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "H5-HEADERS-REQUIRED-01", Title: "a POST without a required MCP header is rejected with 400 and -32020",
 	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		cases := []h5Case{
-			mismatchCase(t, s, hs, "server/discover without Mcp-Method", hdr(transport.HeaderMethod, "")),
-			mcpNameCase(t, s, hs, "", "without Mcp-Name", "without Mcp-Name"),
-		}
-		// A POST without MCP-Protocol-Version is H5-NOHEADER-LEGACY-01's: a server
-		// that still serves clients older than 2025-06-18 may take it as 2025-03-26.
-		return h5Judge(t, "HTTP 400 with JSON-RPC error -32020 (HeaderMismatch) for a POST missing a required header", cases)
-	},
+	// A POST without MCP-Protocol-Version is H5-NOHEADER-LEGACY-01's: a server that
+	// still serves clients older than 2025-06-18 may take it as 2025-03-26.
+	Run: rejectedAll("HTTP 400 with JSON-RPC error -32020 (HeaderMismatch) for a POST missing a required header",
+		func(*conform.Session) []discoverProbe {
+			return []discoverProbe{{"server/discover without Mcp-Method", hdr(transport.HeaderMethod, "")}}
+		},
+		func(named.Request) string { return "" }),
 })
 
 // H5-NOHEADER-LEGACY-01 — streamable-http.mdx (Protocol Version Header).
@@ -353,17 +398,16 @@ func judgeEndpointPOST(x transport.Exchange, openErr error) conform.Verdict {
 var _ = conform.Register(conform.Check{
 	ID: "H5-HEADERS-MATCH-01", Title: "header values that differ from the body are rejected with 400 and -32020",
 	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		cases := []h5Case{
-			mismatchCase(t, s, hs, "server/discover sent with Mcp-Method: tools/list", hdr(transport.HeaderMethod, "tools/list")),
-			// An older revision's name, so that the header names a real version that
-			// differs from the body's _meta.
-			mismatchCase(t, s, hs, "MCP-Protocol-Version: 2025-11-25 with _meta protocolVersion "+s.Requested, hdr(transport.HeaderProtocolVersion, "2025-11-25")),
-			mcpNameCase(t, s, hs, "mcp_conform_no_such_tool", "with Mcp-Name: mcp_conform_no_such_tool", "with another tool's Mcp-Name"),
-		}
-		return h5Judge(t, "HTTP 400 with JSON-RPC error -32020 (HeaderMismatch) when a header differs from the body", cases)
-	},
+	Run: rejectedAll("HTTP 400 with JSON-RPC error -32020 (HeaderMismatch) when a header differs from the body",
+		func(s *conform.Session) []discoverProbe {
+			return []discoverProbe{
+				{"server/discover sent with Mcp-Method: tools/list", hdr(transport.HeaderMethod, "tools/list")},
+				// An older revision's name, so that the header names a real version
+				// that differs from the body's _meta.
+				{"MCP-Protocol-Version: 2025-11-25 with _meta protocolVersion " + s.Requested, hdr(transport.HeaderProtocolVersion, "2025-11-25")},
+			}
+		},
+		func(r named.Request) string { return r.Other }),
 })
 
 // H5-HEADER-CASE-01 — streamable-http.mdx (Case Sensitivity).
@@ -391,22 +435,22 @@ var _ = conform.Register(conform.Check{
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
 		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		ct, why := h5Tool(t, s)
-		if why != "" {
-			return toolkit.NotAllowed("H5-NAME-B64-01 (" + why + ")")
+		encoded := func(r named.Request) string {
+			return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(r.Name)) + "?="
 		}
-		enc := "=?base64?" + base64.StdEncoding.EncodeToString([]byte(ct.Name)) + "?="
-		r := httpCall(t, s, hs, "tools/call", toolCall(ct), hdr(transport.HeaderName, enc))
-		if r.err != nil && r.x == nil {
-			return conform.Silence("the tools/call served", r.err)
-		}
-		mismatch := r.resp != nil && r.resp.IsError() && r.resp.Error.Code == conform.CodeHeaderMismatch
-		if mismatch || r.status() == http.StatusBadRequest {
-			return conform.Violation(fmt.Sprintf("tools/call %q served with Mcp-Name: %s", ct.Name, enc), r.describe())
-		}
-		return conform.Pass("tools/call %q with Mcp-Name: %s was served: %s", ct.Name, enc, r.describe())
+		return h5Judge(t, "each request served with its Mcp-Name base64-encoded (no HTTP 400, no -32020)", nameCases(t, s, hs, encoded, servedDecoded))
 	},
 })
+
+// servedDecoded judges a probe whose encoded Mcp-Name equals the body's value once
+// decoded: any answer but a header rejection (400 or -32020) shows it was decoded.
+func servedDecoded(r httpReply) string {
+	mismatch := r.resp != nil && r.resp.IsError() && r.resp.Error.Code == conform.CodeHeaderMismatch
+	if r.x == nil || mismatch || r.status() == http.StatusBadRequest {
+		return r.describe()
+	}
+	return ""
+}
 
 // H5-UNKNOWN-METHOD-01 — streamable-http.mdx (Protocol Version Header).
 var _ = conform.Register(conform.Check{

@@ -28,6 +28,8 @@ type h5Server struct {
 	headersOptional bool // missing MCP headers are tolerated
 	lenientMatch    bool // Mcp-Method and Mcp-Name values are not compared
 	noBase64        bool // Mcp-Name is compared undecoded
+	nameToolsOnly   bool // Mcp-Name is required and compared on tools/call only
+	noBase64Named   bool // Mcp-Name is compared undecoded on resources/read and prompts/get
 	unknownStatus   int  // status of -32601 (0: 404)
 	versionStatus   int  // status of -32022 (0: 400)
 	notifStatus     int  // status of an accepted notification (0: 202)
@@ -78,6 +80,7 @@ func (s *h5Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Method string          `json:"method"`
 		Params struct {
 			Name string                     `json:"name"`
+			URI  string                     `json:"uri"`
 			Meta map[string]json.RawMessage `json:"_meta"`
 		} `json:"params"`
 	}
@@ -98,7 +101,11 @@ func (s *h5Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.Unmarshal(m.Params.Meta[conform.MetaProtocolVersion], &version)
 	mismatch := func() { s.reply(w, http.StatusBadRequest, errBody(m.ID, conform.CodeHeaderMismatch)) }
 	hv, hm, hn := r.Header.Get(transport.HeaderProtocolVersion), r.Header.Get(transport.HeaderMethod), r.Header.Get(transport.HeaderName)
-	if (hv == "" || hm == "" || (m.Method == "tools/call" && hn == "")) && !s.headersOptional {
+	// Mcp-Name mirrors params.name of tools/call and prompts/get, params.uri of
+	// resources/read (Standard Request Headers).
+	body, named := map[string]string{"tools/call": m.Params.Name, "prompts/get": m.Params.Name, "resources/read": m.Params.URI}[m.Method]
+	named = named && (m.Method == "tools/call" || !s.nameToolsOnly)
+	if (hv == "" || hm == "" || (named && hn == "")) && !s.headersOptional {
 		mismatch()
 		return
 	}
@@ -106,11 +113,12 @@ func (s *h5Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		mismatch()
 		return
 	}
-	if !s.noBase64 && strings.HasPrefix(hn, "=?base64?") && strings.HasSuffix(hn, "?=") {
+	undecoded := s.noBase64 || s.noBase64Named && m.Method != "tools/call"
+	if !undecoded && strings.HasPrefix(hn, "=?base64?") && strings.HasSuffix(hn, "?=") {
 		d, _ := base64.StdEncoding.DecodeString(strings.TrimSuffix(strings.TrimPrefix(hn, "=?base64?"), "?="))
 		hn = string(d)
 	}
-	if !s.lenientMatch && ((hm != "" && hm != m.Method) || (m.Method == "tools/call" && hn != "" && hn != m.Params.Name)) {
+	if !s.lenientMatch && ((hm != "" && hm != m.Method) || (named && hn != "" && hn != body)) {
 		mismatch()
 		return
 	}
@@ -123,11 +131,19 @@ func (s *h5Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch m.Method {
 	case "server/discover":
-		result(`{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"none"}`)
+		result(`{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"resources":{},"prompts":{}},"ttlMs":0,"cacheScope":"none"}`)
 	case "tools/list":
 		result(`{"resultType":"complete","tools":[{"name":"test_simple_text","inputSchema":{"type":"object"}}],"ttlMs":0,"cacheScope":"none"}`)
 	case "tools/call":
 		result(`{"resultType":"complete","content":[{"type":"text","text":"ok"}]}`)
+	case "resources/list":
+		result(`{"resultType":"complete","resources":[{"uri":"test://static/a","name":"a"}],"ttlMs":0,"cacheScope":"none"}`)
+	case "resources/read":
+		result(`{"resultType":"complete","contents":[{"uri":"test://static/a","text":"a"}],"ttlMs":0,"cacheScope":"none"}`)
+	case "prompts/list":
+		result(`{"resultType":"complete","prompts":[{"name":"greet","arguments":[{"name":"who","required":true}]}],"ttlMs":0,"cacheScope":"none"}`)
+	case "prompts/get":
+		result(`{"resultType":"complete","messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}`)
 	case "subscriptions/listen":
 		if !s.listen {
 			s.reply(w, http.StatusNotFound, errBody(m.ID, -32601))
@@ -183,12 +199,15 @@ func TestH5Verdicts(t *testing.T) {
 		{"Last-Event-ID refused not judged alone", "H5-LASTEVENTID-IGNORE-01", &h5Server{lastEventID: 400}, reports.Skip, "HTTP 400"},
 		{"missing headers rejected pass", "H5-HEADERS-REQUIRED-01", &h5Server{}, reports.Pass, "without Mcp-Name"},
 		{"missing headers tolerated fail", "H5-HEADERS-REQUIRED-01", &h5Server{headersOptional: true}, reports.Fail, "without Mcp-Method: HTTP 200"},
-		{"mismatches rejected pass", "H5-HEADERS-MATCH-01", &h5Server{}, reports.Pass, "mcp_conform_no_such_tool"},
+		{"Mcp-Name unchecked on resources/read and prompts/get fails", "H5-HEADERS-REQUIRED-01", &h5Server{nameToolsOnly: true}, reports.Fail, `prompts/get "greet" without Mcp-Name: HTTP 200`},
+		{"mismatches rejected pass", "H5-HEADERS-MATCH-01", &h5Server{}, reports.Pass, `resources/read "test://static/a" with Mcp-Name: x-conformance:///no/such/resource`},
+		{"resource and prompt names not compared fail", "H5-HEADERS-MATCH-01", &h5Server{nameToolsOnly: true}, reports.Fail, `resources/read "test://static/a" with Mcp-Name: x-conformance:///no/such/resource: HTTP 200`},
 		{"mismatches accepted fail", "H5-HEADERS-MATCH-01", &h5Server{lenientMatch: true}, reports.Fail, "Mcp-Method: tools/list: HTTP 200"},
 		{"case rules pass", "H5-HEADER-CASE-01", &h5Server{}, reports.Pass, ""},
 		{"value case ignored fails", "H5-HEADER-CASE-01", &h5Server{lenientMatch: true}, reports.Fail, "SERVER/DISCOVER"},
 		{"base64 name decoded pass", "H5-NAME-B64-01", &h5Server{}, reports.Pass, "=?base64?"},
 		{"base64 name undecoded fail", "H5-NAME-B64-01", &h5Server{noBase64: true}, reports.Fail, "-32020"},
+		{"base64 URI and prompt name undecoded fail", "H5-NAME-B64-01", &h5Server{noBase64Named: true}, reports.Fail, `prompts/get "greet" with Mcp-Name: =?base64?Z3JlZXQ=?=: HTTP 400`},
 		{"unknown method 404 pass", "H5-UNKNOWN-METHOD-01", &h5Server{}, reports.Pass, "HTTP 404"},
 		{"unknown method 200 fail", "H5-UNKNOWN-METHOD-01", &h5Server{unknownStatus: 200}, reports.Fail, "HTTP 200"},
 		{"unknown method 400 fail", "H5-UNKNOWN-METHOD-01", &h5Server{unknownStatus: 400}, reports.Fail, "HTTP 400"},

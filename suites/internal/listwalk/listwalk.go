@@ -74,6 +74,14 @@ func Walk(t *conform.T, s *conform.Session, method, key string) *Listing {
 	return WalkParams(t, s, method, key, nil)
 }
 
+// Main is the walk of method on the main session, once per run and session, so
+// that the checks of every group that read one list share its requests; base is
+// WalkParams's (each method is walked with one base).
+func Main(t *conform.T, method, key string, base map[string]any) *Listing {
+	s := t.Session()
+	return t.Once("listwalk:"+method+":"+s.Label, func() any { return WalkParams(t, s, method, key, base) }).(*Listing)
+}
+
 // WalkParams is Walk whose every request sends base's members (plus the cursor after
 // the first page); base non-nil makes the first request's params an empty object,
 // never absent, as the prompts/list walk of PROMPT-LIST-01 sends them.

@@ -90,6 +90,8 @@ type ListChange struct {
 	// Waited is true when the probe waited for the notification whether or not
 	// the list changed (its skip then says "within Wait").
 	Waited bool
+	// Label renders a name for messages (nil: as it is).
+	Label func(string) string
 }
 
 // Judge wants the notification exactly when the list changed: a change announced
@@ -98,6 +100,13 @@ type ListChange struct {
 func (c ListChange) Judge() conform.Verdict {
 	added, removed := NameDiff(c.Before, c.After)
 	changed := len(added)+len(removed) > 0
+	if c.Label != nil {
+		for _, names := range [][]string{added, removed} {
+			for i, n := range names {
+				names[i] = c.Label(n)
+			}
+		}
+	}
 	change := c.List + " before and after: " + DiffText(added, removed, c.Same)
 	switch {
 	case c.Notified && changed:
