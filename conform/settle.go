@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 )
 
 // settleFor prepares and settles the column before its transcript-wide checks, once.
@@ -18,7 +19,10 @@ import (
 // judges: each Run, called once, then reads complete transcripts, whatever the order
 // of the checks and whatever the transport. A Probe reads no transcript (T.Sessions
 // and T.Transcript read empty there). The checks that declare SilenceProbe make
-// their probes after the others.
+// their probes after the others. Over stdio, where the spare session is the main
+// one (T.SpareSession), the probes on it come last, after the odd-input checks
+// that run last (runsLast), which are judged here: whatever ends the session then
+// ends it after every probe that needs it.
 func (rs *runState) settleFor(col *column, list []*Check) {
 	col.mu.Lock()
 	done := col.settled
@@ -27,23 +31,52 @@ func (rs *runState) settleFor(col *column, list []*Check) {
 	if done {
 		return
 	}
-	col.probing = true
-	// The silence probes last: each one's grace then runs on into the settle, and no
-	// other stray probe starts its window on the session meanwhile.
-	for _, silence := range []bool{false, true} {
+	// The groups of probes, in order: each matches a check's SilenceProbe and,
+	// over stdio, its Spare; over HTTP a check's Spare does not order its probe.
+	type group struct{ silence, spare, bySpare bool }
+	groups := []group{{silence: false}, {silence: true}}
+	isolated := rs.tgt.isolated()
+	if isolated {
+		groups = []group{{false, false, true}, {true, false, true}, {false, true, true}, {true, true, true}}
+	}
+	for i, g := range groups {
+		if isolated && i == 2 {
+			rs.judgeLast(col, list)
+		}
+		col.probing = true
+		// The silence probes last on their session: each one's grace then runs on
+		// into the settle, and no other stray probe starts its window on the
+		// session meanwhile (SendUnsettled waits out the one before).
 		for _, c := range list {
-			if c.SilenceProbe == silence {
+			if c.SilenceProbe == g.silence && (!g.bySpare || c.Spare == g.spare) {
 				rs.probe(col, c)
 			}
 		}
+		col.probing = false
 	}
-	col.probing = false
 	rs.settleSessions(col)
+}
+
+// judgeLast judges the column's odd-input checks that run last (runsLast), in list
+// order, keeping their verdicts for judgeInOrder.
+func (rs *runState) judgeLast(col *column, list []*Check) {
+	for _, c := range list {
+		if !rs.runsLast(c) {
+			continue
+		}
+		start := time.Now()
+		v := rs.judge(col, c)
+		col.mu.Lock()
+		if col.lastOdd == nil {
+			col.lastOdd = map[string]judged{}
+		}
+		col.lastOdd[c.ID] = judged{v: v, dur: time.Since(start)}
+		col.mu.Unlock()
+	}
 }
 
 // settleSessions settles every session of the column concurrently.
 func (rs *runState) settleSessions(col *column) {
-	col.awaitEarlySpare(rs.ctx)
 	col.mu.Lock()
 	sessions := slices.Clone(col.sessions)
 	col.mu.Unlock()
