@@ -36,6 +36,9 @@ type column struct {
 	// session saw before its handshake was complete (T.PreInit; nil until then,
 	// or when no check asks).
 	preInit *PreInit
+	// stopped are the main and spare sessions the settle closed while they were
+	// still serving, main first (T.Stopped).
+	stopped []*Session
 	// lastOdd are the verdicts of the odd-input checks run last (runsLast), made
 	// when the column settles.
 	lastOdd map[string]judged

@@ -5,12 +5,15 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/mcp-conform/mcp-conform/internal/transport"
 )
 
 // settleFor prepares and settles the column before its transcript-wide checks, once.
 // Those checks judge every message of the revision's sessions, so they may judge
 // only traffic that is provably complete on every channel. Every session of the
-// column is brought to an end of traffic (Session.Settle): on stdio and HTTP+SSE, a
+// column is brought to an end of traffic (Session.Settle): on stdio, the session is
+// closed and the server's output read to its end (settleSessions); on HTTP+SSE, a
 // ping barrier on the one ordered channel; on Streamable HTTP, the session is closed
 // (DELETE) and every stream it had read to its end, within the request timeout.
 // Before that, on every transport, each transcript-wide check's Probe runs, so that
@@ -75,7 +78,10 @@ func (rs *runState) judgeLast(col *column, list []*Check) {
 	}
 }
 
-// settleSessions settles every session of the column concurrently.
+// settleSessions settles every session of the column concurrently. A session whose
+// server is a process the run launched (stdio) is closed, the main session too: its
+// transcript is then complete to the server's last byte, and the process's end of
+// input is the one the stdio shutdown checks judge (T.Stopped).
 func (rs *runState) settleSessions(col *column) {
 	col.mu.Lock()
 	sessions := slices.Clone(col.sessions)
@@ -83,12 +89,37 @@ func (rs *runState) settleSessions(col *column) {
 	ctx, cancel := context.WithTimeout(rs.ctx, rs.cfg.Timeout+rs.cfg.KillGrace)
 	defer cancel()
 	var wg sync.WaitGroup
+	var stopped []*Session
 	for _, s := range sessions {
 		if s == nil || s.Conn == nil {
 			continue
 		}
+		closeIt := s != col.main || launched(s)
+		if closeIt && s.Conn.Err() == nil && (s == col.main || s == col.spare) {
+			stopped = append(stopped, s)
+		}
 		wg.Add(1)
-		go func() { defer wg.Done(); s.Settle(ctx, s != col.main) }()
+		go func() { defer wg.Done(); s.Settle(ctx, closeIt) }()
 	}
 	wg.Wait()
+	// The main session first: it is the column's own.
+	slices.SortStableFunc(stopped, func(a, b *Session) int {
+		switch {
+		case a == col.main:
+			return -1
+		case b == col.main:
+			return 1
+		}
+		return 0
+	})
+	col.mu.Lock()
+	col.stopped = stopped
+	col.mu.Unlock()
+}
+
+// launched reports whether the session's server is a process the run started
+// (stdio), which closing the session's input stops.
+func launched(s *Session) bool {
+	_, ok := s.Conn.Transport().(interface{ Exit() transport.ExitInfo })
+	return ok
 }

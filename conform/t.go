@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
@@ -274,6 +275,22 @@ func (t *T) Sessions() []*Session {
 		}
 	}
 	return out
+}
+
+// Stopped returns the revision's sessions that the run itself ended when the column
+// settled, for the stdio shutdown checks (PhaseTranscript), which judge how each
+// process met the end of its input: over stdio the main session, and the spare
+// session when the server had ended the main one and it was opened again, main
+// first. A session the server had ended itself is not among them, nor one still
+// open over HTTP (the settle keeps the main session of an ordered channel).
+func (t *T) Stopped() []*Session {
+	t.allow(PhaseTranscript, "reads the sessions the settle stopped (T.Stopped)")
+	if t.probing {
+		return nil
+	}
+	t.col.mu.Lock()
+	defer t.col.mu.Unlock()
+	return slices.Clone(t.col.stopped)
 }
 
 // Transcript returns every entry of a session's transcript so far, for the
