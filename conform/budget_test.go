@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -178,74 +179,94 @@ func TestSessionBudgetAndLoss(t *testing.T) {
 	})
 }
 
-// On a target of a process per session the spare session opens while the clean
-// checks run (Check.Spare): a clean check sees its dial happen, the odd-input check
-// gets that same session, and no other session is opened. A run whose checks do not
-// use the spare session opens none.
-func TestSpareSessionOpensWithTheCleanChecks(t *testing.T) {
+// On a target of a process per session the spare session is the main session: the
+// odd-input checks that use it (Check.Spare) run after the other odd-input checks
+// and the transcript checks' probes that need the main session, and a second
+// session is opened only when the server ended the first. No check loses its
+// session to a server that dies on odd input.
+func TestSpareSessionIsTheMainSession(t *testing.T) {
 	rev := revision.MustLookup("2025-06-18")
 	revs := []revision.Revision{rev}
 	tests := []struct {
 		name      string
-		spare     bool
+		dies      bool
 		wantDials int32
-		wantClean reports.Status
 	}{
-		{"a check uses the spare session", true, 2, reports.Pass},
-		{"no check uses it", false, 1, reports.Skip},
+		{"a server that survives odd input", false, 1},
+		{"a server that dies on odd input", true, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			withRegistry(t, func() {
 				srv := &pipeServer{}
-				var opened atomic.Pointer[Session]
-				Register(Check{ID: "AA-CLEAN-01", Title: "t", Row: Row{Level: Must, Revisions: revs, Group: GroupBase, Source: "test"}, Phase: PhaseClean,
+				var mu sync.Mutex
+				var order []string
+				mark := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+				row := Row{Level: Must, Revisions: revs, Group: GroupBase, Source: "test"}
+				var first, second atomic.Pointer[Session]
+				Register(Check{ID: "AA-CLEAN-01", Title: "t", Row: row, Phase: PhaseClean,
+					Run: func(t *T) Verdict { mark("clean"); return Pass("clean") }})
+				Register(Check{ID: "AB-ODD-01", Title: "t", Row: row, Phase: PhaseOddInput, Spare: true,
 					Run: func(t *T) Verdict {
-						if !tc.spare {
-							// Nothing to wait for: the dials counted once the run
-							// has ended show that no spare session was opened.
-							return Skip(reports.NotExercised, "no check uses the spare session")
-						}
-						// Bounded: a spare opened on first use would only come after
-						// this check, so it would never be seen here.
-						for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-							if srv.dials.Load() == 2 {
-								return Pass("the spare session was dialled during the clean phase")
-							}
-						}
-						return Skip(reports.NotExercised, "%d dial(s) by the end of the clean check", srv.dials.Load())
-					}})
-				odd := Check{ID: "AB-ODD-01", Title: "t", Row: Row{Level: Must, Revisions: revs, Group: GroupBase, Source: "test"}, Phase: PhaseOddInput,
-					Run: func(t *T) Verdict {
-						if !t.Check.Spare {
-							return Pass("no spare session used")
-						}
+						mark("spare 1")
 						s, err := t.SpareSession()
 						if err != nil {
 							return Errorf("%v", err)
 						}
-						opened.Store(s)
-						return Pass("the spare session")
-					}}
-				if tc.spare {
-					odd.FreshSessions, odd.Spare = 1, true
-				}
-				Register(odd)
+						first.Store(s)
+						if tc.dies {
+							if _, err := s.Conn.Start(t.Ctx, "x/die", nil); err != nil {
+								return Errorf("%v", err)
+							}
+							<-s.Conn.Done()
+						}
+						return Pass("spare")
+					}})
+				Register(Check{ID: "AC-ODD-02", Title: "t", Row: row, Phase: PhaseOddInput, Spare: true,
+					Run: func(t *T) Verdict {
+						mark("spare 2")
+						s, err := t.SpareSession()
+						if err != nil {
+							return Errorf("%v", err)
+						}
+						second.Store(s)
+						return Pass("spare")
+					}})
+				Register(Check{ID: "AD-ODD-03", Title: "t", Row: row, Phase: PhaseOddInput,
+					Run: func(t *T) Verdict {
+						mark("scratch")
+						if _, err := t.Scratch(); err != nil {
+							return Errorf("%v", err)
+						}
+						return Pass("scratch")
+					}})
+				Register(Check{ID: "AE-TR-01", Title: "t", Row: row,
+					Probe: func(t *T) { mark("probe") },
+					Run:   func(t *T) Verdict { mark("transcript"); return Pass("judged") }})
 				if err := RegistryErr(); err != nil {
 					t.Fatal(err)
 				}
 				_, col, got := runColumn(t, srv, rev)
-				if v := got["AA-CLEAN-01"]; v.Status != tc.wantClean {
-					t.Errorf("AA-CLEAN-01 = %s (%s), want %s", v.Status, v.Message, tc.wantClean)
+				for id, v := range got {
+					if v.Status != reports.Pass {
+						t.Errorf("%s = %s (%s), want pass", id, v.Status, v.Message)
+					}
 				}
-				if v := got["AB-ODD-01"]; v.Status != reports.Pass {
-					t.Errorf("AB-ODD-01 = %s (%s), want pass", v.Status, v.Message)
+				want := []string{"clean", "scratch", "probe", "spare 1", "spare 2", "transcript"}
+				if !slices.Equal(order, want) {
+					t.Errorf("run order %v, want %v", order, want)
 				}
 				if n := srv.dials.Load(); n != tc.wantDials {
 					t.Errorf("%d sessions opened, want %d", n, tc.wantDials)
 				}
-				if s := opened.Load(); tc.spare && (s == nil || s != col.spare || s == col.main) {
-					t.Errorf("the odd-input check got session %v, want the column's spare session %v", s, col.spare)
+				if s := first.Load(); s == nil || s != col.main {
+					t.Errorf("the first spare check got session %v, want the main session", s)
+				}
+				if s := second.Load(); s == nil || (s == col.main) == tc.dies {
+					t.Errorf("the second spare check got the main session: %v, want %v", s == col.main, !tc.dies)
+				}
+				if col.lostAt != "" {
+					t.Errorf("the column noted its session lost during %s: the spare checks run after every check that needs it", col.lostAt)
 				}
 			})
 		})

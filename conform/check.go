@@ -140,9 +140,9 @@ type Check struct {
 	FreshSessions int
 	// Spare marks a check that uses the revision's spare session (T.SpareSession,
 	// T.PreInit), in PhaseOddInput or in a transcript check's Probe. On a target of
-	// a process per session (stdio), a column with such a check starts opening its
-	// spare session when its checks begin, so that the process starts while the
-	// clean checks run instead of in front of the first odd-input check.
+	// a process per session (stdio), where the spare session is the main one, such
+	// an odd-input check runs last in its column: after the transcript checks'
+	// probes that need the main session, with the probes on the spare session.
 	Spare bool
 	// SilenceProbe marks a transcript-wide check whose probe is owed a reply the
 	// server may not send (T.ProveSilence): its silence is proven when the column

@@ -29,14 +29,19 @@ type column struct {
 
 	mu       sync.Mutex
 	sessions []*Session
-	// spare is the session of the probes that may end it (T.SpareSession).
+	// spare is the session of the probes that may end it (T.SpareSession): over
+	// stdio the main session until the server ends it.
 	spare *Session
-	// earlySpare is the spare session being opened ahead of its first use
-	// (startEarlySpare); the first T.SpareSession claims it.
-	earlySpare *preOpen
-	// preInit is what the spare session's first opening saw before its handshake
-	// was complete (T.PreInit; nil until then, or when no check asks).
+	// preInit is what the probing opening of the main (stdio) or spare (HTTP)
+	// session saw before its handshake was complete (T.PreInit; nil until then,
+	// or when no check asks).
 	preInit *PreInit
+	// stopped are the main and spare sessions the settle closed while they were
+	// still serving, main first (T.Stopped).
+	stopped []*Session
+	// lastOdd are the verdicts of the odd-input checks run last (runsLast), made
+	// when the column settles.
+	lastOdd map[string]judged
 	results map[string]reports.CheckResult
 	futures map[string]chan judged // set by startWorkers before Ginkgo runs
 	// lostAt is the check during which the main session ended ("" while it runs):
@@ -98,7 +103,7 @@ func (rs *runState) openColumns(ctx context.Context) {
 			continue
 		}
 		open := func() {
-			s, err := rs.openSession(ctx, col, col.rev.Name)
+			s, err := rs.openMain(ctx, col)
 			col.main, col.err = s, err
 			col.state = openState(col.rev, s, err)
 			col.authRequired = isAuthRequired(err)

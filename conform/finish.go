@@ -39,7 +39,6 @@ func (rs *runState) closeSessions(ctx context.Context) {
 	rs.preMu.Unlock()
 	wg.Wait()
 	for _, col := range rs.columns {
-		col.awaitEarlySpare(ctx)
 		col.mu.Lock()
 		sessions := append([]*Session(nil), col.sessions...)
 		col.mu.Unlock()

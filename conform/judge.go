@@ -74,11 +74,8 @@ func JudgeAll(ctx context.Context, cfg Config, checks []*Check, rev revision.Rev
 	defer rs.closeSessions(context.WithoutCancel(ctx))
 	col := rs.columns[0]
 	order := rs.checksFor(rev)
-	if rs.judgeable(col) {
-		rs.startEarlySpare(col, order)
-	}
 	got := map[*Check]Verdict{}
-	for _, c := range order {
+	for _, c := range rs.runOrder(order) {
 		got[c] = rs.judgeInOrder(col, c, order).final(cfg.Strict)
 	}
 	out := make([]Verdict, len(checks))

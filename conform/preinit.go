@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
@@ -13,10 +12,10 @@ import (
 )
 
 // PreInit is what a legacy server did before its handshake was complete
-// (LIFE-PRE-INIT-*), seen on the revision's spare session: a check that declares
-// Check.PreInitProbe makes the spare session open in steps instead of at once. It
-// costs no session of its own: the spare is opened anyway for the odd-input probes,
-// and the probe is made once per revision, when the spare first opens.
+// (LIFE-PRE-INIT-*): a check that declares Check.PreInitProbe makes a session of
+// the revision open in steps instead of at once. It costs no session of its own:
+// over stdio the main session opens so (openMain), over HTTP the spare session on
+// its first opening (openSpare), and the probe is made once per revision.
 //
 // The steps (every revision's basic/lifecycle.mdx, Initialization):
 //  1. the transport is dialed and a ping is sent before initialize;
@@ -186,34 +185,17 @@ func (rs *runState) wantsPreInit(col *column) bool {
 }
 
 // openSpare opens the column's spare session, making the PreInit probe on its first
-// opening when a selected check wants it, and gives it its first barrier (the
-// probes that use it count replies no call claims: whatever the server wrote in
-// answer to the handshake, a reply to notifications/initialized too, is read first).
+// opening when a selected check wants it and no opening made it yet, and gives it
+// its first barrier (the probes that use it count replies no call claims: whatever
+// the server wrote in answer to the handshake, a reply to notifications/initialized
+// too, is read first).
 func (rs *runState) openSpare(ctx context.Context, col *column) (*Session, error) {
 	col.mu.Lock()
 	probed := col.preInit != nil
 	col.mu.Unlock()
 	if !probed && rs.wantsPreInit(col) {
-		p := &PreInit{}
-		s, err := rs.openSessionWith(ctx, col, col.rev.Name, &preInitHooks{p: p})
-		if err == nil {
-			// Flush, not Barrier: over Streamable HTTP the first ping's reply may
-			// still be on its POST's stream; Flush waits for every stream to end.
-			ferr := s.Conn.Flush(ctx, p.pingDone)
-			p.settle(ferr == nil, ferr)
-			p.record(s)
-			col.setPreInit(p)
-			if ferr != nil {
-				return s, fmt.Errorf("the spare session's first barrier: %w", ferr)
-			}
-			return s, nil
-		}
-		p.HandshakeErr = err
-		p.settle(false, err)
-		p.record(s)
-		col.setPreInit(p)
-		if s != nil {
-			s.Close(ctx)
+		if s, err, ok := rs.openProbing(ctx, col); ok {
+			return s, err
 		}
 	}
 	s, err := rs.openSession(ctx, col, col.rev.Name)
@@ -226,73 +208,77 @@ func (rs *runState) openSpare(ctx context.Context, col *column) (*Session, error
 	return s, nil
 }
 
-// startEarlySpare starts opening the column's spare session in the background, on
-// a target of a process per session (stdio) whose selected checks use it
-// (Check.Spare): a process start (Node's takes most of a second) then overlaps
-// the column's clean checks instead of holding up its first odd-input check. The
-// session is the one T.SpareSession would open, opened the same way; only its
-// start is earlier. Over HTTP every session shares one server, so a spare session
-// opened early would be open during other revisions' state changes: it stays on
-// first use there.
-func (rs *runState) startEarlySpare(col *column, list []*Check) {
-	if !rs.tgt.isolated() || !slices.ContainsFunc(list, func(c *Check) bool { return c.Spare }) {
-		return
+// openMain opens the column's main session. On a target of a process per session
+// (stdio) it makes the PreInit probe on that opening when a selected check wants
+// it: the pings the probe sends before initialize and before
+// notifications/initialized are ones every legacy revision allows (basic/
+// lifecycle.mdx, Initialization), so the session goes on as any other, and the
+// probe costs no process of its own. A server that ends the connection over the
+// probe, or refuses the handshake after it, has its main session opened again
+// without it: it pays for that reopening, and only it. Over HTTP the probe stays on
+// the spare session, opened on first use, as before.
+func (rs *runState) openMain(ctx context.Context, col *column) (*Session, error) {
+	if rs.tgt.isolated() && rs.wantsPreInit(col) {
+		s, err, ok := rs.openProbing(ctx, col)
+		if ok && err == nil && s.Conn.Err() == nil {
+			return s, nil
+		}
+		if ok {
+			s.Close(ctx)
+		}
 	}
-	p := &preOpen{done: make(chan struct{})}
-	col.mu.Lock()
-	col.earlySpare = p
-	col.mu.Unlock()
-	go func() {
-		defer close(p.done)
-		p.s, p.err = rs.openSpare(rs.ctx, col)
-	}()
+	return rs.openSession(ctx, col, col.rev.Name)
 }
 
-// claimEarlySpare hands the first caller the spare session opened early (waiting
-// for its opening to end) and makes it the column's spare; ok is false when none
-// was opened early or it was claimed already.
-func (col *column) claimEarlySpare(ctx context.Context) (s *Session, err error, ok bool) {
-	col.mu.Lock()
-	p := col.earlySpare
-	if p == nil || p.claimed {
-		col.mu.Unlock()
+// openProbing opens a session of the column with the PreInit probe and records the
+// probe. ok is false when the handshake failed after the probe: the session is then
+// closed, and the caller opens one without the probe.
+func (rs *runState) openProbing(ctx context.Context, col *column) (s *Session, err error, ok bool) {
+	p := &PreInit{}
+	s, err = rs.openSessionWith(ctx, col, col.rev.Name, &preInitHooks{p: p})
+	if err != nil {
+		p.HandshakeErr = err
+		p.settle(false, err)
+		p.record(s)
+		col.setPreInit(p)
+		if s != nil {
+			s.Close(ctx)
+		}
 		return nil, nil, false
 	}
-	p.claimed = true
-	col.mu.Unlock()
-	if !p.wait(ctx) {
-		return nil, context.Cause(ctx), true
+	// Flush, not Barrier: over Streamable HTTP the first ping's reply may still be
+	// on its POST's stream; Flush waits for every stream to end.
+	ferr := s.Conn.Flush(ctx, p.pingDone)
+	p.settle(ferr == nil, ferr)
+	p.record(s)
+	col.setPreInit(p)
+	if ferr != nil {
+		return s, fmt.Errorf("the first barrier after the pre-initialize probe: %w", ferr), true
 	}
-	col.mu.Lock()
-	col.spare = p.s
-	col.mu.Unlock()
-	return p.s, p.err, true
-}
-
-// awaitEarlySpare waits until the spare session opened early, if any, has opened
-// (or failed to), so that it is among the column's sessions when they are settled
-// or closed.
-func (col *column) awaitEarlySpare(ctx context.Context) {
-	col.mu.Lock()
-	p := col.earlySpare
-	col.mu.Unlock()
-	if p != nil {
-		p.wait(ctx)
-	}
+	return s, nil, true
 }
 
 // PreInit returns what the server did before its handshake was complete, seen on
-// the revision's spare session (opened here if no check opened it yet). Only
+// the revision's main session's opening (stdio) or on its spare session (opened
+// here if no check opened it yet). Only
 // odd-input checks that declare PreInitProbe (and so Spare) may use it.
 func (t *T) PreInit() (*PreInit, error) {
 	t.allow(PhaseOddInput, "reads the pre-initialize probe (T.PreInit)")
 	if !t.Check.PreInitProbe {
 		t.misused(fmt.Sprintf("%s reads T.PreInit and does not declare PreInitProbe", t.Check.ID))
 	}
-	_, err := t.SpareSession()
 	t.col.mu.Lock()
 	p := t.col.preInit
 	t.col.mu.Unlock()
+	var err error
+	if p == nil {
+		// Not made at the main session's opening (over HTTP): the spare
+		// session's first opening makes it.
+		_, err = t.SpareSession()
+		t.col.mu.Lock()
+		p = t.col.preInit
+		t.col.mu.Unlock()
+	}
 	switch {
 	case p != nil:
 		// A verdict on the probe shows the probe's exchange: the spare session

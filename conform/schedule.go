@@ -33,14 +33,11 @@ func (rs *runState) startWorkers() {
 		for _, c := range list {
 			col.futures[c.ID] = make(chan judged, 1)
 		}
-		if rs.judgeable(col) {
-			rs.startEarlySpare(col, list)
-		}
 		go func() {
 			var held Phase // the serialised phase this worker holds, if any
 			quiet := false // the column settled with every session closed
 			at := PhaseClean
-			for _, c := range list {
+			for _, c := range rs.runOrder(list) {
 				for at < c.RunPhase() {
 					if held != 0 {
 						gates.serial.Unlock()
@@ -138,23 +135,57 @@ func (g *phaseGates) finish(p Phase) {
 	}
 }
 
-// judgeInOrder judges a check in its column's run order: once the main session has
-// ended (a server that died on a probe), the checks after it that need a live
-// session are not run, and the report says where the session was lost; before the
-// first transcript-wide check, the column's traffic is settled (settle).
+// judgeInOrder judges a check in its column's run order (runOrder): once the main
+// session has ended (a server that died on a probe), the checks after it that need
+// a live session are not run, and the report says where the session was lost;
+// before the first transcript-wide check, the column's traffic is settled (settle),
+// and the odd-input checks that run last (runsLast) are judged there.
 func (rs *runState) judgeInOrder(col *column, c *Check, list []*Check) Verdict {
-	if c.RunPhase() == PhaseTranscript && rs.judgeable(col) {
+	if (c.RunPhase() == PhaseTranscript || rs.runsLast(c)) && rs.judgeable(col) {
 		rs.settleFor(col, list)
 	}
 	col.mu.Lock()
 	lostAt, lostErr := col.lostAt, col.lostErr
+	last, ran := col.lastOdd[c.ID]
 	col.mu.Unlock()
-	if lostAt != "" && c.RunPhase() != PhaseTranscript && !c.Opening {
+	if ran {
+		return last.v
+	}
+	// A check on the spare session (Check.Spare) needs no main session: the spare
+	// is opened again when the server ended it.
+	if lostAt != "" && c.RunPhase() != PhaseTranscript && !c.Opening && !c.Spare {
 		return Errorf("not run: the server's session ended during %s (%v)", lostAt, lostErr)
 	}
 	v := rs.judge(col, c)
 	rs.noteLoss(col, c)
 	return v
+}
+
+// runsLast reports whether odd-input check c runs after the transcript checks'
+// probes that need the main session: over stdio, where its spare session is the
+// main session (T.SpareSession), a check that declares Spare.
+func (rs *runState) runsLast(c *Check) bool {
+	return c.Spare && c.RunPhase() == PhaseOddInput && rs.tgt.isolated()
+}
+
+// runOrder is list in the order its checks run: the odd-input checks that run last
+// (runsLast) moved to the end of their phase, where the settle that judges them
+// begins.
+func (rs *runState) runOrder(list []*Check) []*Check {
+	out := make([]*Check, 0, len(list))
+	var last []*Check
+	for _, c := range list {
+		switch {
+		case rs.runsLast(c):
+			last = append(last, c)
+			continue
+		case c.RunPhase() == PhaseTranscript && last != nil:
+			out = append(out, last...)
+			last = nil
+		}
+		out = append(out, c)
+	}
+	return append(out, last...)
 }
 
 // judgeable reports whether checks run on the column's main session at all.

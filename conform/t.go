@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
@@ -197,16 +198,18 @@ func (t *T) ProveSilence(s *Session, complete func() bool) error {
 }
 
 // SpareSession is the revision's session for probes that may end it (unparseable
-// input, invalid requests, batches): opened on first use (on stdio, from the start
-// of the column's checks: Check.Spare) and opened again only when the server has
-// ended it, so a server that survives such input costs one more
-// process per revision on stdio, and one that does not costs no other check its
-// session. Only odd-input checks that declare Spare may use it, and
-// transcript-wide checks while they make their probes (T.Once): those are judged
-// after the column settles, when the spare session has been closed and everything
-// the server sent on it is in, so a probe owed no reply is proven silent by the end
-// of the session rather than by a grace period. It is closed with the column's other
-// sessions, and its traffic is in the revision's transcript.
+// input, invalid requests, batches). Over stdio it is the main session, as the
+// odd-input checks that use it run last (Check.Spare): after the column's other
+// checks and the transcript checks' probes that need the main session, so a server
+// that ends the session over such input costs no other check its session, and one
+// that survives it costs no process of its own. Over HTTP it is a session of its
+// own, opened on first use. Either is opened again only when the server has ended
+// it: a server that dies on bad input pays for those reopenings, and only those.
+// Only odd-input checks that declare Spare may use it, and transcript-wide checks
+// while they make their probes (T.Once): those are judged after the column settles,
+// when everything the server sent on it is in, so a probe owed no reply is proven
+// silent by the settle rather than by a grace period. Its traffic is in the
+// revision's transcript.
 func (t *T) SpareSession() (*Session, error) {
 	if !(t.probing && t.Check.Phase == PhaseTranscript) {
 		t.allow(PhaseOddInput, "uses the spare session (T.SpareSession) outside a transcript check's probe pass")
@@ -214,14 +217,12 @@ func (t *T) SpareSession() (*Session, error) {
 	if !t.Check.Spare {
 		t.misused(fmt.Sprintf("%s uses the spare session (T.SpareSession) and does not declare Spare", t.Check.ID))
 	}
-	if s, err, ok := t.col.claimEarlySpare(t.Ctx); ok {
-		if err != nil {
-			return s, fmt.Errorf("open the spare session: %w", err)
-		}
-		return s, nil
-	}
 	t.col.mu.Lock()
 	s := t.col.spare
+	if s == nil && t.run.tgt.isolated() {
+		s = t.col.main
+		t.col.spare = s
+	}
 	t.col.mu.Unlock()
 	// A server may end its connection a moment after it answered odd input (the Go
 	// SDK writes its error, then exits): before the session takes the next probe, a
@@ -274,6 +275,22 @@ func (t *T) Sessions() []*Session {
 		}
 	}
 	return out
+}
+
+// Stopped returns the revision's sessions that the run itself ended when the column
+// settled, for the stdio shutdown checks (PhaseTranscript), which judge how each
+// process met the end of its input: over stdio the main session, and the spare
+// session when the server had ended the main one and it was opened again, main
+// first. A session the server had ended itself is not among them, nor one still
+// open over HTTP (the settle keeps the main session of an ordered channel).
+func (t *T) Stopped() []*Session {
+	t.allow(PhaseTranscript, "reads the sessions the settle stopped (T.Stopped)")
+	if t.probing {
+		return nil
+	}
+	t.col.mu.Lock()
+	defer t.col.mu.Unlock()
+	return slices.Clone(t.col.stopped)
 }
 
 // Transcript returns every entry of a session's transcript so far, for the

@@ -394,8 +394,9 @@ func absoluteURI(s string) bool {
 var _ = conform.Register(conform.Check{
 	ID: "LIFE-SHUTDOWN-STDIO-01", Title: "a stdio server exits once its stdin is closed, before SIGTERM",
 	Transports: []string{"stdio"},
-	// One clean process stopped on purpose, once per run for R1–R4 (toolkit.JudgeEOFExit
-	// says why the sessions the run stops anyway give no stable verdict).
+	// The revision's own session, stopped when the column settles; a clean process
+	// of its own only when that one did not exit on EOF (toolkit.JudgeEOFExit).
+	Phase:         conform.PhaseTranscript,
 	FreshSessions: toolkit.EOFExitFreshSessions,
 	// Derived: the key word binds the client's procedure; the server's part (exit
 	// on EOF) is what that procedure waits for. A violation warns, never fails.

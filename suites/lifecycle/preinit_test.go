@@ -66,6 +66,11 @@ func TestPreInitDeadProbe(t *testing.T) {
 		if v.Status != reports.Skip || v.Reason != reports.NotExercised {
 			t.Errorf("%s: %s/%s (%s), want skip/not-exercised", id, v.Status, v.Reason, v.Message)
 		}
+		// The probe rides on the main session's opening (a process per session):
+		// a failed handshake after it has the main session opened again, once.
+		if srv.Sessions != 2 {
+			t.Errorf("%s: %d sessions opened, want 2 (the probe's, then the main one again)", id, srv.Sessions)
+		}
 	}
 	// The initialize refused: the process answered, and the ping's silence is a
 	// finding whose exchange is that process's (ping id 1, then initialize).
@@ -110,6 +115,10 @@ func TestPreInitVerdicts(t *testing.T) {
 			v := conformtest.Judge(t, tc.id, "2025-06-18", srv)
 			if v.Status != tc.want {
 				t.Errorf("%s: status %s, want %s (%s)", tc.id, v.Status, tc.want, v.Message)
+			}
+			// The probe is made on the main session's opening: no session of its own.
+			if srv.Sessions != 1 {
+				t.Errorf("%s: %d sessions opened, want 1", tc.id, srv.Sessions)
 			}
 			if tc.want == reports.Pass && tc.name != "a ping before initialize answered passes" && tc.id == "LIFE-PRE-INIT-PING-01" && v.Outcome() != "note" {
 				t.Errorf("%s: want a note, got %q", tc.id, v.Message)

@@ -8,18 +8,21 @@ import (
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
-// LIFE-SHUTDOWN-STDIO-01 stops a session of its own and reads how the process ended.
+// LIFE-SHUTDOWN-STDIO-01 reads how the revision's own session's process ended when
+// the column settled; only when that was no exit on EOF does it stop a clean session
+// of its own, whose end gives the verdict.
 func TestShutdownVerdicts(t *testing.T) {
 	tests := []struct {
-		name   string
-		ending transport.Ending
-		want   reports.Status
+		name     string
+		ending   transport.Ending
+		want     reports.Status
+		sessions int
 	}{
-		{"exit on stdin EOF passes", transport.EndedOnEOF, reports.Pass},
-		{"exit only after SIGTERM warns", transport.EndedOnSIGTERM, reports.Warn},
-		{"killed with SIGKILL warns", transport.EndedOnSIGKILL, reports.Warn},
-		{"a process that ended by itself is not judged", transport.EndedByItself, reports.Skip},
-		{"a session that reports no process exit errors", transport.Running, reports.Error},
+		{"exit on stdin EOF passes, judged on the main session", transport.EndedOnEOF, reports.Pass, 1},
+		{"exit only after SIGTERM warns", transport.EndedOnSIGTERM, reports.Warn, 2},
+		{"killed with SIGKILL warns", transport.EndedOnSIGKILL, reports.Warn, 2},
+		{"a process that ended by itself is not judged", transport.EndedByItself, reports.Skip, 2},
+		{"a session that reports no process exit errors", transport.Running, reports.Error, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -28,6 +31,9 @@ func TestShutdownVerdicts(t *testing.T) {
 			v := conformtest.Judge(t, "LIFE-SHUTDOWN-STDIO-01", "2025-06-18", srv)
 			if v.Status != tc.want {
 				t.Errorf("status %s, want %s (%s)", v.Status, tc.want, v.Message)
+			}
+			if srv.Sessions != tc.sessions {
+				t.Errorf("%d sessions opened, want %d", srv.Sessions, tc.sessions)
 			}
 		})
 	}

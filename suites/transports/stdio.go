@@ -206,8 +206,9 @@ var _ = conform.Register(toolkit.NoArraysCheck(conform.Check{
 // STDIO-EOF-EXIT-01 — 2026-07-28/basic/transports/stdio.mdx (Shutdown).
 var _ = conform.Register(conform.Check{
 	ID: "STDIO-EOF-EXIT-01", Title: "the server exits promptly once stdin reaches EOF (2026-07-28)",
-	// One clean process stopped on purpose (toolkit.JudgeEOFExit says why the
-	// sessions the run stops anyway give no stable verdict).
+	// The revision's own session, stopped when the column settles; a clean process
+	// of its own only when that one did not exit on EOF (toolkit.JudgeEOFExit).
+	Phase:         conform.PhaseTranscript,
 	FreshSessions: toolkit.EOFExitFreshSessions,
 	Run: func(t *conform.T) conform.Verdict {
 		return toolkit.JudgeEOFExit(t, "the server process exits promptly once its stdin reaches EOF, without SIGTERM")
