@@ -124,6 +124,18 @@ func modernOnlyRule(t *conform.T, expected, pass string, bad *conform.Findings) 
 // h5Discover is a harmless request every modern server answers.
 const h5Discover = "server/discover"
 
+// discoverWith sends server/discover on the check's HTTP session with the header
+// name: value, which a modern-only server must ignore; bad holds a failure (named
+// with what) when the request was not served as usual.
+func discoverWith(t *conform.T, what, name, value string) (hs transport.HTTPSession, r httpReply, bad conform.Findings) {
+	s, hs := conform.TransportOf[transport.HTTPSession](t)
+	r = httpCall(t, s, hs, h5Discover, nil, hdr(name, value))
+	if !r.processed() {
+		bad.Fail("server/discover with " + what + " → " + r.describe())
+	}
+	return hs, r, bad
+}
+
 // h5Tool picks a tool the suite may call for the probes that need a tools/call
 // (Mcp-Name): test_simple_text, test_echo, else the first callable one that does not
 // change the tool list. ok false carries why none.
@@ -265,12 +277,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-SESSION-IGNORE-01", Title: "a modern-only server ignores Mcp-Session-Id and mints none",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		r := httpCall(t, s, hs, h5Discover, nil, hdr("Mcp-Session-Id", "mcp-conform-stale-session"))
-		var bad conform.Findings
-		if !r.processed() {
-			bad.Fail("server/discover with a stale Mcp-Session-Id → " + r.describe())
-		}
+		hs, r, bad := discoverWith(t, "a stale Mcp-Session-Id", "Mcp-Session-Id", "mcp-conform-stale-session")
 		// The replies to modern requests only: the column's opening server/discover
 		// and the probe. Other checks send this connection legacy requests on
 		// purpose (MOD-LEGACY-INIT-01's initialize), and a dual-era server rightly
@@ -297,12 +304,7 @@ var _ = conform.Register(conform.Check{
 	ID: "H5-LASTEVENTID-IGNORE-01", Title: "a modern-only server ignores Last-Event-ID",
 	Phase: conform.PhaseOddInput,
 	Run: func(t *conform.T) conform.Verdict {
-		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		r := httpCall(t, s, hs, h5Discover, nil, hdr("Last-Event-ID", "mcp-conform-1"))
-		var bad conform.Findings
-		if !r.processed() {
-			bad.Fail("server/discover with Last-Event-ID → " + r.describe())
-		}
+		_, r, bad := discoverWith(t, "Last-Event-ID", "Last-Event-ID", "mcp-conform-1")
 		return modernOnlyRule(t, "the request served as if Last-Event-ID were absent",
 			"server/discover with Last-Event-ID was served as usual: "+r.describe(), &bad)
 	},
