@@ -2,11 +2,8 @@ package notifications
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
@@ -124,69 +121,12 @@ func ctSame(l *toolkit.Listing) string {
 	return fmt.Sprintf("the same %d tool%s", len(l.Tools), toolkit.Plural(len(l.Tools)))
 }
 
-// ctListChangedSeen returns every list_changed received in the revision's sessions.
-func ctListChangedSeen(t *conform.T) []toolkit.SessionEntry {
-	return subscribe.NotificationsSeen(t, ctListChanged)
-}
-
 // NOTIF-LC-UNDECLARED-01 — {rev}/basic/lifecycle.mdx (Operation).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(subscribe.UndeclaredCheck(conform.Check{
 	ID: "NOTIF-LC-UNDECLARED-01", Title: "list_changed only from a server that declared tools.listChanged",
-	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		seen := ctListChangedSeen(t)
-		if len(seen) == 0 {
-			return conform.Skip(conform.NotExercised, "no %s was received in this revision's sessions", ctListChanged)
-		}
-		var f conform.Findings
-		for _, e := range seen {
-			if !toolkit.ListChangedDeclared(e.Session) {
-				f.Fail(fmt.Sprintf("%s in a session whose capabilities.tools is %s", e.Where(), toolkit.Or(string(e.Session.Capabilities()["tools"]), "absent")))
-			}
-		}
-		return f.Verdict(ctListChanged+" only after declaring tools.listChanged: true", "", fmt.Sprintf("%d %s notification%s, all in sessions that declared tools.listChanged", len(seen), ctListChanged, toolkit.Plural(len(seen))))
-	},
-})
+}, "tools", ctListChanged))
 
 // NOTIF-LC-SHAPE-01 — schema ToolListChangedNotification.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(subscribe.ShapeCheck(conform.Check{
 	ID: "NOTIF-LC-SHAPE-01", Title: "list_changed is a notification (no id) with at most params{_meta}",
-	Phase: conform.PhaseTranscript,
-	Run:   runListChangedShape,
-})
-
-func runListChangedShape(t *conform.T) conform.Verdict {
-	seen := ctListChangedSeen(t)
-	if len(seen) == 0 {
-		return conform.Skip(conform.NotExercised, "no %s was received in this revision's sessions", ctListChanged)
-	}
-	var f conform.Findings
-	for _, e := range seen {
-		f.Judged++
-		if e.Msg.Members["id"] {
-			f.Fail(fmt.Sprintf("%s carries id %s: a request, not a notification", e.Where(), e.Msg.ID))
-			continue
-		}
-		if def, ok := e.Session.Rev.NotificationDefinition(ctListChanged); ok {
-			if err := e.Session.Rev.Validate(def, json.RawMessage(e.Msg.Raw)); err != nil {
-				f.Fail(toolkit.Problems(err, e.Where()+" "))
-				continue
-			}
-		}
-		var params map[string]json.RawMessage
-		if json.Unmarshal(e.Msg.Params, &params) == nil {
-			var extra []string
-			for k := range params {
-				if k != "_meta" {
-					extra = append(extra, k)
-				}
-			}
-			if len(extra) > 0 {
-				sort.Strings(extra)
-				f.Note(fmt.Sprintf("%s has params members besides _meta (%s), which the schema tolerates", e.Where(), strings.Join(extra, ", ")))
-			}
-		}
-	}
-	return f.Verdict(ctListChanged+" as a notification valid under the "+t.Rev.Name+" schema", "",
-		fmt.Sprintf("%d %s notification%s valid", f.Judged, ctListChanged, toolkit.Plural(f.Judged)))
-}
+}, ctListChanged))

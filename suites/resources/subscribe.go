@@ -158,34 +158,9 @@ func quoteAll(ss []string) string {
 }
 
 // RES-LC-UNDECLARED-01 — {rev}/basic/lifecycle.mdx (Operation).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(subscribe.UndeclaredCheck(conform.Check{
 	ID: "RES-LC-UNDECLARED-01", Title: "notifications/resources/list_changed only from a server that declared resources.listChanged",
-	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		var f conform.Findings
-		for _, s := range t.Sessions() {
-			declared := resourcesListChanged(s.Capabilities()["resources"])
-			for _, e := range t.Transcript(s) {
-				if e.Dir != wire.Received || e.Msg == nil || e.Msg.Method != "notifications/resources/list_changed" {
-					continue
-				}
-				f.Judged++
-				if !declared {
-					f.Fail(fmt.Sprintf("session %s entry #%d: notifications/resources/list_changed, and the session's capabilities.resources is %s", s.Label, e.Seq, toolkit.Or(string(s.Capabilities()["resources"]), "absent")))
-				}
-			}
-		}
-		return f.VerdictOrNone("no notifications/resources/list_changed was received in this revision's sessions",
-			"notifications/resources/list_changed only after declaring resources.listChanged: true",
-			fmt.Sprintf("%d notifications/resources/list_changed, all in sessions that declared resources.listChanged", f.Judged))
-	},
-})
-
-// resourcesListChanged reports whether a capabilities.resources value sets
-// listChanged to true.
-func resourcesListChanged(raw json.RawMessage) bool {
-	return string(toolkit.Object(raw)["listChanged"]) == "true"
-}
+}, "resources", lcMethod))
 
 // lcMethod is the resources' list_changed notification.
 const lcMethod = "notifications/resources/list_changed"

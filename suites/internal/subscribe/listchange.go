@@ -2,6 +2,7 @@ package subscribe
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -30,6 +31,82 @@ func NotificationsSeen(t *conform.T, method string) []toolkit.SessionEntry {
 		}
 	}
 	return out
+}
+
+// UndeclaredCheck completes c (ID, Title) as the transcript check that
+// notifications of method came only in sessions whose
+// capabilities.<capability>.listChanged is true ({rev}/basic/lifecycle.mdx,
+// Operation): NOTIF-LC-UNDECLARED-01, PROMPT-LC-UNDECLARED-01 and
+// RES-LC-UNDECLARED-01, whose rule differs only in the capability.
+func UndeclaredCheck(c conform.Check, capability, method string) conform.Check {
+	c.Phase = conform.PhaseTranscript
+	c.Run = func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		for _, e := range NotificationsSeen(t, method) {
+			f.Judged++
+			if !toolkit.CapListChanged(e.Session, capability) {
+				f.Fail(fmt.Sprintf("%s: %s in a session whose capabilities.%s is %s", e.Where(), method, capability, toolkit.Or(string(e.Session.Capabilities()[capability]), "absent")))
+			}
+		}
+		return f.VerdictOrNone(fmt.Sprintf("no %s was received in this revision's sessions", method),
+			fmt.Sprintf("%s only after declaring %s.listChanged: true", method, capability),
+			fmt.Sprintf("%d %s notification%s, all in sessions that declared %s.listChanged", f.Judged, method, toolkit.Plural(f.Judged), capability))
+	}
+	return c
+}
+
+// ShapeCheck completes c (ID, Title) as the transcript check that every
+// notification of method received is a notification (no id) valid under its
+// session's revision schema, noting params members besides _meta, which the
+// schema tolerates: NOTIF-LC-SHAPE-01 and PROMPT-LC-SHAPE-01 (schema
+// ToolListChangedNotification, PromptListChangedNotification).
+func ShapeCheck(c conform.Check, method string) conform.Check {
+	c.Phase = conform.PhaseTranscript
+	c.Run = func(t *conform.T) conform.Verdict {
+		var f conform.Findings
+		for _, e := range NotificationsSeen(t, method) {
+			f.Judged++
+			if p := shapeProblem(e, method); p != "" {
+				f.Fail(p)
+			} else if extra := extraParams(e.Msg.Params); len(extra) > 0 {
+				f.Note(fmt.Sprintf("%s has params members besides _meta (%s), which the schema tolerates", e.Where(), strings.Join(extra, ", ")))
+			}
+		}
+		return f.VerdictOrNone(fmt.Sprintf("no %s was received in this revision's sessions", method),
+			method+" as a notification valid under the "+t.Rev.Name+" schema",
+			fmt.Sprintf("%d %s notification%s valid", f.Judged, method, toolkit.Plural(f.Judged)))
+	}
+	return c
+}
+
+// shapeProblem says why e, a notification of method, is not one valid under its
+// session's revision schema ("" when it is).
+func shapeProblem(e toolkit.SessionEntry, method string) string {
+	if e.Msg.Members["id"] {
+		return fmt.Sprintf("%s carries id %s: a request, not a notification", e.Where(), e.Msg.ID)
+	}
+	if def, ok := e.Session.Rev.NotificationDefinition(method); ok {
+		if err := e.Session.Rev.Validate(def, e.Msg.Raw); err != nil {
+			return toolkit.Problems(err, e.Where()+" ")
+		}
+	}
+	return ""
+}
+
+// extraParams returns the members of params other than _meta, sorted.
+func extraParams(params json.RawMessage) []string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil {
+		return nil
+	}
+	var extra []string
+	for k := range m {
+		if k != "_meta" {
+			extra = append(extra, k)
+		}
+	}
+	slices.Sort(extra)
+	return extra
 }
 
 // NameDiff returns the names only after lists (added) and only before lists
