@@ -26,18 +26,26 @@ func firstURI(t *conform.T) string {
 	return ""
 }
 
+// subscribableURI is the listed resource the subscription checks subscribe to. It
+// ends the check with not-applicable when the server declared no resources or no
+// resources.subscribe, and with not-exercised when no resource has a string uri.
+func subscribableURI(t *conform.T) string {
+	requireResources(t)
+	if !flag(t, "subscribe") {
+		t.SkipNow(conform.NotApplicable, "capabilities.resources.subscribe is not true: the server offers no resource subscriptions")
+	}
+	uri := firstURI(t)
+	if uri == "" {
+		t.SkipNow(conform.NotExercised, "resources/list lists no resource with a string uri to subscribe to")
+	}
+	return uri
+}
+
 // RES-SUB-01 — {rev}/server/resources.mdx (Capabilities, Subscriptions).
 var _ = conform.Register(conform.Check{
 	ID: "RES-SUB-01", Title: "with resources.subscribe, resources/subscribe and unsubscribe of a listed resource succeed",
 	Run: func(t *conform.T) conform.Verdict {
-		requireResources(t)
-		if !flag(t, "subscribe") {
-			return conform.Skip(conform.NotApplicable, "capabilities.resources.subscribe is not true: the server offers no subscriptions")
-		}
-		uri := firstURI(t)
-		if uri == "" {
-			return conform.Skip(conform.NotExercised, "resources/list lists no resource with a string uri to subscribe to")
-		}
+		uri := subscribableURI(t)
 		s := t.Session()
 		sub, err := s.Call(t.Ctx, "resources/subscribe", map[string]any{"uri": uri})
 		var unsub *wire.Response
@@ -193,14 +201,7 @@ const updatedMethod = "notifications/resources/updated"
 var _ = conform.Register(conform.Check{
 	ID: "RES-SUB-R5-01", Title: "a listen stream's resourceSubscriptions get notifications/resources/updated for those URIs only, tagged",
 	Run: func(t *conform.T) conform.Verdict {
-		requireResources(t)
-		if !flag(t, "subscribe") {
-			return conform.Skip(conform.NotApplicable, "capabilities.resources.subscribe is not true: the server offers no resource subscriptions")
-		}
-		uri := firstURI(t)
-		if uri == "" {
-			return conform.Skip(conform.NotExercised, "resources/list lists no resource with a string uri to subscribe to")
-		}
+		uri := subscribableURI(t)
 		sub := subscribe.MustOpen(t, map[string]any{"resourceSubscriptions": []string{uri}}, 1)
 		defer subscribe.Cancel(t, sub)
 		// An update is owed only when the resource changes, which nothing here
