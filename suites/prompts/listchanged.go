@@ -24,21 +24,13 @@ var _ = conform.Register(subscribe.ShapeCheck(conform.Check{
 	ID: "PROMPT-LC-SHAPE-01", Title: "prompts list_changed is a notification (no id) valid under the schema",
 }, lcMethod))
 
-// PROMPT-LC-01 — {rev}/server/prompts.mdx (List Changed Notification).
-var _ = conform.Register(conform.Check{
+// PROMPT-LC-01 — {rev}/server/prompts.mdx (List Changed Notification). The trigger
+// (the fixture tool test_trigger_tool_change, --trigger-tool, --trigger-cmd) changes
+// the tool list; the reference server's changes the prompt list with it.
+var _ = conform.Register(subscribe.ListProbe{
+	Capability: "prompts", Filter: "promptsListChanged", Method: lcMethod,
+	List: "prompts/list", Key: "prompts", Params: listParams, Member: "name",
+	Items: "prompt list", Noun: "prompt(s)", Judges: "PROMPT-LIST-01",
+}.Check(conform.Check{
 	ID: "PROMPT-LC-01", Title: "a change of the prompt list is announced with notifications/prompts/list_changed",
-	// The trigger (the fixture tool test_trigger_tool_change, --trigger-tool,
-	// --trigger-cmd) changes the tool list; the reference server's changes the
-	// prompt list with it.
-	Changes: conform.StateToolList,
-	Run:     runListChanged,
-})
-
-func runListChanged(t *conform.T) conform.Verdict {
-	requirePrompts(t)
-	return subscribe.ListProbe{
-		Capability: "prompts", Filter: "promptsListChanged", Method: lcMethod,
-		List: "prompts/list", Key: "prompts", Params: listParams, Member: "name",
-		Items: "prompt list", Noun: "prompt(s)", Judges: "PROMPT-LIST-01",
-	}.Run(t)
-}
+}, requirePrompts))

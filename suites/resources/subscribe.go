@@ -173,25 +173,18 @@ var _ = conform.Register(subscribe.UndeclaredCheck(conform.Check{
 // lcMethod is the resources' list_changed notification.
 const lcMethod = "notifications/resources/list_changed"
 
-// RES-LC-01 — {rev}/server/resources.mdx (List Changed Notification).
-var _ = conform.Register(conform.Check{
+// RES-LC-01 — {rev}/server/resources.mdx (List Changed Notification). The trigger
+// (the fixture tool test_trigger_tool_change, --trigger-tool, --trigger-cmd) changes
+// the tool list; the reference server's changes the resource list with it
+// (refserver/doc.go).
+var _ = conform.Register(subscribe.ListProbe{
+	Capability: "resources", Filter: "resourcesListChanged", Method: lcMethod,
+	List: methodList, Key: keyList, Member: "uri",
+	Items: "resource list", Noun: "resource(s)", Judges: "RES-LIST-01 and RES-PAG-*",
+	Label: func(uri string) string { return fmt.Sprintf("%q", conform.Clip(uri, 60)) },
+}.Check(conform.Check{
 	ID: "RES-LC-01", Title: "a change of the resource list is announced with notifications/resources/list_changed",
-	// The trigger (the fixture tool test_trigger_tool_change, --trigger-tool,
-	// --trigger-cmd) changes the tool list; the reference server's changes the
-	// resource list with it (refserver/doc.go).
-	Changes: conform.StateToolList,
-	Run:     runListChanged,
-})
-
-func runListChanged(t *conform.T) conform.Verdict {
-	requireResources(t)
-	return subscribe.ListProbe{
-		Capability: "resources", Filter: "resourcesListChanged", Method: lcMethod,
-		List: methodList, Key: keyList, Member: "uri",
-		Items: "resource list", Noun: "resource(s)", Judges: "RES-LIST-01 and RES-PAG-*",
-		Label: func(uri string) string { return fmt.Sprintf("%q", conform.Clip(uri, 60)) },
-	}.Run(t)
-}
+}, requireResources))
 
 // updatedMethod is the notification of a changed resource.
 const updatedMethod = "notifications/resources/updated"

@@ -31,6 +31,18 @@ type ListProbe struct {
 	Label      func(string) string
 }
 
+// Check completes c (ID, Title) as the check that runs p once require (which ends
+// the check when the server did not declare p's capability) lets it: the trigger
+// changes the tool list, so the check says so (Changes).
+func (p ListProbe) Check(c conform.Check, require func(*conform.T)) conform.Check {
+	c.Changes = conform.StateToolList
+	c.Run = func(t *conform.T) conform.Verdict {
+		require(t)
+		return p.Run(t)
+	}
+	return c
+}
+
 // Run runs the probe on the main session; the caller has checked that the server
 // declared the capability.
 func (p ListProbe) Run(t *conform.T) conform.Verdict {
