@@ -121,19 +121,30 @@ func modernOnlyRule(t *conform.T, expected, pass string, bad *conform.Findings) 
 	return v
 }
 
+// h5Probe completes c (ID, Title) as a probe of the column's HTTP session that sends
+// what the suite's own client never would (PhaseOddInput); run gets the session and
+// its HTTP transport.
+func h5Probe(c conform.Check, run func(t *conform.T, s *conform.Session, hs transport.HTTPSession) conform.Verdict) conform.Check {
+	c.Phase = conform.PhaseOddInput
+	c.Run = func(t *conform.T) conform.Verdict {
+		s, hs := conform.TransportOf[transport.HTTPSession](t)
+		return run(t, s, hs)
+	}
+	return c
+}
+
 // h5Discover is a harmless request every modern server answers.
 const h5Discover = "server/discover"
 
 // discoverWith sends server/discover on the check's HTTP session with the header
 // name: value, which a modern-only server must ignore; bad holds a failure (named
 // with what) when the request was not served as usual.
-func discoverWith(t *conform.T, what, name, value string) (hs transport.HTTPSession, r httpReply, bad conform.Findings) {
-	s, hs := conform.TransportOf[transport.HTTPSession](t)
+func discoverWith(t *conform.T, s *conform.Session, hs transport.HTTPSession, what, name, value string) (r httpReply, bad conform.Findings) {
 	r = httpCall(t, s, hs, h5Discover, nil, hdr(name, value))
 	if !r.processed() {
 		bad.Fail("server/discover with " + what + " → " + r.describe())
 	}
-	return hs, r, bad
+	return r, bad
 }
 
 // h5Tool picks a tool the suite may call for the probes that need a tools/call
@@ -244,71 +255,64 @@ func rejectedAll(expected string, probes func(*conform.Session) []discoverProbe,
 func mismatched(r httpReply) string { return want400(r, conform.CodeHeaderMismatch) }
 
 // H5-GET-DELETE-405-01 — streamable-http.mdx (Earlier Streamable HTTP Revisions).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(h5Probe(conform.Check{
 	ID: "H5-GET-DELETE-405-01", Title: "a modern-only server answers GET and DELETE with 405",
-	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		_, hs := conform.TransportOf[transport.HTTPSession](t)
-		p, ok := hs.(prober)
-		if !ok {
-			return conform.Errorf("not verified: the transport cannot send a bare GET or DELETE")
+}, func(t *conform.T, s *conform.Session, hs transport.HTTPSession) conform.Verdict {
+	p, ok := hs.(prober)
+	if !ok {
+		return conform.Errorf("not verified: the transport cannot send a bare GET or DELETE")
+	}
+	var bad conform.Findings
+	for _, m := range []string{http.MethodGet, http.MethodDelete} {
+		// An older client's DELETE names its session.
+		var h http.Header
+		if m == http.MethodDelete {
+			h = hdr("Mcp-Session-Id", "mcp-conform-older-client-session")
 		}
-		var bad conform.Findings
-		for _, m := range []string{http.MethodGet, http.MethodDelete} {
-			// An older client's DELETE names its session.
-			var h http.Header
-			if m == http.MethodDelete {
-				h = hdr("Mcp-Session-Id", "mcp-conform-older-client-session")
-			}
-			x, err := p.Probe(t.Ctx, m, h)
-			switch {
-			case err != nil:
-				return conform.Errorf("not verified: %s: %v", m, err)
-			case x.Status != http.StatusMethodNotAllowed:
-				bad.Fail(fmt.Sprintf("%s → HTTP %d", m, x.Status))
-			}
+		x, err := p.Probe(t.Ctx, m, h)
+		switch {
+		case err != nil:
+			return conform.Errorf("not verified: %s: %v", m, err)
+		case x.Status != http.StatusMethodNotAllowed:
+			bad.Fail(fmt.Sprintf("%s → HTTP %d", m, x.Status))
 		}
-		return modernOnlyRule(t, "HTTP 405 for GET and DELETE", "GET and DELETE → HTTP 405", &bad)
-	},
-})
+	}
+	return modernOnlyRule(t, "HTTP 405 for GET and DELETE", "GET and DELETE → HTTP 405", &bad)
+}))
 
 // H5-SESSION-IGNORE-01 — streamable-http.mdx (Earlier Streamable HTTP Revisions).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(h5Probe(conform.Check{
 	ID: "H5-SESSION-IGNORE-01", Title: "a modern-only server ignores Mcp-Session-Id and mints none",
-	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		hs, r, bad := discoverWith(t, "a stale Mcp-Session-Id", "Mcp-Session-Id", "mcp-conform-stale-session")
-		// The replies to modern requests only: the column's opening server/discover
-		// and the probe. Other checks send this connection legacy requests on
-		// purpose (MOD-LEGACY-INIT-01's initialize), and a dual-era server rightly
-		// answers those with a session; which of them ran before this check must not
-		// decide its verdict.
-		replies := map[string]*transport.Exchange{"the probe's reply": r.x}
-		if xs := hs.Exchanges(); len(xs) > 0 {
-			replies["the reply to the column's opening server/discover"] = &xs[0]
-		}
-		for _, what := range []string{"the reply to the column's opening server/discover", "the probe's reply"} {
-			if x := replies[what]; x != nil {
-				if sid := x.Header.Get("Mcp-Session-Id"); sid != "" {
-					bad.Fail(fmt.Sprintf("%s (HTTP %d) carries Mcp-Session-Id %q", what, x.Status, conform.Clip(sid, 60)))
-				}
+}, func(t *conform.T, s *conform.Session, hs transport.HTTPSession) conform.Verdict {
+	r, bad := discoverWith(t, s, hs, "a stale Mcp-Session-Id", "Mcp-Session-Id", "mcp-conform-stale-session")
+	// The replies to modern requests only: the column's opening server/discover
+	// and the probe. Other checks send this connection legacy requests on
+	// purpose (MOD-LEGACY-INIT-01's initialize), and a dual-era server rightly
+	// answers those with a session; which of them ran before this check must not
+	// decide its verdict.
+	replies := map[string]*transport.Exchange{"the probe's reply": r.x}
+	if xs := hs.Exchanges(); len(xs) > 0 {
+		replies["the reply to the column's opening server/discover"] = &xs[0]
+	}
+	for _, what := range []string{"the reply to the column's opening server/discover", "the probe's reply"} {
+		if x := replies[what]; x != nil {
+			if sid := x.Header.Get("Mcp-Session-Id"); sid != "" {
+				bad.Fail(fmt.Sprintf("%s (HTTP %d) carries Mcp-Session-Id %q", what, x.Status, conform.Clip(sid, 60)))
 			}
 		}
-		return modernOnlyRule(t, "requests served without regard to Mcp-Session-Id, and no session id minted or echoed",
-			"a stale Mcp-Session-Id was ignored, and neither the column's opening reply nor the probe's carried a session id", &bad)
-	},
-})
+	}
+	return modernOnlyRule(t, "requests served without regard to Mcp-Session-Id, and no session id minted or echoed",
+		"a stale Mcp-Session-Id was ignored, and neither the column's opening reply nor the probe's carried a session id", &bad)
+}))
 
 // H5-LASTEVENTID-IGNORE-01 — streamable-http.mdx (Earlier Streamable HTTP Revisions).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(h5Probe(conform.Check{
 	ID: "H5-LASTEVENTID-IGNORE-01", Title: "a modern-only server ignores Last-Event-ID",
-	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		_, r, bad := discoverWith(t, "Last-Event-ID", "Last-Event-ID", "mcp-conform-1")
-		return modernOnlyRule(t, "the request served as if Last-Event-ID were absent",
-			"server/discover with Last-Event-ID was served as usual: "+r.describe(), &bad)
-	},
-})
+}, func(t *conform.T, s *conform.Session, hs transport.HTTPSession) conform.Verdict {
+	r, bad := discoverWith(t, s, hs, "Last-Event-ID", "Last-Event-ID", "mcp-conform-1")
+	return modernOnlyRule(t, "the request served as if Last-Event-ID were absent",
+		"server/discover with Last-Event-ID was served as usual: "+r.describe(), &bad)
+}))
 
 // H5-HEADERS-REQUIRED-01 — streamable-http.mdx (Protocol Version Header; Standard
 // Request Headers; Server Validation).
@@ -325,18 +329,15 @@ var _ = conform.Register(conform.Check{
 })
 
 // H5-NOHEADER-LEGACY-01 — streamable-http.mdx (Protocol Version Header).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(h5Probe(conform.Check{
 	ID: "H5-NOHEADER-LEGACY-01", Title: "a POST without MCP-Protocol-Version is rejected, unless the server serves clients older than 2025-06-18",
-	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		r := httpCall(t, s, hs, h5Discover, nil, hdr(transport.HeaderProtocolVersion, ""))
-		if r.err != nil && r.x == nil {
-			return conform.Silence("an answer to server/discover without MCP-Protocol-Version", r.err)
-		}
-		return judgeNoVersionHeader(r.describe(), want400(r, conform.CodeHeaderMismatch) == "", servesLegacy(t.RevisionsAsked(), "2024-11-05", "2025-03-26"))
-	},
-})
+}, func(t *conform.T, s *conform.Session, hs transport.HTTPSession) conform.Verdict {
+	r := httpCall(t, s, hs, h5Discover, nil, hdr(transport.HeaderProtocolVersion, ""))
+	if r.err != nil && r.x == nil {
+		return conform.Silence("an answer to server/discover without MCP-Protocol-Version", r.err)
+	}
+	return judgeNoVersionHeader(r.describe(), want400(r, conform.CodeHeaderMismatch) == "", servesLegacy(t.RevisionsAsked(), "2024-11-05", "2025-03-26"))
+}))
 
 // judgeNoVersionHeader settles H5-NOHEADER-LEGACY-01: rejected per Server Validation
 // is right for every server; anything else (served, or answered as another
@@ -413,36 +414,30 @@ var _ = conform.Register(conform.Check{
 })
 
 // H5-HEADER-CASE-01 — streamable-http.mdx (Case Sensitivity).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(h5Probe(conform.Check{
 	ID: "H5-HEADER-CASE-01", Title: "header names compare case-insensitively, values case-sensitively",
-	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		var cases []h5Case
-		// The derived Mcp-Method is replaced by the same header spelled in lower case.
-		r := httpCall(t, s, hs, h5Discover, nil, hdr("mcp-method", h5Discover))
-		c := h5Case{what: "mcp-method: server/discover (lower-case name)"}
-		if !r.processed() {
-			c.bad = r.describe()
-		}
-		cases = append(cases, c)
-		cases = append(cases, mismatchCase(t, s, hs, "Mcp-Method: SERVER/DISCOVER (value in another case) → 400 and -32020", hdr(transport.HeaderMethod, strings.ToUpper(h5Discover))))
-		return h5Judge(t, "a lower-case header name accepted, and a header value in another case rejected with HTTP 400 and -32020", cases)
-	},
-})
+}, func(t *conform.T, s *conform.Session, hs transport.HTTPSession) conform.Verdict {
+	var cases []h5Case
+	// The derived Mcp-Method is replaced by the same header spelled in lower case.
+	r := httpCall(t, s, hs, h5Discover, nil, hdr("mcp-method", h5Discover))
+	c := h5Case{what: "mcp-method: server/discover (lower-case name)"}
+	if !r.processed() {
+		c.bad = r.describe()
+	}
+	cases = append(cases, c)
+	cases = append(cases, mismatchCase(t, s, hs, "Mcp-Method: SERVER/DISCOVER (value in another case) → 400 and -32020", hdr(transport.HeaderMethod, strings.ToUpper(h5Discover))))
+	return h5Judge(t, "a lower-case header name accepted, and a header value in another case rejected with HTTP 400 and -32020", cases)
+}))
 
 // H5-NAME-B64-01 — streamable-http.mdx (Value Encoding).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(h5Probe(conform.Check{
 	ID: "H5-NAME-B64-01", Title: "a base64-encoded Mcp-Name is decoded before it is compared",
-	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		encoded := func(r named.Request) string {
-			return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(r.Name)) + "?="
-		}
-		return h5Judge(t, "each request served with its Mcp-Name base64-encoded (no HTTP 400, no -32020)", nameCases(t, s, hs, encoded, servedDecoded))
-	},
-})
+}, func(t *conform.T, s *conform.Session, hs transport.HTTPSession) conform.Verdict {
+	encoded := func(r named.Request) string {
+		return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(r.Name)) + "?="
+	}
+	return h5Judge(t, "each request served with its Mcp-Name base64-encoded (no HTTP 400, no -32020)", nameCases(t, s, hs, encoded, servedDecoded))
+}))
 
 // servedDecoded judges a probe whose encoded Mcp-Name equals the body's value once
 // decoded: any answer but a header rejection (400 or -32020) shows it was decoded.
@@ -455,88 +450,79 @@ func servedDecoded(r httpReply) string {
 }
 
 // H5-UNKNOWN-METHOD-01 — streamable-http.mdx (Protocol Version Header).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(h5Probe(conform.Check{
 	ID: "H5-UNKNOWN-METHOD-01", Title: "an unimplemented method is answered 404 with -32601",
-	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		r := httpCall(t, s, hs, "x_conformance/unknown_method", nil, nil)
-		if r.err != nil && r.x == nil {
-			return conform.Silence("HTTP 404 with JSON-RPC error -32601", r.err)
-		}
-		if r.is(http.StatusNotFound, wire.CodeMethodNotFound) {
-			return conform.Pass("x_conformance/unknown_method → %s", r.describe())
-		}
-		return conform.Violation("HTTP 404 with JSON-RPC error -32601 for x_conformance/unknown_method", r.describe())
-	},
-})
+}, func(t *conform.T, s *conform.Session, hs transport.HTTPSession) conform.Verdict {
+	r := httpCall(t, s, hs, "x_conformance/unknown_method", nil, nil)
+	if r.err != nil && r.x == nil {
+		return conform.Silence("HTTP 404 with JSON-RPC error -32601", r.err)
+	}
+	if r.is(http.StatusNotFound, wire.CodeMethodNotFound) {
+		return conform.Pass("x_conformance/unknown_method → %s", r.describe())
+	}
+	return conform.Violation("HTTP 404 with JSON-RPC error -32601 for x_conformance/unknown_method", r.describe())
+}))
 
 // H5-VERSION-400-01 — streamable-http.mdx (Protocol Version Header).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(h5Probe(conform.Check{
 	ID: "H5-VERSION-400-01", Title: "an unsupported protocol version is answered 400 with -32022",
-	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		// The version in both _meta and the header (derived from the body), so that
-		// only the version itself is wrong.
-		const bogus = "1999-01-01"
-		meta := s.Conn.Meta()
-		meta[conform.MetaProtocolVersion] = bogus
-		method := h5Discover
-		if toolkit.Declared(s) {
-			method = "tools/list"
-		}
-		raw, err := wire.EncodeRequest(s.Conn.NextID(), method, wire.StampMeta(json.RawMessage(`{}`), meta))
-		if err != nil {
-			return conform.Errorf("encode %s: %v", method, err)
-		}
-		r := httpCallRaw(t, s, hs, method, raw, nil)
-		if r.err != nil && r.x == nil {
-			return conform.Silence("HTTP 400 with JSON-RPC error -32022", r.err)
-		}
-		if r.is(http.StatusBadRequest, conform.CodeUnsupportedVersion) {
-			return conform.Pass("%s for version %s → %s", method, bogus, r.describe())
-		}
-		return conform.Violation(fmt.Sprintf("HTTP 400 with JSON-RPC error -32022 for %s with protocol version %s", method, bogus), r.describe())
-	},
-})
+}, func(t *conform.T, s *conform.Session, hs transport.HTTPSession) conform.Verdict {
+	// The version in both _meta and the header (derived from the body), so that
+	// only the version itself is wrong.
+	const bogus = "1999-01-01"
+	meta := s.Conn.Meta()
+	meta[conform.MetaProtocolVersion] = bogus
+	method := h5Discover
+	if toolkit.Declared(s) {
+		method = "tools/list"
+	}
+	raw, err := wire.EncodeRequest(s.Conn.NextID(), method, wire.StampMeta(json.RawMessage(`{}`), meta))
+	if err != nil {
+		return conform.Errorf("encode %s: %v", method, err)
+	}
+	r := httpCallRaw(t, s, hs, method, raw, nil)
+	if r.err != nil && r.x == nil {
+		return conform.Silence("HTTP 400 with JSON-RPC error -32022", r.err)
+	}
+	if r.is(http.StatusBadRequest, conform.CodeUnsupportedVersion) {
+		return conform.Pass("%s for version %s → %s", method, bogus, r.describe())
+	}
+	return conform.Violation(fmt.Sprintf("HTTP 400 with JSON-RPC error -32022 for %s with protocol version %s", method, bogus), r.describe())
+}))
 
 // H5-POST-CT-01 — streamable-http.mdx (Sending Messages).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(h5Probe(conform.Check{
 	ID: "H5-POST-CT-01", Title: "a request POST is answered JSON or SSE, an accepted notification 202",
-	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		var cases []h5Case
-		r := httpCall(t, s, hs, h5Discover, nil, nil)
-		c := h5Case{what: "server/discover"}
-		switch {
-		case r.x == nil:
-			return conform.Silence("a reply to server/discover", r.err)
-		case !validPostType(r.x.ContentType):
-			c.bad = fmt.Sprintf("HTTP %d with Content-Type %q", r.x.Status, r.x.ContentType)
-		}
-		cases = append(cases, c)
+}, func(t *conform.T, s *conform.Session, hs transport.HTTPSession) conform.Verdict {
+	var cases []h5Case
+	r := httpCall(t, s, hs, h5Discover, nil, nil)
+	c := h5Case{what: "server/discover"}
+	switch {
+	case r.x == nil:
+		return conform.Silence("a reply to server/discover", r.err)
+	case !validPostType(r.x.ContentType):
+		c.bad = fmt.Sprintf("HTTP %d with Content-Type %q", r.x.Status, r.x.ContentType)
+	}
+	cases = append(cases, c)
 
-		// A notification no revision defines: a server may refuse it (an HTTP error
-		// status), and one it accepts is 202 with no body.
-		raw := []byte(`{"jsonrpc":"2.0","method":"notifications/x_conformance/probe"}`)
-		n := hs.ExchangeCount()
-		err := s.Conn.SendRaw(t.Ctx, raw)
-		xs := hs.ExchangesFrom(n)
-		c = h5Case{what: "a notification POST"}
-		switch {
-		case len(xs) == 0:
-			return conform.Errorf("not verified: the notification POST got no reply: %v", err)
-		case xs[0].Status >= 200 && xs[0].Status < 300 && xs[0].Status != http.StatusAccepted:
-			c.bad = fmt.Sprintf("accepted with HTTP %d (Content-Type %q)", xs[0].Status, xs[0].ContentType)
-		case xs[0].Status != http.StatusAccepted:
-			c.what += fmt.Sprintf(" (refused with HTTP %d, which the rule allows)", xs[0].Status)
-		}
-		cases = append(cases, c)
-		return h5Judge(t, "application/json or text/event-stream for a request, 202 Accepted for an accepted notification", cases)
-	},
-})
+	// A notification no revision defines: a server may refuse it (an HTTP error
+	// status), and one it accepts is 202 with no body.
+	raw := []byte(`{"jsonrpc":"2.0","method":"notifications/x_conformance/probe"}`)
+	n := hs.ExchangeCount()
+	err := s.Conn.SendRaw(t.Ctx, raw)
+	xs := hs.ExchangesFrom(n)
+	c = h5Case{what: "a notification POST"}
+	switch {
+	case len(xs) == 0:
+		return conform.Errorf("not verified: the notification POST got no reply: %v", err)
+	case xs[0].Status >= 200 && xs[0].Status < 300 && xs[0].Status != http.StatusAccepted:
+		c.bad = fmt.Sprintf("accepted with HTTP %d (Content-Type %q)", xs[0].Status, xs[0].ContentType)
+	case xs[0].Status != http.StatusAccepted:
+		c.what += fmt.Sprintf(" (refused with HTTP %d, which the rule allows)", xs[0].Status)
+	}
+	cases = append(cases, c)
+	return h5Judge(t, "application/json or text/event-stream for a request, 202 Accepted for an accepted notification", cases)
+}))
 
 // validPostType reports whether a request POST's reply type is one of the two allowed.
 func validPostType(ct string) bool {
@@ -546,23 +532,20 @@ func validPostType(ct string) bool {
 }
 
 // H5-ORIGIN-403-01 — streamable-http.mdx (Security & Endpoint).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(h5Probe(conform.Check{
 	ID: "H5-ORIGIN-403-01", Title: "a request with an invalid Origin is answered 403",
-	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		// An origin no local server can call its own: a reserved, unresolvable name.
-		const origin = "http://mcp-conform.invalid"
-		r := httpCall(t, s, hs, h5Discover, nil, hdr("Origin", origin))
-		if r.x == nil {
-			return conform.Silence("HTTP 403 Forbidden", r.err)
-		}
-		if r.x.Status == http.StatusForbidden {
-			return conform.Pass("Origin: %s → HTTP 403", origin)
-		}
-		return conform.Violation("HTTP 403 Forbidden for Origin: "+origin, r.describe())
-	},
-})
+}, func(t *conform.T, s *conform.Session, hs transport.HTTPSession) conform.Verdict {
+	// An origin no local server can call its own: a reserved, unresolvable name.
+	const origin = "http://mcp-conform.invalid"
+	r := httpCall(t, s, hs, h5Discover, nil, hdr("Origin", origin))
+	if r.x == nil {
+		return conform.Silence("HTTP 403 Forbidden", r.err)
+	}
+	if r.x.Status == http.StatusForbidden {
+		return conform.Pass("Origin: %s → HTTP 403", origin)
+	}
+	return conform.Violation("HTTP 403 Forbidden for Origin: "+origin, r.describe())
+}))
 
 // sseReplies returns the POST exchanges answered with an SSE stream.
 func sseReplies(hs transport.HTTPSession) []transport.Exchange {
@@ -588,42 +571,39 @@ func requestSeq(s *conform.Session, id string) int {
 }
 
 // H5-XACCEL-01 — streamable-http.mdx (Receiving Messages).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(h5Probe(conform.Check{
 	ID: "H5-XACCEL-01", Title: "SSE responses carry X-Accel-Buffering: no",
-	Phase: conform.PhaseOddInput,
-	Run: func(t *conform.T) conform.Verdict {
-		s, hs := conform.TransportOf[transport.HTTPSession](t)
-		streams := sseReplies(hs)
-		if len(streams) == 0 {
-			// No reply of the session so far was a stream: a subscriptions/listen
-			// reply is one by definition, so open one and close it at once.
-			call, err := s.Conn.Start(t.Ctx, "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}})
-			if err == nil {
-				_ = call.Cancel(t.Ctx)
-			}
-			streams = sseReplies(hs)
+}, func(t *conform.T, s *conform.Session, hs transport.HTTPSession) conform.Verdict {
+	streams := sseReplies(hs)
+	if len(streams) == 0 {
+		// No reply of the session so far was a stream: a subscriptions/listen
+		// reply is one by definition, so open one and close it at once.
+		call, err := s.Conn.Start(t.Ctx, "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}})
+		if err == nil {
+			_ = call.Cancel(t.Ctx)
 		}
-		if len(streams) == 0 {
-			return conform.Skip(conform.NotExercised, "no reply of this revision's session was an SSE stream (subscriptions/listen did not open one either)")
+		streams = sseReplies(hs)
+	}
+	if len(streams) == 0 {
+		return conform.Skip(conform.NotExercised, "no reply of this revision's session was an SSE stream (subscriptions/listen did not open one either)")
+	}
+	var first *transport.Exchange
+	for i, x := range streams {
+		if x.Header.Get("X-Accel-Buffering") == "no" {
+			continue
 		}
-		var first *transport.Exchange
-		for i, x := range streams {
-			if x.Header.Get("X-Accel-Buffering") == "no" {
-				continue
-			}
-			if first == nil {
-				first = &streams[i]
-			}
-			// The evidence is a POST whose request is in the transcript (a raw
-			// probe's POST is only in the exchange record).
-			if seq := requestSeq(s, x.Request); seq > 0 {
-				t.Cite(s, seq)
-				break
-			}
+		if first == nil {
+			first = &streams[i]
 		}
-		if first != nil {
-			return conform.Violation("X-Accel-Buffering: no on every SSE response", fmt.Sprintf("an SSE response (HTTP %d) with X-Accel-Buffering %q (%d SSE responses seen)", first.Status, first.Header.Get("X-Accel-Buffering"), len(streams)))
+		// The evidence is a POST whose request is in the transcript (a raw
+		// probe's POST is only in the exchange record).
+		if seq := requestSeq(s, x.Request); seq > 0 {
+			t.Cite(s, seq)
+			break
 		}
-		return conform.Pass("all %d SSE responses carried X-Accel-Buffering: no", len(streams))
-	},
-})
+	}
+	if first != nil {
+		return conform.Violation("X-Accel-Buffering: no on every SSE response", fmt.Sprintf("an SSE response (HTTP %d) with X-Accel-Buffering %q (%d SSE responses seen)", first.Status, first.Header.Get("X-Accel-Buffering"), len(streams)))
+	}
+	return conform.Pass("all %d SSE responses carried X-Accel-Buffering: no", len(streams))
+}))
