@@ -99,26 +99,19 @@ var _ = conform.Register(conform.Check{
 })
 
 // RES-SUB-UPDATED-01 — {rev} schema ResourceUpdatedNotification.
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(toolkit.TranscriptCheck(conform.Check{
 	ID: "RES-SUB-UPDATED-01", Title: "notifications/resources/updated only for a URI subscribed to before it",
-	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		var f conform.Findings
-		for _, s := range t.Sessions() {
-			judgeUpdates(s.Label, t.Transcript(s), &f)
-		}
-		return f.VerdictOrNone("no notifications/resources/updated was received in this revision's sessions",
-			"notifications/resources/updated only for a resource the client subscribed to (or a sub-resource of it)",
-			fmt.Sprintf("%d notifications/resources/updated, each for a URI subscribed to before it", f.Judged))
-	},
-})
+}, (*conform.T).Sessions, judgeUpdates,
+	"no notifications/resources/updated was received in this revision's sessions",
+	"notifications/resources/updated only for a resource the client subscribed to (or a sub-resource of it)",
+	"%d notifications/resources/updated, each for a URI subscribed to before it"))
 
 // judgeUpdates reads one session's transcript in order: the URIs of the
 // resources/subscribe requests sent so far (whatever their answer), and each
 // notifications/resources/updated received, whose uri must be one of them or under
 // one ("This might be a sub-resource of the one that the client actually subscribed
 // to").
-func judgeUpdates(label string, entries []wire.Entry, f *conform.Findings) {
+func judgeUpdates(f *conform.Findings, label string, entries []wire.Entry) {
 	var subscribed []string
 	for _, e := range entries {
 		if e.Msg == nil {

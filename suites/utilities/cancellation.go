@@ -461,21 +461,12 @@ func cnJudgeStdioR5(p cnInflight, entries []wire.Entry) conform.Verdict {
 }
 
 // CANCEL-DIRECTION-01 — {rev}/basic/utilities/cancellation.mdx (Behavior Requirements).
-var _ = conform.Register(conform.Check{
+var _ = conform.Register(toolkit.TranscriptCheck(conform.Check{
 	ID: "CANCEL-DIRECTION-01", Title: "the server cancels only requests it issued itself",
-	Phase: conform.PhaseTranscript,
-	Run: func(t *conform.T) conform.Verdict {
-		var f conform.Findings
-		for _, s := range toolkit.RevisionSessions(t) {
-			cnJudgeDirection(&f, s.Label, t.Transcript(s))
-		}
-		if f.Judged == 0 {
-			return conform.Skip(conform.NotExercised, "the server sent no notifications/cancelled in this revision's sessions")
-		}
-		return f.Verdict("notifications/cancelled only for requests the server issued", "",
-			fmt.Sprintf("%d notifications/cancelled, each naming a request the server issued", f.Judged))
-	},
-})
+}, toolkit.RevisionSessions, cnJudgeDirection,
+	"the server sent no notifications/cancelled in this revision's sessions",
+	"notifications/cancelled only for requests the server issued",
+	"%d notifications/cancelled, each naming a request the server issued"))
 
 // cnJudgeDirection judges the server's cancellations in one session's transcript.
 func cnJudgeDirection(f *conform.Findings, label string, entries []wire.Entry) {
