@@ -124,7 +124,7 @@ func stdioBound(t *testing.T, dir string, run, floorCPU, floor time.Duration, go
 	}
 	least := run / cores()
 	servers := time.Duration(sessions) * floorCPU
-	benchLine("  bound: a run's CPU %s ms (mcp-conform and the %d server processes it reaped; the floor's server alone %s ms): on %d cores no schedule ends before %s ms, %.1f× the floor; the %d sessions alone at the floor's CPU each, %s ms over the cores: %.1f× (goal %.0f×)",
+	benchLine("  bound: a run's CPU %s ms (mcp-conform and the %d server processes it reaped; the floor's server alone %s ms): on %d cores no schedule ends before %s ms, %.1f× the floor; the %d sessions alone at the floor's CPU each, %s ms over the cores: %.1f× (goal %.1f×)",
 		ms(run), sessions, ms(floorCPU), runtime.NumCPU(), ms(least), float64(least)/float64(floor), sessions, ms(servers), float64(servers/cores())/float64(floor), goal)
 }
 
