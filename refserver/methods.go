@@ -269,15 +269,22 @@ func handleToolsList(s *session, rq *request) outcome {
 	if e != nil {
 		return fail(e)
 	}
-	defs := make([]json.RawMessage, 0, end-start)
-	for _, t := range all[start:end] {
+	// The page's definitions are encoded once per tool and revision
+	// (definitionJSON); the page joins them as they are, after its other members
+	// ("tools" sorts after each of them, the order json.Marshal would give).
+	tools := []byte{'['}
+	for i, t := range all[start:end] {
 		d, err := s.cfg.tools.definitionJSON(t, rq.rev)
 		if err != nil {
 			return fail(errInternal(err))
 		}
-		defs = append(defs, d)
+		if i > 0 {
+			tools = append(tools, ',')
+		}
+		tools = append(tools, d...)
 	}
-	result := map[string]any{"tools": defs}
+	tools = append(tools, ']')
+	result := map[string]any{}
 	if hasNext && next == secondPageCursor(s.cfg, version) && modernEmpty {
 		next = ""
 	}
@@ -293,7 +300,9 @@ func handleToolsList(s *session, rq *request) outcome {
 	if fs.on(faultFollowPageInvalid) && hasCursor {
 		result["_meta"] = "page " + cursor
 	}
-	return respond(result)
+	obj, _ := newRawObject(mustMarshal(result))
+	obj.set("tools", tools)
+	return respond(encodedResult(obj.encode()))
 }
 
 // errUnknownTool answers a call to a tool that is not listed (names are

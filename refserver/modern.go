@@ -482,10 +482,13 @@ func modernServerInfo(rev revision.Revision, fs faultSet) map[string]any { retur
 // complete results of cacheable methods, ttlMs and cacheScope. It edits the encoded
 // result's top level in place: a page of tools is encoded once, not decoded and
 // encoded again.
-func (s *session) decorateModern(result any) (json.RawMessage, error) {
-	raw, err := json.Marshal(result)
-	if err != nil {
-		return nil, fmt.Errorf("encode result: %w", err)
+func (s *session) decorateModern(result any) (encodedResult, error) {
+	raw, ok := result.(encodedResult)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(result); err != nil {
+			return nil, fmt.Errorf("encode result: %w", err)
+		}
 	}
 	obj, ok := newRawObject(raw)
 	if !ok {
@@ -522,7 +525,7 @@ func (s *session) decorateModern(result any) (json.RawMessage, error) {
 			obj.set("cacheScope", json.RawMessage(strconv.Quote(modernCacheScope)))
 		}
 	}
-	return obj.encode(), nil
+	return encodedResult(obj.encode()), nil
 }
 
 // rawObject is an encoded JSON object (from json.Marshal: compact, no duplicate keys)
