@@ -28,6 +28,9 @@ type runState struct {
 
 	memoMu sync.Mutex
 	memo   map[string]*memoEntry
+	// changes counts the changes made to each server state (T.StateChanged), by
+	// stateScope.
+	changes map[string]int
 
 	sessionSeq   int
 	exitOverride int

@@ -305,6 +305,37 @@ func (t *T) Transcript(s *Session) []wire.Entry {
 	return entries
 }
 
+// StateChanged records that the check changed server state st (a trigger fired to
+// change the tool list), so that a listing made before it is not taken for the
+// state after it (StateGeneration).
+func (t *T) StateChanged(st ServerState) {
+	t.run.memoMu.Lock()
+	defer t.run.memoMu.Unlock()
+	if t.run.changes == nil {
+		t.run.changes = map[string]int{}
+	}
+	t.run.changes[t.stateScope(st)]++
+}
+
+// StateGeneration is how many changes of server state st the check's sessions can
+// have seen (T.StateChanged): a listing made at the same generation shows the state
+// as it is now. On a shared server every revision's changes count; on isolated ones
+// (stdio: a process per revision) only the revision's own.
+func (t *T) StateGeneration(st ServerState) int {
+	t.run.memoMu.Lock()
+	defer t.run.memoMu.Unlock()
+	return t.run.changes[t.stateScope(st)]
+}
+
+// stateScope is the key of st's changes: the server's on a shared one, the
+// revision's on isolated ones.
+func (t *T) stateScope(st ServerState) string {
+	if t.run.tgt.isolated() {
+		return string(st) + "@" + t.Rev.Name
+	}
+	return string(st)
+}
+
 // Once runs fn once per run for key (across revisions) and returns its value: for
 // probes whose answer does not depend on the revision under test.
 func (t *T) Once(key string, fn func() any) any { return t.run.once(t, key, fn) }

@@ -43,7 +43,9 @@ func runListChangedProbe(t *conform.T) conform.Verdict {
 	// The main session: this check runs after every check that needs the list as the
 	// server started with it (PhaseStateChange).
 	s := t.Session()
-	before := toolkit.Walk(t, s)
+	// The listing before is the session's own when nothing has changed the list
+	// since it was made (toolkit.Current).
+	before := toolkit.Current(t, s)
 	if v := toolkit.ListVerdict(t, before); v != nil {
 		return conform.Errorf("no tools/list before the change, so none can be seen: %s", v.Message)
 	}
@@ -56,7 +58,7 @@ func runListChangedProbe(t *conform.T) conform.Verdict {
 	if werr != nil && !errors.Is(werr, wire.ErrTimeout) {
 		return conform.Errorf("waiting for %s after %s: %v", ctListChanged, trig.What, werr)
 	}
-	after := toolkit.Walk(t, s)
+	after := toolkit.Current(t, s)
 	if v := toolkit.ListVerdict(t, after); v != nil {
 		return conform.Errorf("no tools/list after the change: %s", v.Message)
 	}

@@ -87,14 +87,26 @@ func What(e wire.Entry) string {
 // FireListed changes the tool list with the trigger (fixture tool, --trigger-tool or
 // --trigger-cmd) and returns the listings before and after; it ends the check when
 // the change could not be made.
+//
+// The listing before is the list's current one (toolkit.Current): the session's,
+// or the one after the previous change. When that walk was made earlier, the first
+// page is asked for again before the change, the request a walk of a one-page list
+// makes: a just-acknowledged subscription has had that time to be registered, as
+// it had when every check walked anew.
 func FireListed(t *conform.T, trig *Trigger) (before, after *toolkit.Listing) {
 	s := t.Session()
-	before = toolkit.Walk(t, s)
+	seq := s.Conn.Seq()
+	before = toolkit.Current(t, s)
 	if lv := toolkit.ListVerdict(t, before); lv != nil {
 		t.ErrorNow("no tools/list before the change: %s", lv.Message)
 	}
+	if s.Conn.Seq() == seq {
+		if v := FirstPage(t, s, "before"); v != nil {
+			t.Stop(*v)
+		}
+	}
 	trig.MustFire(t, s, before)
-	after = toolkit.Walk(t, s)
+	after = toolkit.Current(t, s)
 	if lv := toolkit.ListVerdict(t, after); lv != nil {
 		t.ErrorNow("no tools/list after the change: %s", lv.Message)
 	}

@@ -37,6 +37,9 @@ func PickTrigger(t *conform.T) *Trigger {
 // Fire changes the tool list in session s; it returns the verdict of a trigger that
 // failed (nil when it worked).
 func (tr *Trigger) Fire(t *conform.T, s *conform.Session, l *toolkit.Listing) *conform.Verdict {
+	// From here on no listing made before stands for the list (toolkit.Current),
+	// whether or not the trigger succeeds.
+	t.StateChanged(conform.StateToolList)
 	if tr.Cmd != "" {
 		return RunTriggerCmd(t, tr.Cmd)
 	}

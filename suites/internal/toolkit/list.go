@@ -109,6 +109,18 @@ func List(t *conform.T) *Listing {
 	return t.Once("toolkit.list:"+s.Label, func() any { return Walk(t, s) }).(*Listing)
 }
 
+// Current is session s's tool list as it is now, for a check that changes it and
+// compares: the session's listing (List) while nothing has changed the list since
+// (no trigger fired: conform.T.StateChanged), or else a fresh walk. A walk after a
+// change is not kept for the next change's check: at 10,000 tools each kept walk
+// holds megabytes, about what the walk it saves costs in requests.
+func Current(t *conform.T, s *conform.Session) *Listing {
+	if s == t.Session() && t.StateGeneration(conform.StateToolList) == 0 {
+		return List(t)
+	}
+	return Walk(t, s)
+}
+
 // Walk follows nextCursor from the first page until the end, an error, a repeated
 // cursor or --max-pages.
 func Walk(t *conform.T, s *conform.Session) *Listing {
