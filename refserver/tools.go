@@ -59,7 +59,24 @@ type tool struct {
 	// order, which a client's barrier may then rely on whatever the machine's load.
 	asksClient bool
 
-	inputSchema *jsonschema.Schema // compiled input
+	inputSchema *lazySchema // input, compiled on the first call that validates against it
+}
+
+// lazySchema is a tool's input schema, compiled on first use: compiling every tool's
+// schemas as a server started was a fifth of the CPU of a reference-server process
+// in a full run (perf), and most tools are never called. The tests compile every
+// tool's schemas as draft-07 and as 2020-12 (TestToolDefinitionsPerRevision).
+type lazySchema struct {
+	name, text string
+	once       sync.Once
+	schema     *jsonschema.Schema
+	err        error
+}
+
+// get compiles the schema once and returns it.
+func (l *lazySchema) get() (*jsonschema.Schema, error) {
+	l.once.Do(func() { l.schema, l.err = compileSchema(l.name, l.text) })
+	return l.schema, l.err
 }
 
 // definition renders the tool for a revision, with only the fields it has.
@@ -408,16 +425,11 @@ func (t *tool) prepare() error {
 	if t.input, err = compactJSON(t.input); err != nil {
 		return fmt.Errorf("inputSchema: %w", err)
 	}
-	if t.inputSchema, err = compileSchema(t.name+"/input", t.input); err != nil {
-		return fmt.Errorf("inputSchema: %w", err)
-	}
+	t.inputSchema = &lazySchema{name: t.name + "/input", text: t.input}
 	if t.output == "" {
 		return nil
 	}
 	if t.output, err = compactJSON(t.output); err != nil {
-		return fmt.Errorf("outputSchema: %w", err)
-	}
-	if _, err = compileSchema(t.name+"/output", t.output); err != nil {
 		return fmt.Errorf("outputSchema: %w", err)
 	}
 	return nil
@@ -461,7 +473,11 @@ func (t *tool) validateArgs(raw json.RawMessage) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.inputSchema.Validate(args); err != nil {
+	schema, err := t.inputSchema.get()
+	if err != nil {
+		return nil, fmt.Errorf("the tool's own inputSchema: %w", err)
+	}
+	if err := schema.Validate(args); err != nil {
 		return nil, errors.New(describeValidation(err))
 	}
 	return args, nil

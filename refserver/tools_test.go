@@ -439,6 +439,12 @@ func TestToolDefinitionsPerRevision(t *testing.T) {
 					if o["type"] != "object" {
 						t.Errorf("%s: outputSchema type %v", name, o["type"])
 					}
+					// The server compiles no schema as it starts (lazySchema): each
+					// listed one is proven valid here, as draft-07 and as 2020-12.
+					b, _ := json.Marshal(o)
+					if _, err := compileSchema(name+"/output", string(b)); err != nil {
+						t.Errorf("%s: %v", name, err)
+					}
 				}
 				if _, ok := d["_meta"]; ok {
 					withMeta++
@@ -824,5 +830,29 @@ func TestMediaAreRealFiles(t *testing.T) {
 	}
 	if len(media().wav) != 44+32 || string(media().wav[36:40]) != "data" {
 		t.Errorf("wav = % x", media().wav)
+	}
+}
+
+// TestEveryToolSchemaCompiles proves what the server no longer proves as it starts
+// (lazySchema): every tool's inputSchema and outputSchema, the modern-only tools'
+// and the dynamic one's included, compile as draft-07 and as 2020-12.
+func TestEveryToolSchemaCompiles(t *testing.T) {
+	reg, err := newRegistry(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reg.tools) < 10 {
+		t.Fatalf("the registry has %d tools", len(reg.tools))
+	}
+	for _, tl := range append(append([]*tool(nil), reg.tools...), reg.dynamic) {
+		if _, err := tl.inputSchema.get(); err != nil {
+			t.Errorf("%s: inputSchema: %v", tl.name, err)
+		}
+		if tl.output == "" {
+			continue
+		}
+		if _, err := compileSchema(tl.name+"/output", tl.output); err != nil {
+			t.Errorf("%s: outputSchema: %v", tl.name, err)
+		}
 	}
 }
