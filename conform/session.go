@@ -1,10 +1,12 @@
 package conform
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -43,6 +45,9 @@ type Session struct {
 	openedSeq int
 
 	mu        sync.Mutex
+	capsMu    sync.Mutex
+	caps      map[string]json.RawMessage // Capabilities, decoded from capsRaw
+	capsRaw   json.RawMessage
 	findings  []SchemaFinding
 	checked   int // transcript entries already schema-checked
 	validated int // messages validated so far
@@ -85,10 +90,19 @@ func (s *Session) StrayEnd(seq int) int {
 
 // Capabilities returns the server's declared capabilities (empty when none).
 func (s *Session) Capabilities() map[string]json.RawMessage {
-	var caps map[string]json.RawMessage
-	if raw, ok := s.InitResult["capabilities"]; ok {
-		_ = json.Unmarshal(raw, &caps)
+	raw := s.InitResult["capabilities"]
+	// Decoded once per opening (most checks ask), and handed out as a copy that the
+	// caller may change.
+	s.capsMu.Lock()
+	if s.capsRaw == nil || !bytes.Equal(s.capsRaw, raw) {
+		var caps map[string]json.RawMessage
+		if len(raw) > 0 {
+			_ = json.Unmarshal(raw, &caps)
+		}
+		s.caps, s.capsRaw = caps, append(json.RawMessage{}, raw...)
 	}
+	caps := maps.Clone(s.caps)
+	s.capsMu.Unlock()
 	if caps == nil {
 		caps = map[string]json.RawMessage{}
 	}

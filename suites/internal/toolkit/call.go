@@ -294,10 +294,33 @@ func CallTool(t *conform.T, ct CallableTool) *Outcome {
 // Synthesize builds arguments from an inputSchema: required properties only, each
 // from default, const, examples[0], enum[0], or else a minimal value of its type.
 func Synthesize(schema json.RawMessage) (json.RawMessage, error) {
-	var s map[string]any
 	if len(schema) == 0 {
 		return json.RawMessage(`{}`), nil
 	}
+	// Every check that looks for a callable tool asks again for the same tools:
+	// decoding their schemas each time was a twentieth of a run's CPU.
+	if v, ok := synthesized.Load(string(schema)); ok {
+		r := v.(synthesis)
+		return r.args, r.err
+	}
+	args, err := synthesize(schema)
+	synthesized.Store(string(schema), synthesis{args: args[:len(args):len(args)], err: err})
+	return args, err
+}
+
+// synthesized memoizes Synthesize by schema text (the arguments are read, never
+// written, by its callers).
+var synthesized sync.Map
+
+// synthesis is one Synthesize result.
+type synthesis struct {
+	args json.RawMessage
+	err  error
+}
+
+// synthesize is Synthesize without the memo.
+func synthesize(schema json.RawMessage) (json.RawMessage, error) {
+	var s map[string]any
 	if err := json.Unmarshal(schema, &s); err != nil {
 		return nil, fmt.Errorf("inputSchema is not an object: %w", err)
 	}
