@@ -97,21 +97,26 @@ var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-UNIQUE-01", Title: "no two listed tools share a name (across all pages)",
 	Run: func(t *conform.T) conform.Verdict {
 		l := defList(t)
-		where := map[string][]string{}
+		// Indexes into l.Tools; a tool's place is written out only for a duplicate.
+		where := map[string][]int{}
 		var order []string
-		for _, d := range l.Tools {
+		for i, d := range l.Tools {
 			if d.Name == "" {
 				continue
 			}
 			if _, seen := where[d.Name]; !seen {
 				order = append(order, d.Name)
 			}
-			where[d.Name] = append(where[d.Name], d.Pointer(""))
+			where[d.Name] = append(where[d.Name], i)
 		}
 		var dups conform.Findings
 		for _, n := range order {
 			if len(where[n]) > 1 {
-				dups.Fail(fmt.Sprintf("high severity: a client cannot tell these tools apart: %s at %s", toolkit.Quote(n), strings.Join(where[n], ", ")))
+				places := make([]string, len(where[n]))
+				for j, i := range where[n] {
+					places[j] = l.Tools[i].Pointer("")
+				}
+				dups.Fail(fmt.Sprintf("high severity: a client cannot tell these tools apart: %s at %s", toolkit.Quote(n), strings.Join(places, ", ")))
 			}
 		}
 		if dups.Failed() {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
@@ -41,9 +42,13 @@ var _ = conform.Register(conform.Check{
 		case bad.Failed():
 			return bad.Violation("\"type\": \"object\" at the root of every inputSchema")
 		}
-		if open := defOpenNoParams(l); len(open) > 0 && t.Rev.AtLeast("2025-11-25") {
+		if open, first := defOpenNoParams(l, 5); open > 0 && t.Rev.AtLeast("2025-11-25") {
+			names := strings.Join(first, "; ")
+			if open > len(first) {
+				names += fmt.Sprintf("; … and %d more", open-len(first))
+			}
 			return conform.Note("%d inputSchema(s) with \"type\": \"object\" at the root%s; %d parameterless tool(s) use the open form {\"type\":\"object\"}, one of the page's valid approaches (it recommends {\"type\":\"object\",\"additionalProperties\":false}): %s",
-				n, l.partial(), len(open), conform.JoinAtMost(open, 5))
+				n, l.partial(), open, names)
 		}
 		return conform.Pass("%d inputSchema(s) with \"type\": \"object\" at the root%s", n, l.partial())
 	},
@@ -72,7 +77,9 @@ type defCompiled struct {
 	inconclusive []string
 }
 
-func (c *defCompiled) add(where string, dialect string, err error) {
+// add counts one schema's result; where names it, built only for a finding (at
+// 100,000 tools a name for every valid schema was a tenth of the run's CPU).
+func (c *defCompiled) add(where func() string, dialect string, err error) {
 	switch {
 	case err == nil:
 		c.verified++
@@ -81,9 +88,9 @@ func (c *defCompiled) add(where string, dialect string, err error) {
 		}
 		c.dialects[revision.DialectName(dialect)]++
 	case defInconclusive(err):
-		c.inconclusive = append(c.inconclusive, fmt.Sprintf("%s: %v", where, err))
+		c.inconclusive = append(c.inconclusive, fmt.Sprintf("%s: %v", where(), err))
 	default:
-		c.invalid = append(c.invalid, fmt.Sprintf("%s: %v", where, err))
+		c.invalid = append(c.invalid, fmt.Sprintf("%s: %v", where(), err))
 	}
 }
 
@@ -125,7 +132,7 @@ func defInputSchemasCompile(t *conform.T, compile func(json.RawMessage) (string,
 	var c defCompiled
 	for _, d := range l.with("inputSchema") {
 		dialect, err := compile(d.Fields.Get("inputSchema"))
-		c.add(d.Pointer("/inputSchema"), dialect, err)
+		c.add(func() string { return d.Pointer("/inputSchema") }, dialect, err)
 	}
 	return judgeCompiled(t, l, &c, "inputSchema", conform.Violation)
 }
@@ -178,18 +185,21 @@ func defNoParams(schema map[string]json.RawMessage) bool {
 // capitals"). So it is never a violation: TOOLS-INSCHEMA-TYPE-01 only notes it, and
 // catalogue row TOOLS-INSCHEMA-NOPARAMS-01 ("(recommended)", INFO) has no check of its
 // own, since a check that cannot fail proves nothing.
-func defOpenNoParams(l *defListing) []string {
-	var open []string
+// It counts them and names the first most.
+func defOpenNoParams(l *defListing, most int) (open int, first []string) {
 	for _, d := range l.Tools {
 		schema := toolkit.Object(d.Fields.Get("inputSchema"))
 		if schema == nil || !defNoParams(schema) {
 			continue
 		}
 		if string(schema["additionalProperties"]) != "false" && string(schema["unevaluatedProperties"]) != "false" {
-			open = append(open, d.String())
+			open++
+			if len(first) < most {
+				first = append(first, d.String())
+			}
 		}
 	}
-	return open
+	return open, first
 }
 
 // TOOLS-OUTSCHEMA-01 — 2025-06-18+/server/tools.mdx (Output Schema); schema
@@ -219,7 +229,7 @@ func runOutSchema(t *conform.T) conform.Verdict {
 		} else {
 			dialect, err = revision.CompileAnyDialect(d.Fields.Get("outputSchema"))
 		}
-		c.add(d.Pointer("/outputSchema"), dialect, err)
+		c.add(func() string { return d.Pointer("/outputSchema") }, dialect, err)
 	}
 	switch {
 	case len(shape) > 0:
@@ -266,7 +276,7 @@ var _ = conform.Register(conform.Check{
 		for _, d := range l.Tools {
 			for _, member := range []string{"inputSchema", "outputSchema"} {
 				if d.Has(member) {
-					schemas = append(schemas, refSchema{where: d.Pointer("/" + member), raw: d.Fields.Get(member)})
+					schemas = append(schemas, refSchema{tool: d, member: member, raw: d.Fields.Get(member)})
 				}
 			}
 		}
@@ -279,9 +289,13 @@ var _ = conform.Register(conform.Check{
 
 // refSchema is one tool schema and where it stands in the listing.
 type refSchema struct {
-	where string
-	raw   json.RawMessage
+	tool   toolkit.Tool
+	member string
+	raw    json.RawMessage
 }
+
+// where names the schema for a finding (built only for one).
+func (s refSchema) where() string { return s.tool.Pointer("/" + s.member) }
 
 // judgeExternalRefs finds, in every schema, the references a client would have to
 // fetch: those found by reading the schema, and the one its offline compile stopped at.
@@ -294,7 +308,7 @@ func judgeExternalRefs(schemas []refSchema) conform.Verdict {
 			refs = append(refs, err.Error())
 		}
 		for _, r := range refs {
-			f.Fail(fmt.Sprintf("%s: $ref %s", s.where, r))
+			f.Fail(fmt.Sprintf("%s: $ref %s", s.where(), r))
 		}
 	}
 	return f.Verdict("every $ref of a tool schema resolving inside the schema (a fragment or an embedded $id); a client does not fetch a network $ref and should reject the schema", "",
@@ -305,6 +319,20 @@ func judgeExternalRefs(schemas []refSchema) conform.Verdict {
 // neither to a fragment of it nor to a resource it embeds with $id. Instance data
 // (enum, const, default, examples) is not read.
 func externalRefs(raw json.RawMessage) []string {
+	// Many tools share a schema (interned by the walk): each text is read once.
+	if v, ok := externalRefsOf.Load(string(raw)); ok {
+		return v.([]string)
+	}
+	refs := readExternalRefs(raw)
+	externalRefsOf.Store(string(raw), refs[:len(refs):len(refs)])
+	return refs
+}
+
+// externalRefsOf memoizes externalRefs by schema text.
+var externalRefsOf sync.Map
+
+// readExternalRefs is externalRefs without the memo.
+func readExternalRefs(raw json.RawMessage) []string {
 	var doc any
 	if json.Unmarshal(raw, &doc) != nil {
 		return nil
