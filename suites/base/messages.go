@@ -495,16 +495,31 @@ var _ = conform.Register(conform.Check{
 		if err != nil {
 			return conform.Errorf("no spare session for the invalid-request probes: %v", err)
 		}
-		var probes []invalidProbe
-		for _, p := range invalidRequests {
-			raw := p.format
-			if strings.Count(raw, "%s") == 3 {
-				raw = fmt.Sprintf(raw, s.Conn.NextID().Raw(), toolkit.AlwaysMethod(t.Rev), versionOnlyParams(s))
-			} else {
-				raw = fmt.Sprintf(raw, s.Conn.NextID().Raw())
+		// At once over stdio while the server has not ended a session over odd input
+		// in this column (the spare is then still the main session): one grace for
+		// the three. Otherwise, or when the replies cannot be told apart by id, one
+		// at a time, each with its own window (over HTTP no grace is waited anyway).
+		if s == t.Session() {
+			raws, ids := invalidRequestProbes(t, s)
+			if answers, ok := toolkit.SendStrayEach(t, s, ids, raws...); ok {
+				probes := make([]invalidProbe, len(answers))
+				for i, a := range answers {
+					probes[i] = invalidProbe{what: invalidRequests[i].what, a: a, mayBeResponse: invalidRequests[i].mayBeResponse}
+				}
+				return judgeInvalidRequests(probes)
 			}
-			a := toolkit.SendStray(t, s, 1, []byte(raw))
-			probes = append(probes, invalidProbe{what: p.what, a: a, mayBeResponse: p.mayBeResponse})
+			if t.Ctx.Err() != nil {
+				return conform.Errorf("not verified: %v", t.Ctx.Err())
+			}
+			if s, err = t.SpareSession(); err != nil {
+				return conform.Errorf("no spare session for the invalid-request probes: %v", err)
+			}
+		}
+		raws, _ := invalidRequestProbes(t, s)
+		var probes []invalidProbe
+		for i, raw := range raws {
+			a := toolkit.SendStray(t, s, 1, raw)
+			probes = append(probes, invalidProbe{what: invalidRequests[i].what, a: a, mayBeResponse: invalidRequests[i].mayBeResponse})
 			if a.Err != nil {
 				break
 			}
@@ -515,6 +530,21 @@ var _ = conform.Register(conform.Check{
 		return judgeInvalidRequests(probes)
 	},
 })
+
+// invalidRequestProbes are BASE-INVALID-REQ-01's probes on s, each with a fresh id.
+func invalidRequestProbes(t *conform.T, s *conform.Session) (raws [][]byte, ids []wire.ID) {
+	for _, p := range invalidRequests {
+		id := s.Conn.NextID()
+		raw := p.format
+		if strings.Count(raw, "%s") == 3 {
+			raw = fmt.Sprintf(raw, id.Raw(), toolkit.AlwaysMethod(t.Rev), versionOnlyParams(s))
+		} else {
+			raw = fmt.Sprintf(raw, id.Raw())
+		}
+		raws, ids = append(raws, []byte(raw)), append(ids, id)
+	}
+	return raws, ids
+}
 
 // versionOnlyParams is the params member of the "jsonrpc":"1.0" probe: none, or,
 // where every request carries _meta (2026-07-28, basic/index.mdx), the session's, so

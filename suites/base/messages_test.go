@@ -140,3 +140,46 @@ func TestInvalidRequestProbeCarriesModernMeta(t *testing.T) {
 		t.Errorf("BASE-INVALID-REQ-01 = %s (%s), want pass", v.Status, v.Message)
 	}
 }
+
+// BASE-INVALID-REQ-01 makes its three probes at once over stdio (toolkit.SendStrayEach)
+// and reads each reply by its id; a reply with no probe's id sends the probes again
+// one at a time, each in its own window. Either way a verdict reads as one at a time.
+func TestInvalidRequestProbesAtOnce(t *testing.T) {
+	refuse := func(req *wire.Message) string {
+		return conformtest.Error(req, wire.CodeInvalidRequest, "invalid request")
+	}
+	nullRefusal := `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}`
+	for _, tc := range []struct {
+		name     string
+		reply    func(req *wire.Message) []string // to each invalid request
+		want     reports.Status
+		contains string
+	}{
+		{"each refused by id passes", func(req *wire.Message) []string { return []string{refuse(req)} }, reports.Pass, "-32600 for each of"},
+		{"each refused with a null id passes, read one at a time", func(*wire.Message) []string { return []string{nullRefusal} }, reports.Pass, "-32600 for each of"},
+		{"silence fails", conformtest.Silent, reports.Fail, `"jsonrpc":"1.0": no reply; method 42: no reply`},
+		{"a late refusal by id is still its probe's", func(req *wire.Message) []string {
+			return []string{conformtest.Later(20*time.Millisecond, refuse(req))}
+		}, reports.Pass, "-32600 for each of"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := conformtest.NewServer()
+			srv.Handle("ping", func(req *wire.Message) []string {
+				if req.JSONRPC != "2.0" {
+					return tc.reply(req)
+				}
+				return []string{conformtest.Result(req, `{}`)}
+			})
+			srv.Handle("", func(req *wire.Message) []string {
+				if req.Kind == wire.KindRequest || req.Problem != "" || !req.ID.IsZero() {
+					return tc.reply(req)
+				}
+				return nil
+			})
+			v := conformtest.Judge(t, "BASE-INVALID-REQ-01", "2025-06-18", srv)
+			if v.Status != tc.want || !strings.Contains(v.Message, tc.contains) {
+				t.Errorf("BASE-INVALID-REQ-01 = %s (%s), want %s with %q", v.Status, v.Message, tc.want, tc.contains)
+			}
+		})
+	}
+}

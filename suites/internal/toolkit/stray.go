@@ -281,3 +281,65 @@ func DescribeReply(m *wire.Message) string {
 	}
 	return fmt.Sprintf("a result %s (%s)", conform.ClipBytes(m.Result, 60), id)
 }
+
+// SendStrayEach makes several stray probes at once, each a request with an id of its
+// own (ids[i] is raws[i]'s): they share one window, a barrier after each shows the
+// server still serving, and one grace after the last proves every reply in, where
+// probes one at a time wait out a grace each (a server silent on three invalid
+// requests cost 600 ms a revision). Each reply is the probe's whose id it carries.
+// ok is false when the answers cannot be read probe by probe, and the caller makes
+// the probes one at a time instead: a reply that carries no probe's id (a null id,
+// which one at a time a window would place), a session that ended (which probe
+// ended it is what one at a time shows), a transcript that dropped a possible reply,
+// or Streamable HTTP, where each POST answers for itself and no grace is waited.
+func SendStrayEach(t *conform.T, s *conform.Session, ids []wire.ID, raws ...[]byte) (answers []StrayAnswer, ok bool) {
+	if s == nil || s.Conn == nil || len(raws) == 0 || len(ids) != len(raws) {
+		return nil, false
+	}
+	if _, isHTTP := s.Conn.Transport().(transport.HTTPSession); isHTTP {
+		return nil, false
+	}
+	index := map[string]int{}
+	for i, id := range ids {
+		index[id.Key()] = i
+	}
+	p := SendUnsettled(t, s, raws[0])
+	if p.Answer.Err != nil || len(p.Answer.Refused) > 0 {
+		return nil, false
+	}
+	for _, raw := range raws[1:] {
+		if s.Barrier(t.Ctx) != nil || s.Conn.SendRaw(t.Ctx, raw) != nil {
+			return nil, false
+		}
+	}
+	answered := func() bool {
+		got := map[int]bool{}
+		for _, e := range p.strays() {
+			if i, known := index[e.Msg.ID.Key()]; known {
+				got[i] = true
+			}
+		}
+		return len(got) == len(raws)
+	}
+	if s.Conn.Flush(t.Ctx, answered) != nil {
+		return nil, false
+	}
+	if n, unsure := s.Conn.DroppedRepliesIn(p.after, s.StrayEnd(p.after)); n > 0 || unsure {
+		return nil, false
+	}
+	answers = make([]StrayAnswer, len(raws))
+	for _, e := range p.strays() {
+		i, known := index[e.Msg.ID.Key()]
+		if !known {
+			// The probes go again one at a time: first a barrier and its grace,
+			// so that nothing late of these lands in their windows.
+			_ = s.Conn.Flush(t.Ctx, nil)
+			return nil, false
+		}
+		answers[i].Replies = append(answers[i].Replies, e.Msg)
+		if e.InBatch {
+			answers[i].Arrays++
+		}
+	}
+	return answers, true
+}
