@@ -25,15 +25,28 @@ var _ = conform.Register(conform.Check{
 	Run: func(t *conform.T) conform.Verdict {
 		l := defList(t)
 		var bad conform.Findings
-		n := 0
+		n, open := 0, 0
+		var first []string                  // the first open parameterless tools, named
+		facts := map[string]inSchemaFacts{} // by schema text: tools share schemas
 		for _, d := range l.Tools {
-			schema := toolkit.Object(d.Fields.Get("inputSchema"))
-			if schema == nil {
+			raw := d.Fields.Get("inputSchema")
+			f, seen := facts[string(raw)]
+			if !seen {
+				f = readInSchema(raw)
+				facts[string(raw)] = f
+			}
+			if !f.object {
 				continue // missing or not an object: TOOLS-DEF-01
 			}
 			n++
-			if typ, ok := toolkit.String(schema["type"]); !ok || typ != "object" {
-				bad.Fail(fmt.Sprintf("%s: type is %s", d.Pointer("/inputSchema/type"), defDescribe(schema["type"])))
+			if !f.typeObject {
+				bad.Fail(fmt.Sprintf("%s: type is %s", d.Pointer("/inputSchema/type"), f.typeText))
+			}
+			if f.openNoParams {
+				open++
+				if len(first) < 5 {
+					first = append(first, d.String())
+				}
 			}
 		}
 		switch {
@@ -42,7 +55,7 @@ var _ = conform.Register(conform.Check{
 		case bad.Failed():
 			return bad.Violation("\"type\": \"object\" at the root of every inputSchema")
 		}
-		if open, first := defOpenNoParams(l, 5); open > 0 && t.Rev.AtLeast("2025-11-25") {
+		if open > 0 && t.Rev.AtLeast("2025-11-25") {
 			names := strings.Join(first, "; ")
 			if open > len(first) {
 				names += fmt.Sprintf("; … and %d more", open-len(first))
@@ -178,28 +191,33 @@ func defNoParams(schema map[string]json.RawMessage) bool {
 	return toolkit.JSONKind(schema["additionalProperties"]) != "object" && toolkit.JSONKind(schema["unevaluatedProperties"]) != "object"
 }
 
-// defOpenNoParams names the parameterless tools whose inputSchema accepts any object.
+// inSchemaFacts is what TOOLS-INSCHEMA-TYPE-01 reads in one inputSchema.
+type inSchemaFacts struct {
+	object       bool   // the schema is a JSON object
+	typeObject   bool   // its "type" is "object"
+	typeText     string // its "type", for a finding
+	openNoParams bool   // a parameterless schema in the open form (defOpenNoParams)
+}
+
+// readInSchema reads an inputSchema's facts.
+func readInSchema(raw json.RawMessage) inSchemaFacts {
+	schema := toolkit.Object(raw)
+	if schema == nil {
+		return inSchemaFacts{}
+	}
+	typ, ok := toolkit.String(schema["type"])
+	return inSchemaFacts{object: true, typeObject: ok && typ == "object", typeText: defDescribe(schema["type"]), openNoParams: defOpenNoParams(schema)}
+}
+
+// defOpenNoParams reports whether a parameterless inputSchema accepts any object.
 // 2025-11-25/server/tools.mdx lists that form as one of two "valid approaches" and
 // calls the closed form "Recommended" — an ordinary word, not a BCP 14 key word (the
 // revision's conventions: key words apply "when, and only when, they appear in all
 // capitals"). So it is never a violation: TOOLS-INSCHEMA-TYPE-01 only notes it, and
 // catalogue row TOOLS-INSCHEMA-NOPARAMS-01 ("(recommended)", INFO) has no check of its
 // own, since a check that cannot fail proves nothing.
-// It counts them and names the first most.
-func defOpenNoParams(l *defListing, most int) (open int, first []string) {
-	for _, d := range l.Tools {
-		schema := toolkit.Object(d.Fields.Get("inputSchema"))
-		if schema == nil || !defNoParams(schema) {
-			continue
-		}
-		if string(schema["additionalProperties"]) != "false" && string(schema["unevaluatedProperties"]) != "false" {
-			open++
-			if len(first) < most {
-				first = append(first, d.String())
-			}
-		}
-	}
-	return open, first
+func defOpenNoParams(schema map[string]json.RawMessage) bool {
+	return defNoParams(schema) && string(schema["additionalProperties"]) != "false" && string(schema["unevaluatedProperties"]) != "false"
 }
 
 // TOOLS-OUTSCHEMA-01 — 2025-06-18+/server/tools.mdx (Output Schema); schema
