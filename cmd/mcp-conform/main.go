@@ -38,15 +38,11 @@ var version = "0.1.0-dev"
 
 // The garbage collector's settings for a run (runtime/debug): the heap may grow to
 // gcPercent above what is live before a collection (GOGC's 100 would let a run judging
-// 10,000 tools hold twice its live heap), and memoryLimit is the soft bound past
-// which the collector works harder, a backstop for hostile input far below the
-// 256 MB the suite's peak may reach. A fixed low limit instead made a large honest
-// listing crawl: at 10,000 tools the live heap passed it and the collector ran
-// without pause. GOGC and GOMEMLIMIT override them.
+// 10,000 tools hold twice its live heap), and a soft memory limit (boundHeap) narrows
+// that on large heaps. GOGC and GOMEMLIMIT override them.
 const (
 	gcPercent        = 50
 	fixtureGCPercent = 400
-	memoryLimit      = 192 << 20
 )
 
 func main() {
@@ -71,7 +67,7 @@ func main() {
 			debug.SetGCPercent(gcPercent)
 		}
 		if os.Getenv("GOMEMLIMIT") == "" {
-			debug.SetMemoryLimit(memoryLimit)
+			boundHeap()
 		}
 		// Outside Linux there is no subreaper to become; the guarantee is
 		// Linux's (PR_SET_CHILD_SUBREAPER), so that is no news to print at every run.
