@@ -499,12 +499,18 @@ var _ = conform.Register(conform.Check{
 		// in this column (the spare is then still the main session): one grace for
 		// the three. Otherwise, or when the replies cannot be told apart by id, one
 		// at a time, each with its own window (over HTTP no grace is waited anyway).
+		// A server that ends the session over the first probe gets the same answer
+		// either way, and no process more.
 		if s == t.Session() {
 			raws, ids := invalidRequestProbes(t, s)
 			if answers, ok := toolkit.SendStrayEach(t, s, ids, raws...); ok {
+				// Fewer answers than probes: the session ended over the first.
 				probes := make([]invalidProbe, len(answers))
 				for i, a := range answers {
 					probes[i] = invalidProbe{what: invalidRequests[i].what, a: a, mayBeResponse: invalidRequests[i].mayBeResponse}
+				}
+				if t.Ctx.Err() != nil {
+					return conform.Errorf("not verified: %v", t.Ctx.Err())
 				}
 				return judgeInvalidRequests(probes)
 			}

@@ -286,12 +286,14 @@ func DescribeReply(m *wire.Message) string {
 // own (ids[i] is raws[i]'s): they share one window, a barrier after each shows the
 // server still serving, and one grace after the last proves every reply in, where
 // probes one at a time wait out a grace each (a server silent on three invalid
-// requests cost 600 ms a revision). Each reply is the probe's whose id it carries.
-// ok is false when the answers cannot be read probe by probe, and the caller makes
-// the probes one at a time instead: a reply that carries no probe's id (a null id,
-// which one at a time a window would place), a session that ended (which probe
-// ended it is what one at a time shows), a transcript that dropped a possible reply,
-// or Streamable HTTP, where each POST answers for itself and no grace is waited.
+// requests cost 600 ms a revision). Each reply is the probe's whose id it carries. A
+// server that ends the session over the first probe (its barrier goes unanswered)
+// gets the one answer one at a time gives it: that probe's, with the end as Err. ok
+// is false when the answers cannot be read probe by probe, and the caller makes the
+// probes one at a time instead: a reply that carries no probe's id (a null id, which
+// one at a time a window would place), a session that ended after a later probe
+// (which one ended it is what one at a time shows), a transcript that dropped a
+// possible reply, or HTTP, where each POST answers for itself and no grace is waited.
 func SendStrayEach(t *conform.T, s *conform.Session, ids []wire.ID, raws ...[]byte) (answers []StrayAnswer, ok bool) {
 	if s == nil || s.Conn == nil || len(raws) == 0 || len(ids) != len(raws) {
 		return nil, false
@@ -303,12 +305,18 @@ func SendStrayEach(t *conform.T, s *conform.Session, ids []wire.ID, raws ...[]by
 	for i, id := range ids {
 		index[id.Key()] = i
 	}
+	barrierOnly := func() bool { return true }
 	p := SendUnsettled(t, s, raws[0])
-	if p.Answer.Err != nil || len(p.Answer.Refused) > 0 {
-		return nil, false
+	if p.Answer.Err != nil {
+		return []StrayAnswer{p.Answer}, true
+	}
+	if err := s.Conn.Flush(t.Ctx, barrierOnly); err != nil {
+		a := p.Answer
+		a.Err = err
+		return []StrayAnswer{a}, true
 	}
 	for _, raw := range raws[1:] {
-		if s.Barrier(t.Ctx) != nil || s.Conn.SendRaw(t.Ctx, raw) != nil {
+		if s.Conn.SendRaw(t.Ctx, raw) != nil || s.Conn.Flush(t.Ctx, barrierOnly) != nil {
 			return nil, false
 		}
 	}
