@@ -23,7 +23,7 @@ import (
 // cannot silently drop.
 
 // stParallel bounds the suite runs in flight (each launches several servers).
-const stParallel = 3
+const stParallel = 4
 
 // stTimeout is the per-request deadline of every run: a fault that silences
 // the server costs this much per request, so it is short.
