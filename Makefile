@@ -36,6 +36,9 @@ RACE ?= -race
 # Bounds on one package's tests, so that a hang fails the run instead of stalling CI.
 UNIT_TIMEOUT ?= 10m
 E2E_TIMEOUT ?= 30m
+# How many parallel e2e tests run at once (go test's default is the CPUs): a suite run
+# waits on its servers now and then, so four keep two cores busy.
+E2E_PARALLEL ?= 4
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -91,7 +94,7 @@ test-unit: vet fmt-check lint tidy-check xmllint
 SELFTEST_SUMMARY := $(CURDIR)/bin/selftest-summary.txt
 test-e2e: real-servers browser xmllint
 	rm -f $(SELFTEST_SUMMARY)
-	MCPCONFORM_REAL=1 MCPCONFORM_SELFTEST_SUMMARY=$(SELFTEST_SUMMARY) $(GO) test $(RACE) -count=1 -timeout $(E2E_TIMEOUT) $(E2E_PKG)
+	MCPCONFORM_REAL=1 MCPCONFORM_SELFTEST_SUMMARY=$(SELFTEST_SUMMARY) $(GO) test $(RACE) -count=1 -parallel $(E2E_PARALLEL) -timeout $(E2E_TIMEOUT) $(E2E_PKG)
 	@cat $(SELFTEST_SUMMARY)
 	@echo "report.html as headless Chromium rendered it: bin/test-output/report-html-failures.png"
 	@echo "the badges as headless Chromium rendered them: bin/test-output/badges.png"

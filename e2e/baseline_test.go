@@ -23,6 +23,7 @@ func statuses(rep *reports.Report) map[string]reports.Status {
 // TestBaselineEverything: a baseline written by --write-baseline from a run against
 // server-everything makes the next run exit 0, with every failure an expected-fail.
 func TestBaselineEverything(t *testing.T) {
+	t.Parallel() // long: it overlaps the other long tests (make test-e2e: -parallel)
 	_, npmDir := realPaths(t)
 	// The oldest and the newest revision: server-everything fails checks at both, and
 	// two columns keep this test's four node servers per column affordable next to
@@ -61,6 +62,7 @@ func TestBaselineEverything(t *testing.T) {
 // exits 0; the same baseline against the clean server fails the run with the stale
 // entry named; quarantine and the official suite's shape behave as documented.
 func TestBaselineFault(t *testing.T) {
+	t.Parallel() // long: it overlaps the other long tests (make test-e2e: -parallel)
 	const fault, check = "simple-text-rpc-error", "TOOLS-CALL-01"
 	faulty := []string{"--target", shQuote(bin) + " fixture --transport stdio --fault " + fault}
 	clean := []string{"--target", shQuote(bin) + " fixture --transport stdio"}

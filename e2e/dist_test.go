@@ -40,6 +40,7 @@ func makeDist(t *testing.T, dir, platform, version string, env ...string) string
 // binary's sum; that the binary is static, holds no path of this machine, and
 // prints the VERSION it was stamped with.
 func TestDistReproducible(t *testing.T) {
+	t.Parallel() // long: it overlaps the other long tests (make test-e2e: -parallel)
 	if testing.Short() {
 		t.Skip("builds the binary twice, once from an empty build cache (~40 s)")
 	}

@@ -219,6 +219,7 @@ func runTwenty(t *testing.T) (string, *cliRun) {
 // runs one command and opens one page that shows which server supports which
 // revision, sorted by how conformant they are.
 func TestEcosystemTwentyTargets(t *testing.T) {
+	t.Parallel() // long: it overlaps the other long tests (make test-e2e: -parallel)
 	dir, r := runTwenty(t)
 	t.Logf("20 targets, --jobs %d: %s\n%s", ecosystemJobs, r.elapsed.Round(time.Millisecond), r.stdout)
 	// The faulty reference servers fail their gate, so the run does.
@@ -375,6 +376,7 @@ func checkRowAgainstReport(t *testing.T, dir string, row *ecosystem.Row) {
 // for a server whose own verdicts differ between its two runs, which is named and
 // left out (at most two of the twenty).
 func TestEcosystemShardsMerge(t *testing.T) {
+	t.Parallel() // long: it overlaps the other long tests (make test-e2e: -parallel)
 	oneDir, _ := runTwenty(t)
 	one := readMatrix(t, oneDir)
 	work := t.TempDir()

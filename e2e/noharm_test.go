@@ -20,6 +20,7 @@ import (
 // and asserts that nothing changed — and, from the transcripts, that no call naming
 // one of the server's listed tools came back as a successful result.
 func TestNoHarm(t *testing.T) {
+	t.Parallel() // long: it overlaps the other long tests (make test-e2e: -parallel)
 	_, npmDir := realPaths(t)
 	pkg := func(name string) string {
 		return filepath.Join(npmDir, "node_modules", "@modelcontextprotocol", name, "dist", "index.js")

@@ -154,6 +154,7 @@ func realServers(gosdk, npmDir string) []realServer {
 // TestRealServers runs the whole suite against servers no one here wrote and compares
 // every verdict with its golden file.
 func TestRealServers(t *testing.T) {
+	t.Parallel() // long: it overlaps the other long tests (make test-e2e: -parallel)
 	gosdk, npmDir := realPaths(t)
 	for _, srv := range realServers(gosdk, npmDir) {
 		t.Run(srv.name, func(t *testing.T) {

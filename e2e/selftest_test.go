@@ -340,6 +340,7 @@ func stSortedKeys(m map[stKey]reports.CheckResult) []stKey {
 // its faults (refserver/faults.go): every fault flips its target
 // checks and nothing else, and every check of the suite is flipped by some fault.
 func TestSelfTest(t *testing.T) {
+	t.Parallel() // long: it overlaps the other long tests (make test-e2e: -parallel)
 	// One clean run per transport a fault needs: stdio for most, and a baseline over
 	// each HTTP transport that faults bite on (only when some fault does).
 	faults := refserver.Faults()
@@ -430,6 +431,7 @@ func TestSelfTest(t *testing.T) {
 // second-session probe: progress.mdx is the only rule there) and passes in every
 // other column.
 func TestBroadcastVerdictsStable(t *testing.T) {
+	t.Parallel() // long: it overlaps the other long tests (make test-e2e: -parallel)
 	var first *stRun
 	for i := 0; i < 3; i++ {
 		run := stRunSuite(t, stHTTPDual, "sh-stream-broadcast")

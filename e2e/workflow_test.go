@@ -240,6 +240,7 @@ func copyTree(t *testing.T, src, dst string) {
 // merge job runs anyway and its artifact holds the matrix of all six, each row
 // linking to a report.html inside the same artifact; the secret appears nowhere.
 func TestReadmeShardedWorkflow(t *testing.T) {
+	t.Parallel() // long: it overlaps the other long tests (make test-e2e: -parallel)
 	wf := readmeShardedWorkflow(t)
 	action := readAction(t)
 	if wf.On == nil || len(wf.Jobs) != 2 {
