@@ -28,7 +28,7 @@ var allRevisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-2
 const (
 	buildTimeout    = 5 * time.Minute  // go build of the binary
 	cliTimeout      = 2 * time.Minute  // one mcp-conform run
-	fixtureLifetime = 3 * time.Minute  // a fixture server started by a test
+	fixtureLifetime = 30 * time.Minute // a fixture server started by a test (its parallel subtests may wait minutes for a slot)
 	waitDelay       = 5 * time.Second  // after cancellation: SIGKILL and stop waiting for output
 	listenTimeout   = 15 * time.Second // the fixture's "listening on" line
 	stopTimeout     = 10 * time.Second // a fixture's exit after SIGINT

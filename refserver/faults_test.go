@@ -278,6 +278,7 @@ func TestEveryFaultIsObservable(t *testing.T) {
 			continue // only a protected HTTP server has them: TestEveryAuthFaultIsObservable
 		}
 		t.Run(f.Name, func(t *testing.T) {
+			t.Parallel() // each fault's servers are its own: they use both cores
 			if got := transcript(Options{Faults: map[string]bool{f.Name: true}}); got == clean {
 				t.Errorf("the server writes the same bytes with fault %s on as without it", f.Name)
 			}
