@@ -377,7 +377,7 @@ func TestBenchSummary(t *testing.T) {
 	runCPU, floorCPUs = nil, nil
 	full, floor = pair(t, n, tallied(&runCPU, evArgs...), floorTallied(&floorCPUs, npmDir, "node", everythingJS(npmDir)))
 	ratio = float64(full) / float64(floor)
-	benchLine("server-everything, stdio: full run %s ms, floor %s ms: %.1f× (goal ≤ %.0f×: %s); %s", ms(full), ms(floor), ratio, goalEverythingRatio, verdict(ratio <= goalEverythingRatio), runCost(t, dir))
+	benchLine("server-everything, stdio: full run %s ms, floor %s ms: %.1f× (goal ≤ %.1f×: %s); %s", ms(full), ms(floor), ratio, goalEverythingRatio, verdict(ratio <= goalEverythingRatio), runCost(t, dir))
 	stdioBound(t, dir, runCPU.median(), floorCPUs.median(), floor, goalEverythingRatio)
 
 	// 4. server-everything over Streamable HTTP: ours against the official suite.
@@ -439,7 +439,7 @@ func TestBenchSummary(t *testing.T) {
 		}
 	}
 	hd, hmib := median(hds), float64(hpeak)/1024
-	benchLine("scale, 100,000 tools in one reply (hostile corpus, 2025-06-18, stdio): %s ms, peak RSS %.1f MB (goals ≤ %.0f s: %s; ≤ %d MB: %s); %s",
+	benchLine("scale, 100,000 tools in one reply (hostile corpus, 2025-06-18, stdio): %s ms, peak RSS %.1f MB (goals ≤ %.1f s: %s; ≤ %d MB: %s); %s",
 		ms(hd), hmib, goalHundredKSeconds, verdict(hd.Seconds() <= goalHundredKSeconds), goalHundredKMiB, verdict(hmib <= goalHundredKMiB), runCost(t, dir))
 
 	// 6. Peak RSS of a normal run: the suite alone (reference server over HTTP, not

@@ -250,7 +250,7 @@ var _ = conform.Register(conform.Check{
 		if err != nil {
 			return conform.Errorf("no fresh session for the invalid-cursor probe: %v", err)
 		}
-		first := toolkit.FetchPage(t, s, nil)
+		first := toolkit.CurrentFirstPage(t, s)
 		switch {
 		case first.Err != nil:
 			return conform.Silence("a tools/list result on a fresh session", first.Err)

@@ -94,6 +94,14 @@ func NotAllowed(what string) conform.Verdict {
 
 // Callable returns the listed tools the suite may call, with their permissions.
 func Callable(t *conform.T, l *Listing) []CallableTool {
+	// Several checks ask of the same listing (the run's options do not change): at
+	// 100,000 tools each asking was a twentieth of the run's CPU.
+	l.callableOnce.Do(func() { l.callable = callable(t, l) })
+	return l.callable[:len(l.callable):len(l.callable)]
+}
+
+// callable is Callable without the memo.
+func callable(t *conform.T, l *Listing) []CallableTool {
 	var out []CallableTool
 	opts := t.Options()
 	for _, tl := range l.Tools {

@@ -6,6 +6,7 @@ package toolkit
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
@@ -79,6 +80,9 @@ type Listing struct {
 	Stop    Stop
 	// Repeated is the cursor that came back twice (StopRepeatedCursor).
 	Repeated string
+
+	callableOnce sync.Once
+	callable     []CallableTool // Callable's answer
 }
 
 // Complete reports whether the walk saw the whole list.
@@ -199,6 +203,19 @@ func (l *Listing) index() {
 		l.Tools = append(l.Tools, p.Tools...)
 		p.Tools = l.Tools[start:len(l.Tools):len(l.Tools)]
 	}
+}
+
+// CurrentFirstPage is the first tools/list page of session s as the list is now: the
+// session's listing's first page (List) while no trigger has changed the list since,
+// else a fresh request. At 100,000 tools in one page a fresh one is 15 MB to read
+// and judge again.
+func CurrentFirstPage(t *conform.T, s *conform.Session) Page {
+	if s == t.Session() && t.StateGeneration(conform.StateToolList) == 0 {
+		if l := List(t); len(l.Pages) > 0 && l.Pages[0].Cursor == nil && l.Pages[0].Err == nil {
+			return l.Pages[0]
+		}
+	}
+	return FetchPage(t, s, nil)
 }
 
 // FetchPage sends one tools/list with the given params (nil: none) and decodes it.
