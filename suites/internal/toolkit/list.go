@@ -119,10 +119,16 @@ func List(t *conform.T) *Listing {
 // change is not kept for the next change's check: at 10,000 tools each kept walk
 // holds megabytes, about what the walk it saves costs in requests.
 func Current(t *conform.T, s *conform.Session) *Listing {
-	if s == t.Session() && t.StateGeneration(conform.StateToolList) == 0 {
+	if listedAsIs(t, s) {
 		return List(t)
 	}
 	return Walk(t, s)
+}
+
+// listedAsIs reports whether the session's listing (List) shows s's tool list as it
+// is now: s is the revision's main session and no trigger has changed the list since.
+func listedAsIs(t *conform.T, s *conform.Session) bool {
+	return s == t.Session() && t.StateGeneration(conform.StateToolList) == 0
 }
 
 // Walk follows nextCursor from the first page until the end, an error, a repeated
@@ -210,7 +216,7 @@ func (l *Listing) index() {
 // else a fresh request. At 100,000 tools in one page a fresh one is 15 MB to read
 // and judge again.
 func CurrentFirstPage(t *conform.T, s *conform.Session) Page {
-	if s == t.Session() && t.StateGeneration(conform.StateToolList) == 0 {
+	if listedAsIs(t, s) {
 		if l := List(t); len(l.Pages) > 0 && l.Pages[0].Cursor == nil && l.Pages[0].Err == nil {
 			return l.Pages[0]
 		}
