@@ -501,33 +501,28 @@ var _ = conform.Register(conform.Check{
 		// at a time, each with its own window (over HTTP no grace is waited anyway).
 		// A server that ends the session over the first probe gets the same answer
 		// either way, and no process more.
+		var probes []invalidProbe
 		if s == t.Session() {
 			raws, ids := invalidRequestProbes(t, s)
-			if answers, ok := toolkit.SendStrayEach(t, s, ids, raws...); ok {
-				// Fewer answers than probes: the session ended over the first.
-				probes := make([]invalidProbe, len(answers))
-				for i, a := range answers {
-					probes[i] = invalidProbe{what: invalidRequests[i].what, a: a, mayBeResponse: invalidRequests[i].mayBeResponse}
-				}
-				if t.Ctx.Err() != nil {
-					return conform.Errorf("not verified: %v", t.Ctx.Err())
-				}
-				return judgeInvalidRequests(probes)
+			answers, ok := toolkit.SendStrayEach(t, s, ids, raws...)
+			// Fewer answers than probes: the session ended over the first.
+			for i, a := range answers {
+				probes = append(probes, newInvalidProbe(i, a))
 			}
-			if t.Ctx.Err() != nil {
-				return conform.Errorf("not verified: %v", t.Ctx.Err())
-			}
-			if s, err = t.SpareSession(); err != nil {
-				return conform.Errorf("no spare session for the invalid-request probes: %v", err)
+			if !ok && t.Ctx.Err() == nil {
+				if s, err = t.SpareSession(); err != nil {
+					return conform.Errorf("no spare session for the invalid-request probes: %v", err)
+				}
 			}
 		}
-		raws, _ := invalidRequestProbes(t, s)
-		var probes []invalidProbe
-		for i, raw := range raws {
-			a := toolkit.SendStray(t, s, 1, raw)
-			probes = append(probes, invalidProbe{what: invalidRequests[i].what, a: a, mayBeResponse: invalidRequests[i].mayBeResponse})
-			if a.Err != nil {
-				break
+		if probes == nil && t.Ctx.Err() == nil {
+			raws, _ := invalidRequestProbes(t, s)
+			for i, raw := range raws {
+				a := toolkit.SendStray(t, s, 1, raw)
+				probes = append(probes, newInvalidProbe(i, a))
+				if a.Err != nil {
+					break
+				}
 			}
 		}
 		if t.Ctx.Err() != nil {
@@ -536,6 +531,11 @@ var _ = conform.Register(conform.Check{
 		return judgeInvalidRequests(probes)
 	},
 })
+
+// newInvalidProbe is the i-th of invalidRequests with its answer.
+func newInvalidProbe(i int, a toolkit.StrayAnswer) invalidProbe {
+	return invalidProbe{what: invalidRequests[i].what, a: a, mayBeResponse: invalidRequests[i].mayBeResponse}
+}
 
 // invalidRequestProbes are BASE-INVALID-REQ-01's probes on s, each with a fresh id.
 func invalidRequestProbes(t *conform.T, s *conform.Session) (raws [][]byte, ids []wire.ID) {

@@ -105,17 +105,20 @@ var _ = conform.Register(conform.Check{
 				count[d.Name]++
 			}
 		}
-		var dups conform.Findings
 		places := map[string][]string{}
+		var dupNames []string // in the order of their first place
 		for _, d := range l.Tools {
-			if d.Name != "" && count[d.Name] > 1 {
-				places[d.Name] = append(places[d.Name], d.Pointer(""))
+			if d.Name == "" || count[d.Name] < 2 {
+				continue
 			}
+			if places[d.Name] == nil {
+				dupNames = append(dupNames, d.Name)
+			}
+			places[d.Name] = append(places[d.Name], d.Pointer(""))
 		}
-		for _, d := range l.Tools {
-			if ps := places[d.Name]; len(ps) > 1 && ps[0] == d.Pointer("") {
-				dups.Fail(fmt.Sprintf("high severity: a client cannot tell these tools apart: %s at %s", toolkit.Quote(d.Name), strings.Join(ps, ", ")))
-			}
+		var dups conform.Findings
+		for _, n := range dupNames {
+			dups.Fail(fmt.Sprintf("high severity: a client cannot tell these tools apart: %s at %s", toolkit.Quote(n), strings.Join(places[n], ", ")))
 		}
 		if dups.Failed() {
 			return dups.Violation("unique tool names")
