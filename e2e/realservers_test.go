@@ -154,7 +154,9 @@ func realServers(gosdk, npmDir string) []realServer {
 // TestRealServers runs the whole suite against servers no one here wrote and compares
 // every verdict with its golden file.
 func TestRealServers(t *testing.T) {
-	t.Parallel() // long: it overlaps the other long tests (make test-e2e: -parallel)
+	// Not parallel: the goldens are judged on a machine this test has to itself. Beside
+	// the self-test's runs, the Go SDK's listen race (docs/performance.md, Under load)
+	// turned NOTIF-LISTEN-LC-R5-01 to warn in one CI run of four.
 	gosdk, npmDir := realPaths(t)
 	for _, srv := range realServers(gosdk, npmDir) {
 		t.Run(srv.name, func(t *testing.T) {
