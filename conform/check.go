@@ -160,6 +160,12 @@ type Check struct {
 	// revision at a time; checks of different states overlap, as a change of one
 	// cannot move what the other observes.
 	Changes ServerState
+	// HoldsByValue marks a Changes check that holds its state itself, a stretch at a
+	// time, at the value it sets there (T.HoldState): on a shared server the
+	// revisions that set the same value then run beside each other, and their
+	// waits overlap; only one that sets another value waits. Without it the whole
+	// check holds the state alone.
+	HoldsByValue bool
 	// PreOpen lists protocol versions the check asks for with T.OpenSession (a
 	// negotiation probe): the runner opens those sessions alongside the main ones,
 	// once per run for each version.
@@ -313,6 +319,8 @@ func validateCheck(c *Check) error {
 		return fmt.Errorf("check %s: a PhaseStateChange check, and only one, declares the server state it changes (Changes)", c.ID)
 	case c.Changes != "" && c.Changes != StateToolList && c.Changes != StateLogLevel:
 		return fmt.Errorf("check %s: unknown server state %q", c.ID, c.Changes)
+	case c.HoldsByValue && c.Changes == "":
+		return fmt.Errorf("check %s: a check that holds its state by value declares the state (Changes)", c.ID)
 	case c.Spare && c.Phase != PhaseOddInput && c.Phase != PhaseTranscript:
 		return fmt.Errorf("check %s: the spare session takes odd input: a check that uses it runs in PhaseOddInput or PhaseTranscript", c.ID)
 	case (c.SilenceProbe || c.Probe != nil) && c.Phase != PhaseTranscript:
@@ -435,6 +443,7 @@ func (c *Check) OptionNames() []string {
 	add(c.PreInitProbe, "pre-initialize probe")
 	add(c.SilenceProbe, "silence probe")
 	add(c.Changes != "", "changes: "+string(c.Changes))
+	add(c.HoldsByValue, "holds it by value")
 	for _, v := range c.PreOpen {
 		out = append(out, "pre-opens "+v)
 	}

@@ -31,6 +31,9 @@ type runState struct {
 	// changes counts the changes made to each server state (T.StateChanged), by
 	// stateScope.
 	changes map[string]int
+	// gates order the columns' checks (startWorkers); T.HoldState takes their
+	// state holds.
+	gates *phaseGates
 
 	sessionSeq   int
 	exitOverride int

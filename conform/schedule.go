@@ -27,6 +27,7 @@ type judged struct {
 // probes once its own sessions are all closed.
 func (rs *runState) startWorkers() {
 	gates := newPhaseGates(len(rs.columns), rs.tgt.isolated())
+	rs.gates = gates
 	for _, col := range rs.columns {
 		col.futures = map[string]chan judged{}
 		list := rs.checksFor(col.rev)
@@ -97,15 +98,17 @@ type phaseGates struct {
 	// serial is held by one revision at a time through its transcript probes and
 	// settle.
 	serial sync.Mutex
-	// states are held by one revision at a time through a check that changes that
-	// state (Check.Changes).
-	states map[ServerState]*sync.Mutex
+	// states are held through a check that changes that state (Check.Changes): by
+	// one revision at a time, or, for a check that holds it by value
+	// (Check.HoldsByValue, T.HoldState), by every revision that sets it to the same
+	// value.
+	states map[ServerState]*stateHold
 	done   map[Phase]*sync.WaitGroup
 }
 
 func newPhaseGates(n int, isolated bool) *phaseGates {
 	g := &phaseGates{shared: !isolated, done: map[Phase]*sync.WaitGroup{},
-		states: map[ServerState]*sync.Mutex{StateToolList: {}, StateLogLevel: {}}}
+		states: map[ServerState]*stateHold{StateToolList: newStateHold(), StateLogLevel: newStateHold()}}
 	for p := PhaseClean; p <= PhaseTranscript; p++ {
 		wg := &sync.WaitGroup{}
 		wg.Add(n)
@@ -114,15 +117,63 @@ func newPhaseGates(n int, isolated bool) *phaseGates {
 	return g
 }
 
-// change takes, on a shared server, the lock of the state check c changes, and
-// returns its release.
+// change takes, on a shared server, the state check c changes for the whole check,
+// alone, and returns its release. A check that holds its state by value
+// (Check.HoldsByValue) takes it itself (hold), and change takes nothing.
 func (g *phaseGates) change(c *Check) (unlock func()) {
-	mu := g.states[c.Changes]
-	if !g.shared || mu == nil {
+	if c.HoldsByValue {
 		return func() {}
 	}
-	mu.Lock()
-	return mu.Unlock
+	return g.hold(c.Changes, "", true)
+}
+
+// hold takes, on a shared server, state st at value (alone when exclusive), and
+// returns its release.
+func (g *phaseGates) hold(st ServerState, value string, exclusive bool) (release func()) {
+	h := g.states[st]
+	if !g.shared || h == nil {
+		return func() {}
+	}
+	h.acquire(value, exclusive)
+	var once sync.Once
+	return func() { once.Do(h.release) }
+}
+
+// stateHold is one server-wide state's lock: held alone (exclusive), or shared by
+// every holder that sets the state to the same value. Revisions that set the same
+// value cannot disturb each other, so their waits overlap (LOG-FILTER-01's rounds:
+// every revision's at level error side by side, then at debug).
+type stateHold struct {
+	mu        sync.Mutex
+	free      *sync.Cond
+	holders   int
+	value     string
+	exclusive bool
+}
+
+func newStateHold() *stateHold {
+	h := &stateHold{}
+	h.free = sync.NewCond(&h.mu)
+	return h
+}
+
+func (h *stateHold) acquire(value string, exclusive bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for h.holders > 0 && (exclusive || h.exclusive || h.value != value) {
+		h.free.Wait()
+	}
+	h.holders++
+	h.value, h.exclusive = value, exclusive
+}
+
+func (h *stateHold) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.holders--
+	if h.holders == 0 {
+		h.free.Broadcast()
+	}
 }
 
 // finish marks one worker's end of phase p and, on a shared server, waits for every

@@ -327,6 +327,23 @@ func (t *T) StateGeneration(st ServerState) int {
 	return t.run.changes[t.stateScope(st)]
 }
 
+// HoldState holds the check's state (Check.Changes) at value until the returned
+// release, for a check that declares HoldsByValue: on a shared server, revisions
+// that hold it at another value wait, and those that set the same value run
+// beside this one. The check sets the state only while it holds it at the value
+// it sets. On isolated targets (stdio) it holds nothing. Release may be called
+// more than once.
+func (t *T) HoldState(value string) (release func()) {
+	if !t.Check.HoldsByValue {
+		t.misused("HoldState without HoldsByValue")
+		return func() {}
+	}
+	if t.run.gates == nil {
+		return func() {}
+	}
+	return t.run.gates.hold(t.Check.Changes, value, false)
+}
+
 // stateScope is the key of st's changes: the server's on a shared one, the
 // revision's on isolated ones.
 func (t *T) stateScope(st ServerState) string {

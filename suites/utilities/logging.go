@@ -298,6 +298,10 @@ func judgeInvalidLevel(t *conform.T, a loglevel.InvalidAnswer) conform.Verdict {
 // LOG-FILTER-01 — {rev}/server/utilities/logging.mdx (Message Flow).
 var _ = conform.Register(lgSetLevelCheck(conform.Check{
 	ID: "LOG-FILTER-01", Title: "after logging/setLevel error, no log message below error",
+	// Each round holds the log level at the level it sets: on a shared server every
+	// revision's filtered round runs beside the others' (all at error), and the
+	// silences they prove overlap instead of following one another.
+	HoldsByValue: true,
 }, runLogFilter))
 
 func runLogFilter(t *conform.T, s *conform.Session) conform.Verdict {
@@ -306,10 +310,15 @@ func runLogFilter(t *conform.T, s *conform.Session) conform.Verdict {
 		return conform.Skip(conform.MissingFixture, "the level filter needs the fixture tool %s (the fixture contract, refserver/doc.go), which the server does not list", loglevel.Fixture)
 	}
 	// Whatever happens, leave the level at debug, where every message passes (the
-	// control round, last, sets it there when it runs).
+	// control round, last, sets it there when it runs), holding it at debug: a
+	// revision still in its filtered round holds it at error.
+	release := t.HoldState(lgLevelFilter)
 	reset := true
 	defer func() {
+		release()
 		if reset {
+			debug := t.HoldState(loglevel.Levels[0])
+			defer debug()
 			_, _ = lgSetLevel(t, s, loglevel.Levels[0])
 		}
 	}()
@@ -321,6 +330,8 @@ func runLogFilter(t *conform.T, s *conform.Session) conform.Verdict {
 	// one is in. In this order no message of the control round can fall into the
 	// filtered round's window, as one trailing its barrier could the other way.
 	filtered := lgFilterRound(t, s, ct, lgLevelFilter, nil)
+	release()
+	release = t.HoldState(loglevel.Levels[0])
 	control := lgFilterRound(t, s, ct, loglevel.Levels[0], func(msgs []loglevel.Message) bool { return slices.ContainsFunc(msgs, below) })
 	reset = false
 	if !slices.ContainsFunc(control, below) {
