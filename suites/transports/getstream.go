@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sync"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
@@ -123,69 +122,87 @@ var _ = conform.Register(conform.Check{
 	// server does, is seen the same way on every run only with a session the check
 	// itself holds open; other columns' sessions come and go).
 	FreshSessions: 1,
-	Run: func(t *conform.T) conform.Verdict {
-		s, hs := conform.TransportOf[probeStreamer](t)
+	// A transcript check: it judges once the column has settled, when both
+	// sessions are closed and every stream the server ended has been read to its
+	// end, so that a progress sent to any of their streams is in without a grace of
+	// its own.
+	Probe: func(t *conform.T) { broadcastProbeOf(t) },
+	Run:   runNoBroadcast,
+})
+
+// broadcastProbe is what SHTTP-NO-BROADCAST-01's probe did: a call of
+// broadcastTool on a second session, while the main session listened.
+type broadcastProbe struct {
+	skip       *conform.Verdict // why the probe was not made
+	caller     *conform.Session
+	second     bool // the calling session opened a second GET stream
+	markMain   int
+	markCaller int
+	call       *toolkit.Outcome
+	token      string // the call's progressToken, raw JSON
+}
+
+// broadcastProbeOf makes the probe once per column: it opens the calling session
+// (with a second GET stream where the server allows one) and calls broadcastTool
+// there. It waits for nothing after the call's reply: the column's settle does.
+func broadcastProbeOf(t *conform.T) *broadcastProbe {
+	s, hs := conform.TransportOf[probeStreamer](t)
+	return t.Once("shttp.no-broadcast:"+s.Label, func() any {
+		stop := func(v conform.Verdict) *broadcastProbe { return &broadcastProbe{skip: &v} }
 		if streams, _ := getStreams(hs); len(streams) == 0 {
-			return conform.Skip(conform.NotApplicable, "the session has no GET stream (the server answered GET without one): every message has the one stream of its request")
+			return stop(conform.Skip(conform.NotApplicable, "the session has no GET stream (the server answered GET without one): every message has the one stream of its request"))
 		}
 		if _, ok := fixtureTool(t, broadcastTool); !ok {
-			return conform.Skip(conform.MissingFixture, "list the fixture tool %s (the fixture contract, refserver/doc.go) to follow one call's progress across streams", broadcastTool)
+			return stop(conform.Skip(conform.MissingFixture, "list the fixture tool %s (the fixture contract, refserver/doc.go) to follow one call's progress across streams", broadcastTool))
 		}
 		caller, err := t.NewSession()
 		if err != nil {
-			return conform.Errorf("not verified: open a second session: %v", err)
+			return stop(conform.Errorf("not verified: open a second session: %v", err))
 		}
-		// A second GET stream on the calling session, where the server allows one.
-		second := false
+		p := &broadcastProbe{caller: caller}
 		if chs, ok := caller.Conn.Transport().(transport.HTTPSession); ok {
-			second, _ = chs.OpenGetStream(t.Ctx)
+			p.second, _ = chs.OpenGetStream(t.Ctx)
 		}
-		markMain, markCaller := s.Conn.Seq(), caller.Conn.Seq()
-		o := toolkit.Call(t, caller, broadcastTool, json.RawMessage(`{}`))
-		if o.Err != nil || o.Resp == nil {
-			return conform.Errorf("not verified: tools/call %s on the second session: %s", broadcastTool, o.Describe())
+		p.markMain, p.markCaller = s.Conn.Seq(), caller.Conn.Seq()
+		p.call = toolkit.Call(t, caller, broadcastTool, json.RawMessage(`{}`))
+		if p.call.Err != nil || p.call.Resp == nil {
+			return stop(conform.Errorf("not verified: tools/call %s on the second session: %s", broadcastTool, p.call.Describe()))
 		}
-		tok, _ := json.Marshal(o.Token)
-		// The barriers: every message the server sent either session before their
-		// replies is in. The two sessions' proofs wait out their graces side by
-		// side, not one after the other.
-		sessions := []*conform.Session{s, caller}
-		errs := make([]error, len(sessions))
-		var wg sync.WaitGroup
-		for i, x := range sessions {
-			wg.Add(1)
-			go func() { defer wg.Done(); errs[i] = x.Conn.Flush(t.Ctx, nil) }()
-		}
-		wg.Wait()
-		for i, err := range errs {
-			if err != nil {
-				return conform.Errorf("not verified: the barrier on %s: %v", sessions[i].Label, err)
+		tok, _ := json.Marshal(p.call.Token)
+		p.token = string(tok)
+		return p
+	}).(*broadcastProbe)
+}
+
+func runNoBroadcast(t *conform.T) conform.Verdict {
+	p := broadcastProbeOf(t)
+	if p.skip != nil {
+		return *p.skip
+	}
+	s, caller := t.Session(), p.caller
+	var f conform.Findings
+	seen := map[string]int{}
+	for _, e := range caller.Conn.Received(p.markCaller) {
+		if e.Msg != nil && e.Msg.Method == "notifications/progress" && progressToken(e.Msg) == p.token {
+			f.Judged++
+			seen[string(e.Msg.Params)]++
+			if seen[string(e.Msg.Params)] == 2 {
+				f.Fail(fmt.Sprintf("%s: progress %s arrived again (from %s)", where(caller, e), conform.ClipBytes(e.Msg.Params, 80), e.Source))
 			}
 		}
-		var f conform.Findings
-		seen := map[string]int{}
-		for _, e := range caller.Conn.Received(markCaller) {
-			if e.Msg != nil && e.Msg.Method == "notifications/progress" && progressToken(e.Msg) == string(tok) {
-				f.Judged++
-				seen[string(e.Msg.Params)]++
-				if seen[string(e.Msg.Params)] == 2 {
-					f.Fail(fmt.Sprintf("%s: progress %s arrived again (from %s)", where(caller, e), conform.ClipBytes(e.Msg.Params, 80), e.Source))
-				}
-			}
+	}
+	for _, e := range s.Conn.Received(p.markMain) {
+		if e.Msg != nil && e.Msg.Method == "notifications/progress" && progressToken(e.Msg) == p.token {
+			f.Fail(fmt.Sprintf("%s: progress of the other session's call (token %s) on this session's %s stream", where(s, e), p.token, e.Source))
 		}
-		for _, e := range s.Conn.Received(markMain) {
-			if e.Msg != nil && e.Msg.Method == "notifications/progress" && progressToken(e.Msg) == string(tok) {
-				f.Fail(fmt.Sprintf("%s: progress of the other session's call (token %s) on this session's %s stream", where(s, e), tok, e.Source))
-			}
-		}
-		if f.Judged == 0 && !f.Failed() {
-			return conform.Skip(conform.NotExercised, "%s sent no progress notification (%s)", broadcastTool, o.Describe())
-		}
-		streams := "its POST stream and its GET stream"
-		if second {
-			streams = "its POST stream and two GET streams"
-		}
-		return f.Verdict("each progress notification once, on one stream of the calling session", "",
-			fmt.Sprintf("%d progress notification(s) of one call, each once across %s, none on another session's stream", f.Judged, streams))
-	},
-})
+	}
+	if f.Judged == 0 && !f.Failed() {
+		return conform.Skip(conform.NotExercised, "%s sent no progress notification (%s)", broadcastTool, p.call.Describe())
+	}
+	streams := "its POST stream and its GET stream"
+	if p.second {
+		streams = "its POST stream and two GET streams"
+	}
+	return f.Verdict("each progress notification once, on one stream of the calling session", "",
+		fmt.Sprintf("%d progress notification(s) of one call, each once across %s, none on another session's stream", f.Judged, streams))
+}

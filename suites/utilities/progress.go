@@ -275,22 +275,25 @@ var _ = conform.Register(conform.Check{
 // one behaviour, one finding per column.
 const ctLeakRevision = "2024-11-05"
 
-// ctLeak is what ctLeakProbe saw: a call on a second session, and where its
-// progress went.
+// ctLeak is what ctLeakProbe did: a call on a second session, whose progress is
+// counted where it went once the column has settled (judgeLeak).
 type ctLeak struct {
-	caller *conform.Session
-	token  json.RawMessage // the call's progressToken
-	mark   int             // the main session's transcript seq before the call
-	own    int             // progress notifications of the call on the calling session
-	err    string          // why the probe could not judge ("" when it could)
+	caller     *conform.Session
+	token      json.RawMessage // the call's progressToken
+	mark       int             // the main session's transcript seq before the call
+	markCaller int             // the calling session's transcript seq before the call
+	err        string          // why the probe could not judge ("" when it could)
 }
 
 // ctLeakProbe calls test_tool_with_progress on a second session of the column
-// (once per column) and closes both sessions with a barrier request, so that any of
-// the call's progress the server sent the main session instead is in its transcript:
-// PROG-TOKEN-01 judges it there, a token the main session never provided. Nil where
-// the probe is not made: another revision, stdio (a process per session) or the
-// fixture not listed.
+// (once per column), so that any of the call's progress the server sends the main
+// session instead is in its transcript: PROG-TOKEN-01 judges it there, a token the
+// main session never provided. It waits for nothing after the call's reply: the
+// probe is a transcript check's, judged once the column has settled, when both
+// sessions are closed and every stream the server ended read to its end (over
+// Streamable HTTP, the DELETE ends the main session's GET stream, where such a
+// progress would come). Nil where the probe is not made: another revision, stdio
+// (a process per session) or the fixture not listed.
 func ctLeakProbe(t *conform.T) *ctLeak {
 	s := t.Session()
 	if s == nil || s.Conn == nil || t.Rev.Name != ctLeakRevision || s.Kind == "stdio" || s.Modern() {
@@ -309,33 +312,11 @@ func ctLeakProbe(t *conform.T) *ctLeak {
 		if err != nil {
 			return &ctLeak{err: fmt.Sprintf("open a second session: %v", err)}
 		}
-		lk := &ctLeak{caller: caller, mark: s.Conn.Seq()}
-		markCaller := caller.Conn.Seq()
+		lk := &ctLeak{caller: caller, mark: s.Conn.Seq(), markCaller: caller.Conn.Seq()}
 		o := toolkit.Call(t, caller, ctProgressFixture, p.Args)
 		lk.token, _ = json.Marshal(o.Token)
 		if o.Err != nil || o.Resp == nil {
 			lk.err = fmt.Sprintf("tools/call %s on the second session: %s", ctProgressFixture, o.Describe())
-			return lk
-		}
-		// The barriers: what the server sent either session for the call before
-		// answering the barrier is in. The calling session's first: its POST
-		// streams end and the grace after its barrier passes, by which time a
-		// progress sent to the main session's GET stream during the call has
-		// arrived. The main session then needs only its barrier's reply: an older
-		// stream of its own that never ends (a server that leaves a stream open
-		// after its response, SHTTP-POST-SSE-END-01's rule) carries none of the call.
-		err = caller.Conn.Flush(t.Ctx, nil)
-		if err == nil {
-			err = s.Conn.Flush(t.Ctx, func() bool { return true })
-		}
-		if err != nil {
-			lk.err = fmt.Sprintf("the barrier after the second session's call: %v", err)
-			return lk
-		}
-		for _, e := range caller.Conn.Received(markCaller) {
-			if ctNames(e, lk.token) {
-				lk.own++
-			}
 		}
 		return lk
 	}).(*ctLeak)
@@ -368,7 +349,12 @@ func judgeLeak(s *conform.Session, lk *ctLeak, f *conform.Findings) (string, err
 	if lk.err != "" {
 		return "", errors.New(lk.err)
 	}
-	leaked := 0
+	own, leaked := 0, 0
+	for _, e := range lk.caller.Conn.Received(lk.markCaller) {
+		if ctNames(e, lk.token) {
+			own++
+		}
+	}
 	for _, e := range s.Conn.Received(lk.mark) {
 		if ctNames(e, lk.token) {
 			leaked++
@@ -376,10 +362,10 @@ func judgeLeak(s *conform.Session, lk *ctLeak, f *conform.Findings) (string, err
 			f.Fail(fmt.Sprintf("%s: progress for token %s, which a request of the session %s provided; no request of this session did", toolkit.SessionEntry{Session: s, Entry: e}.Where(), lk.token, lk.caller.Label))
 		}
 	}
-	if lk.own == 0 && leaked == 0 {
+	if own == 0 && leaked == 0 {
 		return fmt.Sprintf("; %s on a second session sent no progress, so none could reach this one", ctProgressFixture), nil
 	}
-	return fmt.Sprintf("; none of the %d of a second session's call (token %s) reached this session", lk.own, lk.token), nil
+	return fmt.Sprintf("; none of the %d of a second session's call (token %s) reached this session", own, lk.token), nil
 }
 
 func runProgressToken(t *conform.T, probe ctProbeResult) conform.Verdict {
