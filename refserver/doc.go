@@ -94,7 +94,7 @@
 //     carries nothing, since every server message relates to a request. A POST's
 //     SSE stream can be resumed (Last-Event-ID, streamlog.go); in 2025-11-25 a
 //     test_slow call of at least 400 ms has its connection closed 150 ms after its
-//     stream opened (polling, retry 100 ms). test_slow's untilResumed orders that
+//     stream opened (polling, retry 10 ms). test_slow's untilResumed orders that
 //     probe by events: answered on a resumable stream, the call works until the
 //     client resumed it (at most ms), and in 2025-11-25 the connection closes
 //     right after the priming event, so the response can come only on the

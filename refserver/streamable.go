@@ -421,7 +421,7 @@ func joinArray(msgs [][]byte) []byte {
 // connection closed without its stream ending, the client resuming it with GET and
 // Last-Event-ID.
 const (
-	retryMs   = 100
+	retryMs   = 10
 	pollAfter = 150 * time.Millisecond
 	// pollMinMs is the least ms of a test_slow call that polls: shorter calls keep
 	// their connection, for clients that do not resume.

@@ -85,7 +85,7 @@ func TestStreamVerdicts(t *testing.T) {
 		{"resume replays every stream", r3, "SHTTP-RESUME-01", []string{"sh-resume-replays-all"}, reports.Fail, "another"},
 		{"disconnect is no cancellation", r2, "SHTTP-DISCONNECT-01", nil, reports.Pass, "ran on"},
 		{"disconnect cancels", r2, "SHTTP-DISCONNECT-01", []string{"sh-disconnect-cancels"}, reports.Warn, "cancelled it"},
-		{"polling with retry", r4, "SHTTP-RETRY-01", nil, reports.Pass, "retry of 100 ms"},
+		{"polling with retry", r4, "SHTTP-RETRY-01", nil, reports.Pass, "retry of 10 ms"},
 		{"polling without retry", r4, "SHTTP-RETRY-01", []string{"sh-poll-without-retry"}, reports.Warn, "none with a retry field"},
 		{"modern stream related", r5, "H5-SSE-RELATED-01", nil, reports.Pass, "each a notification of its request"},
 		{"modern stream foreign progress", r5, "H5-SSE-RELATED-01", []string{"sh-foreign-progress"}, reports.Fail, "not the request's"},
