@@ -53,9 +53,19 @@ func MustOpen(t *conform.T, filter map[string]any, open int) *conform.Subscripti
 }
 
 // Cancel ends a subscription; a failure to cancel changes no verdict (the session
-// closes at the end of the column anyway).
+// closes at the end of the column anyway). A barrier round trip follows, so that the
+// server has read the cancellation and answered a later request before the next
+// check opens a subscription of its own: the Go SDK (v1.8.0) keeps one
+// list-change subscription per session and, when a cancelled listen's handler
+// ends, deletes whichever is registered then, the next check's too when that one
+// was opened before the handler ran.
 func Cancel(t *conform.T, sub *conform.Subscription) {
-	_ = sub.Cancel(context.WithoutCancel(t.Ctx))
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.Ctx), t.Timeout())
+	defer cancel()
+	if sub.Cancel(ctx) == nil {
+		s := t.Session()
+		_, _ = s.Conn.Call(ctx, s.Conn.BarrierMethod(), nil)
+	}
 }
 
 // TagProblem says what is wrong with a message's subscription tag ("" when it
