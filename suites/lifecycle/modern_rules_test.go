@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
+	_ "github.com/mcp-conform/mcp-conform/suites/tools" // TOOLS-LIST-ORDER-01
 )
 
 // r5Script is a scripted 2026-07-28 server: correct by default, each field breaks
@@ -31,8 +32,10 @@ type r5Script struct {
 	sticky          bool   // remembers declared capabilities across requests
 	noFixture       bool   // the fixture tools are not listed
 	pingError       string // the error object ping is answered with ("" = -32601)
+	swapFrom        int    // from this tools/list on (1-based; 0 = never), the first two tools swap places
 
 	mu       sync.Mutex
+	lists    int // tools/list requests answered
 	declared map[string]json.RawMessage
 	held     []string // the DiscoverResult, held back until ping (pingError)
 }
@@ -135,6 +138,12 @@ func (sc *r5Script) handle(req *wire.Message) []string {
 				tools = append(tools, map[string]any{"name": n, "inputSchema": map[string]any{"type": "object"}})
 			}
 		}
+		sc.mu.Lock()
+		sc.lists++
+		if sc.swapFrom > 0 && sc.lists >= sc.swapFrom && len(tools) > 1 {
+			tools[0], tools[1] = tools[1], tools[0]
+		}
+		sc.mu.Unlock()
 		return sc.result(req, map[string]any{"tools": tools, "ttlMs": 1000, "cacheScope": "shared"})
 	case "ping":
 		if sc.pingServed {
@@ -305,4 +314,32 @@ func mustRev(t *testing.T, name string) revision.Revision {
 		t.Fatalf("no revision %s", name)
 	}
 	return r
+}
+
+// TOOLS-LIST-ORDER-01 compares the session's listing with MOD-STATELESS-01's second
+// walk (toolkit.Relist) instead of walking a third time, and still judges it: a
+// server whose order changes from that walk on is found (a warning: the rule is a
+// SHOULD).
+func TestOrderReusesTheStatelessWalk(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		swapFrom  int
+		wantOrder reports.Status
+	}{
+		{"same order", 0, reports.Pass},
+		{"order changes at the second walk", 3, reports.Warn}, // a SHOULD
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := &r5Script{swapFrom: tc.swapFrom}
+			vs := conformtest.JudgeAll(t, []string{"MOD-STATELESS-01", "TOOLS-LIST-ORDER-01"}, r5Version, sc.server())
+			if vs[1].Status != tc.wantOrder {
+				t.Errorf("TOOLS-LIST-ORDER-01: got %s (%s), want %s", vs[1].Status, vs[1].Message, tc.wantOrder)
+			}
+			// The listing, MOD-STATELESS-01's request with other context and its
+			// second walk: no third walk for the order.
+			if sc.lists != 3 {
+				t.Errorf("tools/list answered %d times, want 3", sc.lists)
+			}
+		})
+	}
 }

@@ -231,12 +231,6 @@ func (u undeclaredCall) refusedWithout() bool {
 	return u.err == nil && u.a.err == nil && u.a.resp != nil && u.a.resp.IsError() && u.a.resp.Error.Code == conform.CodeMissingCapability
 }
 
-// toolNames lists a complete tools/list walk's names, sorted; ok is false when the
-// walk did not complete.
-func toolNames(t *conform.T, s *conform.Session) (names []string, ok bool) {
-	return listedNames(toolkit.Walk(t, s))
-}
-
 // listedNames returns the sorted names of a complete listing.
 func listedNames(l *toolkit.Listing) (names []string, ok bool) {
 	if !l.Complete() {

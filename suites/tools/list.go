@@ -26,12 +26,14 @@ var _ = conform.Register(conform.Check{
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-LIST-ORDER-01", Title: "two listings of an unchanged tool set give the tools in the same order",
 	Run: func(t *conform.T) conform.Verdict {
-		// The session's listing (toolkit.List) and a fresh walk: the checks between
-		// them change no tool set in this phase, and judgeListOrder skips if the set
-		// changed all the same. At 10,000 tools a walk is about 100 requests.
+		// The session's listing (toolkit.List) and a second one: the column's kept
+		// second walk (MOD-STATELESS-01's, toolkit.Relisted) or a fresh walk. The
+		// checks between them change no tool set in this phase, and judgeListOrder
+		// skips if the set changed all the same. At 10,000 tools a walk is about
+		// 100 requests.
 		a := toolkit.List(t)
 		toolkit.RequireListing(t, a)
-		b := toolkit.Walk(t, t.Session())
+		b := toolkit.Relisted(t)
 		return judgeListOrder(a, b)
 	},
 })

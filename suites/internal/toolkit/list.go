@@ -131,6 +131,45 @@ func listedAsIs(t *conform.T, s *conform.Session) bool {
 	return s == t.Session() && t.StateGeneration(conform.StateToolList) == 0
 }
 
+// Relist walks the main session's tool list again, for a check that compares a
+// second listing with the session's (List) while no trigger has changed the list,
+// and keeps it for the column: Relisted hands it to the next check that needs such
+// a second listing, instead of a walk of its own (at 10,000 tools, about 100
+// requests). MOD-STATELESS-01 makes it after its requests with other context;
+// TOOLS-LIST-ORDER-01 compares it with the first listing.
+func Relist(t *conform.T) *Listing {
+	l := Walk(t, t.Session())
+	k := relisted(t)
+	k.mu.Lock()
+	k.l, k.gen = l, t.StateGeneration(conform.StateToolList)
+	k.mu.Unlock()
+	return l
+}
+
+// Relisted is the second listing Relist kept when the list has not changed since
+// (conform.T.StateGeneration), or else a fresh walk of the main session.
+func Relisted(t *conform.T) *Listing {
+	k := relisted(t)
+	k.mu.Lock()
+	l, gen := k.l, k.gen
+	k.mu.Unlock()
+	if l != nil && gen == t.StateGeneration(conform.StateToolList) {
+		return l
+	}
+	return Walk(t, t.Session())
+}
+
+// relistKeep holds the column's second listing (Relist).
+type relistKeep struct {
+	mu  sync.Mutex
+	l   *Listing
+	gen int // the tool-list generation it was made at
+}
+
+func relisted(t *conform.T) *relistKeep {
+	return t.Once("toolkit.relist:"+t.Session().Label, func() any { return &relistKeep{} }).(*relistKeep)
+}
+
 // Walk follows nextCursor from the first page until the end, an error, a repeated
 // cursor or --max-pages.
 func Walk(t *conform.T, s *conform.Session) *Listing {
