@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
@@ -60,7 +61,14 @@ type tool struct {
 	asksClient bool
 
 	inputSchema *lazySchema // input, compiled on the first call that validates against it
+	// encoded is the tool's definition in each revision (by revision index),
+	// encoded on first use (registry.definitionJSON).
+	encoded [revisionSlots]atomic.Pointer[[]byte]
 }
+
+// revisionSlots bounds the revisions a tool keeps an encoded definition for; a
+// test checks that it covers every known revision.
+const revisionSlots = 8
 
 // lazySchema is a tool's input schema, compiled on first use: compiling every tool's
 // schemas as a server started was a fifth of the CPU of a reference-server process
@@ -254,19 +262,12 @@ type registry struct {
 	// filter) the whole list and encode its hundred definitions on every request.
 	viewsMu sync.Mutex
 	views   map[viewKey][]listed
-	encoded sync.Map // encodedKey → json.RawMessage: a tool's definition in one revision
 }
 
 // viewKey names one list view: with or without the dynamic tool, in one revision.
 type viewKey struct {
 	dynamicOn bool
 	rev       string
-}
-
-// encodedKey names one tool's definition in one revision.
-type encodedKey struct {
-	t   *tool
-	rev string
 }
 
 // listed is one entry of a tools/list: a tool, or (t nil) the fault probe.
@@ -390,15 +391,15 @@ func (reg *registry) definitionJSON(e listed, rev revision.Revision) (json.RawMe
 	if e.t == nil {
 		return json.Marshal(e.definition(rev, reg.faults))
 	}
-	k := encodedKey{e.t, rev.Name}
-	if b, ok := reg.encoded.Load(k); ok {
-		return b.(json.RawMessage), nil
+	slot := &e.t.encoded[rev.Index()]
+	if b := slot.Load(); b != nil {
+		return *b, nil
 	}
 	b, err := json.Marshal(e.definition(rev, reg.faults))
 	if err != nil {
 		return nil, fmt.Errorf("encode the definition of %s: %w", e.t.name, err)
 	}
-	reg.encoded.Store(k, json.RawMessage(b))
+	slot.Store(&b)
 	return b, nil
 }
 

@@ -856,3 +856,12 @@ func TestEveryToolSchemaCompiles(t *testing.T) {
 		}
 	}
 }
+
+// Every known revision has a slot for a tool's encoded definition.
+func TestRevisionSlotsCoverEveryRevision(t *testing.T) {
+	for _, r := range revision.All() {
+		if r.Index() >= revisionSlots {
+			t.Errorf("revision %s has index %d; revisionSlots is %d", r.Name, r.Index(), revisionSlots)
+		}
+	}
+}
