@@ -61,12 +61,17 @@ func (r *ctResult) Structured() (json.RawMessage, bool) {
 }
 
 // ctResults returns every tools/call result received in the revision's sessions.
+// Its callers are transcript checks, judged once the column has settled: the
+// transcripts are complete then, so the results are gathered once per revision
+// for the dozen checks that read them. Callers must not modify them.
 func ctResults(t *conform.T) []*ctResult {
-	var out []*ctResult
-	for _, s := range toolkit.RevisionSessions(t) {
-		out = append(out, ctSessionResults(s)...)
-	}
-	return out
+	return t.Once("ct.results:"+t.Rev.Name, func() any {
+		var out []*ctResult
+		for _, s := range toolkit.RevisionSessions(t) {
+			out = append(out, ctSessionResults(s)...)
+		}
+		return out
+	}).([]*ctResult)
 }
 
 // ctSessionResults returns the tools/call results of one session, in order.
@@ -144,8 +149,11 @@ func ctBlocksOf(results []*ctResult) []ctBlock {
 	return out
 }
 
-// ctBlocks returns every content block of every tools/call result of the revision.
-func ctBlocks(t *conform.T) []ctBlock { return ctBlocksOf(ctResults(t)) }
+// ctBlocks returns every content block of every tools/call result of the revision,
+// decoded once per revision (ctResults). Callers must not modify them.
+func ctBlocks(t *conform.T) []ctBlock {
+	return t.Once("ct.blocks:"+t.Rev.Name, func() any { return ctBlocksOf(ctResults(t)) }).([]ctBlock)
+}
 
 // ctOfType keeps the blocks of one type.
 func ctOfType(blocks []ctBlock, typ string) []ctBlock {
