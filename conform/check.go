@@ -160,6 +160,14 @@ type Check struct {
 	// revision at a time; checks of different states overlap, as a change of one
 	// cannot move what the other observes.
 	Changes ServerState
+	// ReadsFirst marks a check that changes the tool list (Changes StateToolList)
+	// and reads the list before its change: on a shared server it starts once the
+	// previous change check has made its change, so that its reading overlaps that
+	// check's reading after the change; its change itself waits for that check's
+	// end (T.ChangeNow, which the trigger calls), and a listing it made before a
+	// later change is stale (T.StateGeneration). Without it the check starts after
+	// the previous one has ended.
+	ReadsFirst bool
 	// HoldsByValue marks a Changes check that holds its state itself, a stretch at a
 	// time, at the value it sets there (T.HoldState): on a shared server the
 	// revisions that set the same value then run beside each other, and their
@@ -319,6 +327,8 @@ func validateCheck(c *Check) error {
 		return fmt.Errorf("check %s: a PhaseStateChange check, and only one, declares the server state it changes (Changes)", c.ID)
 	case c.Changes != "" && c.Changes != StateToolList && c.Changes != StateLogLevel:
 		return fmt.Errorf("check %s: unknown server state %q", c.ID, c.Changes)
+	case c.ReadsFirst && c.Changes != StateToolList:
+		return fmt.Errorf("check %s: a check that reads first changes the tool list (Changes StateToolList)", c.ID)
 	case c.HoldsByValue && c.Changes == "":
 		return fmt.Errorf("check %s: a check that holds its state by value declares the state (Changes)", c.ID)
 	case c.Spare && c.Phase != PhaseOddInput && c.Phase != PhaseTranscript:
@@ -444,6 +454,7 @@ func (c *Check) OptionNames() []string {
 	add(c.SilenceProbe, "silence probe")
 	add(c.Changes != "", "changes: "+string(c.Changes))
 	add(c.HoldsByValue, "holds it by value")
+	add(c.ReadsFirst, "reads first")
 	for _, v := range c.PreOpen {
 		out = append(out, "pre-opens "+v)
 	}

@@ -63,6 +63,9 @@ type column struct {
 	announced    bool
 	// why, when set, says why the column is revision-unsupported (era detection).
 	why string
+	// ticket is the running check's place in the chain of tool-list changes on a
+	// shared server (changeChain), nil when it has none.
+	ticket *changeTicket
 	// authRequired is set when the main session could not open because the server
 	// answered HTTP 401: it wants a token (AUTH-401-01). Only the AUTH checks
 	// (Check.Auth) run then.

@@ -63,7 +63,7 @@ func (rs *runState) startWorkers() {
 					}
 				}
 				start := time.Now()
-				unlock := gates.change(c)
+				unlock := gates.change(c, col)
 				v := rs.judgeInOrder(col, c, list)
 				unlock()
 				col.futures[c.ID] <- judged{v: v, dur: time.Since(start)}
@@ -103,7 +103,10 @@ type phaseGates struct {
 	// (Check.HoldsByValue, T.HoldState), by every revision that sets it to the same
 	// value.
 	states map[ServerState]*stateHold
-	done   map[Phase]*sync.WaitGroup
+	// toolList orders the checks that change the tool list (StateToolList), one
+	// change at a time (changeChain).
+	toolList changeChain
+	done     map[Phase]*sync.WaitGroup
 }
 
 func newPhaseGates(n int, isolated bool) *phaseGates {
@@ -119,12 +122,85 @@ func newPhaseGates(n int, isolated bool) *phaseGates {
 
 // change takes, on a shared server, the state check c changes for the whole check,
 // alone, and returns its release. A check that holds its state by value
-// (Check.HoldsByValue) takes it itself (hold), and change takes nothing.
-func (g *phaseGates) change(c *Check) (unlock func()) {
-	if c.HoldsByValue {
+// (Check.HoldsByValue) takes it itself (hold), and change takes nothing. A check
+// that changes the tool list takes its place in the chain of changes (changeChain)
+// and waits for the check before it there: for its end, or, for a check that reads
+// first (Check.ReadsFirst), only until that check has made its change: its trigger
+// then waits for the rest (T.ChangeNow).
+func (g *phaseGates) change(c *Check, col *column) (unlock func()) {
+	switch {
+	case c.HoldsByValue:
 		return func() {}
+	case c.Changes == StateToolList && g.shared:
+		tk := g.toolList.take()
+		if c.ReadsFirst {
+			tk.awaitPrevMade()
+		} else {
+			tk.awaitPrevDone()
+		}
+		col.mu.Lock()
+		col.ticket = tk
+		col.mu.Unlock()
+		return func() {
+			col.mu.Lock()
+			col.ticket = nil
+			col.mu.Unlock()
+			tk.markDone()
+		}
 	}
 	return g.hold(c.Changes, "", true)
+}
+
+// changeChain orders the tool-list changes of a shared server's revisions: each
+// change check takes a ticket, and changes the list only once the check before it
+// has ended, so that no check's listings after its change see another's. A check
+// that reads first (Check.ReadsFirst) starts as soon as the one before has made its
+// change: its listing before its own change is then walked while that check still
+// reads its listing after. At 10,000 tools each is a walk of 101 pages; one at a
+// time they were the longest stretch of the run.
+type changeChain struct {
+	mu   sync.Mutex
+	last *changeTicket
+}
+
+// changeTicket is one check's place in the chain.
+type changeTicket struct {
+	prev       *changeTicket
+	made, done chan struct{}
+	madeOnce   sync.Once
+	doneOnce   sync.Once
+}
+
+// take gives the next place in the chain.
+func (ch *changeChain) take() *changeTicket {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	tk := &changeTicket{prev: ch.last, made: make(chan struct{}), done: make(chan struct{})}
+	ch.last = tk
+	return tk
+}
+
+// awaitPrevMade waits until the check before has made its change (or ended).
+func (tk *changeTicket) awaitPrevMade() {
+	if tk.prev != nil {
+		<-tk.prev.made
+	}
+}
+
+// awaitPrevDone waits until the check before has ended.
+func (tk *changeTicket) awaitPrevDone() {
+	if tk.prev != nil {
+		<-tk.prev.done
+	}
+}
+
+// markMade records that the check has made its change.
+func (tk *changeTicket) markMade() { tk.madeOnce.Do(func() { close(tk.made) }) }
+
+// markDone records the check's end (its change made, if it made none).
+func (tk *changeTicket) markDone() {
+	tk.markMade()
+	tk.doneOnce.Do(func() { close(tk.done) })
 }
 
 // hold takes, on a shared server, state st at value (alone when exclusive), and

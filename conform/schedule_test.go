@@ -2,9 +2,9 @@ package conform
 
 import "testing"
 
-// On a shared server a check that changes a state holds that state's lock, and only
-// that one: checks of the other state run meanwhile. On isolated targets nothing is
-// held.
+// On a shared server a check that changes the log level holds that state's lock, and
+// only that one: a tool-list change takes its place in the chain instead
+// (TestChangeChain). On isolated targets nothing is held.
 func TestPhaseGatesChange(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -13,7 +13,7 @@ func TestPhaseGatesChange(t *testing.T) {
 		wantHeld  []ServerState
 		wantFreed []ServerState
 	}{
-		{"tool list on a shared server", false, StateToolList, []ServerState{StateToolList}, []ServerState{StateLogLevel}},
+		{"tool list on a shared server", false, StateToolList, nil, []ServerState{StateToolList, StateLogLevel}},
 		{"log level on a shared server", false, StateLogLevel, []ServerState{StateLogLevel}, []ServerState{StateToolList}},
 		{"no state changed", false, "", nil, []ServerState{StateToolList, StateLogLevel}},
 		{"isolated target", true, StateToolList, nil, []ServerState{StateToolList, StateLogLevel}},
@@ -21,7 +21,7 @@ func TestPhaseGatesChange(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := newPhaseGates(2, tt.isolated)
-			unlock := g.change(&Check{ID: "X-01", Changes: tt.changes})
+			unlock := g.change(&Check{ID: "X-01", Changes: tt.changes}, &column{})
 			for _, st := range tt.wantHeld {
 				if g.states[st].tryAcquire("", true) {
 					t.Errorf("%s: free while a check that changes it runs", st)
@@ -114,4 +114,52 @@ func TestStateHoldWaitsForEveryHolder(t *testing.T) {
 	}()
 	b()
 	<-got
+}
+
+// The chain of tool-list changes: a check starts after the one before has ended,
+// or, when it reads first, once that one has made its change; the change of a check
+// that reads first still waits for the end of the one before.
+func TestChangeChain(t *testing.T) {
+	g := newPhaseGates(3, false)
+	colA, colB, colC := &column{}, &column{}, &column{}
+	doneA := g.change(&Check{ID: "A-01", Changes: StateToolList}, colA)
+	started := make(chan string, 2)
+	go func() {
+		doneB := g.change(&Check{ID: "B-01", Changes: StateToolList, ReadsFirst: true}, colB)
+		started <- "B"
+		tB := &T{col: colB}
+		tB.ChangeNow() // waits for A's end
+		started <- "B changes"
+		tB.ChangeMade()
+		doneB()
+	}()
+	// A has not made its change: B, reading first, waits for that much.
+	if colB.ticket != nil {
+		t.Fatal("B started before A made its change")
+	}
+	(&T{col: colA}).ChangeMade()
+	if got := <-started; got != "B" {
+		t.Fatalf("after A's change: %s, want B to start", got)
+	}
+	select {
+	case got := <-started:
+		t.Fatalf("%s before A ended", got)
+	default:
+	}
+	doneA()
+	if got := <-started; got != "B changes" {
+		t.Fatalf("after A's end: %s, want B's change", got)
+	}
+	// C, which does not read first, starts only once B has ended.
+	doneC := g.change(&Check{ID: "C-01", Changes: StateToolList}, colC)
+	if tk := colC.ticket; tk == nil || tk.prev == nil {
+		t.Fatal("C holds no place after B")
+	} else {
+		select {
+		case <-tk.prev.done:
+		default:
+			t.Fatal("C started before B ended")
+		}
+	}
+	doneC()
 }

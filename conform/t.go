@@ -344,6 +344,33 @@ func (t *T) HoldState(value string) (release func()) {
 	return t.run.gates.hold(t.Check.Changes, value, false)
 }
 
+// ChangeNow waits, on a shared server, until the check before this one in the
+// chain of tool-list changes has ended, so that a change made now is seen by no
+// listing of that check (Check.ReadsFirst). The trigger calls it before it changes
+// the list; elsewhere it returns at once.
+func (t *T) ChangeNow() {
+	if tk := t.ticket(); tk != nil {
+		tk.awaitPrevDone()
+	}
+}
+
+// ChangeMade records that the check has made its change of the tool list: the
+// next change check may start reading. The trigger calls it once it has fired.
+func (t *T) ChangeMade() {
+	if tk := t.ticket(); tk != nil {
+		tk.markMade()
+	}
+}
+
+func (t *T) ticket() *changeTicket {
+	if t.col == nil {
+		return nil
+	}
+	t.col.mu.Lock()
+	defer t.col.mu.Unlock()
+	return t.col.ticket
+}
+
 // stateScope is the key of st's changes: the server's on a shared one, the
 // revision's on isolated ones.
 func (t *T) stateScope(st ServerState) string {

@@ -28,7 +28,8 @@ const ctListChangedWait = 2 * time.Second
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LC-01", Title: "a change of the tool list is announced with notifications/tools/list_changed",
 	Changes:       conform.StateToolList,
-	FreshSessions: 1, // only for a server without listChanged: provokeUndeclared
+	ReadsFirst:    true, // its listing before is walked while the previous change check reads after its own
+	FreshSessions: 1,    // only for a server without listChanged: provokeUndeclared
 	Run:           runListChangedProbe,
 })
 
@@ -45,7 +46,7 @@ func runListChangedProbe(t *conform.T) conform.Verdict {
 	s := t.Session()
 	// The listing before is the session's own when nothing has changed the list
 	// since it was made (toolkit.Current).
-	before := toolkit.Current(t, s)
+	before := toolkit.BeforeChange(t, s)
 	if v := toolkit.ListVerdict(t, before); v != nil {
 		return conform.Errorf("no tools/list before the change, so none can be seen: %s", v.Message)
 	}
@@ -85,7 +86,7 @@ func provokeUndeclared(t *conform.T) conform.Verdict {
 	if err != nil {
 		return conform.Errorf("no fresh session to change the tool list with %s: %v", trig.What, err)
 	}
-	before := toolkit.Walk(t, s)
+	before := toolkit.BeforeChange(t, s)
 	if v := toolkit.ListVerdict(t, before); v != nil {
 		return conform.Errorf("no tools/list before the change: %s", v.Message)
 	}

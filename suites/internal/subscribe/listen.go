@@ -106,7 +106,7 @@ func What(e wire.Entry) string {
 func FireListed(t *conform.T, trig *Trigger) (before, after *toolkit.Listing) {
 	s := t.Session()
 	seq := s.Conn.Seq()
-	before = toolkit.Current(t, s)
+	before = toolkit.BeforeChange(t, s)
 	if lv := toolkit.ListVerdict(t, before); lv != nil {
 		t.ErrorNow("no tools/list before the change: %s", lv.Message)
 	}

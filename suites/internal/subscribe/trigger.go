@@ -37,6 +37,10 @@ func PickTrigger(t *conform.T) *Trigger {
 // Fire changes the tool list in session s; it returns the verdict of a trigger that
 // failed (nil when it worked).
 func (tr *Trigger) Fire(t *conform.T, s *conform.Session, l *toolkit.Listing) *conform.Verdict {
+	// On a shared server, the change waits for the previous change check's end
+	// (its listings after its own change), and once made lets the next one read.
+	t.ChangeNow()
+	defer t.ChangeMade()
 	// From here on no listing made before stands for the list (toolkit.Current),
 	// whether or not the trigger succeeds.
 	t.StateChanged(conform.StateToolList)

@@ -125,6 +125,22 @@ func Current(t *conform.T, s *conform.Session) *Listing {
 	return Walk(t, s)
 }
 
+// BeforeChange is session s's tool list just before a change of the check's own
+// (Current), for a check that reads first (conform.Check.ReadsFirst): on a shared
+// server it may read while the previous change check still reads after its change,
+// so it then waits for that check's end (conform.T.ChangeNow) and walks again if
+// any change came after its listing. The trigger fired next finds nothing to wait
+// for.
+func BeforeChange(t *conform.T, s *conform.Session) *Listing {
+	gen := t.StateGeneration(conform.StateToolList)
+	l := Current(t, s)
+	t.ChangeNow()
+	if t.StateGeneration(conform.StateToolList) != gen {
+		l = Walk(t, s)
+	}
+	return l
+}
+
 // listedAsIs reports whether the session's listing (List) shows s's tool list as it
 // is now: s is the revision's main session and no trigger has changed the list since.
 func listedAsIs(t *conform.T, s *conform.Session) bool {
