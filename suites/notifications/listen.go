@@ -122,7 +122,8 @@ func lsSplit(t *conform.T, sub *conform.Subscription, after int) (on []wire.Entr
 // NOTIF-LISTEN-LC-R5-01 — 2026-07-28/server/tools.mdx (List Changed Notification).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-LC-R5-01", Title: "a tool list change is announced on the listen stream that asked for toolsListChanged, and only there",
-	Changes: conform.StateToolList,
+	Changes:    conform.StateToolList,
+	ReadsFirst: true, // its listing before (subscribe.Before) comes before its subscription
 	Run: func(t *conform.T) conform.Verdict {
 		declared := toolkit.ListChangedDeclared(t.Session())
 		const undeclared = "capabilities.tools.listChanged is not true: the server does not offer list_changed notifications"
@@ -137,10 +138,11 @@ var _ = conform.Register(conform.Check{
 		case trig == nil:
 			return conform.Skip(conform.MissingFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
 		}
+		before := subscribe.Before(t)
 		sub := subscribe.MustOpen(t, subscribe.Tools, 1)
 		defer subscribe.Cancel(t, sub)
 		seq := t.Session().Conn.Seq()
-		before, after := subscribe.FireListed(t, trig)
+		after := subscribe.FireListed(t, trig, before)
 		if err := sub.Sync(t.Ctx, 1); err != nil {
 			return conform.Errorf("%v", err)
 		}
@@ -196,15 +198,17 @@ var _ = conform.Register(conform.Check{
 // NOTIF-LISTEN-FILTER-R5-01 — 2026-07-28/basic/patterns/subscriptions.mdx (Opening a Stream).
 var _ = conform.Register(conform.Check{
 	ID: "NOTIF-LISTEN-FILTER-R5-01", Title: "a subscription gets only the notification types it asked for",
-	Changes: conform.StateToolList,
+	Changes:    conform.StateToolList,
+	ReadsFirst: true, // its listing before (subscribe.Before) comes before its subscription
 	Run: func(t *conform.T) conform.Verdict {
 		trig := subscribe.PickTrigger(t)
 		if trig == nil {
 			return conform.Skip(conform.MissingFixture, "nothing can change the tool list: list the fixture tool %s (the fixture contract, refserver/doc.go), or give --trigger-tool NAME[=JSON] or --trigger-cmd \"shell command\"", toolkit.TriggerFixture)
 		}
+		before := subscribe.Before(t)
 		sub := subscribe.MustOpen(t, map[string]any{"promptsListChanged": true}, 1)
 		defer subscribe.Cancel(t, sub)
-		before, after := subscribe.FireListed(t, trig)
+		after := subscribe.FireListed(t, trig, before)
 		if err := sub.Sync(t.Ctx, 1); err != nil {
 			return conform.Errorf("%v", err)
 		}

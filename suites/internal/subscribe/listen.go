@@ -94,33 +94,36 @@ func What(e wire.Entry) string {
 	return fmt.Sprintf("#%d %s", e.Seq, e.Msg.Method)
 }
 
-// FireListed changes the tool list with the trigger (fixture tool, --trigger-tool or
-// --trigger-cmd) and returns the listings before and after; it ends the check when
-// the change could not be made.
-//
-// The listing before is the list's current one (toolkit.Current): the session's,
-// or the one after the previous change. When that walk was made earlier, the first
-// page is asked for again before the change, the request a walk of a one-page list
-// makes: a just-acknowledged subscription has had that time to be registered, as
-// it had when every check walked anew.
-func FireListed(t *conform.T, trig *Trigger) (before, after *toolkit.Listing) {
-	s := t.Session()
-	seq := s.Conn.Seq()
-	before = toolkit.BeforeChange(t, s)
+// Before is the main session's tool list before a change of the check's
+// (toolkit.BeforeChange), ending the check when no page of it came back. A check
+// that reads first (conform.Check.ReadsFirst) takes it before it opens its
+// subscription: the subscription then opens once the previous change check has
+// ended, when no announcement of that check's change is still on its way to it.
+func Before(t *conform.T) *toolkit.Listing {
+	before := toolkit.BeforeChange(t, t.Session())
 	if lv := toolkit.ListVerdict(t, before); lv != nil {
 		t.ErrorNow("no tools/list before the change: %s", lv.Message)
 	}
-	if s.Conn.Seq() == seq {
-		if v := FirstPage(t, s, "before"); v != nil {
-			t.Stop(*v)
-		}
+	return before
+}
+
+// FireListed changes the tool list with the trigger (fixture tool, --trigger-tool or
+// --trigger-cmd) and returns the listing after; it ends the check when the change
+// could not be made. before is the listing before (Before), made before the
+// subscription opened: the first page is asked for again before the change, the
+// request a walk of a one-page list makes, so that a just-acknowledged subscription
+// has had that time to be registered, as it had when every check walked anew.
+func FireListed(t *conform.T, trig *Trigger, before *toolkit.Listing) (after *toolkit.Listing) {
+	s := t.Session()
+	if v := FirstPage(t, s, "before"); v != nil {
+		t.Stop(*v)
 	}
 	trig.MustFire(t, s, before)
 	after = toolkit.Current(t, s)
 	if lv := toolkit.ListVerdict(t, after); lv != nil {
 		t.ErrorNow("no tools/list after the change: %s", lv.Message)
 	}
-	return before, after
+	return after
 }
 
 // Change changes the tool list for a check that judges only what the change sends
