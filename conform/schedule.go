@@ -101,7 +101,7 @@ type phaseGates struct {
 	// states are held through a check that changes that state (Check.Changes): by
 	// one revision at a time, or, for a check that holds it by value
 	// (Check.HoldsByValue, T.HoldState), by every revision that sets it to the same
-	// value.
+	// value. The tool list has its chain instead (toolList).
 	states map[ServerState]*stateHold
 	// toolList orders the checks that change the tool list (StateToolList), one
 	// change at a time (changeChain).
@@ -111,7 +111,7 @@ type phaseGates struct {
 
 func newPhaseGates(n int, isolated bool) *phaseGates {
 	g := &phaseGates{shared: !isolated, done: map[Phase]*sync.WaitGroup{},
-		states: map[ServerState]*stateHold{StateToolList: newStateHold(), StateLogLevel: newStateHold()}}
+		states: map[ServerState]*stateHold{StateLogLevel: newStateHold()}}
 	for p := PhaseClean; p <= PhaseTranscript; p++ {
 		wg := &sync.WaitGroup{}
 		wg.Add(n)

@@ -13,10 +13,10 @@ func TestPhaseGatesChange(t *testing.T) {
 		wantHeld  []ServerState
 		wantFreed []ServerState
 	}{
-		{"tool list on a shared server", false, StateToolList, nil, []ServerState{StateToolList, StateLogLevel}},
-		{"log level on a shared server", false, StateLogLevel, []ServerState{StateLogLevel}, []ServerState{StateToolList}},
-		{"no state changed", false, "", nil, []ServerState{StateToolList, StateLogLevel}},
-		{"isolated target", true, StateToolList, nil, []ServerState{StateToolList, StateLogLevel}},
+		{"tool list on a shared server", false, StateToolList, nil, []ServerState{StateLogLevel}},
+		{"log level on a shared server", false, StateLogLevel, []ServerState{StateLogLevel}, nil},
+		{"no state changed", false, "", nil, []ServerState{StateLogLevel}},
+		{"isolated target", true, StateLogLevel, nil, []ServerState{StateLogLevel}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

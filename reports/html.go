@@ -310,11 +310,7 @@ func (p *htmlPage) writeRows(b *strings.Builder) {
 			htmlEscape(b, c.Revision)
 			b.WriteString(`: `)
 			htmlEscape(b, c.Status)
-			if c.Reason != "" {
-				b.WriteString(` (`)
-				htmlEscape(b, c.Reason)
-				b.WriteString(`)`)
-			}
+			htmlAside(b, c.Reason)
 			b.WriteString(`">`)
 			htmlEscape(b, strings.ToUpper(c.Status))
 			b.WriteString(`</a></td>`)
@@ -398,11 +394,7 @@ func (p *htmlPage) writeDetails(b *strings.Builder) {
 					htmlEscape(b, m.Offset)
 					b.WriteString(`</td><td class="d" title="`)
 					htmlEscape(b, m.Dir)
-					if m.Source != "" {
-						b.WriteString(` (`)
-						htmlEscape(b, m.Source)
-						b.WriteString(`)`)
-					}
+					htmlAside(b, m.Source)
 					b.WriteString(`">`)
 					htmlEscape(b, m.Arrow)
 					b.WriteString(`</td><td><pre>`)
@@ -452,6 +444,15 @@ func htmlEscape(b *strings.Builder, s string) {
 		}
 	}
 	b.WriteString(s[written:])
+}
+
+// htmlAside writes " (s)", s escaped, when s is not empty.
+func htmlAside(b *strings.Builder, s string) {
+	if s != "" {
+		b.WriteString(" (")
+		htmlEscape(b, s)
+		b.WriteString(")")
+	}
 }
 
 // urlEscape writes s as html/template escapes a URL's fragment: every byte but
