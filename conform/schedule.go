@@ -233,10 +233,16 @@ func newStateHold() *stateHold {
 	return h
 }
 
+// busyFor reports whether a hold at value (alone when exclusive) must wait. h.mu
+// must be held.
+func (h *stateHold) busyFor(value string, exclusive bool) bool {
+	return h.holders > 0 && (exclusive || h.exclusive || h.value != value)
+}
+
 func (h *stateHold) acquire(value string, exclusive bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for h.holders > 0 && (exclusive || h.exclusive || h.value != value) {
+	for h.busyFor(value, exclusive) {
 		h.free.Wait()
 	}
 	h.holders++

@@ -49,7 +49,7 @@ func TestPhaseGatesChange(t *testing.T) {
 func (h *stateHold) tryAcquire(value string, exclusive bool) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.holders > 0 && (exclusive || h.exclusive || h.value != value) {
+	if h.busyFor(value, exclusive) {
 		return false
 	}
 	h.holders++
