@@ -10,8 +10,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 )
 
@@ -165,28 +167,36 @@ type Found struct {
 // A `_meta` that is not an object is skipped: the schema rows (BASE-SCHEMA-01) judge
 // its type.
 func Find(raw json.RawMessage) []Found {
+	// One validation for the whole value; below it each level is split without
+	// decoding or validating again (a received message carries `_meta` at several
+	// depths, and a level-by-level json.Unmarshal was 4 % of a run's CPU).
+	if !mayHoldMeta(raw) || !rawjson.Valid(raw) {
+		return nil
+	}
 	var out []Found
 	find(raw, "", &out)
 	return out
 }
 
+// find adds the `_meta` objects of raw, valid JSON at pointer ptr, to out.
 func find(raw json.RawMessage, ptr string, out *[]Found) {
 	if !mayHoldMeta(raw) {
 		return
 	}
 	switch firstByte(raw) {
 	case '{':
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil {
+		obj, err := rawjson.ObjectOfValid(raw)
+		if err != nil {
 			return
 		}
-		keys := sortedKeys(obj)
-		for _, k := range keys {
+		for _, k := range sortedKeys(obj) {
 			p := ptr + "/" + escape(k)
 			switch {
 			case k == "_meta":
-				var meta map[string]json.RawMessage
-				if firstByte(obj[k]) == '{' && json.Unmarshal(obj[k], &meta) == nil {
+				if firstByte(obj[k]) != '{' {
+					continue
+				}
+				if meta, err := rawjson.ObjectOfValid(obj[k]); err == nil {
 					*out = append(*out, Found{Pointer: p, Keys: sortedKeys(meta)})
 				}
 			case freeForm[k]:
@@ -195,12 +205,12 @@ func find(raw json.RawMessage, ptr string, out *[]Found) {
 			}
 		}
 	case '[':
-		var arr []json.RawMessage
-		if json.Unmarshal(raw, &arr) != nil {
+		arr, err := rawjson.ArrayOfValid(raw)
+		if err != nil {
 			return
 		}
 		for i, v := range arr {
-			find(v, fmt.Sprintf("%s/%d", ptr, i), out)
+			find(v, ptr+"/"+strconv.Itoa(i), out)
 		}
 	}
 }
