@@ -38,10 +38,13 @@ var version = "0.1.0-dev"
 
 // The garbage collector's settings for a run (runtime/debug): the heap may grow to
 // gcPercent above what is live before a collection (GOGC's 100 would let a run judging
-// 10,000 tools hold twice its live heap), and a soft memory limit (boundHeap) narrows
-// that on large heaps. GOGC and GOMEMLIMIT override them.
+// 10,000 tools hold twice its live heap), or by gcHeadroom when that is more (a
+// normal run's live heap is a few MB, and gcPercent alone collected it 22 times), and
+// a soft memory limit (paceGC) narrows that on large heaps. GOGC and GOMEMLIMIT
+// override them.
 const (
 	gcPercent        = 50
+	gcHeadroom       = 8 << 20
 	fixtureGCPercent = 400
 )
 
@@ -63,12 +66,7 @@ func main() {
 		debug.SetGCPercent(fixtureGCPercent)
 	}
 	if reaper {
-		if os.Getenv("GOGC") == "" {
-			debug.SetGCPercent(gcPercent)
-		}
-		if os.Getenv("GOMEMLIMIT") == "" {
-			boundHeap()
-		}
+		paceGC(os.Getenv("GOGC") == "", os.Getenv("GOMEMLIMIT") == "")
 		// Outside Linux there is no subreaper to become; the guarantee is
 		// Linux's (PR_SET_CHILD_SUBREAPER), so that is no news to print at every run.
 		if err := transport.BecomeSubreaper(); err != nil && !errors.Is(err, errors.ErrUnsupported) {

@@ -19,10 +19,22 @@ const (
 	limitHeadroom = 4 // the limit is the live heap and a quarter of it, at least limitFloor
 )
 
-// boundHeap sets the limit at limitFloor and, after every collection, at the live
-// heap and limitHeadroom's share of it when that is higher.
-func boundHeap() {
-	debug.SetMemoryLimit(limitFloor)
+// paceGC sets the collector's pace for a run: with percent, gcPercent or the share
+// of the live heap that gcHeadroom is, whichever is more; with limit, the memory limit
+// at limitFloor or the live heap and limitHeadroom's share of it, whichever is more.
+// Both follow the live heap, read after every collection.
+func paceGC(percent, limit bool) {
+	if !percent && !limit {
+		return
+	}
+	if percent {
+		// Before the first collection the runtime's minimum heap (4 MB at GOGC=100)
+		// scaled by the percentage sets the first target: gcHeadroom.
+		debug.SetGCPercent(max(gcPercent, 100*gcHeadroom/(4<<20)))
+	}
+	if limit {
+		debug.SetMemoryLimit(limitFloor)
+	}
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	var arm func()
 	arm = func() {
@@ -32,8 +44,13 @@ func boundHeap() {
 		runtime.SetFinalizer(sentinel, func(*[16]byte) {
 			metrics.Read(live)
 			if live[0].Value.Kind() == metrics.KindUint64 {
-				n := int64(live[0].Value.Uint64())
-				debug.SetMemoryLimit(max(limitFloor, n+n/limitHeadroom))
+				n := max(int64(live[0].Value.Uint64()), 1)
+				if percent {
+					debug.SetGCPercent(int(max(gcPercent, 100*gcHeadroom/n)))
+				}
+				if limit {
+					debug.SetMemoryLimit(max(limitFloor, n+n/limitHeadroom))
+				}
 			}
 			arm()
 		})
