@@ -199,3 +199,46 @@ func TestServerRequestFloodIsCounted(t *testing.T) {
 	}
 	close(block)
 }
+
+// TestDroppedIDlessReplies: of the dropped entries that could have been a reply, those
+// that were responses with a null or no id are counted apart, by window; a dropped
+// notification or a kept reply is neither.
+func TestDroppedIDlessReplies(t *testing.T) {
+	f := newFake(nil)
+	c := NewConn(f, Options{MaxTranscriptBytes: 1000})
+	defer c.Close(context.Background())
+	big := strings.Repeat("x", 2000)
+	frames := []string{
+		`{"jsonrpc":"2.0","id":null,"result":{"data":"` + big + `"}}`,                        // 1: dropped, id null
+		`{"jsonrpc":"2.0","id":"late","result":{"data":"` + big + `"}}`,                      // 2: dropped, an id
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"` + big + `"}}`,                  // 3: dropped, no id
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + big + `"}}`, // 4: not a reply
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"kept"}}`,               // 5: kept
+		`not json ` + big, // 6: dropped, did not decode
+	}
+	for _, fr := range frames {
+		f.push(fr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for c.Seq() < len(frames) && ctx.Err() == nil {
+		time.Sleep(time.Millisecond)
+	}
+	tests := []struct {
+		after, end     int
+		dropped, idles int
+	}{
+		{0, 0, 4, 2},
+		{0, 1, 1, 1},
+		{1, 2, 1, 0},
+		{1, 5, 2, 1},
+		{3, 0, 1, 0},
+	}
+	for _, tc := range tests {
+		n, unsure := c.DroppedRepliesIn(tc.after, tc.end)
+		idless := c.DroppedIDlessRepliesIn(tc.after, tc.end)
+		if n != tc.dropped || unsure || idless != tc.idles {
+			t.Errorf("(%d, %d]: %d dropped (unsure %v), %d with no id; want %d and %d", tc.after, tc.end, n, unsure, idless, tc.dropped, tc.idles)
+		}
+	}
+}

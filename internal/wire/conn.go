@@ -179,11 +179,11 @@ type Conn struct {
 	transcript []Entry
 	seq        int
 	dropped    int
-	// lostReplies are the seqs of the dropped entries that could have been a reply
-	// the suite reads from the transcript (DroppedRepliesIn): received responses no
-	// call claimed, and received frames that did not decode. Past maxLostSeqs the
-	// seqs are not kept, and lostFrom is the first one not kept.
-	lostReplies []int
+	// lostReplies are the dropped entries that could have been a reply the suite
+	// reads from the transcript (DroppedRepliesIn): received responses no call
+	// claimed, and received frames that did not decode. Past maxLostSeqs they are
+	// not kept, and lostFrom is the seq of the first one not kept.
+	lostReplies []lostReply
 	lostFrom    int
 	sent        int // messages sent (a batch counts once), kept or dropped
 	requests    int // of them, requests
@@ -873,7 +873,8 @@ func (c *Conn) record(e Entry) int {
 		c.dropped++
 		if possibleReply(e) {
 			if len(c.lostReplies) < maxLostSeqs {
-				c.lostReplies = append(c.lostReplies, e.Seq)
+				idless := e.Msg != nil && (e.Msg.ID.IsNull() || e.Msg.ID.IsZero())
+				c.lostReplies = append(c.lostReplies, lostReply{seq: e.Seq, idless: idless})
 			} else if c.lostFrom == 0 {
 				c.lostFrom = e.Seq
 			}
@@ -894,6 +895,14 @@ func (c *Conn) Sent() (messages, requests int) {
 
 // maxLostSeqs bounds how many dropped possible replies are remembered by seq.
 const maxLostSeqs = 1 << 16
+
+// lostReply is a dropped entry that could have been a reply: its seq, and whether it
+// was a response with a null or no id, which answers no request of the suite's (the
+// suite never sends a null id) and so only stray input (DroppedIDlessRepliesIn).
+type lostReply struct {
+	seq    int
+	idless bool
+}
 
 // possibleReply reports whether a received entry could be a reply a probe reads from
 // the transcript: a response no call of the suite claimed, or a frame that did not
@@ -918,13 +927,29 @@ func possibleReply(e Entry) bool {
 func (c *Conn) DroppedRepliesIn(after, end int) (n int, unsure bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, seq := range c.lostReplies {
-		if seq > after && (end <= 0 || seq <= end) {
+	for _, l := range c.lostReplies {
+		if l.seq > after && (end <= 0 || l.seq <= end) {
 			n++
 		}
 	}
 	unsure = c.lostFrom > 0 && (end <= 0 || c.lostFrom <= end)
 	return n, unsure
+}
+
+// DroppedIDlessRepliesIn is how many of DroppedRepliesIn's entries were responses
+// with a null or no id: replies that came, though the transcript did not keep them,
+// to input no request id of the suite's can claim. A stray probe owed one reply has
+// had it: no silence is left to prove, and its verdict is "not verified" either way.
+func (c *Conn) DroppedIDlessRepliesIn(after, end int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, l := range c.lostReplies {
+		if l.idless && l.seq > after && (end <= 0 || l.seq <= end) {
+			n++
+		}
+	}
+	return n
 }
 
 // Dropped is how many entries the transcript has not kept so far (its bounds): a

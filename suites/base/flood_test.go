@@ -48,3 +48,22 @@ func TestFloodedTranscript(t *testing.T) {
 		t.Errorf("the refusal dropped after the flood: %s (%s), want error (not verified)", v.Status, v.Message)
 	}
 }
+
+// A null-id request answered with a listing larger than the transcript keeps: the
+// reply came, so no silence is left to prove (toolkit's completeWith ends the wait),
+// and the probe stays not verified, never judged on a reply it cannot read.
+func TestDroppedNullIDReplyIsNotVerified(t *testing.T) {
+	srv := conformtest.NewServer()
+	srv.Handle("tools/list", func(req *wire.Message) []string {
+		tools := `{"tools":[{"name":"t","inputSchema":{"type":"object"},"description":"` + strings.Repeat("x", 16<<10) + `"}]}`
+		if req.ID.IsNull() {
+			return []string{`{"jsonrpc":"2.0","id":null,"result":` + tools + `}`}
+		}
+		return []string{conformtest.Result(req, `{"tools":[]}`)}
+	})
+	small := func(c *conform.Config) { c.MaxTranscriptBytes = 8 << 10 }
+	v := conformtest.Judge(t, "BASE-NULL-ID-01", "2025-06-18", srv, small)
+	if v.Status != reports.Error || !strings.Contains(v.Message, "not verified") {
+		t.Errorf("a dropped result to the null-id request: %s (%s), want error (not verified)", v.Status, v.Message)
+	}
+}

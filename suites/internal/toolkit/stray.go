@@ -44,14 +44,14 @@ func SendStray(t *conform.T, s *conform.Session, want int, raws ...[]byte) Stray
 
 // SendStrayUntil is SendStray with the test for a complete answer spelled out:
 // complete is asked, once the barrier's reply is in, with the stray replies so far and
-// how many replies came in refused POSTs' bodies; true ends the wait at once.
+// how many other replies came (in refused POSTs' bodies, or with no id and not kept
+// by the transcript: completeWith); true ends the wait at once.
 func SendStrayUntil(t *conform.T, s *conform.Session, complete func(replies []wire.Entry, fromRefusals int) bool, raws ...[]byte) StrayAnswer {
 	p := SendUnsettled(t, s, raws...)
 	if p.Answer.Err != nil {
 		return p.Answer
 	}
-	enough := func() bool { return complete(p.strays(), p.Answer.FromRefusals) }
-	if err := s.Conn.Flush(t.Ctx, enough); err != nil {
+	if err := s.Conn.Flush(t.Ctx, p.completeWith(complete)); err != nil {
 		a := p.Answer
 		a.Err = err
 		return a
@@ -143,13 +143,25 @@ func ProbeBeforeSettle(t *conform.T, s *conform.Session, complete func(replies [
 	if p.Answer.Err != nil {
 		return p
 	}
-	switch err := t.ProveSilence(s, func() bool { return complete(p.strays(), p.Answer.FromRefusals) }); {
+	switch err := t.ProveSilence(s, p.completeWith(complete)); {
 	case err != nil && conform.Gone(err):
 		p.ended = fmt.Errorf("the request after the probe: %w", err)
 	case err != nil:
 		p.Answer.Err = fmt.Errorf("the request after the probe: %w", err)
 	}
 	return p
+}
+
+// completeWith is complete asked of the probe's answer so far: the stray replies, and
+// beside them those that came in refused POSTs' bodies and the replies with no id
+// the transcript did not keep (a 100,000-tool listing answering "id": null): those
+// came, so they leave no silence to prove, though Settled reports the probe not
+// verified.
+func (p StrayProbe) completeWith(complete func(replies []wire.Entry, fromRefusals int) bool) func() bool {
+	return func() bool {
+		lost := p.s.Conn.DroppedIDlessRepliesIn(p.after, p.s.StrayEnd(p.after))
+		return complete(p.strays(), p.Answer.FromRefusals+lost)
+	}
 }
 
 // Received is everything the session received since the probe's send (read it after
