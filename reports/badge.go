@@ -231,7 +231,7 @@ func textWidth(s string) int {
 // badgeText makes s one line of clean XML text of at most badgeMaxRunes runes;
 // xmlEscape escapes it where it is written.
 func badgeText(s string) string {
-	return truncate(oneLine(cleanWith(s, func(r rune) bool { return isXMLChar(r) && !isC1orDEL(r) })), badgeMaxRunes)
+	return truncate(oneLine(cleanWith(s, badgeRune)), badgeMaxRunes)
 }
 
 // xmlEscape escapes s for XML text and attribute values (both quotes included).

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -35,20 +36,50 @@ func WriteHTML(w io.Writer, r *Report) error {
 	if r == nil {
 		return errors.New("reports: write report.html: nil report")
 	}
-	var b bytes.Buffer
 	p := newHTMLPage(r)
-	var rows, details strings.Builder
-	p.writeRows(&rows)
-	p.writeDetails(&details)
-	p.RowsHTML, p.DetailsHTML = template.HTML(rows.String()), template.HTML(details.String())
-	if err := htmlTemplate.Execute(&b, p); err != nil {
+	// The template renders the page's frame around two markers; the rows and the
+	// details, most of the page, are written straight into w between its parts
+	// (through the template they were copied three times over).
+	p.RowsHTML, p.DetailsHTML = rowsMarker, detailsMarker
+	var frame bytes.Buffer
+	if err := htmlTemplate.Execute(&frame, p); err != nil {
 		return fmt.Errorf("reports: render report.html: %w", err)
 	}
-	if _, err := w.Write(b.Bytes()); err != nil {
+	head, rest, rowsOK := bytes.Cut(frame.Bytes(), []byte(rowsMarker))
+	middle, tail, detailsOK := bytes.Cut(rest, []byte(detailsMarker))
+	if !rowsOK || !detailsOK {
+		return errors.New("reports: render report.html: the template lost the place of its rows or details")
+	}
+	bw, ok := w.(*bufio.Writer)
+	if !ok {
+		bw = bufio.NewWriterSize(w, 64<<10)
+	}
+	// A bufio.Writer keeps its first write error: the Flush reports it.
+	_, _ = bw.Write(head)
+	p.writeRows(bw)
+	_, _ = bw.Write(middle)
+	p.writeDetails(bw)
+	_, _ = bw.Write(tail)
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("reports: write report.html: %w", err)
 	}
 	return nil
 }
+
+// htmlWriter is where the hand-written parts of report.html go: a bufio.Writer, or
+// a strings.Builder in the tests.
+type htmlWriter interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+}
+
+// The markers of the template's frame where the rows and the details go: HTML
+// comments, which html/template writes as they are in a template.HTML value.
+const (
+	rowsMarker    template.HTML = "<!--mcp-conform: rows-->"
+	detailsMarker template.HTML = "<!--mcp-conform: details-->"
+)
 
 type htmlPage struct {
 	Target, Tool, Date, Duration string
@@ -108,7 +139,7 @@ type htmlMessage struct {
 // htmlText cleans text for the page: invalid UTF-8 becomes U+FFFD and control
 // characters (but tab and newline) go; html/template does the escaping.
 func htmlText(s string) string {
-	return cleanWith(s, func(r rune) bool { return isXMLChar(r) && !isC1orDEL(r) && r != '\r' })
+	return cleanWith(s, htmlRune)
 }
 
 // statusClass maps a verdict to its CSS class; a status outside the five (a later
@@ -276,7 +307,7 @@ func htmlSortedKeys(m map[string]bool) []string {
 
 // writeRows writes the matrix's rows as the template wrote them: a row per check,
 // a cell per revision (absent where the check does not apply).
-func (p *htmlPage) writeRows(b *strings.Builder) {
+func (p *htmlPage) writeRows(b htmlWriter) {
 	for _, row := range p.Rows {
 		b.WriteString(`<tr id="row-`)
 		htmlEscape(b, row.ID)
@@ -320,7 +351,7 @@ func (p *htmlPage) writeRows(b *strings.Builder) {
 }
 
 // writeDetails writes every present cell's details as the template wrote them.
-func (p *htmlPage) writeDetails(b *strings.Builder) {
+func (p *htmlPage) writeDetails(b htmlWriter) {
 	for _, c := range p.Cells {
 		b.WriteString(`<details class="finding `)
 		htmlEscape(b, c.Class)
@@ -434,7 +465,7 @@ var htmlEscapes = [...]string{
 
 // htmlEscape writes s escaped as html/template escapes text and quoted attribute
 // values; every byte it escapes is ASCII, so the loop is over bytes.
-func htmlEscape(b *strings.Builder, s string) {
+func htmlEscape(b io.StringWriter, s string) {
 	written := 0
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; int(c) < len(htmlEscapes) && htmlEscapes[c] != "" {
@@ -447,7 +478,7 @@ func htmlEscape(b *strings.Builder, s string) {
 }
 
 // htmlAside writes " (s)", s escaped, when s is not empty.
-func htmlAside(b *strings.Builder, s string) {
+func htmlAside(b io.StringWriter, s string) {
 	if s != "" {
 		b.WriteString(" (")
 		htmlEscape(b, s)
@@ -458,7 +489,7 @@ func htmlAside(b *strings.Builder, s string) {
 // urlEscape writes s as html/template escapes a URL's fragment: every byte but
 // RFC 3986's unreserved characters percent-encoded (none of what it writes then
 // needs HTML escaping).
-func urlEscape(b *strings.Builder, s string) {
+func urlEscape(b io.ByteWriter, s string) {
 	const hex = "0123456789abcdef"
 	for i := 0; i < len(s); i++ {
 		c := s[i]
