@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -172,12 +173,23 @@ func (sub *Subscription) Await(ctx context.Context, since int, match func(wire.E
 	return err == nil
 }
 
+// subscriptionKey and backslash are what the text of a message that carries a
+// subscription tag holds: the key spelled out, or an escape that could spell it.
+var (
+	subscriptionKey = []byte(MetaSubscriptionID)
+	backslash       = []byte{'\\'}
+)
+
 // SubscriptionTag returns the subscription id a message carries in _meta (params
 // for a notification, result for a response) and whether it carries one.
 func SubscriptionTag(m *wire.Message) (wire.ID, bool) {
 	body := m.Params
 	if m.IsResponse() {
 		body = m.Result
+	}
+	// Most messages carry no tag: a body that holds neither is not decoded.
+	if !bytes.Contains(body, subscriptionKey) && !bytes.Contains(body, backslash) {
+		return wire.ID{}, false
 	}
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`

@@ -20,6 +20,10 @@ func TestSubscriptionTag(t *testing.T) {
 		{"_meta without the key", `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{}}}`, false, ""},
 		{"a tag that is no id", `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":true}}}`, true, ""},
 		{"a tag in params, not _meta", `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"io.modelcontextprotocol/subscriptionId":7}}`, false, ""},
+		// The key spelled with escapes is the same key (the guard that spares
+		// untagged bodies their decoding must let it through).
+		{"an escaped key", `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol\/subscription\u0049d":7}}}`, true, "n:7"},
+		{"escapes but no tag", `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"a\nb"}]}}`, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

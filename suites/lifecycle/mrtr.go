@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -160,6 +161,13 @@ func promptListed(t *conform.T, name string) bool {
 	return false
 }
 
+// mayBeInputRequired reports whether a result's text can hold "resultType":
+// "input_required": it spells the value out, or holds an escape that could. Most
+// results do neither and are not decoded.
+func mayBeInputRequired(result json.RawMessage) bool {
+	return result != nil && (bytes.Contains(result, []byte("input_required")) || bytes.IndexByte(result, '\\') >= 0)
+}
+
 // MOD-MRTR-01 — 2026-07-28/basic/patterns/mrtr.mdx.
 var _ = conform.Register(conform.Check{
 	ID: "MOD-MRTR-01", Title: "input_required only for tools/call, prompts/get, resources/read, well-formed, asking only for declared kinds of input",
@@ -172,7 +180,7 @@ var _ = conform.Register(conform.Check{
 			var rt struct {
 				ResultType string `json:"resultType"`
 			}
-			if r.Msg.Result == nil || json.Unmarshal(r.Msg.Result, &rt) != nil || rt.ResultType != "input_required" {
+			if !mayBeInputRequired(r.Msg.Result) || json.Unmarshal(r.Msg.Result, &rt) != nil || rt.ResultType != "input_required" {
 				continue
 			}
 			n++

@@ -148,3 +148,22 @@ func TestMRTRValidateWaitsForASlowRefusal(t *testing.T) {
 		t.Errorf("MOD-MRTR-VALIDATE-01 = %s (%s), want pass: the refusals came, %s after each retry", v.Status, v.Message, after)
 	}
 }
+
+// The guard that spares most results their decoding lets through every text that can
+// hold "resultType":"input_required", escaped too.
+func TestMayBeInputRequired(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"resultType":"input_required","inputRequests":{}}`: true,
+		`{"resultType":"\u0069nput_required"}`:               true,
+		`{"content":[{"type":"text","text":"a\nb"}]}`:        true, // an escape: decoded to be sure
+		`{"content":[{"type":"text","text":"hello"}]}`:       false,
+		`{"resultType":"complete"}`:                          false,
+	} {
+		if got := mayBeInputRequired(json.RawMessage(raw)); got != want {
+			t.Errorf("mayBeInputRequired(%s) = %v, want %v", raw, got, want)
+		}
+	}
+	if mayBeInputRequired(nil) {
+		t.Error("mayBeInputRequired(nil) = true, want false")
+	}
+}
