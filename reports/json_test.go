@@ -3,6 +3,8 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math/rand"
 	"reflect"
 	"slices"
 	"strings"
@@ -226,5 +228,63 @@ func TestReadJSONKeepsSupportedMismatch(t *testing.T) {
 	}
 	if r.Revisions[0].ServerInfo != nil {
 		t.Errorf("null serverInfo read as %q, want nil", r.Revisions[0].ServerInfo)
+	}
+}
+
+// report.json is indented as encoding/json indents: appendIndented gives
+// json.Indent's bytes for the reports of the fixture and of hostile text, and for
+// random values with every kind of JSON text, escapes and empty containers among them.
+func TestIndentMatchesEncodingJSON(t *testing.T) {
+	compact := func(v any) []byte {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	}
+	check := func(name string, src []byte) {
+		t.Helper()
+		var want bytes.Buffer
+		if err := json.Indent(&want, src, "", "  "); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := appendIndented(nil, src); !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s: indented differently:\n%s\nwant:\n%s", name, got, want.Bytes())
+		}
+	}
+	check("fixture", compact(fixture()))
+	check("hostile", compact(hostileReport()))
+	strs := []string{"", `"`, `\`, `\"`, "a\"b\\c", "\x00\x1f", "<&>", "é\u2028", "\xff", `{"a":[1,{}]}`, "[]", "{}", ":,"}
+	rng := rand.New(rand.NewSource(1))
+	var value func(depth int) any
+	value = func(depth int) any {
+		switch k := rng.Intn(7); {
+		case depth > 4 || k == 0:
+			return strs[rng.Intn(len(strs))]
+		case k == 1:
+			return rng.Float64() * 1e6
+		case k == 2:
+			return rng.Intn(2) == 0
+		case k == 3:
+			return nil
+		case k == 4:
+			return json.RawMessage(`{"raw" : [ 1 , "x" ] }`)
+		case k == 5:
+			arr := make([]any, rng.Intn(4))
+			for i := range arr {
+				arr[i] = value(depth + 1)
+			}
+			return arr
+		}
+		obj := map[string]any{}
+		for range rng.Intn(4) {
+			obj[strs[rng.Intn(len(strs))]] = value(depth + 1)
+		}
+		return obj
+	}
+	for i := range 2000 {
+		check(fmt.Sprintf("random value %d", i), compact(value(0)))
 	}
 }
