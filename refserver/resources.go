@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 )
@@ -215,8 +216,15 @@ type fixtureResource struct {
 	blob                                    []byte // binary contents
 }
 
-// fixtureResources lists every resource, in list order.
-func fixtureResources() []fixtureResource {
+// fixtureResources lists every resource, in list order: one list, built once per
+// process (it was built again for each request that reads it), that callers read and
+// may append to (it is clipped, so an append copies it).
+func fixtureResources() []fixtureResource { return slices.Clip(fixtureResourceList()) }
+
+var fixtureResourceList = sync.OnceValue(buildFixtureResources)
+
+// buildFixtureResources builds fixtureResources' list.
+func buildFixtureResources() []fixtureResource {
 	png, _ := base64.StdEncoding.DecodeString(media().pngPixelBase64)
 	out := []fixtureResource{
 		{uri: uriEmbeddedText, name: "embedded-text", title: "Embedded text", description: "The text resource test_embedded_resource embeds.", mimeType: "text/plain", text: embeddedText},

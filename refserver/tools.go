@@ -73,7 +73,7 @@ const revisionSlots = 8
 // lazySchema is a tool's input schema, compiled on first use: compiling every tool's
 // schemas as a server started was a fifth of the CPU of a reference-server process
 // in a full run (perf), and most tools are never called. The tests compile every
-// tool's schemas as draft-07 and as 2020-12 (TestToolDefinitionsPerRevision).
+// tool's schemas as draft-07 and as 2020-12 (TestEveryToolSchemaCompiles).
 type lazySchema struct {
 	name, text string
 	once       sync.Once
@@ -444,27 +444,29 @@ func compactJSON(s string) (string, error) {
 	return buf.String(), nil
 }
 
-// compileSchema compiles a tool schema as draft-07 and as 2020-12 (it must be valid
-// in both) and returns the 2020-12 one. Nothing is ever loaded from the network.
+// compileSchema compiles a tool schema as 2020-12, the draft the server validates
+// arguments with. Every schema the server lists is valid as draft-07 too: the tests
+// prove it (TestEveryToolSchemaCompiles), so a call does not compile it twice.
 func compileSchema(name, text string) (*jsonschema.Schema, error) {
-	var out *jsonschema.Schema
-	for _, draft := range []*jsonschema.Draft{jsonschema.Draft7, jsonschema.Draft2020} {
-		c := jsonschema.NewCompiler()
-		c.Draft = draft
-		c.LoadURL = func(u string) (_ io.ReadCloser, err error) {
-			return nil, fmt.Errorf("refusing to load %s: tool schemas are self-contained", u)
-		}
-		url := "mem://fixtures/" + name + ".json"
-		if err := c.AddResource(url, strings.NewReader(text)); err != nil {
-			return nil, fmt.Errorf("add schema: %w", err)
-		}
-		sch, err := c.Compile(url)
-		if err != nil {
-			return nil, fmt.Errorf("compile schema: %w", err)
-		}
-		out = sch
+	return compileAs(jsonschema.Draft2020, name, text)
+}
+
+// compileAs compiles a tool schema as draft. Nothing is ever loaded from the network.
+func compileAs(draft *jsonschema.Draft, name, text string) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = draft
+	c.LoadURL = func(u string) (_ io.ReadCloser, err error) {
+		return nil, fmt.Errorf("refusing to load %s: tool schemas are self-contained", u)
 	}
-	return out, nil
+	url := "mem://fixtures/" + name + ".json"
+	if err := c.AddResource(url, strings.NewReader(text)); err != nil {
+		return nil, fmt.Errorf("add schema: %w", err)
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("compile schema: %w", err)
+	}
+	return sch, nil
 }
 
 // validateArgs checks arguments (a JSON object, or nil when absent) against the input

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // allCaps declares every client capability the fixture can use.
@@ -834,8 +835,9 @@ func TestMediaAreRealFiles(t *testing.T) {
 }
 
 // TestEveryToolSchemaCompiles proves what the server no longer proves as it starts
-// (lazySchema): every tool's inputSchema and outputSchema, the modern-only tools'
-// and the dynamic one's included, compile as draft-07 and as 2020-12.
+// (lazySchema) or as a call compiles a schema (compileSchema, 2020-12 only): every
+// tool's inputSchema and outputSchema, the modern-only tools', the dynamic one's and
+// the bulk tools' included, compile as draft-07 and as 2020-12.
 func TestEveryToolSchemaCompiles(t *testing.T) {
 	reg, err := newRegistry(nil)
 	if err != nil {
@@ -844,15 +846,21 @@ func TestEveryToolSchemaCompiles(t *testing.T) {
 	if len(reg.tools) < 10 {
 		t.Fatalf("the registry has %d tools", len(reg.tools))
 	}
+	schemas := map[string]string{}
 	for _, tl := range append(append([]*tool(nil), reg.tools...), reg.dynamic) {
-		if _, err := tl.inputSchema.get(); err != nil {
-			t.Errorf("%s: inputSchema: %v", tl.name, err)
+		schemas[tl.name+"/input"] = tl.input
+		if tl.output != "" {
+			schemas[tl.name+"/output"] = tl.output
 		}
-		if tl.output == "" {
-			continue
-		}
-		if _, err := compileSchema(tl.name+"/output", tl.output); err != nil {
-			t.Errorf("%s: outputSchema: %v", tl.name, err)
+	}
+	for i, in := range bulkSchemas {
+		schemas[fmt.Sprintf("bulk_shape_%d/input", i)] = in
+	}
+	for name, text := range schemas {
+		for _, draft := range []*jsonschema.Draft{jsonschema.Draft7, jsonschema.Draft2020} {
+			if _, err := compileAs(draft, name, text); err != nil {
+				t.Errorf("%s as %s: %v", name, draft, err)
+			}
 		}
 	}
 }
