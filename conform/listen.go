@@ -1,12 +1,12 @@
 package conform
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 )
@@ -173,13 +173,6 @@ func (sub *Subscription) Await(ctx context.Context, since int, match func(wire.E
 	return err == nil
 }
 
-// subscriptionKey and backslash are what the text of a message that carries a
-// subscription tag holds: the key spelled out, or an escape that could spell it.
-var (
-	subscriptionKey = []byte(MetaSubscriptionID)
-	backslash       = []byte{'\\'}
-)
-
 // SubscriptionTag returns the subscription id a message carries in _meta (params
 // for a notification, result for a response) and whether it carries one.
 func SubscriptionTag(m *wire.Message) (wire.ID, bool) {
@@ -187,8 +180,8 @@ func SubscriptionTag(m *wire.Message) (wire.ID, bool) {
 	if m.IsResponse() {
 		body = m.Result
 	}
-	// Most messages carry no tag: a body that holds neither is not decoded.
-	if !bytes.Contains(body, subscriptionKey) && !bytes.Contains(body, backslash) {
+	// Most messages carry no tag, and are not decoded.
+	if !rawjson.MayHold(body, MetaSubscriptionID) {
 		return wire.ID{}, false
 	}
 	var p struct {

@@ -832,6 +832,23 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
+// MayHold reports whether the JSON text data can hold a key or string whose decoded
+// text is s: it spells s out, or holds an escape that could spell one of its
+// characters (only \u, unless s has a quote, a backslash, a slash or a control
+// character, which other escapes stand for). A false lets a hot path skip decoding a
+// value for a member it cannot have.
+func MayHold(data []byte, s string) bool {
+	if bytes.Contains(data, []byte(s)) {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' || c == '/' || c < 0x20 {
+			return bytes.IndexByte(data, '\\') >= 0
+		}
+	}
+	return bytes.Contains(data, []byte(`\u`))
+}
+
 // Lookup returns the value of the member key of the object data (already known to be
 // valid JSON), matched exactly, and whether there is one. Of duplicate keys the last
 // wins, as encoding/json has it. It decodes nothing else, for the hot paths that read

@@ -397,3 +397,28 @@ func TestAppendMembersShares(t *testing.T) {
 		t.Errorf("an append to the first list overwrote the next: %v", b)
 	}
 }
+
+// MayHold is false only for a text that cannot hold the key or string: it does not
+// spell it out, and holds no escape that could spell one of its characters.
+func TestMayHold(t *testing.T) {
+	tests := []struct {
+		data, s string
+		want    bool
+	}{
+		{`{"_meta":{}}`, "_meta", true},
+		{`{"\u005fmeta":{}}`, "_meta", true},
+		{`{"text":"a\nb"}`, "_meta", false}, // \n stands for no letter
+		{`{"text":"plain"}`, "_meta", false},
+		{`{"a/b":1}`, "a/b", true},
+		{`{"a\/b":1}`, "a/b", true}, // \/ is a slash
+		{`{"x":"\n"}`, "a/b", true}, // any escape, when the text has a slash
+		{`{"x":1}`, "a/b", false},
+		{`{"x":"\t"}`, "a\tb", true},
+		{``, "x", false},
+	}
+	for _, tt := range tests {
+		if got := MayHold([]byte(tt.data), tt.s); got != tt.want {
+			t.Errorf("MayHold(%s, %q) = %v, want %v", tt.data, tt.s, got, tt.want)
+		}
+	}
+}

@@ -1,12 +1,12 @@
 package lifecycle
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/listwalk"
@@ -162,10 +162,9 @@ func promptListed(t *conform.T, name string) bool {
 }
 
 // mayBeInputRequired reports whether a result's text can hold "resultType":
-// "input_required": it spells the value out, or holds an escape that could. Most
-// results do neither and are not decoded.
+// "input_required". Most results cannot, and are not decoded.
 func mayBeInputRequired(result json.RawMessage) bool {
-	return result != nil && (bytes.Contains(result, []byte("input_required")) || bytes.IndexByte(result, '\\') >= 0)
+	return result != nil && rawjson.MayHold(result, "input_required")
 }
 
 // MOD-MRTR-01 — 2026-07-28/basic/patterns/mrtr.mdx.

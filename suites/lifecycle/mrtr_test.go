@@ -155,7 +155,7 @@ func TestMayBeInputRequired(t *testing.T) {
 	for raw, want := range map[string]bool{
 		`{"resultType":"input_required","inputRequests":{}}`: true,
 		`{"resultType":"\u0069nput_required"}`:               true,
-		`{"content":[{"type":"text","text":"a\nb"}]}`:        true, // an escape: decoded to be sure
+		`{"content":[{"type":"text","text":"a\nb"}]}`:        false, // \n spells no letter
 		`{"content":[{"type":"text","text":"hello"}]}`:       false,
 		`{"resultType":"complete"}`:                          false,
 	} {

@@ -6,7 +6,6 @@
 package metakey
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -215,18 +214,10 @@ func find(raw json.RawMessage, ptr string, out *[]Found) {
 	}
 }
 
-// mayHoldMeta reports whether a JSON value can have a `_meta` member anywhere in it:
-// its text spells the key out, or holds a \u escape that could spell it (no other
-// JSON escape stands for a letter or an underscore). Most values of a large
-// listing hold neither, and are not decoded level by level for nothing.
-func mayHoldMeta(raw json.RawMessage) bool {
-	return bytes.Contains(raw, metaKey) || bytes.Contains(raw, unicodeEscape)
-}
-
-var (
-	metaKey       = []byte("_meta")
-	unicodeEscape = []byte(`\u`)
-)
+// mayHoldMeta reports whether a JSON value can have a `_meta` member anywhere in it.
+// Most values of a large listing cannot, and are not decoded level by level for
+// nothing.
+func mayHoldMeta(raw json.RawMessage) bool { return rawjson.MayHold(raw, "_meta") }
 
 func firstByte(raw json.RawMessage) byte {
 	for _, c := range raw {
