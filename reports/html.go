@@ -66,14 +66,6 @@ func WriteHTML(w io.Writer, r *Report) error {
 	return nil
 }
 
-// htmlWriter is where the hand-written parts of report.html go: a bufio.Writer, or
-// a strings.Builder in the tests.
-type htmlWriter interface {
-	io.Writer
-	io.StringWriter
-	io.ByteWriter
-}
-
 // The markers of the template's frame where the rows and the details go: HTML
 // comments, which html/template writes as they are in a template.HTML value.
 const (
@@ -307,7 +299,7 @@ func htmlSortedKeys(m map[string]bool) []string {
 
 // writeRows writes the matrix's rows as the template wrote them: a row per check,
 // a cell per revision (absent where the check does not apply).
-func (p *htmlPage) writeRows(b htmlWriter) {
+func (p *htmlPage) writeRows(b *bufio.Writer) {
 	for _, row := range p.Rows {
 		b.WriteString(`<tr id="row-`)
 		htmlEscape(b, row.ID)
@@ -351,7 +343,7 @@ func (p *htmlPage) writeRows(b htmlWriter) {
 }
 
 // writeDetails writes every present cell's details as the template wrote them.
-func (p *htmlPage) writeDetails(b htmlWriter) {
+func (p *htmlPage) writeDetails(b *bufio.Writer) {
 	for _, c := range p.Cells {
 		b.WriteString(`<details class="finding `)
 		htmlEscape(b, c.Class)
@@ -465,7 +457,7 @@ var htmlEscapes = [...]string{
 
 // htmlEscape writes s escaped as html/template escapes text and quoted attribute
 // values; every byte it escapes is ASCII, so the loop is over bytes.
-func htmlEscape(b io.StringWriter, s string) {
+func htmlEscape(b *bufio.Writer, s string) {
 	written := 0
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; int(c) < len(htmlEscapes) && htmlEscapes[c] != "" {
@@ -478,7 +470,7 @@ func htmlEscape(b io.StringWriter, s string) {
 }
 
 // htmlAside writes " (s)", s escaped, when s is not empty.
-func htmlAside(b io.StringWriter, s string) {
+func htmlAside(b *bufio.Writer, s string) {
 	if s != "" {
 		b.WriteString(" (")
 		htmlEscape(b, s)
@@ -489,7 +481,7 @@ func htmlAside(b io.StringWriter, s string) {
 // urlEscape writes s as html/template escapes a URL's fragment: every byte but
 // RFC 3986's unreserved characters percent-encoded (none of what it writes then
 // needs HTML escaping).
-func urlEscape(b io.ByteWriter, s string) {
+func urlEscape(b *bufio.Writer, s string) {
 	const hex = "0123456789abcdef"
 	for i := 0; i < len(s); i++ {
 		c := s[i]
