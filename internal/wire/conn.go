@@ -927,13 +927,7 @@ func possibleReply(e Entry) bool {
 func (c *Conn) DroppedRepliesIn(after, end int) (n int, unsure bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, l := range c.lostReplies {
-		if l.seq > after && (end <= 0 || l.seq <= end) {
-			n++
-		}
-	}
-	unsure = c.lostFrom > 0 && (end <= 0 || c.lostFrom <= end)
-	return n, unsure
+	return c.lostIn(after, end, false), c.lostFrom > 0 && (end <= 0 || c.lostFrom <= end)
 }
 
 // DroppedIDlessRepliesIn is how many of DroppedRepliesIn's entries were responses
@@ -943,9 +937,15 @@ func (c *Conn) DroppedRepliesIn(after, end int) (n int, unsure bool) {
 func (c *Conn) DroppedIDlessRepliesIn(after, end int) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.lostIn(after, end, true)
+}
+
+// lostIn counts the remembered lost replies in (after, end], those with no id only
+// when idless. The caller holds c.mu.
+func (c *Conn) lostIn(after, end int, idless bool) int {
 	n := 0
 	for _, l := range c.lostReplies {
-		if l.idless && l.seq > after && (end <= 0 || l.seq <= end) {
+		if (l.idless || !idless) && l.seq > after && (end <= 0 || l.seq <= end) {
 			n++
 		}
 	}
