@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
@@ -50,6 +51,8 @@ type Subscription struct {
 	key   string // the raw JSON id: the POST stream's key over HTTP
 	after int    // the transcript position before the request was sent
 	http  bool
+	// barrierRTT is the round trip of the last Sync's barrier (AwaitFirst's grace).
+	barrierRTT time.Duration
 }
 
 // Listen sends subscriptions/listen with the notifications filter and returns at
@@ -147,10 +150,28 @@ func (sub *Subscription) Sync(ctx context.Context, open int) error {
 			}
 		}
 	}
-	if _, err := sub.s.Conn.Call(ctx, sub.s.Conn.BarrierMethod(), nil); err != nil {
+	resp, err := sub.s.Conn.Call(ctx, sub.s.Conn.BarrierMethod(), nil)
+	if err != nil {
 		return fmt.Errorf("the %s barrier after the subscription: %w", sub.s.Conn.BarrierMethod(), err)
 	}
+	sub.barrierRTT = resp.Elapsed
 	return nil
+}
+
+// AwaitFirst waits, after Sync, for the subscription's first message (its
+// acknowledgement, or the refusal of the listen request), at most the barrier's
+// grace (wire.GraceAfter its round trip), and reports whether one came. The server
+// writes it when the subscription starts, before it answered the barrier: only a
+// server that writes it out of order (a concurrent handler, or over HTTP a stream of
+// its own) makes it trail the barrier's reply, by the moment the grace allows for.
+// Awaiting it for the request timeout instead made a server that never acknowledges
+// cost that timeout once per subscription.
+func (sub *Subscription) AwaitFirst(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, wire.GraceAfter(sub.barrierRTT))
+	defer cancel()
+	known := sub.listenIDs()
+	_, err := sub.s.Conn.WaitFor(ctx, sub.after, func(e wire.Entry) bool { return sub.owns(e, known) })
+	return err == nil
 }
 
 // Await waits, bounded by the connection's request timeout and ctx, for a message of

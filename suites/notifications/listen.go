@@ -21,7 +21,7 @@ import (
 func lsJudgeAck(t *conform.T, sub *conform.Subscription, msgs []wire.Entry) conform.Verdict {
 	want := fmt.Sprintf("%s as the subscription's first message, tagged with _meta %s %s", conform.MethodAcknowledged, conform.MetaSubscriptionID, sub.ID)
 	if len(msgs) == 0 {
-		return conform.Violation(want, fmt.Sprintf("no message of subscription %s had arrived when the %s sent after it was answered", sub.ID, t.Session().Conn.BarrierMethod()))
+		return conform.Violation(want, fmt.Sprintf("no message of subscription %s had arrived when the %s sent after it was answered, nor within the grace after", sub.ID, t.Session().Conn.BarrierMethod()))
 	}
 	first := msgs[0]
 	if first.Msg == nil || first.Msg.Method != conform.MethodAcknowledged || first.Msg.IsResponse() {

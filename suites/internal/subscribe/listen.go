@@ -30,8 +30,9 @@ func Open(t *conform.T, filter map[string]any, open int) (*conform.Subscription,
 		v := conform.Errorf("%v", err)
 		return nil, &v
 	}
-	// The acknowledgement (or a refusal) is owed; over HTTP it may trail the barrier.
-	sub.Await(t.Ctx, 0, func(wire.Entry) bool { return true })
+	// The acknowledgement (or a refusal) is owed; it may trail the barrier's reply by
+	// the barrier's grace.
+	sub.AwaitFirst(t.Ctx)
 	for _, e := range sub.Messages() {
 		if e.Msg != nil && e.Msg.IsResponse() && e.Msg.Error != nil {
 			Cancel(t, sub)
