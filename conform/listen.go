@@ -158,28 +158,25 @@ func (sub *Subscription) Sync(ctx context.Context, open int) error {
 	return nil
 }
 
-// AwaitFirst waits, after Sync, for the subscription's first message (its
-// acknowledgement, or the refusal of the listen request), at most the barrier's
-// grace (wire.GraceAfter its round trip), and reports whether one came. The server
-// writes it when the subscription starts, before it answered the barrier: only a
-// server that writes it out of order (a concurrent handler, or over HTTP a stream of
-// its own) makes it trail the barrier's reply, by the moment the grace allows for.
-// Awaiting it for the request timeout instead made a server that never acknowledges
-// cost that timeout once per subscription.
+// AwaitFirst is Await, after Sync, for the subscription's first message (its
+// acknowledgement, or the refusal of the listen request), bounded by the barrier's
+// grace (wire.GraceAfter its round trip) instead of the request timeout. The server
+// writes it when the subscription starts, before it answered the barrier: it trails
+// the barrier's reply only when written out of order (a concurrent handler, or over
+// HTTP a stream of its own). Awaited for the request timeout, it made a server that
+// never acknowledges cost that timeout once per subscription.
 func (sub *Subscription) AwaitFirst(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, wire.GraceAfter(sub.barrierRTT))
 	defer cancel()
-	known := sub.listenIDs()
-	_, err := sub.s.Conn.WaitFor(ctx, sub.after, func(e wire.Entry) bool { return sub.owns(e, known) })
-	return err == nil
+	return sub.Await(ctx, 0, func(wire.Entry) bool { return true })
 }
 
 // Await waits, bounded by the connection's request timeout and ctx, for a message of
 // the subscription that match accepts, and reports whether one came. It is for a
-// message the server owes (the acknowledgement, an announced change): a server may
-// write it a moment after answering a later request (go-sdk delays list changes by
-// 10 ms), and over HTTP it travels on a stream of its own, so the barrier of Sync
-// proves only what was written before it. A correct server costs no wait; only one
+// message the server owes (an announced change; the acknowledgement is AwaitFirst's):
+// a server may write it a moment after answering a later request (go-sdk delays list
+// changes by 10 ms), and over HTTP it travels on a stream of its own, so the barrier
+// of Sync proves only what was written before it. A correct server costs no wait; only one
 // that never sends it costs the timeout. Only messages after transcript position
 // since count (0: all of the subscription's): a notification that arrived before the
 // change it is awaited for is not its announcement (go-sdk delivers an earlier
