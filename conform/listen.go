@@ -81,7 +81,7 @@ func (sub *Subscription) Cancel(ctx context.Context) error {
 func (sub *Subscription) Messages() []wire.Entry {
 	known := sub.listenIDs()
 	var out []wire.Entry
-	for _, e := range sub.s.Conn.Received(sub.after) {
+	for e := range sub.s.Conn.EachReceived(sub.after) {
 		if sub.owns(e, known) {
 			out = append(out, e)
 		}

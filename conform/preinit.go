@@ -124,7 +124,7 @@ func (h *preInitHooks) beforeInitialized(ctx context.Context, c *wire.Conn, afte
 	if _, err := c.Call(ctx, "ping", nil); err != nil {
 		h.p.BarrierErr = err
 	}
-	for _, e := range c.Received(after) {
+	for e := range c.EachReceived(after) {
 		if e.Msg != nil && e.Msg.Kind == wire.KindRequest && e.Msg.Method != "ping" {
 			h.p.Early = append(h.p.Early, e)
 		}

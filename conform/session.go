@@ -363,7 +363,7 @@ func (s *Session) SchemaFindings() ([]SchemaFinding, int) {
 	defer s.mu.Unlock()
 	probes := s.malformedModernRequests()
 	tasks := s.taskRequests()
-	for _, e := range s.Conn.Received(s.checked) {
+	for e := range s.Conn.EachReceived(s.checked) {
 		s.checked = e.Seq
 		if e.Msg == nil || e.Err != "" {
 			continue // framing and shape faults are judged by BASE-* checks

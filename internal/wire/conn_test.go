@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"slices"
 	"testing"
 	"time"
 
@@ -638,5 +639,56 @@ func TestGraceAfter(t *testing.T) {
 		if got := GraceAfter(tc.rtt); got != tc.want {
 			t.Errorf("GraceAfter(%s) = %s, want %s", tc.rtt, got, tc.want)
 		}
+	}
+}
+
+// TestEachReceivedIsReceived: EachReceived yields the entries Received returns, from
+// any point of the transcript, and none that arrived after it was called; breaking
+// off ends the walk.
+func TestEachReceivedIsReceived(t *testing.T) {
+	fake := newFake(func(f *fakeTransport, msg []byte) {
+		m, err := Decode(msg)
+		if err == nil && m.Method == "ping" {
+			f.push(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+			f.push(`{"jsonrpc":"2.0","id":` + m.ID.String() + `,"result":{}}`)
+		}
+	})
+	c := NewConn(fake, Options{RequestTimeout: time.Second})
+	defer c.Close(context.Background())
+	for range 3 {
+		if _, err := c.Call(context.Background(), "ping", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seqs := func(es []Entry) (out []int) {
+		for _, e := range es {
+			out = append(out, e.Seq)
+		}
+		return out
+	}
+	end := c.Seq()
+	for after := 0; after <= end; after++ {
+		each, at := c.EachReceived(after), c.Seq()
+		if _, err := c.Call(context.Background(), "ping", nil); err != nil { // after the view
+			t.Fatal(err)
+		}
+		var got []Entry
+		for e := range each {
+			got = append(got, e)
+		}
+		want := slices.DeleteFunc(c.Received(after), func(e Entry) bool { return e.Seq > at })
+		if len(want) == 0 && after < end-1 || !slices.Equal(seqs(got), seqs(want)) {
+			t.Fatalf("after %d: EachReceived gave entries %v, Received %v", after, seqs(got), seqs(want))
+		}
+	}
+	n := 0
+	for range c.EachReceived(0) {
+		n++
+		if n == 2 {
+			break
+		}
+	}
+	if n != 2 {
+		t.Errorf("the walk went on after break: %d entries", n)
 	}
 }

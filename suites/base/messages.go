@@ -115,7 +115,7 @@ func probeResponseIDs(t *conform.T) respIDProbe {
 // strayReplies describes responses received after seq that matched no request.
 func strayReplies(s *conform.Session, after int) string {
 	var out []string
-	for _, e := range s.Conn.Received(after) {
+	for e := range s.Conn.EachReceived(after) {
 		if e.Msg != nil && e.Msg.IsResponse() && e.ForMethod == "" {
 			out = append(out, "id "+e.Msg.ID.String())
 		}

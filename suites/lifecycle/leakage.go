@@ -165,7 +165,7 @@ func defScanSessions(sessions []*conform.Session) defScan {
 			continue
 		}
 		sc.sessions++
-		for _, e := range s.Conn.Received(0) {
+		for e := range s.Conn.EachReceived(0) {
 			if e.Msg == nil || e.Msg.Kind != wire.KindResult {
 				continue
 			}

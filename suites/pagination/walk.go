@@ -212,7 +212,7 @@ func listChanged(s *conform.Session, after, before int) bool {
 	if s == nil || s.Conn == nil {
 		return false
 	}
-	for _, e := range s.Conn.Received(after) {
+	for e := range s.Conn.EachReceived(after) {
 		if before > 0 && e.Seq > before {
 			break
 		}

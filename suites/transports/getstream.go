@@ -182,7 +182,7 @@ func runNoBroadcast(t *conform.T) conform.Verdict {
 	s, caller := t.Session(), p.caller
 	var f conform.Findings
 	seen := map[string]int{}
-	for _, e := range caller.Conn.Received(p.markCaller) {
+	for e := range caller.Conn.EachReceived(p.markCaller) {
 		if e.Msg != nil && e.Msg.Method == "notifications/progress" && progressToken(e.Msg) == p.token {
 			f.Judged++
 			seen[string(e.Msg.Params)]++
@@ -191,7 +191,7 @@ func runNoBroadcast(t *conform.T) conform.Verdict {
 			}
 		}
 	}
-	for _, e := range s.Conn.Received(p.markMain) {
+	for e := range s.Conn.EachReceived(p.markMain) {
 		if e.Msg != nil && e.Msg.Method == "notifications/progress" && progressToken(e.Msg) == p.token {
 			f.Fail(fmt.Sprintf("%s: progress of the other session's call (token %s) on this session's %s stream", where(s, e), p.token, e.Source))
 		}

@@ -309,7 +309,7 @@ func cnProbeInflight(t *conform.T, s *conform.Session) cnInflight {
 
 // cnReplyEntry finds the transcript entry of the reply to id.
 func cnReplyEntry(s *conform.Session, id wire.ID, after int) (wire.Entry, bool) {
-	for _, e := range s.Conn.Received(after) {
+	for e := range s.Conn.EachReceived(after) {
 		if e.Msg != nil && e.Msg.IsResponse() && e.Msg.ID.Key() == id.Key() {
 			return e, true
 		}

@@ -350,12 +350,12 @@ func judgeLeak(s *conform.Session, lk *ctLeak, f *conform.Findings) (string, err
 		return "", errors.New(lk.err)
 	}
 	own, leaked := 0, 0
-	for _, e := range lk.caller.Conn.Received(lk.markCaller) {
+	for e := range lk.caller.Conn.EachReceived(lk.markCaller) {
 		if ctNames(e, lk.token) {
 			own++
 		}
 	}
-	for _, e := range s.Conn.Received(lk.mark) {
+	for e := range s.Conn.EachReceived(lk.mark) {
 		if ctNames(e, lk.token) {
 			leaked++
 			f.Judged++

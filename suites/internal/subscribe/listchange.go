@@ -24,7 +24,7 @@ import (
 func NotificationsSeen(t *conform.T, method string) []toolkit.SessionEntry {
 	var out []toolkit.SessionEntry
 	for _, s := range toolkit.RevisionSessions(t) {
-		for _, e := range s.Conn.Received(0) {
+		for e := range s.Conn.EachReceived(0) {
 			if e.Msg != nil && e.Msg.Method == method {
 				out = append(out, toolkit.SessionEntry{Session: s, Entry: e})
 			}

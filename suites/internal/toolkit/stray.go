@@ -183,7 +183,7 @@ func (p StrayProbe) strays() []wire.Entry {
 	var out []wire.Entry
 	var ours map[string]bool
 	end := p.s.StrayEnd(p.after)
-	for _, e := range p.s.Conn.Received(p.after) {
+	for e := range p.s.Conn.EachReceived(p.after) {
 		if end > 0 && e.Seq > end {
 			break // the next stray probe's
 		}
