@@ -285,3 +285,80 @@ func TestRevisionWithoutDriver(t *testing.T) {
 		t.Fatalf("checkDrivers(All) = %v", err)
 	}
 }
+
+// A check whose FreshAhead says it will open a fresh session has it opened once its
+// column's main session is open, without asking, and its T.NewSession takes that one
+// (no process more); one whose FreshAhead says no, or that has none, opens it when it
+// asks. A session opened ahead that its check never takes is closed with the run and
+// kept in its column's transcripts.
+func TestFreshSessionOpenedAhead(t *testing.T) {
+	rev := revision.MustLookup("2025-06-18")
+	tests := []struct {
+		name      string
+		ahead     func(*Session) bool
+		asks      bool
+		wantAhead bool
+	}{
+		{"opened ahead and taken", func(*Session) bool { return true }, true, true},
+		{"FreshAhead says no", func(*Session) bool { return false }, true, false},
+		{"no FreshAhead", nil, true, false},
+		{"opened ahead, never taken", func(*Session) bool { return true }, false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			withRegistry(t, func() {
+				srv := &pipeServer{}
+				var ahead atomic.Bool
+				var fresh atomic.Pointer[Session]
+				Register(Check{ID: "AA-FRESH-01", Title: "t", Row: Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"},
+					FreshSessions: 1, FreshAhead: tc.ahead,
+					Run: func(t *T) Verdict {
+						// Before the check asks for anything: its session is opening.
+						t.run.preMu.Lock()
+						_, opening := t.run.preOpened[freshKey(t.Rev, t.Check)]
+						t.run.preMu.Unlock()
+						ahead.Store(opening)
+						if !tc.asks {
+							return Pass("asked for nothing")
+						}
+						s, err := t.NewSession()
+						if err != nil {
+							return Errorf("%v", err)
+						}
+						fresh.Store(s)
+						if _, err := s.Conn.Call(t.Ctx, "ping", nil); err != nil {
+							return Errorf("the fresh session does not serve: %v", err)
+						}
+						return Pass("fresh")
+					}})
+				if err := RegistryErr(); err != nil {
+					t.Fatal(err)
+				}
+				rs, col, got := runColumn(t, srv, rev)
+				if v := got["AA-FRESH-01"]; v.Status != reports.Pass {
+					t.Fatalf("AA-FRESH-01 = %s (%s)", v.Status, v.Message)
+				}
+				if ahead.Load() != tc.wantAhead {
+					t.Errorf("opening before the check asked: %v, want %v", ahead.Load(), tc.wantAhead)
+				}
+				if s := fresh.Load(); tc.asks && (s == nil || s == col.main) {
+					t.Errorf("NewSession gave %v, want a session of its own", s)
+				}
+				rs.closeSessions(context.Background()) // waits for a session still opening
+				wantDials := int32(1)
+				if tc.asks || tc.wantAhead {
+					wantDials = 2
+				}
+				if n := srv.dials.Load(); n != wantDials {
+					t.Errorf("%d sessions opened, want %d", n, wantDials)
+				}
+				col.mu.Lock()
+				n := len(col.sessions)
+				col.mu.Unlock()
+				if n != int(wantDials) {
+					t.Errorf("the column keeps %d sessions for its transcripts, want %d", n, wantDials)
+				}
+			})
+		})
+	}
+}

@@ -136,8 +136,16 @@ type Check struct {
 	Auth bool
 	// FreshSessions is how many sessions of its own the check opens with
 	// T.NewSession: only where isolation is truly needed (`mcp-conform --list -v`
-	// shows each). They are opened when the check asks, never ahead of time.
+	// shows each). They are opened when the check asks, unless FreshAhead says
+	// otherwise.
 	FreshSessions int
+	// FreshAhead, for a check with FreshSessions, is asked once the revision's
+	// main session has opened whether the check will open its first fresh
+	// session (a condition of the main session, such as a declared capability):
+	// true opens that session then, beside the column's first checks, and the
+	// check's T.NewSession takes it instead of starting a server process on its
+	// column's path. False leaves it opened when asked (or not at all).
+	FreshAhead func(main *Session) bool
 	// Spare marks a check that uses the revision's spare session (T.SpareSession,
 	// T.PreInit), in PhaseOddInput or in a transcript check's Probe. On a target of
 	// a process per session (stdio), where the spare session is the main one, such
@@ -337,6 +345,8 @@ func validateCheck(c *Check) error {
 		return fmt.Errorf("check %s: a Probe (and a silence proven when the column settles) is a transcript-wide check's: PhaseTranscript", c.ID)
 	case c.Opening && (c.Phase != PhaseClean || c.Handshake || c.FreshSessions > 0 || len(c.PreOpen) > 0):
 		return fmt.Errorf("check %s: an opening check judges only the opening record: it declares PhaseClean, and no handshake, fresh or pre-opened session", c.ID)
+	case c.FreshAhead != nil && c.FreshSessions == 0:
+		return fmt.Errorf("check %s: a fresh session opened ahead is one the check declares (FreshSessions)", c.ID)
 	case c.Auth && (c.Phase != PhaseClean || c.Opening || c.Handshake || c.FreshSessions > 0 || len(c.PreOpen) > 0):
 		return fmt.Errorf("check %s: an authorization check sends its own requests without the run's token: it declares PhaseClean, and no opening, handshake, fresh or pre-opened session", c.ID)
 	}
@@ -449,6 +459,7 @@ func (c *Check) OptionNames() []string {
 	add(c.Opening, "opening")
 	add(c.Auth, "auth")
 	add(c.FreshSessions > 0, fmt.Sprintf("fresh sessions: %d", c.FreshSessions))
+	add(c.FreshAhead != nil, "first fresh session opened ahead")
 	add(c.Spare, "spare session")
 	add(c.PreInitProbe, "pre-initialize probe")
 	add(c.SilenceProbe, "silence probe")

@@ -78,6 +78,9 @@ type preOpen struct {
 	s       *Session
 	err     error
 	claimed bool
+	// col is the column of a fresh session opened ahead (Check.FreshAhead), whose
+	// transcripts keep it if its check never claims it.
+	col *column
 }
 
 // wait waits until the session has opened (or failed to) and reports whether it
@@ -94,9 +97,10 @@ func (p *preOpen) wait(ctx context.Context) bool {
 // openColumns opens the first revision's main session, then every other revision's
 // concurrently, and alongside them the negotiation probes' sessions that selected
 // checks declared (Check.PreOpen).
-// No other session is opened ahead of time: the session budget of a run is one per
-// revision plus one per PreOpen version (over stdio, that many processes), and a
-// check that needs a session of its own opens it when it asks (T.NewSession).
+// The session budget of a run is one per revision plus one per PreOpen version
+// (over stdio, that many processes); a check that needs a session of its own opens
+// it when it asks (T.NewSession), or, when its Check.FreshAhead says it will, once
+// its column's main session has opened.
 func (rs *runState) openColumns(ctx context.Context) {
 	var wg sync.WaitGroup
 	first := true
@@ -110,6 +114,13 @@ func (rs *runState) openColumns(ctx context.Context) {
 			col.main, col.err = s, err
 			col.state = openState(col.rev, s, err)
 			col.authRequired = isAuthRequired(err)
+			if col.state == colOpen {
+				for _, c := range list {
+					if c.FreshAhead != nil && c.FreshAhead(s) {
+						rs.preOpenFresh(ctx, col, c)
+					}
+				}
+			}
 		}
 		if first {
 			// One session first, the rest once it has answered: a server slow to
@@ -180,6 +191,23 @@ func (rs *runState) preOpenSession(ctx context.Context, col *column, version str
 	go func() {
 		defer close(p.done)
 		p.s, p.err = rs.dialSession(ctx, version, col.rev, nil)
+	}()
+}
+
+// freshKey names the fresh session opened ahead for check c in revision rev (in
+// runState.preOpened, beside the negotiation probes' versions).
+func freshKey(rev revision.Revision, c *Check) string { return "fresh " + rev.Name + " " + c.ID }
+
+// preOpenFresh starts opening, in the background, check c's first fresh session in
+// col (Check.FreshAhead); the check's T.NewSession claims it.
+func (rs *runState) preOpenFresh(ctx context.Context, col *column, c *Check) {
+	p := &preOpen{done: make(chan struct{}), col: col}
+	rs.preMu.Lock()
+	rs.preOpened[freshKey(col.rev, c)] = p
+	rs.preMu.Unlock()
+	go func() {
+		defer close(p.done)
+		p.s, p.err = rs.dialSession(ctx, col.rev.Name, col.rev, nil)
 	}()
 }
 

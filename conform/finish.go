@@ -29,9 +29,13 @@ func (rs *runState) closeSessions(ctx context.Context) {
 				return
 			}
 			if p.s != nil {
-				rs.columns[0].mu.Lock() // kept for the transcripts
-				rs.columns[0].sessions = append(rs.columns[0].sessions, p.s)
-				rs.columns[0].mu.Unlock()
+				col := rs.columns[0] // kept for the transcripts
+				if p.col != nil {
+					col = p.col
+				}
+				col.mu.Lock()
+				col.sessions = append(col.sessions, p.s)
+				col.mu.Unlock()
 				p.s.Close(ctx)
 			}
 		}()

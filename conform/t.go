@@ -139,11 +139,23 @@ func (t *T) Timeout() time.Duration { return t.run.cfg.Timeout }
 // NewSession opens a session of the check's own for this revision, closed when the
 // check returns. It is the exception, for probes that truly need isolation (a check
 // declares how many, Check.FreshSessions): it costs a server process on stdio. It is
-// opened when asked, never ahead of time.
+// opened when asked, or, the first one of a check whose Check.FreshAhead said so,
+// when the column's main session opened.
 func (t *T) NewSession() (*Session, error) {
 	t.fresh++
 	if t.fresh > t.Check.FreshSessions {
 		t.misused(fmt.Sprintf("%s opens %d session(s) of its own (T.NewSession) and declares FreshSessions: %d", t.Check.ID, t.fresh, t.Check.FreshSessions))
+	}
+	if t.fresh == 1 {
+		if s, err, ok := t.run.claimPreOpened(t.Ctx, t.col, freshKey(t.Rev, t.Check)); ok {
+			if s != nil {
+				t.opened = append(t.opened, s)
+			}
+			if err != nil {
+				return s, fmt.Errorf("open a session asking for %s: %w", t.Rev.Name, err)
+			}
+			return s, nil
+		}
 	}
 	return t.OpenSession(t.Rev.Name)
 }

@@ -103,8 +103,11 @@ var _ = conform.Register(conform.Check{
 	// The rule is about another connection: a session of its own, opened in the
 	// clean phase, where the list is as every connection's opening left it. (The
 	// column's spare session is no substitute: it serves the odd-input phase, after
-	// the fixture trigger may have changed the list on a shared server.)
+	// the fixture trigger may have changed the list on a shared server.) It is
+	// opened as soon as the column's main session has declared resources, so that
+	// over stdio the column does not wait here for a server process to start.
 	FreshSessions: 1,
+	FreshAhead:    func(main *conform.Session) bool { _, ok := main.Capabilities()["resources"]; return ok },
 	Run: func(t *conform.T) conform.Verdict {
 		requireResources(t)
 		a := resourceList(t)
