@@ -35,8 +35,7 @@ func (s *leakServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get("Mcp-Session-Id")
 	if r.Method == http.MethodGet {
 		s.mu.Lock()
-		ch := make(chan []byte, 64)
-		s.streams[sid] = ch
+		ch := s.stream(sid)
 		s.mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
@@ -81,6 +80,7 @@ func (s *leakServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.n++
 		sid = fmt.Sprintf("leak-session-%d", s.n)
+		s.stream(sid) // before the GET stream opens: what is sent meanwhile waits in it
 		s.mu.Unlock()
 		w.Header().Set("Mcp-Session-Id", sid)
 		result = fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"mcp-framework-like","version":"0.2"}}`, m.Params.ProtocolVersion)
@@ -94,6 +94,18 @@ func (s *leakServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, result)
+}
+
+// stream is session sid's GET stream's queue, made when the session is, so that a
+// message sent before the client's GET arrives is not lost (which made the test
+// depend on which came first). s.mu must be held.
+func (s *leakServer) stream(sid string) chan []byte {
+	ch, ok := s.streams[sid]
+	if !ok {
+		ch = make(chan []byte, 64)
+		s.streams[sid] = ch
+	}
+	return ch
 }
 
 // send writes a notification of session sid's call to its GET stream, or to every
