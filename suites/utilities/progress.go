@@ -81,6 +81,13 @@ type ctProgressTraffic struct {
 	Progress []*ctProgress
 }
 
+// ctProgressTrafficOf is the revision's progress traffic, collected once: the
+// transcript checks that judge it are judged after the column has settled, when
+// its transcripts are complete, and only read it.
+func ctProgressTrafficOf(t *conform.T) *ctProgressTraffic {
+	return t.Once("PROG:traffic:"+t.Rev.Name, func() any { return ctCollectProgress(t) }).(*ctProgressTraffic)
+}
+
 // ctCollectProgress reads the revision's transcripts.
 func ctCollectProgress(t *conform.T) *ctProgressTraffic {
 	pt := &ctProgressTraffic{}
@@ -369,7 +376,7 @@ func judgeLeak(s *conform.Session, lk *ctLeak, f *conform.Findings) (string, err
 }
 
 func runProgressToken(t *conform.T, probe ctProbeResult) conform.Verdict {
-	pt := ctCollectProgress(t)
+	pt := ctProgressTrafficOf(t)
 	var f conform.Findings
 	leakNote, err := judgeLeak(t.Session(), ctLeakProbe(t), &f)
 	if err != nil {
@@ -399,7 +406,7 @@ func runProgressToken(t *conform.T, probe ctProbeResult) conform.Verdict {
 var _ = conform.Register(ctProgressCheck(conform.Check{
 	ID: "PROG-TOKEN-TYPE-01", Title: "progress echoes the token with its JSON type (string or integer)",
 }, func(t *conform.T, probe ctProbeResult) conform.Verdict {
-	pt := ctCollectProgress(t)
+	pt := ctProgressTrafficOf(t)
 	var f conform.Findings
 	for _, p := range pt.Progress {
 		switch {
@@ -420,7 +427,7 @@ var _ = conform.Register(ctProgressCheck(conform.Check{
 }, runProgressMonotonic))
 
 func runProgressMonotonic(t *conform.T, probe ctProbeResult) conform.Verdict {
-	pt := ctCollectProgress(t)
+	pt := ctProgressTrafficOf(t)
 	type series struct {
 		last  *ctProgress
 		count int
@@ -461,7 +468,7 @@ func runProgressAfterDone(t *conform.T, probe ctProbeResult) conform.Verdict {
 	if probe.barrier != "" {
 		return conform.Errorf("the barrier request after %s failed (%s): nothing bounds what may still arrive", ctProgressFixture, probe.barrier)
 	}
-	pt := ctCollectProgress(t)
+	pt := ctProgressTrafficOf(t)
 	var f conform.Findings
 	withProgress := map[*ctTokenRequest]bool{}
 	for _, p := range pt.Progress {
@@ -487,7 +494,7 @@ func runProgressAfterDone(t *conform.T, probe ctProbeResult) conform.Verdict {
 var _ = conform.Register(ctProgressCheck(conform.Check{
 	ID: "PROG-MESSAGE-01", Title: "a progress message is human-readable text",
 }, func(t *conform.T, probe ctProbeResult) conform.Verdict {
-	pt := ctCollectProgress(t)
+	pt := ctProgressTrafficOf(t)
 	var f conform.Findings
 	for _, p := range pt.Progress {
 		var params struct {

@@ -20,7 +20,7 @@ func runProgressTasks(t *conform.T) conform.Verdict {
 	if trip.TaskID != "" && trip.Barrier != "" {
 		return conform.Errorf("the barrier request after the task round trip failed (%s): nothing bounds what may still arrive", trip.Barrier)
 	}
-	return judgeProgressTasks(trip, ctCollectProgress(t))
+	return judgeProgressTasks(trip, ctProgressTrafficOf(t))
 }
 
 // judgeProgressTasks judges every progress notification that belongs to a task.
