@@ -7,10 +7,10 @@ import (
 	"errors"
 	"math/big"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"slices"
 	"testing"
 	"time"
 
