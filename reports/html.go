@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "embed"
@@ -22,7 +23,11 @@ const HTMLFile = "report.html"
 //go:embed html.tmpl
 var htmlTemplateText string
 
-var htmlTemplate = template.Must(template.New("report.html").Parse(htmlTemplateText))
+// htmlTemplate is parsed on first use, not at start-up: every process of the binary
+// would pay for it, the reference server's too (seven of them a run).
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report.html").Parse(htmlTemplateText))
+})
 
 // WriteHTML writes r as report.html: one self-contained page (inline CSS and script,
 // no network, no external asset; a Content-Security-Policy forbids any) with the
@@ -42,7 +47,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 	// (through the template they were copied three times over).
 	p.RowsHTML, p.DetailsHTML = rowsMarker, detailsMarker
 	var frame bytes.Buffer
-	if err := htmlTemplate.Execute(&frame, p); err != nil {
+	if err := htmlTemplate().Execute(&frame, p); err != nil {
 		return fmt.Errorf("reports: render report.html: %w", err)
 	}
 	head, rest, rowsOK := bytes.Cut(frame.Bytes(), []byte(rowsMarker))

@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/mcp-conform/mcp-conform/reports"
 )
@@ -16,7 +17,11 @@ import (
 //go:embed matrix.html.tmpl
 var htmlTemplateText string
 
-var htmlTemplate = template.Must(template.New(HTMLFile).Parse(htmlTemplateText))
+// htmlTemplate is parsed on first use, not by every process of the binary at
+// start-up.
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New(HTMLFile).Parse(htmlTemplateText))
+})
 
 // verdictCodes are the one-letter codes of the verdicts in the page's check data.
 var verdictCodes = map[reports.Status]byte{
@@ -86,7 +91,7 @@ func WriteHTML(w io.Writer, m *Matrix) error {
 		return err
 	}
 	var b bytes.Buffer
-	if err := htmlTemplate.Execute(&b, p); err != nil {
+	if err := htmlTemplate().Execute(&b, p); err != nil {
 		return fmt.Errorf("ecosystem: render matrix.html: %w", err)
 	}
 	if _, err := w.Write(b.Bytes()); err != nil {
