@@ -474,7 +474,7 @@ func specText(c *Check) string { return c.ID + " " + c.Title }
 
 // leafText is a check's It text in a revision: the revision's name, then the check's
 // ID and title. The revision is no container of its own: Ginkgo copies a spec's nodes
-// over and over as it runs it (a run has ~900 specs), and the text that --focus and
+// over and over as it runs it (a run has ~800 specs), and the text that --focus and
 // --skip match, the container's text and the spec's joined by spaces, is the same
 // either way, as is the order (one top-level container, which Ginkgo does not
 // shuffle).
