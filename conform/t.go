@@ -148,13 +148,7 @@ func (t *T) NewSession() (*Session, error) {
 	}
 	if t.fresh == 1 {
 		if s, err, ok := t.run.claimPreOpened(t.Ctx, t.col, freshKey(t.Rev, t.Check)); ok {
-			if s != nil {
-				t.opened = append(t.opened, s)
-			}
-			if err != nil {
-				return s, fmt.Errorf("open a session asking for %s: %w", t.Rev.Name, err)
-			}
-			return s, nil
+			return t.keep(s, err, t.Rev.Name)
 		}
 	}
 	return t.OpenSession(t.Rev.Name)
@@ -261,6 +255,12 @@ func (t *T) OpenSession(requested string) (*Session, error) {
 	if !ok {
 		s, err = t.run.openSession(t.Ctx, t.col, requested)
 	}
+	return t.keep(s, err, requested)
+}
+
+// keep records a session the check opened (closed when it returns) and says which
+// version it asked for when the opening failed.
+func (t *T) keep(s *Session, err error, requested string) (*Session, error) {
 	if s != nil {
 		t.opened = append(t.opened, s)
 	}

@@ -1004,18 +1004,8 @@ func (c *Conn) EachReceived(after int) iter.Seq[Entry] {
 	}
 }
 
-// Received returns the received entries with a decoded message, after seq.
-func (c *Conn) Received(after int) []Entry {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []Entry
-	for _, e := range c.transcript[c.firstAfter(after):] {
-		if e.Dir == Received {
-			out = append(out, e)
-		}
-	}
-	return out
-}
+// Received returns the received entries after seq, in a slice of the caller's.
+func (c *Conn) Received(after int) []Entry { return slices.Collect(c.EachReceived(after)) }
 
 // WaitFor waits until a received entry after seq satisfies match, the context ends,
 // or the connection closes. It returns the entry, or an error wrapping ErrTimeout,
