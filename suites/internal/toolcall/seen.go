@@ -31,13 +31,18 @@ func (c SeenCall) IsError() bool {
 func (c SeenCall) Label() string { return fmt.Sprintf("%s (%s)", toolkit.Quote(c.Name), c.Where) }
 
 // SeenCalls collects the tools/call results of every session of the revision (a
-// transcript-phase reading: T.Sessions, T.Transcript).
+// transcript-phase reading: T.Sessions, T.Transcript). Its callers are transcript
+// checks, judged once the column has settled, when the transcripts are complete:
+// the calls are collected once per revision for the three that read them. Callers
+// must not modify them.
 func SeenCalls(t *conform.T) []SeenCall {
-	var out []SeenCall
-	for _, s := range t.Sessions() {
-		out = append(out, CallsIn(s.Label, s.Modern(), t.Transcript(s))...)
-	}
-	return out
+	return t.Once("toolcall.seen:"+t.Rev.Name, func() any {
+		var out []SeenCall
+		for _, s := range t.Sessions() {
+			out = append(out, CallsIn(s.Label, s.Modern(), t.Transcript(s))...)
+		}
+		return out
+	}).([]SeenCall)
 }
 
 // CallsIn pairs the tools/call requests of one transcript with their results. In a
