@@ -439,7 +439,11 @@ func (t *T) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*t.run.cfg.KillGrace+time.Second)
 	defer cancel()
 	for _, s := range t.opened {
-		s.Close(ctx)
+		// Settled as the column's sessions are when it settles: over Streamable
+		// HTTP the DELETE, then the streams read to their end, so that what the
+		// server wrote on them is in the transcript the check and the transcript
+		// checks read (Close alone cut a GET stream off mid-flight).
+		s.Settle(ctx, true)
 	}
 	if t.barrier && t.col.main != nil && t.col.main.Conn != nil {
 		t.col.main.Conn.SetBarrier(false)
