@@ -22,13 +22,17 @@ import (
 // of mcp-framework over that transport: JSON replies to POSTs, server messages on
 // each session's GET stream as `event: message` SSE frames, and a tools/call's
 // progress written to the GET stream of every session (broadcast) or of the calling
-// session only (not broadcast).
+// session only (not broadcast). A DELETE ends the session's GET stream once what was
+// queued on it is written, so that the column's settle, which reads every stream the
+// server ended to its end, has every progress notification: a server that refused
+// the DELETE left the count to how far the client had read when it gave up.
 type leakServer struct {
 	broadcast bool
 
 	mu      sync.Mutex
 	n       int
 	streams map[string]chan []byte // session id → its GET stream's frames
+	ended   map[string]bool        // sessions ended by a DELETE (their queue closed)
 }
 
 func (s *leakServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -42,13 +46,26 @@ func (s *leakServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.(http.Flusher).Flush()
 		for {
 			select {
-			case b := <-ch:
+			case b, ok := <-ch:
+				if !ok {
+					return // the session was deleted: the stream ends
+				}
 				fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
 				w.(http.Flusher).Flush()
 			case <-r.Context().Done():
 				return
 			}
 		}
+	}
+	if r.Method == http.MethodDelete {
+		s.mu.Lock()
+		if !s.ended[sid] {
+			s.ended[sid] = true
+			close(s.stream(sid))
+		}
+		s.mu.Unlock()
+		w.WriteHeader(http.StatusOK)
+		return
 	}
 	if r.Method != http.MethodPost {
 		w.WriteHeader(http.StatusMethodNotAllowed)
@@ -114,7 +131,7 @@ func (s *leakServer) send(sid, msg string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for id, ch := range s.streams {
-		if id == sid || s.broadcast {
+		if (id == sid || s.broadcast) && !s.ended[id] {
 			ch <- []byte(msg)
 		}
 	}
@@ -123,7 +140,7 @@ func (s *leakServer) send(sid, msg string) {
 // judgeLeakServer runs PROG-TOKEN-01 at rev against a leakServer.
 func judgeLeakServer(t *testing.T, rev string, broadcast bool) conform.Verdict {
 	t.Helper()
-	srv := httptest.NewServer(&leakServer{broadcast: broadcast, streams: map[string]chan []byte{}})
+	srv := httptest.NewServer(&leakServer{broadcast: broadcast, streams: map[string]chan []byte{}, ended: map[string]bool{}})
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
