@@ -123,7 +123,10 @@ func (t *T) silent(expected string, err error) Verdict {
 		return Errorf("not verified: %v", t.Ctx.Err())
 	}
 	var nr *wire.BarrierError
-	if errors.As(err, &nr) {
+	switch {
+	case errors.As(err, &nr) && nr.Owed:
+		return t.violation(expected, fmt.Sprintf("no reply (the barrier request sent after it was answered, and no reply had come when the session settled, %s or more later)", nr.Grace))
+	case errors.As(err, &nr):
 		return t.violation(expected, fmt.Sprintf("no reply (the barrier request sent after it was answered, and %s later no reply had come)", nr.Grace))
 	}
 	if timedOut(err) {

@@ -62,6 +62,10 @@ type Session struct {
 	// that barrier's round trip.
 	strayProven time.Time
 	strayGrace  time.Duration
+	// owedUntil is when the last reply owed to a request the session's checks sent
+	// with CallRawOwed may no longer come (T.OweReply): the settle waits for it. A
+	// later stray probe does not, since such a reply carries its request's id.
+	owedUntil time.Time
 }
 
 // MarkStray records that a probe of stray input (replies no request id claims)
@@ -149,8 +153,26 @@ func (s *Session) AwaitStrayGrace(ctx context.Context) {
 	s.barrierMu.Lock()
 	at, grace := s.strayProven, s.strayGrace
 	s.barrierMu.Unlock()
-	wait := time.Until(at.Add(grace))
-	if at.IsZero() || wait <= 0 {
+	if !at.IsZero() {
+		s.awaitTime(ctx, at.Add(grace))
+	}
+}
+
+// awaitOwed waits, bounded by ctx, until no reply owed to a request sent with
+// CallRawOwed may still come (T.OweReply), unless the session has ended.
+func (s *Session) awaitOwed(ctx context.Context) {
+	s.barrierMu.Lock()
+	until := s.owedUntil
+	s.barrierMu.Unlock()
+	if !until.IsZero() {
+		s.awaitTime(ctx, until)
+	}
+}
+
+// awaitTime waits until t, the session's end or ctx's, whichever comes first.
+func (s *Session) awaitTime(ctx context.Context, t time.Time) {
+	wait := time.Until(t)
+	if wait <= 0 {
 		return
 	}
 	tm := time.NewTimer(wait)
@@ -189,6 +211,7 @@ func (s *Session) Settle(ctx context.Context, closeIt bool) {
 		closeIt = true
 	} else {
 		s.AwaitStrayGrace(ctx)
+		s.awaitOwed(ctx)
 	}
 	if closeIt {
 		s.Close(ctx)

@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -201,6 +202,30 @@ func (t *T) ProveSilence(s *Session, complete func() bool) error {
 	s.strayProven, s.strayGrace = time.Now(), wire.GraceAfter(s.barrierRTT)
 	s.barrierMu.Unlock()
 	return nil
+}
+
+// OweReply records, for a request sent on s with wire.Conn.CallRawOwed whose reply
+// was not in when its barrier's was (err, an owed wire.BarrierError), that the reply
+// may still come within the error's grace: the session's settle waits that long
+// before it ends the traffic, and the check reads the reply, if one came, by its id
+// (wire.Conn.ReplyTo) once the column has settled. Any other err is left alone.
+// Only a transcript check's Probe may: its Run is what is judged after the settle.
+// It need not be a SilenceProbe, made after the other probes: a reply that carries
+// its request's id is no other probe's, so the grace overlaps the probes after it.
+func (t *T) OweReply(s *Session, err error) {
+	var be *wire.BarrierError
+	if !errors.As(err, &be) || !be.Owed {
+		return
+	}
+	if !t.probing {
+		t.misused(fmt.Sprintf("%s leaves a reply to prove absent at the settle (T.OweReply) outside a transcript check's Probe", t.Check.ID))
+	}
+	until := time.Now().Add(be.Grace)
+	s.barrierMu.Lock()
+	if until.After(s.owedUntil) {
+		s.owedUntil = until
+	}
+	s.barrierMu.Unlock()
 }
 
 // SpareSession is the revision's session for probes that may end it (unparseable

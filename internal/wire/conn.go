@@ -249,9 +249,15 @@ type BarrierError struct {
 	ID      ID
 	Barrier ID
 	Grace   time.Duration
+	// Owed marks the error of CallRawOwed: the barrier's reply was in, the grace
+	// not yet waited; the caller proves the silence once it has passed.
+	Owed bool
 }
 
 func (e *BarrierError) Error() string {
+	if e.Owed {
+		return fmt.Sprintf("%s (id %s): no reply: the barrier request sent after it (id %s) was answered, and no reply to id %s had come when the session settled, %s or more later", e.Method, e.ID, e.Barrier, e.ID, e.Grace)
+	}
 	return fmt.Sprintf("%s (id %s): no reply: the barrier request sent after it (id %s) was answered, and %s later no reply to id %s had come", e.Method, e.ID, e.Barrier, e.Grace, e.ID)
 }
 
@@ -402,8 +408,44 @@ func (c *Conn) CallID(ctx context.Context, id ID, method string, params any) (*R
 // CallRaw sends raw bytes that carry a request with the given id (used by probes that
 // send deliberately malformed params) and waits for the reply to that id.
 func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*Response, error) {
-	return c.callRaw(ctx, id, method, raw, false)
+	return c.callRaw(ctx, id, method, raw, callOnce)
 }
+
+// CallRawOwed is CallRaw with the silence barrier on, whatever SetBarrier says, that
+// does not wait out the barrier's grace: a reply not in once the barrier's is (and,
+// on Streamable HTTP, once the POST streams have ended) is returned at once as a
+// BarrierError marked Owed, whose Grace is how long the reply may still trail. The
+// caller proves it absent later, once that grace has passed (the session's settle),
+// and reads a reply that came in the meantime by its id (ReplyTo): a reply that
+// carries the request's own id cannot be taken for another probe's, so nothing else
+// need wait for the proof.
+func (c *Conn) CallRawOwed(ctx context.Context, id ID, method string, raw []byte) (*Response, error) {
+	return c.callRaw(ctx, id, method, raw, callOwed)
+}
+
+// ReplyTo is the first response the session received to the request id of method,
+// by the id's value as deliver attributes it (IDExact false when the type differs);
+// nil when none came. It finds the reply that came after its call returned
+// (CallRawOwed), which no call claimed.
+func (c *Conn) ReplyTo(id ID, method string) *Response {
+	for e := range c.EachReceived(0) {
+		m := e.Msg
+		if m == nil || !m.IsResponse() || m.ID.IsZero() || m.ID.IsNull() || m.ID.LooseKey() != id.LooseKey() {
+			continue
+		}
+		return &Response{Msg: m, Method: method, Result: m.Result, Error: m.Error, IDExact: m.ID.Key() == id.Key(), Seq: e.Seq}
+	}
+	return nil
+}
+
+// callMode is how callRaw treats the request id and a missing reply.
+type callMode int
+
+const (
+	callOnce  callMode = iota // an id never used in the session; a silence proven in place
+	callAgain                 // the id of an answered request (2026-07-28)
+	callOwed                  // CallRawOwed: a silence left to prove after the barrier
+)
 
 // CallAnsweredID sends a request whose id an earlier request of this session used
 // and that was answered, and waits for its reply: 2026-07-28 makes a request id
@@ -414,11 +456,13 @@ func (c *Conn) CallAnsweredID(ctx context.Context, id ID, method string, params 
 	if err != nil {
 		return nil, err
 	}
-	return c.callRaw(ctx, id, method, raw, true)
+	return c.callRaw(ctx, id, method, raw, callAgain)
 }
 
-// callRaw is CallRaw; again allows an answered request's id.
-func (c *Conn) callRaw(ctx context.Context, id ID, method string, raw []byte, again bool) (*Response, error) {
+// callRaw is CallRaw, CallAnsweredID (mode callAgain allows an answered request's
+// id) and CallRawOwed.
+func (c *Conn) callRaw(ctx context.Context, id ID, method string, raw []byte, mode callMode) (*Response, error) {
+	again := mode == callAgain
 	pc := &pendingCall{id: id, method: method, ch: make(chan *Response, 1), failed: make(chan error, 1)}
 	c.mu.Lock()
 	switch _, pending := c.pending[id.Key()]; {
@@ -450,7 +494,7 @@ func (c *Conn) callRaw(ctx context.Context, id ID, method string, raw []byte, ag
 		return nil, fmt.Errorf("%s (id %s): %w", method, id, err)
 	}
 	c.mu.Lock()
-	useBarrier := c.barrier && method != c.barrierMethod
+	useBarrier := (c.barrier || mode == callOwed) && method != c.barrierMethod
 	c.mu.Unlock()
 	fc, counted := c.t.(transport.FrameCounter)
 	if counted && useBarrier {
@@ -517,6 +561,14 @@ func (c *Conn) callRaw(ctx context.Context, id ID, method string, raw []byte, ag
 			if b.err == nil && c.awaitStreams(ctx) {
 				barrierID = b.id
 				graceFor = GraceAfter(b.rtt)
+				if mode == callOwed {
+					select {
+					case resp := <-pc.ch:
+						return resp, nil
+					default:
+					}
+					return nil, &BarrierError{Method: method, ID: id, Barrier: barrierID, Grace: graceFor, Owed: true}
+				}
 				grace = time.After(graceFor)
 			} // else: no proof; the request timeout stays the bound
 		case <-grace:

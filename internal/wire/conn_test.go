@@ -459,6 +459,69 @@ func TestBarrierSkippedWhenTheReplyIsIn(t *testing.T) {
 	}
 }
 
+// CallRawOwed returns as soon as the barrier's reply is in, even with the barrier off
+// for other calls: a reply already in is the result, a missing one an owed
+// BarrierError carrying the grace, and a reply that comes later is found by its id
+// (ReplyTo), with its type checked as deliver checks it.
+func TestCallRawOwed(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		late      time.Duration // the reply comes this long after the request (0: at once)
+		answer    bool
+		replyID   string // the id the reply carries ("" the request's)
+		wantOwed  bool
+		wantLate  bool // ReplyTo finds the reply once it came
+		wantExact bool
+	}{
+		{"reply at once", 0, true, "", false, true, true},
+		{"reply after the barrier's", 50 * time.Millisecond, true, "", true, true, true},
+		{"reply with the id as a string", 50 * time.Millisecond, true, `"7"`, true, true, false},
+		{"no reply", 0, false, "", true, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := newFake(func(f *fakeTransport, msg []byte) {
+				m, err := Decode(msg)
+				if err != nil || m.Kind != KindRequest || (m.Method != "ping" && !tc.answer) {
+					return
+				}
+				id := m.ID.String()
+				if m.Method != "ping" && tc.replyID != "" {
+					id = tc.replyID
+				}
+				reply := `{"jsonrpc":"2.0","id":` + id + `,"result":{}}`
+				if m.Method != "ping" && tc.late > 0 {
+					time.AfterFunc(tc.late, func() { f.push(reply) })
+					return
+				}
+				f.push(reply)
+			})
+			c := NewConn(fake, Options{RequestTimeout: 5 * time.Second})
+			defer c.Close(context.Background())
+			id := NumberID(7)
+			raw := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":"abc"}`)
+			start := time.Now()
+			resp, err := c.CallRawOwed(context.Background(), id, "tools/list", raw)
+			var be *BarrierError
+			switch {
+			case tc.wantOwed && !(errors.As(err, &be) && be.Owed && be.Grace >= BarrierGrace):
+				t.Fatalf("CallRawOwed: %v, want an owed BarrierError with the grace", err)
+			case !tc.wantOwed && (err != nil || resp == nil):
+				t.Fatalf("CallRawOwed: %v, want the reply", err)
+			case time.Since(start) >= BarrierGrace:
+				t.Errorf("CallRawOwed took %s: it waited out the grace", time.Since(start))
+			}
+			time.Sleep(tc.late + 50*time.Millisecond)
+			late := c.ReplyTo(id, "tools/list")
+			if (late != nil) != tc.wantLate {
+				t.Fatalf("ReplyTo: %v, want a reply: %v", late, tc.wantLate)
+			}
+			if late != nil && late.IDExact != tc.wantExact {
+				t.Errorf("ReplyTo: IDExact %v, want %v", late.IDExact, tc.wantExact)
+			}
+		})
+	}
+}
+
 // Flush takes a reply that no id claims when it comes before the barrier's, and says
 // why there is no proof when the barrier goes unanswered or the connection ends.
 func TestFlush(t *testing.T) {

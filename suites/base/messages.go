@@ -214,24 +214,92 @@ var _ = conform.Register(conform.Check{
 })
 
 // BASE-INVALID-PARAMS-01 — JSON-RPC 2.0 §5.1.
+// The probe goes out on the main session with the transcript checks' first probes,
+// and is judged once the column has settled: each reply carries its request's id,
+// so a reply that does not come is proven absent by the settle (T.OweReply), its
+// grace overlapping the probes after it, and no other probe waits for it.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-INVALID-PARAMS-01", Title: "structurally wrong params for tools/list are answered with -32602",
-	Phase: conform.PhaseOddInput,
+	Probe: func(t *conform.T) { invalidParamsOnce(t) },
 	Run: func(t *conform.T) conform.Verdict {
 		toolkit.RequireTools(t)
-		s, err := t.Scratch()
-		if err != nil {
-			return conform.Errorf("no fresh session for the invalid-params probes: %v", err)
+		p := invalidParamsOnce(t)
+		if p.err != nil {
+			return conform.Errorf("no session for the invalid-params probes: %v", p.err)
 		}
-		id := s.Conn.NextID()
-		raw := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/list","params":"abc"}`, id.Raw())
-		resp, err := s.Conn.CallRaw(t.Ctx, id, "tools/list", []byte(raw))
-		probes := []toolcall.Probe{{Label: `tools/list with params "abc"`, R: toolcall.Classify(resp, err)}}
-		resp, err = s.Call(t.Ctx, "tools/list", map[string]any{"cursor": 5})
-		probes = append(probes, toolcall.Probe{Label: `tools/list with params {"cursor":5}`, R: toolcall.Classify(resp, err)})
-		return judgeInvalidParams(probes)
+		return judgeInvalidParams(p.settled())
 	},
 })
+
+// invalidParamsProbe is BASE-INVALID-PARAMS-01's two tools/list requests with
+// structurally wrong params, and what each got before its barrier's reply.
+type invalidParamsProbe struct {
+	s     *conform.Session
+	calls []owedCall
+	err   error // no session to probe on
+}
+
+// owedCall is one request sent with wire.Conn.CallRawOwed and its outcome so far.
+type owedCall struct {
+	label string
+	id    wire.ID
+	raw   []byte
+	resp  *wire.Response
+	err   error
+}
+
+// invalidParamsOnce is BASE-INVALID-PARAMS-01's probe, made once per revision.
+func invalidParamsOnce(t *conform.T) invalidParamsProbe {
+	return t.Once("BASE-INVALID-PARAMS-01:"+t.Rev.Name, func() any { return probeInvalidParams(t) }).(invalidParamsProbe)
+}
+
+// probeInvalidParams sends tools/list with params "abc" (not a structured value)
+// and with {"cursor":5} (a cursor is a string), when tools are declared.
+func probeInvalidParams(t *conform.T) invalidParamsProbe {
+	s := t.Session()
+	switch {
+	case s == nil || s.Conn == nil:
+		return invalidParamsProbe{err: fmt.Errorf("no session for %s", t.Rev.Name)}
+	case !toolkit.Declared(s):
+		return invalidParamsProbe{} // Run skips: RequireTools
+	}
+	if err := s.Conn.Err(); err != nil {
+		return invalidParamsProbe{err: fmt.Errorf("the session for %s has ended: %w", t.Rev.Name, err)}
+	}
+	p := invalidParamsProbe{s: s}
+	id := s.Conn.NextID()
+	p.calls = append(p.calls, owedCall{label: `tools/list with params "abc"`, id: id,
+		raw: []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/list","params":"abc"}`, id.Raw()))})
+	id = s.Conn.NextID()
+	raw, err := wire.EncodeRequest(id, "tools/list", s.Conn.Stamp(map[string]any{"cursor": 5}))
+	if err != nil {
+		return invalidParamsProbe{err: fmt.Errorf("encode the probe: %w", err)}
+	}
+	p.calls = append(p.calls, owedCall{label: `tools/list with params {"cursor":5}`, id: id, raw: raw})
+	for i := range p.calls {
+		c := &p.calls[i]
+		c.resp, c.err = s.Conn.CallRawOwed(t.Ctx, c.id, "tools/list", c.raw)
+		t.OweReply(s, c.err)
+	}
+	return p
+}
+
+// settled is the probe's outcome once the column has settled: a reply that came
+// after its call returned, by its id, in place of the silence that call reported.
+func (p invalidParamsProbe) settled() []toolcall.Probe {
+	var out []toolcall.Probe
+	for _, c := range p.calls {
+		resp, err := c.resp, c.err
+		var be *wire.BarrierError
+		if errors.As(err, &be) && be.Owed {
+			if late := p.s.Conn.ReplyTo(c.id, "tools/list"); late != nil {
+				resp, err = late, nil
+			}
+		}
+		out = append(out, toolcall.Probe{Label: c.label, R: toolcall.Classify(resp, err)})
+	}
+	return out
+}
 
 // judgeInvalidParams wants -32602 for each probe; the first (params "abc", not a
 // structured value) may also get -32600.

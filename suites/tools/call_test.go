@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
@@ -440,6 +441,10 @@ func TestVerdicts(t *testing.T) {
 		// on stdio, a POST whose connection is closed without a response over HTTP.
 		{"invalid params: params \"abc\" unanswered", "BASE-INVALID-PARAMS-01", "2025-06-18", listParamsAnswer(nil), nil, reports.Fail, ""},
 		{"invalid params: params \"abc\" hung up", "BASE-INVALID-PARAMS-01", "2025-06-18", listParamsAnswer([]string{conformtest.HangUp}), nil, reports.Fail, ""},
+		// A reply that trails its barrier's is read when the column has settled, by
+		// its id; one that trails it by more than the grace is no reply.
+		{"invalid params: -32602 after the barrier", "BASE-INVALID-PARAMS-01", "2025-06-18", listParamsLater(60 * time.Millisecond), nil, reports.Pass, ""},
+		{"invalid params: -32602 past the grace", "BASE-INVALID-PARAMS-01", "2025-06-18", listParamsLater(3 * time.Second), nil, reports.Fail, ""},
 
 		{"call: simple text", "TOOLS-CALL-01", "2025-06-18", server(nil, fixtureDefs...), nil, reports.Pass, ""},
 		{"call: isError is not a success", "TOOLS-CALL-01", "2025-06-18", server(answer("test_simple_text", isErrText), fixtureDefs...), nil, reports.Fail, ""},
@@ -513,8 +518,10 @@ func noCaps(s *conformtest.Server) *conformtest.Server {
 }
 
 // The malformed and invalid-argument probes open no session of their own (the
-// process budget): they run on the main session, in the phase for odd input, after
-// every check that needs a clean session.
+// process budget): they run on the main session, after every check that needs a
+// clean session: in the phase for odd input, or BASE-INVALID-PARAMS-01's with the
+// transcript checks' probes, judged once the column has settled (its replies carry
+// their ids, so a missing one is proven absent by the settle).
 func TestProbesRunLateOnTheMainSession(t *testing.T) {
 	for _, id := range []string{"TOOLS-CALL-MALFORMED-01", "BASE-INVALID-PARAMS-01", "TOOLS-CALL-VALIDATE-01", "TOOLS-CALL-INVALIDARGS-R1-01", "TOOLS-CALL-INVALIDARGS-R4-01"} {
 		srv := server(nil, fixtureDefs...)
@@ -526,10 +533,28 @@ func TestProbesRunLateOnTheMainSession(t *testing.T) {
 		if srv.Sessions != 1 {
 			t.Errorf("%s opened %d sessions, want only the main one", id, srv.Sessions)
 		}
-		if p := conform.Lookup(id).RunPhase(); p != conform.PhaseOddInput {
-			t.Errorf("%s runs in phase %d, want PhaseOddInput", id, p)
+		want := conform.PhaseOddInput
+		if id == "BASE-INVALID-PARAMS-01" {
+			want = conform.PhaseTranscript
+		}
+		if p := conform.Lookup(id).RunPhase(); p != want {
+			t.Errorf("%s runs in phase %d, want %d", id, p, want)
 		}
 	}
+}
+
+// listParamsLater is a server that answers tools/list with params that are not an
+// object, or a cursor that is not a string, with -32602, d after the request: after
+// the barrier sent behind it.
+func listParamsLater(d time.Duration) *conformtest.Server {
+	srv := server(nil, fixtureDefs...)
+	srv.Handle("tools/list", func(req *wire.Message) []string {
+		if p := strings.TrimSpace(string(req.Params)); p != "" && (p[0] != '{' || strings.Contains(p, `"cursor":5`)) {
+			return []string{conformtest.Later(d, conformtest.Error(req, wire.CodeInvalidParams, "invalid params"))}
+		}
+		return []string{conformtest.Result(req, `{"tools":[`+strings.Join(fixtureDefs, ",")+`]}`)}
+	})
+	return srv
 }
 
 // listParamsAnswer is a server that answers tools/list with params that are not an
