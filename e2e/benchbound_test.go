@@ -73,7 +73,19 @@ const clockTicks = 100
 // cpuOf reads the CPU time a live process has spent so far, user and system, from
 // /proc/<pid>/stat (fields 14 and 15). ok is false where there is no /proc.
 func cpuOf(pid int) (d time.Duration, ok bool) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return cpuFrom(fmt.Sprintf("/proc/%d/stat", pid))
+}
+
+// mainThreadCPUOf reads the CPU time the main thread of a live process has spent
+// so far, from /proc/<pid>/task/<pid>/stat: for a Node server, the thread that
+// runs its JavaScript, one request at a time.
+func mainThreadCPUOf(pid int) (d time.Duration, ok bool) {
+	return cpuFrom(fmt.Sprintf("/proc/%d/task/%d/stat", pid, pid))
+}
+
+// cpuFrom reads user and system time from a /proc stat file.
+func cpuFrom(path string) (d time.Duration, ok bool) {
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		return 0, false
 	}
@@ -96,13 +108,21 @@ func cpuOf(pid int) (d time.Duration, ok bool) {
 	return time.Duration(utime+stime) * time.Second / clockTicks, true
 }
 
-// whileCounting runs f and adds to tally the CPU the live process pid spent
-// meanwhile (nothing when /proc cannot say).
-func whileCounting(pid int, tally *cpuTally, f func() error) error {
+// serverTally is the CPU a server spent serving each run: the whole process's, and
+// its main thread's.
+type serverTally struct{ proc, main cpuTally }
+
+// whileServing runs f and adds to tally the CPU the live process pid and its main
+// thread spent meanwhile (nothing when /proc cannot say).
+func whileServing(pid int, tally *serverTally, f func() error) error {
 	before, ok := cpuOf(pid)
+	mainBefore, mok := mainThreadCPUOf(pid)
 	err := f()
 	if after, ok2 := cpuOf(pid); ok && ok2 {
-		tally.add(after - before)
+		tally.proc.add(after - before)
+	}
+	if after, ok2 := mainThreadCPUOf(pid); mok && ok2 {
+		tally.main.add(after - mainBefore)
 	}
 	return err
 }
@@ -131,13 +151,19 @@ func stdioBound(t *testing.T, dir string, run, floorCPU, floor time.Duration, go
 // httpBound prints what an HTTP figure's CPU says: the server (started by the bench,
 // so /proc reads its CPU) and our process share the cores, so no run ends before
 // their CPU over the cores, nor before the server's own over the cores.
-func httpBound(what string, server, ours time.Duration, goal time.Duration) {
-	if server == 0 {
+func httpBound(what string, server serverTally, ours time.Duration, goal time.Duration, oneThread bool) {
+	proc, main := server.proc.median(), server.main.median()
+	if proc == 0 {
 		benchLine("  bound: not measured (no /proc to read the server's CPU from)")
 		return
 	}
 	benchLine("  bound: %s spent %s ms of CPU serving a run, mcp-conform %s ms: on %d cores no schedule ends before %s ms, nor before %s ms for the server's share alone (goal %s ms)",
-		what, ms(server), ms(ours), runtime.NumCPU(), ms((server+ours)/cores()), ms(server/cores()), ms(goal))
+		what, ms(proc), ms(ours), runtime.NumCPU(), ms((proc+ours)/cores()), ms(proc/cores()), ms(goal))
+	if oneThread && main > 0 {
+		// Node runs a server's JavaScript on one thread: what that thread spends
+		// serving the run's requests, one after another, no second core shortens.
+		benchLine("  bound: of it, %s ms on the server's main thread, which serves one request at a time: no run ends before %s ms, %.1f× the goal", ms(main), ms(main), float64(main)/float64(goal))
+	}
 }
 
 // rssBound prints what a normal run's peak RSS is made of: the binary started and
