@@ -3,6 +3,7 @@ package base
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
@@ -65,5 +66,39 @@ func TestDroppedNullIDReplyIsNotVerified(t *testing.T) {
 	v := conformtest.Judge(t, "BASE-NULL-ID-01", "2025-06-18", srv, small)
 	if v.Status != reports.Error || !strings.Contains(v.Message, "not verified") {
 		t.Errorf("a dropped result to the null-id request: %s (%s), want error (not verified)", v.Status, v.Message)
+	}
+}
+
+// BASE-INVALID-PARAMS-01's reply left for the settle (wire.Conn.CallRawOwed) is read
+// from the transcript by its id: when a flood made the transcript drop it, the probe
+// is not verified, never a failure; with room for it, the late -32602 passes.
+func TestDroppedLateInvalidParamsReplyIsNotVerified(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		bound int64
+		want  reports.Status
+	}{
+		{"room for the reply", 8 << 20, reports.Pass},
+		{"the reply dropped after a flood", 8 << 10, reports.Error},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := conformtest.NewServer()
+			srv.Handle("tools/list", func(req *wire.Message) []string {
+				p := strings.TrimSpace(string(req.Params))
+				if p != "" && (p[0] != '{' || strings.Contains(p, `"cursor":5`)) {
+					var out []string
+					for i := 0; i < 200; i++ {
+						out = append(out, conformtest.Later(40*time.Millisecond, conformtest.Notification("notifications/message", `{"level":"info","data":"x"}`)))
+					}
+					return append(out, conformtest.Later(80*time.Millisecond, conformtest.Error(req, wire.CodeInvalidParams, "invalid params")))
+				}
+				return []string{conformtest.Result(req, `{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}`)}
+			})
+			bound := func(c *conform.Config) { c.MaxTranscriptBytes = tc.bound }
+			v := conformtest.Judge(t, "BASE-INVALID-PARAMS-01", "2025-06-18", srv, bound)
+			if v.Status != tc.want || (tc.want == reports.Error && !strings.Contains(v.Message, "not verified")) {
+				t.Errorf("%s (%s), want %s", v.Status, v.Message, tc.want)
+			}
+		})
 	}
 }

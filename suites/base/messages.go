@@ -244,6 +244,7 @@ type owedCall struct {
 	label string
 	id    wire.ID
 	raw   []byte
+	after int // the transcript's seq before the send
 	resp  *wire.Response
 	err   error
 }
@@ -278,6 +279,7 @@ func probeInvalidParams(t *conform.T) invalidParamsProbe {
 	p.calls = append(p.calls, owedCall{label: `tools/list with params {"cursor":5}`, id: id, raw: raw})
 	for i := range p.calls {
 		c := &p.calls[i]
+		c.after = s.Conn.Seq()
 		c.resp, c.err = s.Conn.CallRawOwed(t.Ctx, c.id, "tools/list", c.raw)
 		t.OweReply(s, c.err)
 	}
@@ -285,7 +287,9 @@ func probeInvalidParams(t *conform.T) invalidParamsProbe {
 }
 
 // settled is the probe's outcome once the column has settled: a reply that came
-// after its call returned, by its id, in place of the silence that call reported.
+// after its call returned, by its id, in place of the silence that call reported. A
+// silence is not verified when the transcript's bounds dropped a message that could
+// have been the reply: a lost record is no evidence of silence.
 func (p invalidParamsProbe) settled() []toolcall.Probe {
 	var out []toolcall.Probe
 	for _, c := range p.calls {
@@ -294,6 +298,8 @@ func (p invalidParamsProbe) settled() []toolcall.Probe {
 		if errors.As(err, &be) && be.Owed {
 			if late := p.s.Conn.ReplyTo(c.id, "tools/list"); late != nil {
 				resp, err = late, nil
+			} else if n, unsure := p.s.Conn.DroppedRepliesIn(c.after, 0); n > 0 || unsure {
+				err = fmt.Errorf("%w: the transcript's bounds dropped a message after the request that could have been its reply", toolkit.ErrLostReply)
 			}
 		}
 		out = append(out, toolcall.Probe{Label: c.label, R: toolcall.Classify(resp, err)})
