@@ -208,7 +208,7 @@ func (t *T) ProveSilence(s *Session, complete func() bool) error {
 // was not in when its barrier's was (err, an owed wire.BarrierError), that the reply
 // may still come within the error's grace: the session's settle waits that long
 // before it ends the traffic, and the check reads the reply, if one came, by its id
-// (wire.Conn.ReplyTo) once the column has settled. Any other err is left alone.
+// (wire.Conn.OwedReply) once the column has settled. Any other err is left alone.
 // Only a transcript check's Probe may: its Run is what is judged after the settle.
 // It need not be a SilenceProbe, made after the other probes: a reply that carries
 // its request's id is no other probe's, so the grace overlaps the probes after it.

@@ -250,8 +250,12 @@ type BarrierError struct {
 	Barrier ID
 	Grace   time.Duration
 	// Owed marks the error of CallRawOwed: the barrier's reply was in, the grace
-	// not yet waited; the caller proves the silence once it has passed.
+	// not yet waited; the caller proves the silence once it has passed and reads a
+	// reply that came meanwhile with OwedReply.
 	Owed bool
+	// After is the transcript's seq before the request was sent (an owed error's):
+	// a reply to it can only be in a later entry.
+	After int
 }
 
 func (e *BarrierError) Error() string {
@@ -416,26 +420,29 @@ func (c *Conn) CallRaw(ctx context.Context, id ID, method string, raw []byte) (*
 // on Streamable HTTP, once the POST streams have ended) is returned at once as a
 // BarrierError marked Owed, whose Grace is how long the reply may still trail. The
 // caller proves it absent later, once that grace has passed (the session's settle),
-// and reads a reply that came in the meantime by its id (ReplyTo): a reply that
+// and reads a reply that came in the meantime by its id (OwedReply): a reply that
 // carries the request's own id cannot be taken for another probe's, so nothing else
 // need wait for the proof.
 func (c *Conn) CallRawOwed(ctx context.Context, id ID, method string, raw []byte) (*Response, error) {
 	return c.callRaw(ctx, id, method, raw, callOwed)
 }
 
-// ReplyTo is the first response the session received to the request id of method,
-// by the id's value as deliver attributes it (IDExact false when the type differs);
-// nil when none came. It finds the reply that came after its call returned
-// (CallRawOwed), which no call claimed.
-func (c *Conn) ReplyTo(id ID, method string) *Response {
-	for e := range c.EachReceived(0) {
-		m := e.Msg
-		if m == nil || !m.IsResponse() || m.ID.IsZero() || m.ID.IsNull() || m.ID.LooseKey() != id.LooseKey() {
+// OwedReply is the reply to the request of an owed BarrierError (CallRawOwed) that
+// came after its call returned, which no call claimed: the first response whose id
+// is the request's by value, as deliver attributes it (IDExact false when the type
+// differs). When none is in the transcript, lost says whether its bounds dropped a
+// message after the request that could have been it: a silence read from the
+// transcript is then no proof.
+func (c *Conn) OwedReply(e *BarrierError) (resp *Response, lost bool) {
+	for en := range c.EachReceived(e.After) {
+		m := en.Msg
+		if m == nil || !m.IsResponse() || m.ID.IsZero() || m.ID.IsNull() || m.ID.LooseKey() != e.ID.LooseKey() {
 			continue
 		}
-		return &Response{Msg: m, Method: method, Result: m.Result, Error: m.Error, IDExact: m.ID.Key() == id.Key(), Seq: e.Seq}
+		return &Response{Msg: m, Method: e.Method, Result: m.Result, Error: m.Error, IDExact: m.ID.Key() == e.ID.Key(), Seq: en.Seq}, false
 	}
-	return nil
+	n, unsure := c.DroppedRepliesIn(e.After, 0)
+	return nil, n > 0 || unsure
 }
 
 // callMode is how callRaw treats the request id and a missing reply.
@@ -485,6 +492,7 @@ func (c *Conn) callRaw(ctx context.Context, id ID, method string, raw []byte, mo
 	ctx, cancel := context.WithTimeout(ctx, c.RequestTimeout())
 	defer cancel()
 	pc.sent = time.Now()
+	before := c.Seq()
 	if err := c.send(ctx, raw); err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// Over HTTP the reply is the POST's answer: a server that never answers
@@ -567,7 +575,7 @@ func (c *Conn) callRaw(ctx context.Context, id ID, method string, raw []byte, mo
 						return resp, nil
 					default:
 					}
-					return nil, &BarrierError{Method: method, ID: id, Barrier: barrierID, Grace: graceFor, Owed: true}
+					return nil, &BarrierError{Method: method, ID: id, Barrier: barrierID, Grace: graceFor, Owed: true, After: before}
 				}
 				grace = time.After(graceFor)
 			} // else: no proof; the request timeout stays the bound

@@ -217,7 +217,8 @@ var _ = conform.Register(conform.Check{
 // The probe goes out on the main session with the transcript checks' first probes,
 // and is judged once the column has settled: each reply carries its request's id,
 // so a reply that does not come is proven absent by the settle (T.OweReply), its
-// grace overlapping the probes after it, and no other probe waits for it.
+// grace overlapping the probes after it, and no other probe waits for it; a reply
+// that comes meanwhile is read by its id (wire.Conn.OwedReply).
 var _ = conform.Register(conform.Check{
 	ID: "BASE-INVALID-PARAMS-01", Title: "structurally wrong params for tools/list are answered with -32602",
 	Probe: func(t *conform.T) { invalidParamsOnce(t) },
@@ -244,7 +245,6 @@ type owedCall struct {
 	label string
 	id    wire.ID
 	raw   []byte
-	after int // the transcript's seq before the send
 	resp  *wire.Response
 	err   error
 }
@@ -279,7 +279,6 @@ func probeInvalidParams(t *conform.T) invalidParamsProbe {
 	p.calls = append(p.calls, owedCall{label: `tools/list with params {"cursor":5}`, id: id, raw: raw})
 	for i := range p.calls {
 		c := &p.calls[i]
-		c.after = s.Conn.Seq()
 		c.resp, c.err = s.Conn.CallRawOwed(t.Ctx, c.id, "tools/list", c.raw)
 		t.OweReply(s, c.err)
 	}
@@ -296,9 +295,10 @@ func (p invalidParamsProbe) settled() []toolcall.Probe {
 		resp, err := c.resp, c.err
 		var be *wire.BarrierError
 		if errors.As(err, &be) && be.Owed {
-			if late := p.s.Conn.ReplyTo(c.id, "tools/list"); late != nil {
+			switch late, lost := p.s.Conn.OwedReply(be); {
+			case late != nil:
 				resp, err = late, nil
-			} else if n, unsure := p.s.Conn.DroppedRepliesIn(c.after, 0); n > 0 || unsure {
+			case lost:
 				err = fmt.Errorf("%w: the transcript's bounds dropped a message after the request that could have been its reply", toolkit.ErrLostReply)
 			}
 		}
