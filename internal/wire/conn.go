@@ -492,7 +492,10 @@ func (c *Conn) callRaw(ctx context.Context, id ID, method string, raw []byte, mo
 	ctx, cancel := context.WithTimeout(ctx, c.RequestTimeout())
 	defer cancel()
 	pc.sent = time.Now()
-	before := c.Seq()
+	before := 0 // where an owed reply is looked for (OwedReply)
+	if mode == callOwed {
+		before = c.Seq()
+	}
 	if err := c.send(ctx, raw); err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// Over HTTP the reply is the POST's answer: a server that never answers
