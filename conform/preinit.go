@@ -66,7 +66,10 @@ func (p *PreInit) record(s *Session) {
 		return
 	}
 	p.session, p.upTo = s, s.Conn.Seq()
-	p.Answered = len(s.Conn.Received(0)) > 0
+	for range s.Conn.EachReceived(0) {
+		p.Answered = true
+		break
+	}
 }
 
 // exchange is the probe's own exchange: its session's transcript up to the end of

@@ -103,7 +103,7 @@ func lsSplit(t *conform.T, sub *conform.Subscription, after int) (on []wire.Entr
 		mine[e.Seq] = true
 	}
 	stdio := t.Session().Kind == "stdio"
-	for _, e := range t.Session().Conn.Received(after) {
+	for e := range t.Session().Conn.EachReceived(after) {
 		if e.Msg == nil || e.Msg.Method != ctListChanged {
 			continue
 		}

@@ -219,8 +219,10 @@ func AwaitListChanged(t *conform.T, s *conform.Session, sub *conform.Subscriptio
 		}
 		return changed && sub.Await(t.Ctx, seq, isLC), nil
 	}
-	if slices.ContainsFunc(s.Conn.Received(seq), isLC) {
-		return true, nil
+	for e := range s.Conn.EachReceived(seq) {
+		if isLC(e) {
+			return true, nil
+		}
 	}
 	if !changed {
 		return false, nil
