@@ -61,6 +61,9 @@ type column struct {
 	// read (T.windows), for the evidence of its judging run.
 	probeWindows map[string][]*trafficWindow
 	announced    bool
+	// ahead are the checks the column's worker has still to run after the one it
+	// runs now, in order (T.ReaderAhead).
+	ahead []*Check
 	// why, when set, says why the column is revision-unsupported (era detection).
 	why string
 	// ticket is the running check's place in the chain of tool-list changes on a
@@ -320,4 +323,11 @@ func (rs *runState) unsupportedWhy(col *column) string {
 		return fmt.Sprintf("asked for %s, the server answered %s", col.rev.Name, col.main.Negotiated)
 	}
 	return fmt.Sprintf("the server rejected %s: %v", col.rev.Name, col.err)
+}
+
+// setAhead records the checks the worker runs after the current one.
+func (col *column) setAhead(ahead []*Check) {
+	col.mu.Lock()
+	col.ahead = ahead
+	col.mu.Unlock()
 }

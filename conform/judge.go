@@ -75,7 +75,9 @@ func JudgeAll(ctx context.Context, cfg Config, checks []*Check, rev revision.Rev
 	col := rs.columns[0]
 	order := rs.checksFor(rev)
 	got := map[*Check]Verdict{}
-	for _, c := range rs.runOrder(order) {
+	run := rs.runOrder(order)
+	for i, c := range run {
+		col.setAhead(run[i+1:])
 		got[c] = rs.judgeInOrder(col, c, order).final(cfg.Strict)
 	}
 	out := make([]Verdict, len(checks))

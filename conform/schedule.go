@@ -38,7 +38,9 @@ func (rs *runState) startWorkers() {
 			var held Phase // the serialised phase this worker holds, if any
 			quiet := false // the column settled with every session closed
 			at := PhaseClean
-			for _, c := range rs.runOrder(list) {
+			order := rs.runOrder(list)
+			for i, c := range order {
+				col.setAhead(order[i+1:])
 				for at < c.RunPhase() {
 					if held != 0 {
 						gates.serial.Unlock()

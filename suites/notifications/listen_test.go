@@ -23,6 +23,7 @@ type lsServer struct {
 	mu     sync.Mutex
 	on     bool
 	listen []lsListen
+	lists  int // tools/list requests answered
 }
 
 // lsFlags are the rules an lsServer breaks.
@@ -60,6 +61,7 @@ func (l *lsServer) server() *conformtest.Server {
 	srv.Handle("tools/list", func(req *wire.Message) []string {
 		l.mu.Lock()
 		defer l.mu.Unlock()
+		l.lists++
 		tools := fmt.Sprintf(`{"name":%q,"inputSchema":{"type":"object"}}`, toolkit.TriggerFixture)
 		if l.on {
 			tools += `,{"name":"test_dynamic_tool","inputSchema":{"type":"object"}}`
@@ -299,4 +301,39 @@ func TestListenCloseVerdicts(t *testing.T) {
 		{Name: "the tool failing is not verified", ID: id, Rev: r5, Srv: lsCloseServer(nil), Want: reports.Error, Contains: "did not end"},
 		{Name: "no fixture needs the fixture", ID: id, Rev: r5, Srv: func() *conformtest.Server { return conformtest.Modern(conformtest.NewServer()) }, Want: reports.Skip, Reason: reports.NeedsFixture, Contains: lsEndFixture},
 	})
+}
+
+// TestListingAfterIsNextListingBefore runs NOTIF-LISTEN-FILTER-R5-01 and then
+// NOTIF-LISTEN-LC-R5-01 on one session: the second check's listing before its change
+// is the first one's listing after (toolkit.Current keeps it for the check that reads
+// first next), so the run walks the list once less, and both verdicts are what they
+// are alone.
+func TestListingAfterIsNextListingBefore(t *testing.T) {
+	const r5 = "2026-07-28"
+	ids := []string{"NOTIF-LISTEN-FILTER-R5-01", "NOTIF-LISTEN-LC-R5-01"}
+	// run judges ids and counts the tools/list requests the server answered.
+	run := func(ids ...string) ([]conform.Verdict, int) {
+		l := &lsServer{}
+		vs := conformtest.JudgeAll(t, ids, r5, l.server())
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return vs, l.lists
+	}
+	together, n := run(ids...)
+	alone := 0
+	for i, id := range ids {
+		vs, k := run(id)
+		alone += k
+		if vs[0].Status != reports.Pass || together[i].Status != vs[0].Status {
+			t.Errorf("%s: %s together, %s alone; want a pass both ways", id, together[i].Status, vs[0].Status)
+		}
+	}
+	// The list is one page, so each walk is one request: the column's listing
+	// (toolkit.List), then each check asks for the first page again before its change
+	// and walks after it. NOTIF-LISTEN-LC-R5-01's listing before is
+	// NOTIF-LISTEN-FILTER-R5-01's after: 1 + 2 + 2. Without the keep it walks again (6).
+	const want = 5
+	if n != want {
+		t.Errorf("together %d tools/list requests, want %d (alone %d in all)", n, want, alone)
+	}
 }
