@@ -172,9 +172,7 @@ var plainStringByte = func() (t [256]bool) {
 func validString(data []byte, i int) (int, bool) {
 	i++
 	for {
-		for i < len(data) && plainStringByte[data[i]] {
-			i++
-		}
+		i = stringStop(data, i)
 		if i >= len(data) {
 			return i, false
 		}
@@ -735,12 +733,6 @@ var structural = func() (t [256]bool) {
 	return t
 }()
 
-// inString marks the bytes that end a run of plain string bytes.
-var inString = func() (t [256]bool) {
-	t['"'], t['\\'] = true, true
-	return t
-}()
-
 // containerEnd returns the index just past the object or array that starts at
 // data[i] (i itself when it is not closed). It is the hot loop of every listing
 // decode, so strings are skipped inline rather than by a call per string.
@@ -755,11 +747,7 @@ func containerEnd(data []byte, i int) int {
 		case '"':
 			j++
 			for j < len(data) {
-				if !inString[data[j]] {
-					j++
-					continue
-				}
-				if data[j] == '"' {
+				if j = quoteOrEscape(data, j); j < len(data) && data[j] == '"' {
 					break
 				}
 				j += 2 // a backslash and the byte it escapes
