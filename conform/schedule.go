@@ -2,7 +2,6 @@ package conform
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 )
@@ -22,9 +21,8 @@ type judged struct {
 // send odd input run concurrently; a check that changes server-wide state (the tool
 // list, the fixture contract, refserver/doc.go; the log level) runs while no other
 // revision changes that same state (Check.Changes); and the transcript-wide checks
-// make their probes and settle one revision at a time (their probes' notifications
-// may reach every session), each revision's judging overlapping the next one's
-// probes once its own sessions are all closed.
+// make their probes side by side, and every revision settles only once all have
+// made them (a probe's notifications may reach every session).
 func (rs *runState) startWorkers() {
 	gates := newPhaseGates(len(rs.columns), rs.tgt.isolated())
 	rs.gates = gates
@@ -35,33 +33,28 @@ func (rs *runState) startWorkers() {
 			col.futures[c.ID] = make(chan judged, 1)
 		}
 		go func() {
-			var held Phase // the serialised phase this worker holds, if any
-			quiet := false // the column settled with every session closed
+			probed := false // the column has passed the transcript probes' gate
 			at := PhaseClean
 			order := rs.runOrder(list)
 			for i, c := range order {
 				col.setAhead(order[i+1:])
 				for at < c.RunPhase() {
-					if held != 0 {
-						gates.serial.Unlock()
-						held = 0
-					}
 					gates.finish(at)
 					at++
 				}
-				if gates.shared && at == PhaseTranscript && held == 0 && !quiet {
-					gates.serial.Lock()
-					held = at
-				}
-				if held == PhaseTranscript && rs.judgeable(col) {
-					// The column's traffic ends at its settle. Once every session
-					// of it is closed (Streamable HTTP ends them all), nothing
-					// another column sends can reach its transcripts: its judging
-					// is its own CPU, and the next column may probe meanwhile.
-					rs.settleFor(col, list)
-					if col.quiet() {
-						gates.serial.Unlock()
-						held, quiet = 0, true
+				if gates.shared && at == PhaseTranscript && !probed {
+					// Every column makes its transcript probes, then waits for
+					// every other's, and only then settles: no probe's traffic
+					// (a notification may reach every session) comes after any
+					// column's settle, so each column's transcripts hold all of
+					// it, whichever column probed first.
+					probed = true
+					if rs.judgeable(col) && col.markSettled() {
+						rs.probeFor(col, list)
+						gates.probed()
+						rs.settleSessions(col)
+					} else {
+						gates.probed()
 					}
 				}
 				start := time.Now()
@@ -70,36 +63,24 @@ func (rs *runState) startWorkers() {
 				unlock()
 				col.futures[c.ID] <- judged{v: v, dur: time.Since(start)}
 			}
-			if held != 0 {
-				gates.serial.Unlock()
-			}
-			for ; at <= PhaseTranscript; at++ {
+			for ; at < PhaseTranscript; at++ {
 				gates.finish(at)
 			}
+			if !probed {
+				gates.probes.Done() // none to make: nothing to wait for either
+			}
+			gates.finish(PhaseTranscript)
 		}()
 	}
-}
-
-// quiet reports whether every session of the column is closed, so that no message
-// can reach its transcripts any more.
-func (col *column) quiet() bool {
-	col.mu.Lock()
-	defer col.mu.Unlock()
-	for _, s := range append(slices.Clone(col.sessions), col.spare) {
-		if s != nil && s.Conn != nil && s.Conn.Err() == nil {
-			return false
-		}
-	}
-	return true
 }
 
 // phaseGates hold every revision at the end of each phase until all have finished it
 // (on a shared server; on isolated ones they pass at once).
 type phaseGates struct {
 	shared bool
-	// serial is held by one revision at a time through its transcript probes and
-	// settle.
-	serial sync.Mutex
+	// probes counts the columns that have made their transcript probes (or have
+	// none to make): a column settles once all have (probed).
+	probes sync.WaitGroup
 	// states are held through a check that changes that state (Check.Changes): by
 	// one revision at a time, or, for a check that holds it by value
 	// (Check.HoldsByValue, T.HoldState), by every revision that sets it to the same
@@ -114,6 +95,7 @@ type phaseGates struct {
 func newPhaseGates(n int, isolated bool) *phaseGates {
 	g := &phaseGates{shared: !isolated, done: map[Phase]*sync.WaitGroup{},
 		states: map[ServerState]*stateHold{StateLogLevel: newStateHold()}}
+	g.probes.Add(n)
 	for p := PhaseClean; p <= PhaseTranscript; p++ {
 		wg := &sync.WaitGroup{}
 		wg.Add(n)
@@ -262,6 +244,16 @@ func (h *stateHold) release() {
 
 // finish marks one worker's end of phase p and, on a shared server, waits for every
 // other worker to end it too.
+// probed records that a column has made its transcript probes and waits, on a
+// shared server, until every column has. Each column counts once: here, or, with
+// no transcript check, at its worker's end.
+func (g *phaseGates) probed() {
+	g.probes.Done()
+	if g.shared {
+		g.probes.Wait()
+	}
+}
+
 func (g *phaseGates) finish(p Phase) {
 	wg := g.done[p]
 	wg.Done()

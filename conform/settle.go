@@ -27,13 +27,24 @@ import (
 // that run last (runsLast), which are judged here: whatever ends the session then
 // ends it after every probe that needs it.
 func (rs *runState) settleFor(col *column, list []*Check) {
+	if col.markSettled() {
+		rs.probeFor(col, list)
+		rs.settleSessions(col)
+	}
+}
+
+// markSettled marks the column as settled, and reports whether it was not yet:
+// its probes and settle are then the caller's to make.
+func (col *column) markSettled() bool {
 	col.mu.Lock()
+	defer col.mu.Unlock()
 	done := col.settled
 	col.settled = true
-	col.mu.Unlock()
-	if done {
-		return
-	}
+	return !done
+}
+
+// probeFor makes the column's transcript probes (settleFor), in their groups.
+func (rs *runState) probeFor(col *column, list []*Check) {
 	// The groups of probes, in order: each matches a check's SilenceProbe and,
 	// over stdio, its Spare; over HTTP a check's Spare does not order its probe.
 	type group struct{ silence, spare, bySpare bool }
@@ -57,7 +68,6 @@ func (rs *runState) settleFor(col *column, list []*Check) {
 		}
 		col.probing = false
 	}
-	rs.settleSessions(col)
 }
 
 // judgeLast judges the column's odd-input checks that run last (runsLast), in list

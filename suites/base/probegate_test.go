@@ -1,0 +1,62 @@
+package base
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/refserver"
+	"github.com/mcp-conform/mcp-conform/reports"
+)
+
+// On a shared server every revision makes its transcript probes before any settles:
+// a probe's notification may reach every session, so none may come after a
+// session's settle (DELETE over Streamable HTTP) has ended what its transcript
+// holds. BASE-RESP-ID-01's probe posts requests on each revision's main session;
+// no POST may reach the server after its first DELETE.
+func TestEveryRevisionProbesBeforeAnySettles(t *testing.T) {
+	ref := refserver.NewStreamableHandler(refserver.Options{})
+	var mu sync.Mutex
+	var order []string // "POST" or "DELETE", as the requests came
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if r.Method == http.MethodPost || r.Method == http.MethodDelete {
+			mu.Lock()
+			order = append(order, r.Method)
+			mu.Unlock()
+		}
+		ref.ServeHTTP(w, r)
+	})
+	revs := []string{"2025-03-26", "2025-06-18", "2025-11-25"}
+	res, err := conform.RunLibrary(context.Background(), conform.Handler(h), conform.Revisions(revs...),
+		conform.Configure(func(c *conform.Config) { c.Focus = []string{"BASE-RESP-ID-01"} }))
+	if res == nil {
+		t.Fatal(err)
+	}
+	for _, rev := range res.Report.Revisions {
+		for _, c := range rev.Checks {
+			if c.Status != reports.Pass {
+				t.Errorf("%s %s = %s (%s), want pass", rev.Revision, c.ID, c.Status, c.Message)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	deletes, postsAfter := 0, 0
+	for _, m := range order {
+		switch {
+		case m == http.MethodDelete:
+			deletes++
+		case deletes > 0:
+			postsAfter++
+		}
+	}
+	if deletes < len(revs) || postsAfter > 0 {
+		t.Errorf("%d DELETEs, %d POSTs after the first (order %v): want one DELETE a revision, and every probe's POST before them", deletes, postsAfter, order)
+	}
+}
