@@ -91,8 +91,11 @@ type Exchange struct {
 	Method      string // POST, GET or DELETE
 	Status      int
 	ContentType string
-	Header      http.Header // reply headers (request header values are never kept)
-	At          time.Time
+	// Header holds the reply headers (request header values are never kept). The
+	// record's own copy, made once: every snapshot (Exchanges) shares it, so read
+	// it, never write it.
+	Header http.Header
+	At     time.Time
 	// Carried says what a POST's body was: "request", "notification" or
 	// "response" for one well-formed JSON-RPC 2.0 message (Carries), "" for anything
 	// else (a batch, a malformed probe) and for GET and DELETE. The transport rules

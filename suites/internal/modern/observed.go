@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/internal/rawjson"
@@ -259,15 +260,26 @@ func Where(s *conform.Session, e wire.Entry) string {
 // the reply echoes its id, Seq that of the last transcript entry before it. A body
 // that is not one JSON-RPC message is no reply (the transport rules judge it).
 func StatusReplies(s *conform.Session) []wire.Entry {
+	hs := httpSession(s)
+	if hs == nil {
+		return nil
+	}
+	return statusRepliesOf(hs.Exchanges())
+}
+
+// httpSession is s's HTTP transport, or nil.
+func httpSession(s *conform.Session) transport.HTTPSession {
 	if s == nil || s.Conn == nil {
 		return nil
 	}
-	hs, ok := s.Conn.Transport().(transport.HTTPSession)
-	if !ok {
-		return nil
-	}
+	hs, _ := s.Conn.Transport().(transport.HTTPSession)
+	return hs
+}
+
+// statusRepliesOf is StatusReplies of the exchanges xs, by time.
+func statusRepliesOf(xs []transport.Exchange) []wire.Entry {
 	var out []wire.Entry
-	for _, x := range hs.Exchanges() {
+	for _, x := range xs {
 		if x.Method != http.MethodPost || len(x.Body) == 0 || (x.Status >= 200 && x.Status < 300) {
 			continue
 		}
@@ -285,11 +297,44 @@ func StatusReplies(s *conform.Session) []wire.Entry {
 	return out
 }
 
+// statusKeep is a session's StatusReplies as of its first n exchanges: every
+// observed-message check of a revision reads them (Entries), and each used to copy
+// the session's whole record and decode every error body again.
+type statusKeep struct {
+	mu      sync.Mutex
+	n       int
+	replies []wire.Entry
+}
+
+// keptStatusReplies is StatusReplies of s, kept for the run while the session's
+// record holds as many exchanges. Entries asks for it once the session has settled
+// (its transcript is read), when every exchange, its error body included, is final.
+func keptStatusReplies(t *conform.T, s *conform.Session) []wire.Entry {
+	hs := httpSession(s)
+	if hs == nil {
+		return nil
+	}
+	k := t.Once("modern.status:"+s.Label, func() any { return &statusKeep{n: -1} }).(*statusKeep)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if n := hs.ExchangeCount(); n != k.n {
+		k.n, k.replies = n, statusRepliesOf(hs.Exchanges())
+	}
+	return k.replies
+}
+
 // Entries is a session's transcript with its StatusReplies in place, by time: every
 // message the server sent, whatever HTTP status it came with. The observed-message
 // checks read it, so that a reply counts for every rule it can break on every
 // transport (2026-07-28 sends its errors with HTTP 400).
 func Entries(t *conform.T, s *conform.Session) []wire.Entry {
-	return wire.MergeByTime(t.Transcript(s), StatusReplies(s), func(e wire.Entry) time.Time { return e.At },
+	tr := t.Transcript(s)
+	var replies []wire.Entry
+	if tr == nil { // a probe pass: it reads no transcript, and nothing is final yet
+		replies = StatusReplies(s)
+	} else {
+		replies = keptStatusReplies(t, s)
+	}
+	return wire.MergeByTime(tr, replies, func(e wire.Entry) time.Time { return e.At },
 		func(x *wire.Entry, after wire.Entry) { x.Seq = after.Seq })
 }
