@@ -242,8 +242,6 @@ func (h *stateHold) release() {
 	}
 }
 
-// finish marks one worker's end of phase p and, on a shared server, waits for every
-// other worker to end it too.
 // probed records that a column has made its transcript probes and waits, on a
 // shared server, until every column has. Each column counts once: here, or, with
 // no transcript check, at its worker's end.
@@ -254,6 +252,8 @@ func (g *phaseGates) probed() {
 	}
 }
 
+// finish marks one worker's end of phase p and, on a shared server, waits for every
+// other worker to end it too.
 func (g *phaseGates) finish(p Phase) {
 	wg := g.done[p]
 	wg.Done()
