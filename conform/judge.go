@@ -68,6 +68,7 @@ func JudgeAll(ctx context.Context, cfg Config, checks []*Check, rev revision.Rev
 		return nil, err
 	}
 	rs := newRunState(cfg, dialTarget{dialer: dial}, sel)
+	defer rs.runners.close()
 	rs.restrict(only)
 	rs.ctx = ctx
 	rs.openColumns(ctx)

@@ -178,14 +178,14 @@ func (rs *runState) execute(col *column, c *Check, run func(*T) Verdict) (v Verd
 		col.mu.Unlock()
 	}
 	done := make(chan Verdict, 1)
-	go func() {
+	rs.runners.run(func() {
 		defer func() {
 			if r := recover(); r != nil {
 				done <- Errorf("the check panicked: %v\n%s", r, debug.Stack())
 			}
 		}()
 		done <- run(t)
-	}()
+	})
 	select {
 	case v = <-done:
 	case <-ctx.Done():

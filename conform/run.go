@@ -200,6 +200,7 @@ func run(ctx context.Context, cfg Config, withGinkgo bool) (*Result, error) {
 		}
 	}
 	rs := newRunState(cfg, tgt, sel)
+	defer rs.runners.close()
 	rs.mirror = withGinkgo
 	rs.report.Notes = append(rs.report.Notes, notes...)
 	rs.report.Version, rs.report.KnownRevisions = cfg.ToolVersion, revision.Names()

@@ -14,6 +14,8 @@ import (
 )
 
 type runState struct {
+	// runners run the checks (execute), each on a goroutine kept between checks.
+	runners runnerPool
 	cfg     Config
 	ctx     context.Context
 	tgt     target
