@@ -55,3 +55,24 @@ func stringStop(data []byte, i int) int {
 	}
 	return i
 }
+
+// IndexQuoteOrEscape is the index of the first '"' or '\' in data, or -1: where a
+// string that data is the inside of ends or escapes (transport's valueScan, which
+// follows a reply body's JSON as it arrives).
+func IndexQuoteOrEscape(data []byte) int {
+	if i := quoteOrEscape(data, 0); i < len(data) {
+		return i
+	}
+	return -1
+}
+
+// IndexStructural is the index of the first quote or bracket in data, or -1: outside
+// strings, where a string starts or a container opens or closes.
+func IndexStructural(data []byte) int {
+	for i, c := range data {
+		if structural[c] {
+			return i
+		}
+	}
+	return -1
+}

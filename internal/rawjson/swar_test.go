@@ -1,15 +1,17 @@
 package rawjson
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"testing"
 )
 
-// TestWordScans compares the word-at-a-time scans with a byte at a time, on random
-// bytes drawn mostly from the ones they stop at and their neighbours (0x1f, 0x20,
-// '!', '#', '[', ']', 0x7f, 0x80, 0xff), from every start.
+// TestWordScans compares the word-at-a-time scans with a byte at a time, from every
+// start, and the exported indexes with bytes.IndexAny, on random bytes drawn mostly
+// from the ones they stop at and their neighbours (0x1f, 0x20, '!', '#', brackets,
+// 0x7f, 0x80, 0xff).
 func TestWordScans(t *testing.T) {
-	alphabet := []byte{'"', '\\', 0x00, 0x1f, 0x20, '!', '#', '[', ']', 'a', 0x7f, 0x80, 0xdc, 0xff}
+	alphabet := []byte{'"', '\\', 0x00, 0x1f, 0x20, '!', '#', '[', ']', '{', '}', 'a', 0x7f, 0x80, 0xdc, 0xff}
 	quoteOrEscapeBytewise := func(data []byte, i int) int {
 		for ; i < len(data); i++ {
 			if data[i] == '"' || data[i] == '\\' {
@@ -45,6 +47,12 @@ func TestWordScans(t *testing.T) {
 			if got, want := stringStop(data, i), stringStopBytewise(data, i); got != want {
 				t.Fatalf("input %d %q from %d: stringStop = %d, want %d", n, data, i, got, want)
 			}
+		}
+		if got, want := IndexQuoteOrEscape(data), bytes.IndexAny(data, `"\`); got != want {
+			t.Fatalf("input %d %q: IndexQuoteOrEscape = %d, want %d", n, data, got, want)
+		}
+		if got, want := IndexStructural(data), bytes.IndexAny(data, `"{}[]`); got != want {
+			t.Fatalf("input %d %q: IndexStructural = %d, want %d", n, data, got, want)
 		}
 	}
 }
