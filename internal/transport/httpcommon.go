@@ -426,21 +426,49 @@ func is2xx(status int) bool { return status >= 200 && status < 300 }
 // error a "response"; anything else (a batch, a null id, a method that is no string,
 // another jsonrpc, unparseable bytes) is "".
 func Carries(body []byte) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil || string(m["jsonrpc"]) != `"2.0"` {
+	// One pass over the members, the last of a repeated key winning, as decoding
+	// into a map does (TestCarriesAsDecoded): every POST is classified, and
+	// encoding/json's reflection was 3 % of a run judging 10,000 tools.
+	if !rawjson.Valid(body) {
 		return ""
 	}
-	id, hasID := m["id"]
+	var jsonrpc, id, method, result, errValue json.RawMessage
+	keep := func(key string, v json.RawMessage) {
+		switch key {
+		case "jsonrpc":
+			jsonrpc = v
+		case "id":
+			id = v
+		case "method":
+			method = v
+		case "result":
+			result = v
+		case "error":
+			errValue = v
+		}
+	}
+	isObject := rawjson.MemberTokens(body, func(k []byte, plain bool, v json.RawMessage) bool {
+		if plain {
+			keep(string(k), v) // compared, never kept: no copy
+		} else {
+			keep(rawjson.Key(k), v)
+		}
+		return true
+	})
+	if !isObject || string(jsonrpc) != `"2.0"` {
+		return ""
+	}
+	hasID, hasMethod := id != nil, method != nil
 	if hasID && !validID(id) {
 		return ""
 	}
-	method, hasMethod := m["method"]
-	var name string
-	if hasMethod && json.Unmarshal(method, &name) != nil {
-		return ""
+	if hasMethod {
+		// A string, or null (decoding null into a string leaves it as it is).
+		if _, err := rawjson.StringOfValid(method); err != nil {
+			return ""
+		}
 	}
-	_, hasResult := m["result"]
-	_, hasError := m["error"]
+	hasResult, hasError := result != nil, errValue != nil
 	switch {
 	case hasMethod && hasID:
 		return "request"

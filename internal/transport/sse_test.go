@@ -2,9 +2,11 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -488,6 +490,97 @@ func TestCarries(t *testing.T) {
 	} {
 		if got := Carries([]byte(body)); got != want {
 			t.Errorf("Carries(%s) = %q, want %q", body, got, want)
+		}
+	}
+}
+
+// carriesDecoded is Carries as it was written with encoding/json, the reference the
+// one-pass scan must agree with.
+func carriesDecoded(body []byte) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil || string(m["jsonrpc"]) != `"2.0"` {
+		return ""
+	}
+	id, hasID := m["id"]
+	if hasID && !validID(id) {
+		return ""
+	}
+	method, hasMethod := m["method"]
+	var name string
+	if hasMethod && json.Unmarshal(method, &name) != nil {
+		return ""
+	}
+	_, hasResult := m["result"]
+	_, hasError := m["error"]
+	switch {
+	case hasMethod && hasID:
+		return "request"
+	case hasMethod:
+		return "notification"
+	case hasID && hasResult != hasError:
+		return "response"
+	}
+	return ""
+}
+
+// Carries classifies every body as decoding it into a map did: repeated keys (the
+// last wins), escaped keys, null members, white space, other JSON values, broken
+// text, and random cuts and byte changes of each.
+func TestCarriesAsDecoded(t *testing.T) {
+	bodies := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":"a","method":"ping","params":{"_meta":{"id":2}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"method":"x"}}`,
+		`{"jsonrpc":"2.0","id":"x","error":{"code":1}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{},"error":{}}`,
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1,"method":null}`,
+		`{"jsonrpc":"2.0","method":null}`,
+		`{"jsonrpc":"2.0","id":1e3,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":-0,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1,"id":"x","method":"ping"}`,
+		`{"jsonrpc":"1.0","jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","jsonrpc":"1.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","method":"a","method":5}`,
+		`{"\u006asonrpc":"2.0","\u0069d":1,"m\u0065thod":"ping"}`,
+		`{"jsonrpc" : "2.0" , "id" : 1 , "method" : "ping" }`,
+		` {"jsonrpc":"2.0","id":1,"result":null} `,
+		`{"jsonrpc":"2.0","ID":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"p\u0000ng"}`,
+		`{"jsonrpc":"2.0","id":"\ud800","method":"ping"}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}",
+		`{"jsonrpc": "2.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0" ,"id":[1],"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":{},"result":1}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+		`null`, `"2.0"`, `{}`, ``, `{`, `{"jsonrpc":"2.0",}`,
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	check := func(body []byte) {
+		if got, want := Carries(body), carriesDecoded(body); got != want {
+			t.Errorf("Carries(%q) = %q; decoded into a map: %q", body, got, want)
+		}
+	}
+	for _, b := range bodies {
+		check([]byte(b))
+		for range 200 {
+			m := []byte(b)
+			switch rng.IntN(3) {
+			case 0:
+				m = m[:rng.IntN(len(m)+1)]
+			case 1:
+				if len(m) > 0 {
+					m[rng.IntN(len(m))] = `{}[]":,\ 0129aeE.-nulltrue`[rng.IntN(26)]
+				}
+			case 2:
+				if len(m) > 0 {
+					i := rng.IntN(len(m))
+					m = append(m[:i:i], append([]byte(` "id":2,`), m[i:]...)...)
+				}
+			}
+			check(m)
 		}
 	}
 }
