@@ -29,6 +29,7 @@ func TestMcpHeaderProblems(t *testing.T) {
 		{"under oneOf fails", `{"type":"object","properties":{"a":{"oneOf":[{"type":"string","x-mcp-header":"A"}]}}}`, 1, "not a property reached"},
 		{"under a property of $defs fails", `{"type":"object","$defs":{"d":{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A"}}}}}`, 1, "not a property reached"},
 		{"on the root fails", `{"type":"object","x-mcp-header":"A"}`, 1, "not a property reached"},
+		{"an escaped key is found", `{"type":"object","properties":{"a":{"type":"number","x-mcp-h\u0065ader":"A"}}}`, 1, "type \"number\""},
 		{"inside a default value is data", `{"type":"object","properties":{"a":{"type":"object","default":{"x-mcp-header":""}}}}`, 0, ""},
 	}
 	for _, tc := range tests {

@@ -112,20 +112,21 @@ func extraParams(params json.RawMessage) []string {
 // NameDiff returns the names only after lists (added) and only before lists
 // (removed), sorted.
 func NameDiff(before, after []string) (added, removed []string) {
-	b, a := map[string]bool{}, map[string]bool{}
+	// Sized up front: at 10,000 tools growing the sets was most of the work.
+	b, a := make(map[string]struct{}, len(before)), make(map[string]struct{}, len(after))
 	for _, n := range before {
-		b[n] = true
+		b[n] = struct{}{}
 	}
 	for _, n := range after {
-		a[n] = true
+		a[n] = struct{}{}
 	}
 	for n := range a {
-		if !b[n] {
+		if _, ok := b[n]; !ok {
 			added = append(added, n)
 		}
 	}
 	for n := range b {
-		if !a[n] {
+		if _, ok := a[n]; !ok {
 			removed = append(removed, n)
 		}
 	}

@@ -1,6 +1,7 @@
 package subscribe
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,28 @@ func TestListChangeJudge(t *testing.T) {
 				Wait: 2 * time.Second, Before: tc.before, After: tc.after, Same: "the same 1 item(s)", Notified: tc.notified, Label: tc.label}.Judge()
 			if got := v.Outcome(); got != tc.want || !strings.Contains(v.Message+v.Actual, tc.says) {
 				t.Errorf("Judge = %v %q (actual %q), want %v mentioning %q", got, v.Message, v.Actual, tc.want, tc.says)
+			}
+		})
+	}
+}
+
+func TestNameDiff(t *testing.T) {
+	tests := []struct {
+		name                   string
+		before, after          []string
+		wantAdded, wantRemoved []string
+	}{
+		{"same", []string{"a", "b"}, []string{"b", "a"}, nil, nil},
+		{"added and removed, sorted", []string{"c", "a"}, []string{"d", "a", "b"}, []string{"b", "d"}, []string{"c"}},
+		{"repeats count once", []string{"a", "a"}, []string{"a", "b", "b"}, []string{"b"}, nil},
+		{"from nothing", nil, []string{"x"}, []string{"x"}, nil},
+		{"to nothing", []string{"x"}, nil, nil, []string{"x"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			added, removed := NameDiff(tt.before, tt.after)
+			if !slices.Equal(added, tt.wantAdded) || !slices.Equal(removed, tt.wantRemoved) {
+				t.Errorf("NameDiff(%v, %v) = %v, %v; want %v, %v", tt.before, tt.after, added, removed, tt.wantAdded, tt.wantRemoved)
 			}
 		})
 	}
