@@ -69,6 +69,15 @@ type column struct {
 	// ticket is the running check's place in the chain of tool-list changes on a
 	// shared server (changeChain), nil when it has none.
 	ticket *changeTicket
+	// index is the column's place in the run's columns (revision order).
+	index int
+	// chained is set once the column has taken its first place in the chain of
+	// tool-list changes (phaseGates.awaitTurn).
+	chained bool
+	// reserved are the places in that chain taken for the column's next change
+	// checks with the running one's (phaseGates.change, keptFor), in order, until
+	// those checks take them.
+	reserved []*changeTicket
 	// authRequired is set when the main session could not open because the server
 	// answered HTTP 401: it wants a token (AUTH-401-01). Only the AUTH checks
 	// (Check.Auth) run then.

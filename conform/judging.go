@@ -43,10 +43,18 @@ func (rs *runState) probe(col *column, c *Check) {
 
 // notRun is the verdict of a check the column cannot run, or nil.
 func (rs *runState) notRun(col *column, c *Check) *Verdict {
+	if rs.ctx.Err() != nil {
+		v := Errorf("not run: %v", context.Cause(rs.ctx))
+		return &v
+	}
+	return rs.neverRuns(col, c)
+}
+
+// neverRuns is the verdict of a check the column cannot run for a reason that
+// holds all run long (its session's state, its transport), or nil.
+func (rs *runState) neverRuns(col *column, c *Check) *Verdict {
 	v := func(v Verdict) *Verdict { return &v }
 	switch {
-	case rs.ctx.Err() != nil:
-		return v(Errorf("not run: %v", context.Cause(rs.ctx)))
 	case col.authRequired && !c.Auth:
 		return v(Skip(reports.NeedsToken, "no session: the server answered HTTP 401 for want of a token (the run's note says how to give one)"))
 	case col.authRequired:

@@ -88,7 +88,7 @@ func newRunState(cfg Config, tgt target, sel *selection) *runState {
 	rs.report.StartedAt = rs.started.UTC()
 	rs.transcriptBudget = wire.NewBudget(cfg.MaxTranscriptBytes)
 	for _, r := range cfg.Revisions {
-		col := &column{rev: r, results: map[string]reports.CheckResult{}}
+		col := &column{rev: r, index: len(rs.columns), results: map[string]reports.CheckResult{}}
 		rs.columns = append(rs.columns, col)
 		rs.planned += len(rs.checksFor(r))
 	}

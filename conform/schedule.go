@@ -2,6 +2,7 @@ package conform
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -26,6 +27,11 @@ type judged struct {
 func (rs *runState) startWorkers() {
 	gates := newPhaseGates(len(rs.columns), rs.tgt.isolated())
 	rs.gates = gates
+	for _, col := range rs.columns {
+		if !slices.ContainsFunc(rs.checksFor(col.rev), func(c *Check) bool { return rs.onChain(col, c) }) {
+			gates.passTurn(col.index) // nothing to order: no column waits for it
+		}
+	}
 	for _, col := range rs.columns {
 		col.futures = map[string]chan judged{}
 		list := rs.checksFor(col.rev)
@@ -58,7 +64,7 @@ func (rs *runState) startWorkers() {
 					}
 				}
 				start := time.Now()
-				unlock := gates.change(c, col)
+				unlock := gates.change(c, col, func(x *Check) bool { return rs.onChain(col, x) })
 				v := rs.judgeInOrder(col, c, list)
 				unlock()
 				col.futures[c.ID] <- judged{v: v, dur: time.Since(start)}
@@ -89,13 +95,21 @@ type phaseGates struct {
 	// toolList orders the checks that change the tool list (StateToolList), one
 	// change at a time (changeChain).
 	toolList changeChain
-	done     map[Phase]*sync.WaitGroup
+	// turns order the columns' first places in that chain by revision, oldest
+	// first (awaitTurn): each is closed once its column has taken its first place,
+	// or at once for a column with no change check.
+	turns []chan struct{}
+	done  map[Phase]*sync.WaitGroup
 }
 
 func newPhaseGates(n int, isolated bool) *phaseGates {
 	g := &phaseGates{shared: !isolated, done: map[Phase]*sync.WaitGroup{},
 		states: map[ServerState]*stateHold{StateLogLevel: newStateHold()}}
 	g.probes.Add(n)
+	g.turns = make([]chan struct{}, n)
+	for i := range g.turns {
+		g.turns[i] = make(chan struct{})
+	}
 	for p := PhaseClean; p <= PhaseTranscript; p++ {
 		wg := &sync.WaitGroup{}
 		wg.Add(n)
@@ -111,12 +125,29 @@ func newPhaseGates(n int, isolated bool) *phaseGates {
 // and waits for the check before it there: for its end, or, for a check that reads
 // first (Check.ReadsFirst), only until that check has made its change: its trigger
 // then waits for the rest (T.ChangeNow).
-func (g *phaseGates) change(c *Check, col *column) (unlock func()) {
+func (g *phaseGates) change(c *Check, col *column, onChain func(*Check) bool) (unlock func()) {
 	switch {
 	case c.HoldsByValue:
 		return func() {}
+	case c.Changes == StateToolList && g.shared && !onChain(c):
+		return func() {} // it will not run: it changes nothing
 	case c.Changes == StateToolList && g.shared:
-		tk := g.toolList.take()
+		first := !col.chained
+		if first {
+			g.awaitTurn(col.index)
+		}
+		col.mu.Lock()
+		var tk *changeTicket
+		if len(col.reserved) > 0 {
+			tk, col.reserved = col.reserved[0], col.reserved[1:]
+		} else {
+			tk, col.reserved = g.toolList.take(keptFor(c, col.ahead, onChain))
+		}
+		col.chained = true
+		col.mu.Unlock()
+		if first {
+			g.passTurn(col.index)
+		}
 		if c.ReadsFirst {
 			tk.awaitPrevMade()
 		} else {
@@ -133,6 +164,43 @@ func (g *phaseGates) change(c *Check, col *column) (unlock func()) {
 		}
 	}
 	return g.hold(c.Changes, "", true)
+}
+
+// onChain reports whether check c of col takes a place in the chain of tool-list
+// changes: it changes the tool list, and the column can run it. A check the column
+// never runs (over another transport, in an unsupported revision) changes nothing,
+// and its place would only hold the chain up. A run broken off still takes its
+// places: none reserved for a later check is left untaken.
+func (rs *runState) onChain(col *column, c *Check) bool {
+	return c.Changes == StateToolList && rs.neverRuns(col, c) == nil
+}
+
+// awaitTurn waits until every column of an older revision than column i has taken
+// its first place in the chain of tool-list changes (or has none to take). The
+// columns reach the chain together, as the state-change phase opens; in the order
+// they happened to arrive, which revision changed the shared server's tool list
+// first varied from run to run, and so did the traffic every later check saw. In
+// revision order it is the same every run, and the columns that go on to change
+// the log level (LOG-FILTER-01, whose rounds wait out a grace) change the tool list
+// first, so that those waits overlap the 2026-07-28 column's changes instead of
+// following the chain's end.
+func (g *phaseGates) awaitTurn(i int) {
+	for j := 0; j < i && j < len(g.turns); j++ {
+		<-g.turns[j]
+	}
+}
+
+// passTurn records that column i has taken its first place in the chain, or has
+// none to take; once only.
+func (g *phaseGates) passTurn(i int) {
+	if i < 0 || i >= len(g.turns) {
+		return
+	}
+	select {
+	case <-g.turns[i]:
+	default:
+		close(g.turns[i])
+	}
 }
 
 // changeChain orders the tool-list changes of a shared server's revisions: each
@@ -155,13 +223,40 @@ type changeTicket struct {
 	doneOnce   sync.Once
 }
 
-// take gives the next place in the chain.
-func (ch *changeChain) take() *changeTicket {
+// take gives the next place in the chain and the n places right after it (next),
+// for the same column's next change checks (keptFor).
+func (ch *changeChain) take(n int) (tk *changeTicket, next []*changeTicket) {
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
-	tk := &changeTicket{prev: ch.last, made: make(chan struct{}), done: make(chan struct{})}
+	tk = &changeTicket{prev: ch.last, made: make(chan struct{}), done: make(chan struct{})}
 	ch.last = tk
-	return tk
+	for range n {
+		ch.last = &changeTicket{prev: ch.last, made: make(chan struct{}), done: make(chan struct{})}
+		next = append(next, ch.last)
+	}
+	return tk, next
+}
+
+// keptFor counts the change checks that follow tool-list change check c in its
+// column's run order (ahead), each reading first in c's phase: each may take the
+// listing the one before keeps after its change (T.ReaderAhead, toolkit.Current).
+// Their places in the chain are taken with c's, right after it: another revision's
+// change in between (RES-LC-01's trigger changes the tool list too) would make a
+// kept listing stale, and the next check would walk the list again, on the chain.
+// The checks between them are of the same phase and change no tool list, so the
+// column reaches each reserved place without waiting for any place after them.
+func keptFor(c *Check, ahead []*Check, onChain func(*Check) bool) int {
+	n := 0
+	for _, next := range ahead {
+		if !onChain(next) {
+			continue
+		}
+		if !next.ReadsFirst || next.RunPhase() != c.RunPhase() {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // awaitPrevMade waits until the check before has made its change (or ended).
