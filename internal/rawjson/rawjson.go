@@ -402,15 +402,31 @@ func ArrayOfValid(data []byte) ([]json.RawMessage, error) {
 	if null || err != nil {
 		return nil, err
 	}
-	out := []json.RawMessage{}
+	return appendItems([]json.RawMessage{}, data, i)
+}
+
+// AppendArrayOfValid is ArrayOfValid appending the items to dst, for a caller that
+// reads them at once and reuses the slice: dst as it is for JSON null, and with
+// ErrType for a value that is no array; the items before it and ErrSyntax for
+// invalid input.
+func AppendArrayOfValid(dst []json.RawMessage, data []byte) ([]json.RawMessage, error) {
+	i, null, err := containerOf(data, '[')
+	if null || err != nil {
+		return dst, err
+	}
+	return appendItems(dst, data, i)
+}
+
+// appendItems appends the items of the array that opens at data[i].
+func appendItems(dst []json.RawMessage, data []byte, i int) ([]json.RawMessage, error) {
 	ok := eachItem(data, i, func(start, end int) bool {
-		out = append(out, data[start:end:end])
+		dst = append(dst, data[start:end:end])
 		return true
 	})
 	if !ok {
-		return out, ErrSyntax
+		return dst, ErrSyntax
 	}
-	return out, nil
+	return dst, nil
 }
 
 // String is json.Unmarshal(data, &s) for s of type string. null gives "" and no

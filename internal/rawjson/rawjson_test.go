@@ -192,6 +192,27 @@ func compareArray(t *testing.T, in []byte) {
 	}
 }
 
+// AppendArrayOfValid appends what ArrayOfValid returns to what dst holds, and
+// leaves dst as it is for null and for a value that is no array.
+func TestAppendArrayOfValid(t *testing.T) {
+	for _, in := range corpus {
+		data := []byte(in)
+		if !Valid(data) {
+			continue
+		}
+		dst := []json.RawMessage{json.RawMessage("0")}
+		want, werr := ArrayOfValid(data)
+		got, gerr := AppendArrayOfValid(dst, data)
+		ok := errors.Is(gerr, werr) && len(got) == 1+len(want) && string(got[0]) == "0"
+		for i := 0; ok && i < len(want); i++ {
+			ok = string(got[1+i]) == string(want[i])
+		}
+		if !ok {
+			t.Fatalf("AppendArrayOfValid(%q) = %q, %v; ArrayOfValid %q, %v", in, got, gerr, want, werr)
+		}
+	}
+}
+
 func compareString(t *testing.T, in []byte) {
 	t.Helper()
 	var want string

@@ -66,17 +66,27 @@ var dialects = []dialectInfo{
 // accepts: http or https, with or without a trailing "#" (or "#/"), and the
 // unversioned "https://json-schema.org/schema" meaning the latest (2020-12).
 func lookupDialect(uri string) (dialectInfo, bool) {
-	u := normalizeDialectURI(uri)
-	if u == "https://json-schema.org/schema" {
-		u = normalizeDialectURI(Draft2020)
+	// The URIs as the dialects spell them first: a revision's default dialect is
+	// looked up for every tool schema, and normalizing it cost an allocation each.
+	if d, ok := dialectsByURI[uri]; ok {
+		return d, true
 	}
+	d, ok := dialectsByURI[normalizeDialectURI(uri)]
+	return d, ok
+}
+
+// dialectsByURI holds each dialect under its own URI and its normalized one.
+var dialectsByURI = func() map[string]dialectInfo {
+	m := map[string]dialectInfo{}
 	for _, d := range dialects {
-		if normalizeDialectURI(d.uri) == u {
-			return d, true
+		m[d.uri] = d
+		m[normalizeDialectURI(d.uri)] = d
+		if d.uri == Draft2020 {
+			m["https://json-schema.org/schema"] = d
 		}
 	}
-	return dialectInfo{}, false
-}
+	return m
+}()
 
 func normalizeDialectURI(s string) string {
 	if rest, ok := strings.CutPrefix(s, "http://"); ok {

@@ -388,12 +388,16 @@ func (v *valueScan) scan(buf []byte) int {
 // stops reading there; whitespace past max bytes, or a read error, is returned as
 // the error.
 func readRest(r io.Reader, max int) ([]byte, error) {
-	buf := make([]byte, 4<<10)
+	// Every reply read before its body ended comes here (most of Go's servers'
+	// chunked replies): a pooled buffer, not 4 KB of garbage a reply.
+	scratch := restScratch.Get().(*[]byte)
+	defer restScratch.Put(scratch)
+	buf := *scratch
 	total := 0
 	for {
 		n, err := r.Read(buf)
 		if rest := bytes.TrimLeft(buf[:n], " \t\r\n"); len(rest) > 0 {
-			return headOf(rest), nil
+			return bytes.Clone(headOf(rest)), nil // its own bytes: buf goes back to the pool
 		}
 		total += n
 		switch {
@@ -406,6 +410,9 @@ func readRest(r io.Reader, max int) ([]byte, error) {
 		}
 	}
 }
+
+// restScratch holds readRest's buffers.
+var restScratch = sync.Pool{New: func() any { b := make([]byte, 4<<10); return &b }}
 
 // mediaType returns the lower-case media type of a Content-Type header, without
 // parameters.

@@ -112,7 +112,10 @@ func ctJudgeListChange(t *conform.T, trig *subscribe.Trigger, notified bool, e w
 
 // ctNames lists a walk's tool names.
 func ctNames(l *toolkit.Listing) []string {
-	var out []string
+	if len(l.Tools) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(l.Tools))
 	for _, tl := range l.Tools {
 		out = append(out, tl.Name)
 	}

@@ -348,7 +348,16 @@ func fetchPage(t *conform.T, s *conform.Session, params map[string]any) Page {
 	if err != nil || result == nil {
 		return p
 	}
-	rawTools, err := rawjson.ArrayOfValid(result["tools"])
+	// The items are read at once (decode keeps none of them): a pooled slice,
+	// not a new one grown for every page.
+	scratch := rawItems.Get().(*[]json.RawMessage)
+	defer func() {
+		clear(*scratch) // no page's bytes stay reachable from the pool
+		*scratch = (*scratch)[:0]
+		rawItems.Put(scratch)
+	}()
+	rawTools, err := rawjson.AppendArrayOfValid((*scratch)[:0], result["tools"])
+	*scratch = rawTools
 	if err != nil {
 		return p
 	}
@@ -362,6 +371,9 @@ func fetchPage(t *conform.T, s *conform.Session, params map[string]any) Page {
 	p.Tools = tools(t).decode(rawTools)
 	return p
 }
+
+// rawItems holds fetchPage's slices of a page's tools.
+var rawItems = sync.Pool{New: func() any { return new([]json.RawMessage) }}
 
 // FirstPage returns the main session's memoized listing and its first page, ending
 // the check with an error when no page was fetched at all (--max-pages): the
