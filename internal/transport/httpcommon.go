@@ -475,7 +475,12 @@ func Carries(body []byte) string {
 			return ""
 		}
 	}
-	hasResult, hasError := result != nil, errValue != nil
+	return carried(hasID, hasMethod, result != nil, errValue != nil)
+}
+
+// carried names what a JSON-RPC 2.0 object with a valid id (or none) and a string
+// method (or none) is, from the members it has (Carries).
+func carried(hasID, hasMethod, hasResult, hasError bool) string {
 	switch {
 	case hasMethod && hasID:
 		return "request"

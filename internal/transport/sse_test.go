@@ -495,7 +495,8 @@ func TestCarries(t *testing.T) {
 }
 
 // carriesDecoded is Carries as it was written with encoding/json, the reference the
-// one-pass scan must agree with.
+// one-pass scan must agree with on which members a body has (carried then names
+// the same members the same way).
 func carriesDecoded(body []byte) string {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(body, &m) != nil || string(m["jsonrpc"]) != `"2.0"` {
@@ -512,15 +513,7 @@ func carriesDecoded(body []byte) string {
 	}
 	_, hasResult := m["result"]
 	_, hasError := m["error"]
-	switch {
-	case hasMethod && hasID:
-		return "request"
-	case hasMethod:
-		return "notification"
-	case hasID && hasResult != hasError:
-		return "response"
-	}
-	return ""
+	return carried(hasID, hasMethod, hasResult, hasError)
 }
 
 // Carries classifies every body as decoding it into a map did: repeated keys (the

@@ -1,14 +1,12 @@
 package base
 
 import (
-	"context"
 	"net/http"
 	"sync"
 	"testing"
 
-	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/conform/conformtest"
 	"github.com/mcp-conform/mcp-conform/refserver"
-	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // On a shared server every revision makes its transcript probes before any settles:
@@ -29,18 +27,7 @@ func TestEveryRevisionProbesBeforeAnySettles(t *testing.T) {
 		ref.ServeHTTP(w, r)
 	})
 	revs := []string{"2025-03-26", "2025-06-18", "2025-11-25"}
-	res, err := conform.RunLibrary(context.Background(), conform.Handler(h), conform.Revisions(revs...),
-		conform.Configure(func(c *conform.Config) { c.Focus = []string{"BASE-RESP-ID-01"} }))
-	if res == nil {
-		t.Fatal(err)
-	}
-	for _, rev := range res.Report.Revisions {
-		for _, c := range rev.Checks {
-			if c.Status != reports.Pass {
-				t.Errorf("%s %s = %s (%s), want pass", rev.Revision, c.ID, c.Status, c.Message)
-			}
-		}
-	}
+	conformtest.RunPassing(t, h, revs, "BASE-RESP-ID-01")
 	mu.Lock()
 	defer mu.Unlock()
 	deletes, postsAfter := 0, 0

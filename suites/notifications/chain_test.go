@@ -2,7 +2,6 @@ package notifications
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,9 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/conform/conformtest"
 	"github.com/mcp-conform/mcp-conform/refserver"
-	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -104,18 +102,7 @@ func runChain(t *testing.T, revs, ids []string) []chainEvent {
 		}
 		ref.ServeHTTP(w, r)
 	})
-	res, err := conform.RunLibrary(context.Background(), conform.Handler(h), conform.Revisions(revs...),
-		conform.Configure(func(c *conform.Config) { c.Focus = ids }))
-	if res == nil {
-		t.Fatal(err)
-	}
-	for _, rev := range res.Report.Revisions {
-		for _, c := range rev.Checks {
-			if c.Status != reports.Pass {
-				t.Errorf("%s %s = %s (%s), want pass", rev.Revision, c.ID, c.Status, c.Message)
-			}
-		}
-	}
+	conformtest.RunPassing(t, h, revs, ids...)
 	mu.Lock()
 	defer mu.Unlock()
 	return slices.Clone(events)
