@@ -156,7 +156,9 @@ func realServers(gosdk, npmDir string) []realServer {
 func TestRealServers(t *testing.T) {
 	// Not parallel: the goldens are judged on a machine this test has to itself. Beside
 	// the self-test's runs, the Go SDK's listen race (docs/performance.md, Under load)
-	// turned NOTIF-LISTEN-LC-R5-01 to warn in one CI run of four.
+	// turned NOTIF-LISTEN-LC-R5-01 to warn in one CI run of four; alone it still does,
+	// about once in 40 runs of the column, and the comparisons accept that race's
+	// outcomes, and only those (serverRaces).
 	gosdk, npmDir := realPaths(t)
 	for _, srv := range realServers(gosdk, npmDir) {
 		t.Run(srv.name, func(t *testing.T) {
@@ -166,8 +168,8 @@ func TestRealServers(t *testing.T) {
 			if t.Failed() {
 				return
 			}
-			compareGolden(t, filepath.Join("testdata", "golden", srv.name+".txt"), reps[0])
-			compareRuns(t, reps)
+			compareGolden(t, srv.name, reps[0])
+			compareRuns(t, srv.name, reps)
 		})
 	}
 }
@@ -241,8 +243,9 @@ func readGolden(path string) (map[goldenKey]goldenLine, error) {
 	return out, nil
 }
 
-func compareGolden(t *testing.T, path string, rep *reports.Report) {
+func compareGolden(t *testing.T, server string, rep *reports.Report) {
 	t.Helper()
+	path := filepath.Join("testdata", "golden", server+".txt")
 	got := map[goldenKey]reports.Status{}
 	for _, col := range rep.Revisions {
 		for _, c := range col.Checks {
@@ -269,6 +272,10 @@ func compareGolden(t *testing.T, path string, rep *reports.Report) {
 		case !ok:
 			diffs = append(diffs, fmt.Sprintf("new      %s %s: %s", k.id, k.rev, st))
 		case w.status != st:
+			if r, ok := racing(server, k.id, k.rev, w.status, st); ok {
+				t.Logf("%s %s: golden %s, now %s: the server's race (%s)", k.id, k.rev, w.status, st, r.why)
+				continue
+			}
 			diffs = append(diffs, fmt.Sprintf("changed  %s %s: golden %s, now %s", k.id, k.rev, w.status, st))
 		}
 	}
@@ -376,7 +383,7 @@ func TestStress(t *testing.T) {
 				return
 			}
 			for _, rep := range reps {
-				compareGolden(t, filepath.Join("testdata", "golden", srv.name+".txt"), rep)
+				compareGolden(t, srv.name, rep)
 			}
 		})
 	}
