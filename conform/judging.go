@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -166,10 +167,39 @@ func (rs *runState) kindOf(col *column) string {
 func (rs *runState) invoke(col *column, c *Check, run func(*T) Verdict) Verdict {
 	mark := markTranscripts(col)
 	v, t := rs.execute(col, c, run)
+	if v.Status == reports.Fail || v.Status == reports.Warn {
+		if n := col.droppedSmall(); n > 0 {
+			v = unverifiedForDrops(v, n, rs.cfg.MaxTranscriptBytes)
+		}
+	}
 	if v.Status != reports.Pass && v.Status != reports.Skip {
 		v.exchange = rs.evidence(col, t, mark, v)
 	}
 	return v
+}
+
+// unverifiedForDrops is the verdict of a failure or warning judged while the
+// transcripts' bound had dropped n small messages (wire.Conn.DroppedSmall): those
+// are the notifications, short replies and requests the checks wait for and read,
+// so the check may have judged a message it never saw (a list_changed that came,
+// an id that was sent). It is not verified, and says what it would have said.
+func unverifiedForDrops(v Verdict, n int, bound int64) Verdict {
+	return Errorf("not verified: the transcripts' bound (--max-transcript-bytes %d) dropped %d message(s) of %d bytes or less in this revision's sessions, which the check may have needed; raise the bound to judge it. It found: %s %s",
+		bound, n, wire.SmallMessage, v.Status, v.Message)
+}
+
+// droppedSmall is how many small messages the column's sessions' transcripts have
+// dropped (wire.Conn.DroppedSmall).
+func (col *column) droppedSmall() int {
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	n := 0
+	for _, s := range col.sessions {
+		if s != nil && s.Conn != nil {
+			n += s.Conn.DroppedSmall()
+		}
+	}
+	return n
 }
 
 // execute runs fn with panic recovery and a hard bound, so one broken check cannot

@@ -242,3 +242,30 @@ func TestDroppedIDlessReplies(t *testing.T) {
 		}
 	}
 }
+
+// DroppedSmall counts the dropped entries of at most SmallMessage bytes only: a
+// transcript that drops large pages keeps its count at zero, one whose bound is too
+// small for its short messages does not.
+func TestDroppedSmall(t *testing.T) {
+	f := newFake(nil)
+	c := NewConn(f, Options{MaxTranscriptBytes: 140})
+	defer c.Close(context.Background())
+	big := strings.Repeat("x", SmallMessage)
+	frames := []string{
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + big + `"}}`, // large: dropped
+		`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,                      // small: kept
+		`{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`,                    // small: kept
+		`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`,                  // small: over the bound
+	}
+	for _, fr := range frames {
+		f.push(fr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for c.Seq() < len(frames) && ctx.Err() == nil {
+		time.Sleep(time.Millisecond)
+	}
+	if got, small := c.Dropped(), c.DroppedSmall(); got != 2 || small != 1 {
+		t.Fatalf("dropped %d, of them small %d; want 2 and 1", got, small)
+	}
+}

@@ -160,6 +160,9 @@ const (
 	smallMessage = 4 << 10
 )
 
+// SmallMessage is the size up to which a message may spend a transcript's reserve.
+const SmallMessage = smallMessage
+
 type pendingCall struct {
 	id     ID
 	method string
@@ -180,6 +183,8 @@ type Conn struct {
 	transcript []Entry
 	seq        int
 	dropped    int
+	// droppedSmall counts the dropped entries of at most smallMessage bytes.
+	droppedSmall int
 	// lostReplies are the dropped entries that could have been a reply the suite
 	// reads from the transcript (DroppedRepliesIn): received responses no call
 	// claimed, and received frames that did not decode. Past maxLostSeqs they are
@@ -935,6 +940,9 @@ func (c *Conn) record(e Entry) int {
 		c.keptBytes += cost
 	} else {
 		c.dropped++
+		if small {
+			c.droppedSmall++
+		}
 		if possibleReply(e) {
 			if len(c.lostReplies) < maxLostSeqs {
 				idless := e.Msg != nil && (e.Msg.ID.IsNull() || e.Msg.ID.IsZero())
@@ -1014,6 +1022,16 @@ func (c *Conn) lostIn(after, end int, idless bool) int {
 		}
 	}
 	return n
+}
+
+// DroppedSmall is how many of the entries the transcript has not kept were of at
+// most smallMessage bytes: the messages its reserve is for (Budget), which the
+// checks wait for and read. Any at all means the bounds were too small for the
+// run's traffic, and a check may have judged a message it never saw.
+func (c *Conn) DroppedSmall() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.droppedSmall
 }
 
 // Dropped is how many entries the transcript has not kept so far (its bounds): a

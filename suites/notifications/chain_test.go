@@ -2,10 +2,14 @@ package notifications
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/reports"
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -106,4 +110,36 @@ func runChain(t *testing.T, revs, ids []string) []chainEvent {
 	mu.Lock()
 	defer mu.Unlock()
 	return slices.Clone(events)
+}
+
+// A transcript bound too small for the run's short messages drops the very
+// notifications the checks wait for: against the reference server, which sends every
+// one, a check must then not fail or warn for a message it never saw, but say it is
+// not verified. (With 8 KiB for the whole run, NOTIF-LC-01 warned that no
+// list_changed came, and BASE-ERR-ID-01 failed on an error naming an id whose
+// request the transcript had dropped.)
+func TestSmallTranscriptBoundLeavesChecksUnverified(t *testing.T) {
+	ref := refserver.NewStreamableHandler(refserver.Options{})
+	res, err := conform.RunLibrary(context.Background(), conform.Handler(ref), conform.Revisions("2025-11-25"),
+		conform.Configure(func(c *conform.Config) {
+			c.Focus = []string{"NOTIF-LC-01", "BASE-ERR-ID-01"}
+			c.MaxTranscriptBytes = 8 << 10
+		}))
+	if res == nil {
+		t.Fatal(err)
+	}
+	unverified := 0
+	for _, rev := range res.Report.Revisions {
+		for _, c := range rev.Checks {
+			switch {
+			case c.Status == reports.Fail || c.Status == reports.Warn:
+				t.Errorf("%s %s = %s (%s): judged with messages the transcript dropped", rev.Revision, c.ID, c.Status, c.Message)
+			case c.Status == reports.Error && strings.Contains(c.Message, "--max-transcript-bytes"):
+				unverified++
+			}
+		}
+	}
+	if unverified == 0 {
+		t.Error("no check said the bound left it unverified: the run did not drop what it needed, or the test no longer shows it")
+	}
 }
