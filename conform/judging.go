@@ -2,13 +2,13 @@ package conform
 
 import (
 	"context"
-	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"runtime/debug"
 	"slices"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 

@@ -216,14 +216,7 @@ func TestDroppedIDlessReplies(t *testing.T) {
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"kept"}}`,               // 5: kept
 		`not json ` + big, // 6: dropped, did not decode
 	}
-	for _, fr := range frames {
-		f.push(fr)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for c.Seq() < len(frames) && ctx.Err() == nil {
-		time.Sleep(time.Millisecond)
-	}
+	pushAll(t, f, c, frames...)
 	tests := []struct {
 		after, end     int
 		dropped, idles int
@@ -257,15 +250,24 @@ func TestDroppedSmall(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}`,                    // small: kept
 		`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`,                  // small: over the bound
 	}
+	pushAll(t, f, c, frames...)
+	if got, small := c.Dropped(), c.DroppedSmall(); got != 2 || small != 1 {
+		t.Fatalf("dropped %d, of them small %d; want 2 and 1", got, small)
+	}
+}
+
+// pushAll has the fake server send each frame and waits until c has recorded them
+// all, kept or dropped.
+func pushAll(t *testing.T, f *fakeTransport, c *Conn, frames ...string) {
+	t.Helper()
 	for _, fr := range frames {
 		f.push(fr)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for c.Seq() < len(frames) && ctx.Err() == nil {
+	deadline := time.Now().Add(10 * time.Second)
+	for c.Seq() < len(frames) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d frames recorded after 10s", c.Seq(), len(frames))
+		}
 		time.Sleep(time.Millisecond)
-	}
-	if got, small := c.Dropped(), c.DroppedSmall(); got != 2 || small != 1 {
-		t.Fatalf("dropped %d, of them small %d; want 2 and 1", got, small)
 	}
 }
