@@ -268,9 +268,11 @@ func (c *Check) Labels(r revision.Revision) []string {
 var idPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Z0-9]+)*-[0-9]{2}$`)
 
 type registry struct {
-	mu     sync.Mutex
-	checks []*Check
-	errs   []error
+	mu        sync.Mutex
+	pending   []*Check // registered, not yet validated (settle)
+	checks    []*Check
+	errs      []error
+	validated map[string]*Check // by ID, the checks settle has let in
 }
 
 var checks registry
@@ -281,32 +283,54 @@ var checks registry
 //
 // A malformed or duplicate check is recorded and reported by Run (and by Validate)
 // as a configuration error at start-up, so a suite cannot silently lose a check.
+//
+// The check is validated, and its row filled in from the catalogue, when the
+// registry is first read (Checks, RegistryErr), not here: every process of this
+// binary registers every check at start-up, the reference server's too, which reads
+// none of them, and reading the catalogue for each was a fifth of the CPU of each
+// reference-server process a run starts.
 func Register(c Check) *Check {
 	checks.mu.Lock()
 	defer checks.mu.Unlock()
 	cp := c
-	if err := validateCheck(&cp); err != nil {
-		checks.errs = append(checks.errs, err)
-		return &cp
-	}
-	for _, other := range checks.checks {
-		if other.ID == cp.ID {
-			checks.errs = append(checks.errs, fmt.Errorf("check %s is registered twice (%q and %q)", cp.ID, other.Title, cp.Title))
-			return &cp
-		}
-	}
 	run := cp.Run
-	cp.Run = func(t *T) Verdict {
-		v := t.Resolve(t.call(run))
-		if m := t.misuseFound(); m != "" {
-			// A check that touched what its phase does not allow would judge
-			// incomplete evidence: its verdict cannot be trusted.
-			return Errorf("harness: %s", m)
+	if run != nil {
+		cp.Run = func(t *T) Verdict {
+			v := t.Resolve(t.call(run))
+			if m := t.misuseFound(); m != "" {
+				// A check that touched what its phase does not allow would judge
+				// incomplete evidence: its verdict cannot be trusted.
+				return Errorf("harness: %s", m)
+			}
+			return v
 		}
-		return v
 	}
-	checks.checks = append(checks.checks, &cp)
+	checks.pending = append(checks.pending, &cp)
 	return &cp
+}
+
+// settle validates the checks registered since the last read, in registration
+// order, and lets in the valid ones that repeat no ID. The caller holds checks.mu.
+func (r *registry) settle() {
+	if len(r.pending) == 0 {
+		return
+	}
+	if r.validated == nil {
+		r.validated = map[string]*Check{}
+	}
+	for _, c := range r.pending {
+		if err := validateCheck(c); err != nil {
+			r.errs = append(r.errs, err)
+			continue
+		}
+		if other, dup := r.validated[c.ID]; dup {
+			r.errs = append(r.errs, fmt.Errorf("check %s is registered twice (%q and %q)", c.ID, other.Title, c.Title))
+			continue
+		}
+		r.validated[c.ID] = c
+		r.checks = append(r.checks, c)
+	}
+	r.pending = nil
 }
 
 func validateCheck(c *Check) error {
@@ -485,6 +509,7 @@ func (c *Check) AppliesOn(kind string) bool {
 func Checks() []*Check {
 	checks.mu.Lock()
 	defer checks.mu.Unlock()
+	checks.settle()
 	out := slices.Clone(checks.checks)
 	sort.SliceStable(out, func(i, j int) bool {
 		if gi, gj := groupRank(out[i].Group), groupRank(out[j].Group); gi != gj {
@@ -501,6 +526,7 @@ func groupRank(g Group) int { return slices.Index(catalogue.Groups, g) }
 func RegistryErr() error {
 	checks.mu.Lock()
 	defer checks.mu.Unlock()
+	checks.settle()
 	if len(checks.errs) == 0 {
 		return nil
 	}

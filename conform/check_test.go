@@ -17,12 +17,14 @@ import (
 func withRegistry(t *testing.T, fn func()) {
 	t.Helper()
 	checks.mu.Lock()
-	saved, savedErrs := checks.checks, checks.errs
-	checks.checks, checks.errs = nil, nil
+	checks.settle() // the real checks, validated before they are set aside
+	saved, savedErrs, savedIDs := checks.checks, checks.errs, checks.validated
+	checks.checks, checks.errs, checks.validated = nil, nil, nil
 	checks.mu.Unlock()
 	defer func() {
 		checks.mu.Lock()
-		checks.checks, checks.errs = saved, savedErrs
+		checks.pending = nil // what fn registered and never read
+		checks.checks, checks.errs, checks.validated = saved, savedErrs, savedIDs
 		checks.mu.Unlock()
 	}()
 	fn()
