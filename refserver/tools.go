@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -245,9 +244,6 @@ func (tc *toolCall) boolArg(name string) bool {
 	return v
 }
 
-// toolNamePattern is the 2025-11-25 tool-name rule, applied to every tool.
-var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-
 // dynamicToolName is the tool test_trigger_tool_change adds and removes.
 const dynamicToolName = "test_dynamic_tool"
 
@@ -295,7 +291,7 @@ func newRegistry(fs faultSet) (*registry, error) {
 		}
 	}
 	for _, t := range append(append([]*tool(nil), reg.tools...), reg.dynamic) {
-		if !toolNamePattern.MatchString(t.name) {
+		if !revision.ToolNameValid(t.name) { // the 2025-11-25 rule, for every tool
 			return nil, fmt.Errorf("tool name %q breaks the naming rule", t.name)
 		}
 		if _, dup := reg.byName[t.name]; dup {

@@ -410,7 +410,7 @@ func TestToolDefinitionsPerRevision(t *testing.T) {
 			var titled, iconed, hinted, withOutput, withMeta int
 			for _, d := range tools {
 				name := d["name"].(string)
-				if !toolNamePattern.MatchString(name) || seen[name] {
+				if !revision.ToolNameValid(name) || seen[name] {
 					t.Errorf("bad or duplicate name %q", name)
 				}
 				seen[name] = true

@@ -22,6 +22,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -209,15 +210,19 @@ func stderrTail(attachments map[string][]byte) string {
 }
 
 // ansiEscape matches the CSI and OSC escape sequences a library may put in an error
-// message (Ginkgo colours its label-filter errors).
-var ansiEscape = regexp.MustCompile(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\))`)
+// message (Ginkgo colours its label-filter errors). It is compiled on first use:
+// only an error message needs it, and every process of this binary, the reference
+// server's too, would compile it at start-up.
+var ansiEscape = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\))`)
+})
 
 // plainText removes escape sequences from s unless w is a terminal with colours on.
 func plainText(s string, w io.Writer) string {
 	if useColor(false, w) {
 		return s
 	}
-	return ansiEscape.ReplaceAllString(s, "")
+	return ansiEscape().ReplaceAllString(s, "")
 }
 
 // writeBaseline writes the run's failures to path as a starting baseline.

@@ -65,11 +65,17 @@ var forbiddenEntryFlags = map[string]string{
 }
 
 // targetName is what an entry may be named: its report directory's name, so that
-// merging the directory later finds the same name.
-var targetName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+// merging the directory later finds the same name. The patterns of servers.yaml are
+// compiled when one is read, not at every start of this binary (the reference
+// server's processes too): {0,99} compiles to a hundred copies of its class.
+var targetName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+})
 
 // envReference is ${NAME} in a header or env value of servers.yaml.
-var envReference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var envReference = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+})
 
 // targetEntry is one server of servers.yaml.
 type targetEntry struct {
@@ -146,7 +152,7 @@ func readEntry(item *yaml.Node, defs map[string]flagDef, lookup func(string) (st
 		k, v := item.Content[i], item.Content[i+1]
 		key := strings.TrimPrefix(k.Value, "--")
 		if key == "name" {
-			if v.Kind != yaml.ScalarNode || !targetName.MatchString(v.Value) {
+			if v.Kind != yaml.ScalarNode || !targetName().MatchString(v.Value) {
 				return e, fmt.Errorf("%d: name %q: want letters, digits, '.', '_' or '-' (it names the report directory)", v.Line, v.Value)
 			}
 			e.name = v.Value
@@ -178,8 +184,8 @@ func readEntry(item *yaml.Node, defs map[string]flagDef, lookup func(string) (st
 			s := val.Value
 			if key == "header" || key == "env" {
 				var missing []string
-				s = envReference.ReplaceAllStringFunc(s, func(ref string) string {
-					name := envReference.FindStringSubmatch(ref)[1]
+				s = envReference().ReplaceAllStringFunc(s, func(ref string) string {
+					name := envReference().FindStringSubmatch(ref)[1]
 					got, ok := lookup(name)
 					if !ok {
 						missing = append(missing, name)

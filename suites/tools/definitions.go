@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"regexp"
 	"strings"
 	"unicode"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/revision"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
 )
 
@@ -127,9 +127,6 @@ var _ = conform.Register(conform.Check{
 	},
 })
 
-// defNamePattern is the 2025-11-25 tool-name rule.
-var defNamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-
 // TOOLS-NAME-FORMAT-01 — 2025-11-25/server/tools.mdx (Tool Names).
 var _ = conform.Register(conform.Check{
 	ID: "TOOLS-NAME-FORMAT-01", Title: "tool names are 1–128 characters of A–Z a–z 0–9 _ - .",
@@ -140,7 +137,7 @@ var _ = conform.Register(conform.Check{
 			if d.Name == "" && toolkit.JSONKind(d.Fields.Get("name")) != "string" {
 				continue // no string name: TOOLS-DEF-01
 			}
-			if !defNamePattern.MatchString(d.Name) {
+			if !revision.ToolNameValid(d.Name) {
 				f.Fail(fmt.Sprintf("%s: %s", d, defNameFault(d.Name)))
 			}
 		}
@@ -153,11 +150,11 @@ func defNameFault(name string) string {
 	switch n := len([]rune(name)); {
 	case n == 0:
 		return "empty"
-	case n > 128:
-		return fmt.Sprintf("%d characters (at most 128)", n)
+	case n > revision.MaxToolNameLen:
+		return fmt.Sprintf("%d characters (at most %d)", n, revision.MaxToolNameLen)
 	}
 	for _, r := range name {
-		if !defNamePattern.MatchString(string(r)) {
+		if r >= 0x80 || !revision.ToolNameByte(byte(r)) {
 			return fmt.Sprintf("character %q is not allowed", r)
 		}
 	}
