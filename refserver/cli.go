@@ -69,7 +69,7 @@ func Serve(ctx context.Context, transport, addr string, opts Options, ready func
 
 // serve is Serve with the stdio streams as parameters.
 func serve(ctx context.Context, transport, addr string, opts Options, ready func(string), stdin io.Reader, stdout io.Writer) error {
-	if _, err := newConfig(opts); err != nil {
+	if err := checkOptions(opts); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	switch transport {
@@ -230,7 +230,7 @@ func parseCLI(args []string, stderr io.Writer) (cliConfig, error) {
 	if len(faults) > 0 {
 		c.opts.Faults = faults
 	}
-	if _, err := newConfig(c.opts); err != nil {
+	if err := checkOptions(c.opts); err != nil {
 		return c, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	switch c.transport {
