@@ -70,6 +70,13 @@ func WriteAll(dir string, r *Report, attachments map[string][]byte) ([]string, e
 			})
 		})
 	}
+	// The badges and the attachments (transcripts, server logs) are files of
+	// their own: they are written while the renderers run, not after them (the
+	// end of a run waits for the last file).
+	var badgePaths, attachmentPaths []string
+	var badgeErrs, attachmentErrs []error
+	wg.Go(func() { badgePaths, badgeErrs = writeBadges(dir, r) })
+	wg.Go(func() { attachmentPaths, attachmentErrs = writeAttachments(dir, attachments) })
 	wg.Wait()
 	for i, f := range renderers {
 		if err := writeErrs[i]; err != nil {
@@ -78,9 +85,16 @@ func WriteAll(dir string, r *Report, attachments map[string][]byte) ([]string, e
 		}
 		paths = append(paths, filepath.Join(dir, f.name))
 	}
-	badgePaths, badgeErrs := writeBadges(dir, r)
 	paths = append(paths, badgePaths...)
 	errs = append(errs, badgeErrs...)
+	paths = append(paths, attachmentPaths...)
+	errs = append(errs, attachmentErrs...)
+	return paths, errors.Join(errs...)
+}
+
+// writeAttachments writes each attachment under its name (a relative slash path)
+// in dir, in name order, after removing what an earlier run left where they go.
+func writeAttachments(dir string, attachments map[string][]byte) (paths []string, errs []error) {
 	names := make([]string, 0, len(attachments))
 	for name := range attachments {
 		names = append(names, name)
@@ -105,7 +119,7 @@ func WriteAll(dir string, r *Report, attachments map[string][]byte) ([]string, e
 		}
 		paths = append(paths, path)
 	}
-	return paths, errors.Join(errs...)
+	return paths, errs
 }
 
 // writeBadges writes Badges(r) into dir's BadgeDir, after removing what an earlier
