@@ -76,7 +76,12 @@ func (rs *runState) neverRuns(col *column, c *Check) *Verdict {
 // runCheck is the body of one Ginkgo spec: it takes the check's verdict (judged by the
 // column's worker, or here when the worker did not plan it), records it and mirrors it
 // in Ginkgo's state.
-func (rs *runState) runCheck(col *column, c *Check) {
+func (rs *runState) runCheck(col *column, c *Check) { rs.record(col, c, rs.mirror) }
+
+// record takes one check's verdict and records it (runCheck), mirroring it in
+// Ginkgo's state only when mirror is set: a verdict recorded inside another check's
+// spec (runGinkgo's never-run checks) must not end that spec.
+func (rs *runState) record(col *column, c *Check, mirror bool) {
 	rs.announce(col)
 	var j judged
 	if fut, ok := col.futures[c.ID]; ok {
@@ -112,7 +117,7 @@ func (rs *runState) runCheck(col *column, c *Check) {
 	col.results[c.ID] = res
 	col.mu.Unlock()
 	rs.console.CheckDone(col.rev.Name, res)
-	if !rs.mirror {
+	if !mirror {
 		return
 	}
 	switch res.Status {
