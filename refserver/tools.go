@@ -61,8 +61,17 @@ type tool struct {
 
 	inputSchema *lazySchema // input, compiled on the first call that validates against it
 	// encoded is the tool's definition in each revision (by revision index),
-	// encoded on first use (registry.definitionJSON).
-	encoded [revisionSlots]atomic.Pointer[[]byte]
+	// encoded on first use (registry.definitionJSON); revisions of the same shape
+	// share the bytes of shapes.
+	encoded  [revisionSlots]atomic.Pointer[[]byte]
+	shapesMu sync.Mutex
+	shapes   []encodedShape
+}
+
+// encodedShape is a tool's definition in one shape, encoded.
+type encodedShape struct {
+	shape defShape
+	json  []byte
 }
 
 // revisionSlots bounds the revisions a tool keeps an encoded definition for; a
@@ -88,32 +97,74 @@ func (l *lazySchema) get() (*jsonschema.Schema, error) {
 
 // definition renders the tool for a revision, with only the fields it has.
 func (t *tool) definition(rev revision.Revision, fs faultSet) map[string]any {
-	d := map[string]any{"name": t.name, "inputSchema": json.RawMessage(t.input)}
-	if t.name == "test_header_param" && fs.on(faultR5McpHeaderInvalid) {
-		d["inputSchema"] = json.RawMessage(schemaHeaderOnNumber) // listed only: calls keep the valid schema
+	return t.render(t.shapeIn(rev, fs))
+}
+
+// defShape is what of a tool's definition a revision (and the fault set) shows: the
+// definition is a function of the tool and its shape alone, so revisions that show
+// the same fields share one encoding (registry.definitionJSON). A bulk tool (name,
+// description, inputSchema) has one shape in every revision.
+type defShape struct {
+	input                                              inputVariant
+	title, annotations, output, icons, meta, execution bool
+}
+
+// inputVariant is the inputSchema a definition lists.
+type inputVariant uint8
+
+const (
+	inputOwn         inputVariant = iota // the tool's own schema
+	inputHeaderFault                     // r5-mcp-header-invalid: x-mcp-header on a number
+	inputExternalRef                     // r5-schema-external-ref: a $ref out of the document
+)
+
+// shapeIn is the tool's shape in a revision under the fault set.
+func (t *tool) shapeIn(rev revision.Revision, fs faultSet) defShape {
+	sh := defShape{
+		title:       t.title != "" && (rev.Has(revision.Title) || fs.on(faultTitleInOldRevisions)),
+		annotations: t.annotations != nil && rev.Has(revision.ToolAnnotations),
+		output:      t.output != "" && rev.Has(revision.OutputSchema),
+		icons:       len(t.icons) > 0 && rev.Has(revision.Icons),
+		meta:        t.meta != nil && rev.Has(revision.Meta),
+		execution:   t.execution != nil && rev.Has(revision.Tasks),
 	}
-	if t.name == "test_simple_text" && rev.Era == revision.Modern && fs.on(faultR5SchemaExternalRef) {
-		d["inputSchema"] = json.RawMessage(schemaExternalRef) // listed only, like the one above
+	switch {
+	case t.name == "test_simple_text" && rev.Era == revision.Modern && fs.on(faultR5SchemaExternalRef):
+		sh.input = inputExternalRef // listed only: calls keep the valid schema
+	case t.name == "test_header_param" && fs.on(faultR5McpHeaderInvalid):
+		sh.input = inputHeaderFault // listed only, like the one above
+	}
+	return sh
+}
+
+// render is the tool's definition in a shape.
+func (t *tool) render(sh defShape) map[string]any {
+	d := map[string]any{"name": t.name, "inputSchema": json.RawMessage(t.input)}
+	switch sh.input {
+	case inputHeaderFault:
+		d["inputSchema"] = json.RawMessage(schemaHeaderOnNumber)
+	case inputExternalRef:
+		d["inputSchema"] = json.RawMessage(schemaExternalRef)
 	}
 	if t.description != "" {
 		d["description"] = t.description
 	}
-	if t.title != "" && (rev.Has(revision.Title) || fs.on(faultTitleInOldRevisions)) {
+	if sh.title {
 		d["title"] = t.title
 	}
-	if t.annotations != nil && rev.Has(revision.ToolAnnotations) {
+	if sh.annotations {
 		d["annotations"] = t.annotations
 	}
-	if t.output != "" && rev.Has(revision.OutputSchema) {
+	if sh.output {
 		d["outputSchema"] = json.RawMessage(t.output)
 	}
-	if len(t.icons) > 0 && rev.Has(revision.Icons) {
+	if sh.icons {
 		d["icons"] = t.icons
 	}
-	if t.meta != nil && rev.Has(revision.Meta) {
+	if sh.meta {
 		d["_meta"] = t.meta
 	}
-	if t.execution != nil && rev.Has(revision.Tasks) {
+	if sh.execution {
 		d["execution"] = t.execution
 	}
 	return d
@@ -381,8 +432,10 @@ func (reg *registry) visible(dynamicOn bool, rev revision.Revision) []listed {
 	return v
 }
 
-// definitionJSON is the entry's definition in a revision, encoded (once per tool
-// and revision: the registry's fault set is fixed).
+// definitionJSON is the entry's definition in a revision, encoded once per tool and
+// shape (the registry's fault set is fixed): at 10,000 bulk tools, one encoding each
+// instead of one per revision, which was a sixth of the reference server's CPU in a
+// five-revision run.
 func (reg *registry) definitionJSON(e listed, rev revision.Revision) (json.RawMessage, error) {
 	if e.t == nil {
 		return json.Marshal(e.definition(rev, reg.faults))
@@ -391,11 +444,28 @@ func (reg *registry) definitionJSON(e listed, rev revision.Revision) (json.RawMe
 	if b := slot.Load(); b != nil {
 		return *b, nil
 	}
-	b, err := json.Marshal(e.definition(rev, reg.faults))
+	b, err := e.t.encodedShape(e.t.shapeIn(rev, reg.faults))
 	if err != nil {
-		return nil, fmt.Errorf("encode the definition of %s: %w", e.t.name, err)
+		return nil, err
 	}
 	slot.Store(&b)
+	return b, nil
+}
+
+// encodedShape is the tool's definition in a shape, encoded on first use.
+func (t *tool) encodedShape(sh defShape) ([]byte, error) {
+	t.shapesMu.Lock()
+	defer t.shapesMu.Unlock()
+	for _, es := range t.shapes {
+		if es.shape == sh {
+			return es.json, nil
+		}
+	}
+	b, err := json.Marshal(t.render(sh))
+	if err != nil {
+		return nil, fmt.Errorf("encode the definition of %s: %w", t.name, err)
+	}
+	t.shapes = append(t.shapes, encodedShape{shape: sh, json: b})
 	return b, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image/png"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -870,6 +871,67 @@ func TestRevisionSlotsCoverEveryRevision(t *testing.T) {
 	for _, r := range revision.All() {
 		if r.Index() >= revisionSlots {
 			t.Errorf("revision %s has index %d; revisionSlots is %d", r.Name, r.Index(), revisionSlots)
+		}
+	}
+}
+
+// A tool's definition is encoded once per shape, and the encoding served in each
+// revision holds the members that revision lists, by rules written out here apart
+// from defShape: for every tool under no fault and under the faults that change a
+// listed definition, through one registry (where revisions share encodings), and 10
+// bulk tools share one encoding each across the five revisions.
+func TestDefinitionEncodedOncePerShape(t *testing.T) {
+	faultSets := []map[string]bool{nil, {faultTitleInOldRevisions: true}, {faultR5SchemaExternalRef: true}, {faultR5McpHeaderInvalid: true}}
+	for _, names := range faultSets {
+		fs, err := newFaultSet(names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg, err := newRegistry(fs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := reg.addBulk(10); err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range append(slices.Clone(reg.tools), reg.dynamic) {
+			for _, rev := range revision.All() {
+				b, err := reg.definitionJSON(listed{t: tl}, rev)
+				if err != nil {
+					t.Fatalf("%s in %s: %v", tl.name, rev.Name, err)
+				}
+				var got map[string]json.RawMessage
+				if err := json.Unmarshal(b, &got); err != nil {
+					t.Fatalf("%s in %s: %v", tl.name, rev.Name, err)
+				}
+				want := map[string]bool{
+					"name": true, "inputSchema": true, "description": tl.description != "",
+					"title":        tl.title != "" && (rev.Has(revision.Title) || names[faultTitleInOldRevisions]),
+					"annotations":  tl.annotations != nil && rev.Has(revision.ToolAnnotations),
+					"outputSchema": tl.output != "" && rev.Has(revision.OutputSchema),
+					"icons":        len(tl.icons) > 0 && rev.Has(revision.Icons),
+					"_meta":        tl.meta != nil && rev.Has(revision.Meta),
+					"execution":    tl.execution != nil && rev.Has(revision.Tasks),
+				}
+				for k, listed := range want {
+					if _, has := got[k]; has != listed {
+						t.Errorf("faults %v, %s in %s: member %s listed %v, want %v", names, tl.name, rev.Name, k, has, listed)
+					}
+				}
+				input := tl.input
+				switch {
+				case tl.name == "test_simple_text" && rev.Era == revision.Modern && names[faultR5SchemaExternalRef]:
+					input = schemaExternalRef
+				case tl.name == "test_header_param" && names[faultR5McpHeaderInvalid]:
+					input = schemaHeaderOnNumber
+				}
+				if c, _ := compactJSON(input); string(got["inputSchema"]) != c {
+					t.Errorf("faults %v, %s in %s: inputSchema %s, want %s", names, tl.name, rev.Name, got["inputSchema"], c)
+				}
+			}
+			if strings.HasPrefix(tl.name, "bulk_") && len(tl.shapes) != 1 {
+				t.Errorf("%s has %d encodings over %d revisions, want 1", tl.name, len(tl.shapes), len(revision.All()))
+			}
 		}
 	}
 }
