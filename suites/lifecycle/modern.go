@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/suites/internal/modern"
@@ -363,25 +364,38 @@ var _ = conform.Register(conform.Check{
 
 // serverInfoProblem says what is wrong with a result's _meta serverInfo ("" when it
 // is an Implementation: an object with string name and version).
+//
+// The reply was decoded whole (wire.Decode validated it), so its members are read
+// where they lie (rawjson.Lookup, exact names, the last of a repeated one), not
+// decoded again: every 2026-07-28 result passes here.
 func serverInfoProblem(result json.RawMessage) string {
-	obj := modern.ResultObject(result)
-	if obj == nil {
+	if rawjson.KindOf(result) != rawjson.KindObject {
 		return "the result is not an object"
 	}
-	var meta map[string]json.RawMessage
-	if raw, ok := obj["_meta"]; !ok || json.Unmarshal(raw, &meta) != nil || meta == nil {
+	meta, ok := rawjson.Lookup(result, "_meta")
+	if !ok || rawjson.KindOf(meta) != rawjson.KindObject {
 		return "no _meta object"
 	}
-	raw, ok := meta[conform.MetaServerInfo]
+	raw, ok := rawjson.Lookup(meta, conform.MetaServerInfo)
 	if !ok {
 		return "no _meta[\"" + conform.MetaServerInfo + "\"]"
 	}
-	var impl struct {
-		Name    *string `json:"name"`
-		Version *string `json:"version"`
-	}
-	if json.Unmarshal(raw, &impl) != nil || impl.Name == nil || impl.Version == nil {
+	if !isImplementation(raw) {
 		return "_meta[\"" + conform.MetaServerInfo + "\"] is " + conform.ClipBytes(raw, 60) + ", not an Implementation with name and version"
 	}
 	return ""
+}
+
+// isImplementation reports whether raw (valid JSON) is an object whose name and
+// version are strings.
+func isImplementation(raw json.RawMessage) bool {
+	if rawjson.KindOf(raw) != rawjson.KindObject {
+		return false
+	}
+	for _, member := range []string{"name", "version"} {
+		if v, ok := rawjson.Lookup(raw, member); !ok || rawjson.KindOf(v) != rawjson.KindString {
+			return false
+		}
+	}
+	return true
 }

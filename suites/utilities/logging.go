@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/rawjson"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/suites/internal/loglevel"
 	"github.com/mcp-conform/mcp-conform/suites/internal/toolkit"
@@ -531,19 +532,23 @@ func lgStray(m loglevel.Message, owners []*lgRequest, f *conform.Findings) {
 }
 
 // lgMetaLevel is the log level a request's _meta names ("" when none).
+//
+// params are those of a request the suite sent (valid JSON): the members are read
+// where they lie, with exact names, not decoded (every 2026-07-28 request passes).
 func lgMetaLevel(params json.RawMessage) string {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil {
+	if rawjson.KindOf(params) != rawjson.KindObject {
 		return ""
 	}
-	raw, ok := p.Meta[conform.MetaLogLevel]
+	meta, ok := rawjson.Lookup(params, "_meta")
+	if !ok || rawjson.KindOf(meta) != rawjson.KindObject {
+		return ""
+	}
+	raw, ok := rawjson.Lookup(meta, conform.MetaLogLevel)
 	if !ok {
 		return ""
 	}
-	var level string
-	if json.Unmarshal(raw, &level) != nil || level == "" {
+	level, err := rawjson.StringOfValid(raw)
+	if err != nil || level == "" {
 		return string(raw) // present but no string: still "set" (LOG-R5-INVALID-01 judges its refusal)
 	}
 	return level

@@ -294,3 +294,29 @@ func TestPerRequestStreams(t *testing.T) {
 		})
 	}
 }
+
+// TestMetaLevel: the level a request's _meta names, exact member names only; a
+// present level that is no non-empty string is still named (as its JSON text).
+func TestMetaLevel(t *testing.T) {
+	const key = `"io.modelcontextprotocol/logLevel"`
+	tests := []struct{ params, want string }{
+		{`{"_meta":{` + key + `:"debug"}}`, "debug"},
+		{` { "name" : "x" , "_meta" : { "a" : 1 , ` + key + ` : "warning" } } `, "warning"},
+		{`{"_meta":{` + key + `:"d\u0065bug"}}`, "debug"},
+		{`{"_meta":{` + key + `:"info",` + key + `:"error"}}`, "error"},
+		{`{"_meta":{` + key + `:5}}`, "5"},
+		{`{"_meta":{` + key + `:""}}`, `""`},
+		{`{"_meta":{` + key + `:null}}`, "null"},
+		{`{"_meta":{}}`, ""},
+		{`{"_meta":null}`, ""},
+		{`{"_meta":[]}`, ""},
+		{`{}`, ""},
+		{`[]`, ""},
+		{`{"_META":{` + key + `:"debug"}}`, ""},
+	}
+	for _, tt := range tests {
+		if got := lgMetaLevel(json.RawMessage(tt.params)); got != tt.want {
+			t.Errorf("lgMetaLevel(%s) = %q, want %q", tt.params, got, tt.want)
+		}
+	}
+}

@@ -8,7 +8,7 @@ package metakey
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -184,23 +184,22 @@ func find(raw json.RawMessage, ptr string, out *[]Found) {
 	}
 	switch firstByte(raw) {
 	case '{':
-		obj, err := rawjson.ObjectOfValid(raw)
-		if err != nil {
-			return
-		}
-		for _, k := range sortedKeys(obj) {
-			p := ptr + "/" + escape(k)
+		for _, m := range sortedMembers(raw) {
+			p := ptr + "/" + escape(m.key)
 			switch {
-			case k == "_meta":
-				if firstByte(obj[k]) != '{' {
+			case m.key == "_meta":
+				if firstByte(m.value) != '{' {
 					continue
 				}
-				if meta, err := rawjson.ObjectOfValid(obj[k]); err == nil {
-					*out = append(*out, Found{Pointer: p, Keys: sortedKeys(meta)})
+				meta := sortedMembers(m.value)
+				keys := make([]string, len(meta))
+				for i, mm := range meta {
+					keys[i] = mm.key
 				}
-			case freeForm[k]:
+				*out = append(*out, Found{Pointer: p, Keys: keys})
+			case freeForm[m.key]:
 			default:
-				find(obj[k], p, out)
+				find(m.value, p, out)
 			}
 		}
 	case '[':
@@ -212,6 +211,33 @@ func find(raw json.RawMessage, ptr string, out *[]Found) {
 			find(v, ptr+"/"+strconv.Itoa(i), out)
 		}
 	}
+}
+
+// member is one member of an object: its decoded key and its value's bytes.
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// sortedMembers is the members of obj (a valid JSON object) by key, one per key: of
+// a repeated key the last, as a decoded object keeps it. They are read where they
+// lie, not put in a map: every message of a 2026-07-28 transcript carries `_meta`,
+// and most of BASE-META-KEYS-01's CPU went to building maps of its levels.
+func sortedMembers(obj json.RawMessage) []member {
+	var ms []member
+	rawjson.Members(obj, func(key string, value json.RawMessage) bool {
+		ms = append(ms, member{key, value})
+		return true
+	})
+	slices.SortStableFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+	out := ms[:0]
+	for i, m := range ms {
+		if i+1 < len(ms) && ms[i+1].key == m.key {
+			continue // a later member of the same key wins
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // mayHoldMeta reports whether a JSON value can have a `_meta` member anywhere in it.
@@ -226,15 +252,6 @@ func firstByte(raw json.RawMessage) byte {
 		}
 	}
 	return 0
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // escape encodes a member name for a JSON pointer (RFC 6901).

@@ -61,6 +61,13 @@ func TestFind(t *testing.T) {
 	if got := Find(json.RawMessage(escaped)); !reflect.DeepEqual(got, want) {
 		t.Errorf("Find(escaped key) = %+v, want %+v", got, want)
 	}
+	// Of a repeated member the last counts, as in a decoded object, and the
+	// objects come in key order.
+	repeated := `{"z":{"_meta":{"k":1}},"_meta":{"b":1,"a":2,"b":3},"z":{"_meta":{"j":1}},"c":[{"_meta":{}}]}`
+	want = []Found{{Pointer: "/_meta", Keys: []string{"a", "b"}}, {Pointer: "/c/0/_meta", Keys: []string{}}, {Pointer: "/z/_meta", Keys: []string{"j"}}}
+	if got := Find(json.RawMessage(repeated)); !reflect.DeepEqual(got, want) {
+		t.Errorf("Find(repeated members) = %+v, want %+v", got, want)
+	}
 }
 
 func TestExtensionIDProblem(t *testing.T) {

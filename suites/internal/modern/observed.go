@@ -31,7 +31,15 @@ type Reply struct {
 // whose params._meta carried the per-request protocol version. A request sent
 // without it on purpose (MOD-LEGACY-INIT-01's legacy initialize) is not a modern
 // request, and its answer is not held to the modern rules.
+//
+// Replies reads the settled transcripts (transcript-wide checks only), which no
+// longer change: the list is made once per revision and shared (read it, never
+// write it) by the checks that judge it.
 func Replies(t *conform.T) []Reply {
+	return t.Once("modern.Replies "+t.Rev.Name, func() any { return replies(t) }).([]Reply)
+}
+
+func replies(t *conform.T) []Reply {
 	var out []Reply
 	for _, s := range t.Sessions() {
 		if s == nil || s.Conn == nil {
