@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"iter"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform/baseline"
 	"github.com/mcp-conform/mcp-conform/internal/revision"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -137,52 +138,93 @@ func (rs *runState) exitCode() int {
 }
 
 // addTranscripts writes every session's transcript as JSON lines: direction, time,
-// source and the raw bytes as they crossed the wire.
+// source and the raw bytes as they crossed the wire. It comes after the last check,
+// on every run's path to its reports: the sessions are rendered side by side.
 func (rs *runState) addTranscripts() {
+	var sessions []*Session
 	for s := range rs.connectedSessions() {
-		entries, dropped := s.Conn.Transcript()
-		// Sized once: grown by doubling, a buffer of megabytes is copied and
-		// cleared several times and may end up twice its size.
-		size := 64
-		for _, e := range entries {
-			size += len(e.Raw) + len(e.Err) + len(e.Source) + len(e.ForMethod) + 160
-		}
-		var b bytes.Buffer
-		b.Grow(size)
-		for _, e := range entries {
-			// Written by hand, not with json.Marshal: a raw message is copied as it
-			// is (json.Valid checked it) instead of being compacted again.
-			fmt.Fprintf(&b, `{"seq":%d,"dir":%s,"at":%q,"source":%s`, e.Seq, jsonString(string(e.Dir)), e.At.UTC().Format(time.RFC3339Nano), jsonString(e.Source))
-			// A decoded entry's bytes are valid JSON (wire.Decode checked them).
-			if e.Msg != nil || json.Valid(e.Raw) {
-				b.WriteString(`,"message":`)
-				if bytes.ContainsAny(e.Raw, "\r\n") {
-					_ = json.Compact(&b, e.Raw) // one message, one line
-				} else {
-					b.Write(bytes.TrimSpace(e.Raw))
-				}
-			} else {
-				b.WriteString(`,"raw":` + jsonString(string(e.Raw)))
-			}
-			if e.Err != "" {
-				b.WriteString(`,"problem":` + jsonString(e.Err))
-			}
-			if e.ForMethod != "" {
-				b.WriteString(`,"forMethod":` + jsonString(e.ForMethod))
-			}
-			b.WriteString("}\n")
-		}
-		if dropped > 0 {
-			fmt.Fprintf(&b, "{\"dropped\":%d}\n", dropped)
-		}
-		rs.attachments["transcripts/"+s.Label+".jsonl"] = b.Bytes()
+		sessions = append(sessions, s)
+	}
+	rendered := make([][]byte, len(sessions))
+	var wg sync.WaitGroup
+	for i, s := range sessions {
+		wg.Go(func() {
+			entries, dropped := s.Conn.Transcript()
+			rendered[i] = transcriptJSONL(entries, dropped)
+		})
+	}
+	wg.Wait()
+	for i, s := range sessions {
+		rs.attachments["transcripts/"+s.Label+".jsonl"] = rendered[i]
 	}
 }
 
-// jsonString encodes s as a JSON string (invalid UTF-8 replaced, as json.Marshal does).
-func jsonString(s string) string {
-	enc, _ := json.Marshal(s)
-	return string(enc)
+// transcriptJSONL renders a transcript as JSON lines, one entry a line, and a last
+// line counting the entries dropped (when any).
+func transcriptJSONL(entries []wire.Entry, dropped int) []byte {
+	// Sized once: grown by doubling, a buffer of megabytes is copied and cleared
+	// several times and may end up twice its size.
+	size := 64
+	for _, e := range entries {
+		size += len(e.Raw) + len(e.Err) + len(e.Source) + len(e.ForMethod) + 160
+	}
+	b := make([]byte, 0, size)
+	for _, e := range entries {
+		// Written by hand, not with json.Marshal: a raw message is copied as it is
+		// (json.Valid checked it) instead of being compacted again.
+		b = append(b, `{"seq":`...)
+		b = strconv.AppendInt(b, int64(e.Seq), 10)
+		b = append(b, `,"dir":`...)
+		b = appendJSONString(b, string(e.Dir))
+		b = append(b, `,"at":"`...)
+		b = e.At.UTC().AppendFormat(b, time.RFC3339Nano)
+		b = append(b, `","source":`...)
+		b = appendJSONString(b, e.Source)
+		// A decoded entry's bytes are valid JSON (wire.Decode checked them).
+		if e.Msg != nil || json.Valid(e.Raw) {
+			b = append(b, `,"message":`...)
+			if bytes.ContainsAny(e.Raw, "\r\n") {
+				var compact bytes.Buffer
+				_ = json.Compact(&compact, e.Raw) // one message, one line
+				b = append(b, compact.Bytes()...)
+			} else {
+				b = append(b, bytes.TrimSpace(e.Raw)...)
+			}
+		} else {
+			b = append(b, `,"raw":`...)
+			b = appendJSONString(b, string(e.Raw))
+		}
+		if e.Err != "" {
+			b = append(b, `,"problem":`...)
+			b = appendJSONString(b, e.Err)
+		}
+		if e.ForMethod != "" {
+			b = append(b, `,"forMethod":`...)
+			b = appendJSONString(b, e.ForMethod)
+		}
+		b = append(b, "}\n"...)
+	}
+	if dropped > 0 {
+		b = append(b, `{"dropped":`...)
+		b = strconv.AppendInt(b, int64(dropped), 10)
+		b = append(b, "}\n"...)
+	}
+	return b
+}
+
+// appendJSONString appends s encoded as json.Marshal encodes a string: printable
+// ASCII that needs no escape as it is, anything else through json.Marshal (which
+// also escapes <, > and &).
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			enc, _ := json.Marshal(s)
+			return append(b, enc...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // catalog answers the baseline's questions from the check registry.
