@@ -83,30 +83,49 @@ type config struct {
 // and building the registry for that (twice, then once more to serve) was a tenth
 // of the CPU of each reference-server process a run starts.
 func checkOptions(opts Options) error {
-	if _, err := newFaultSet(opts.Faults); err != nil {
-		return err
-	}
-	if _, err := supportedRevisions(opts.Revisions); err != nil {
-		return err
-	}
-	if _, err := checkEra(opts.Era); err != nil {
-		return err
-	}
-	if opts.ExtraTools < 0 || opts.ExtraTools > MaxExtraTools {
-		return fmt.Errorf("extra tools: %d is outside 0…%d", opts.ExtraTools, MaxExtraTools)
-	}
-	return nil
+	_, err := parseOptions(opts)
+	return err
 }
 
-// newConfig validates opts (checkOptions) and builds the server's configuration.
+// parsedOptions are the options newConfig reads, parsed and checked.
+type parsedOptions struct {
+	faults    faultSet
+	revisions []revision.Revision
+	era       string
+}
+
+// parseOptions parses and checks the options, in the order their errors are told.
+func parseOptions(opts Options) (parsedOptions, error) {
+	var p parsedOptions
+	var err error
+	if p.faults, err = newFaultSet(opts.Faults); err != nil {
+		return p, err
+	}
+	if p.revisions, err = supportedRevisions(opts.Revisions); err != nil {
+		return p, err
+	}
+	if p.era, err = checkEra(opts.Era); err != nil {
+		return p, err
+	}
+	if opts.ExtraTools < 0 || opts.ExtraTools > MaxExtraTools {
+		return p, fmt.Errorf("extra tools: %d is outside 0…%d", opts.ExtraTools, MaxExtraTools)
+	}
+	return p, nil
+}
+
+// newConfig checks opts (parseOptions) and builds the server's configuration.
 func newConfig(opts Options) (*config, error) {
-	if err := checkOptions(opts); err != nil {
+	p, err := parseOptions(opts)
+	if err != nil {
 		return nil, err
 	}
 	c := &config{
 		pageSize:       opts.PageSize,
 		log:            opts.Log,
 		clientReqLimit: opts.ClientRequestTimeout,
+		faults:         p.faults,
+		revisions:      p.revisions,
+		era:            p.era,
 	}
 	if c.pageSize == 0 {
 		c.pageSize = DefaultPageSize
@@ -117,9 +136,6 @@ func newConfig(opts Options) (*config, error) {
 	if c.clientReqLimit <= 0 {
 		c.clientReqLimit = defaultClientRequestTimeout
 	}
-	c.faults, _ = newFaultSet(opts.Faults)
-	c.revisions, _ = supportedRevisions(opts.Revisions)
-	c.era, _ = checkEra(opts.Era)
 	c.modernRevs, c.modern = modernRevisions(c.era), newModernState()
 	reg, err := newRegistry(c.faults)
 	if err != nil {
