@@ -338,3 +338,45 @@ func TestCitedEvidence(t *testing.T) {
 		}
 	})
 }
+
+// Once the column has settled, its transcript checks are judged side by side: two
+// that each wait for the other to start both pass, where judged one at a time the
+// first would wait out its bound. The first transcript check, which makes the settle
+// over stdio, runs alone before them.
+func TestSettledTranscriptChecksJudgedSideBySide(t *testing.T) {
+	if transcriptJudges < 2 {
+		t.Skipf("one CPU: transcript checks are judged one at a time")
+	}
+	rev := revision.MustLookup("2025-06-18")
+	withRegistry(t, func() {
+		row := Row{Level: Must, Revisions: []revision.Revision{rev}, Group: GroupBase, Source: "test"}
+		var settledFirst bool
+		first := Register(Check{ID: "AA-SETTLES-01", Title: "t", Row: row, Phase: PhaseTranscript, Run: func(t *T) Verdict {
+			settledFirst = len(t.Sessions()) > 0
+			return Pass("first")
+		}})
+		started := map[string]chan struct{}{"BB-WAITS-01": make(chan struct{}), "CC-WAITS-01": make(chan struct{})}
+		waiter := func(self, other string) func(t *T) Verdict {
+			return func(t *T) Verdict {
+				close(started[self])
+				select {
+				case <-started[other]:
+					return Pass("judged beside %s", other)
+				case <-time.After(5 * time.Second):
+					return Fail("judged beside "+other, "judged alone")
+				}
+			}
+		}
+		b := Register(Check{ID: "BB-WAITS-01", Title: "t", Row: row, Phase: PhaseTranscript, Run: waiter("BB-WAITS-01", "CC-WAITS-01")})
+		c := Register(Check{ID: "CC-WAITS-01", Title: "t", Row: row, Phase: PhaseTranscript, Run: waiter("CC-WAITS-01", "BB-WAITS-01")})
+		_, _, got := runColumn(t, &pipeServer{}, rev)
+		if !settledFirst {
+			t.Error("the first transcript check saw no session")
+		}
+		for _, ck := range []*Check{first, b, c} {
+			if v := got[ck.ID]; v.Status != reports.Pass {
+				t.Errorf("%s: %s (%s), want pass", ck.ID, v.Status, v.Message)
+			}
+		}
+	})
+}

@@ -2,6 +2,7 @@ package conform
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -39,10 +40,28 @@ func (rs *runState) startWorkers() {
 			col.futures[c.ID] = make(chan judged, 1)
 		}
 		go func() {
-			probed := false // the column has passed the transcript probes' gate
+			probed := false  // the column has passed the transcript probes' gate
+			settled := false // the column's settle has been made, and has ended
+			var judging sync.WaitGroup
+			judges := make(chan struct{}, transcriptJudges)
 			at := PhaseClean
 			order := rs.runOrder(list)
 			for i, c := range order {
+				if settled && c.RunPhase() == PhaseTranscript {
+					// Once the column has settled, its transcripts change no
+					// more, and the transcript checks left only judge them:
+					// they are judged side by side (transcriptJudges).
+					judges <- struct{}{}
+					judging.Go(func() {
+						defer func() { <-judges }()
+						start := time.Now()
+						unlock := gates.change(c, col, func(x *Check) bool { return rs.onChain(col, x) })
+						v := rs.judgeInOrder(col, c, list)
+						unlock()
+						col.futures[c.ID] <- judged{v: v, dur: time.Since(start)}
+					})
+					continue
+				}
 				col.setAhead(order[i+1:])
 				for at < c.RunPhase() {
 					gates.finish(at)
@@ -59,6 +78,7 @@ func (rs *runState) startWorkers() {
 						rs.probeFor(col, list)
 						gates.probed()
 						rs.settleSessions(col)
+						settled = true
 					} else {
 						gates.probed()
 					}
@@ -68,7 +88,13 @@ func (rs *runState) startWorkers() {
 				v := rs.judgeInOrder(col, c, list)
 				unlock()
 				col.futures[c.ID] <- judged{v: v, dur: time.Since(start)}
+				// Over stdio the first transcript check (or an odd-input check that
+				// runs last) makes the settle, in judgeInOrder.
+				if (c.RunPhase() == PhaseTranscript || rs.runsLast(c)) && col.isSettled() {
+					settled = true
+				}
 			}
+			judging.Wait()
 			for ; at < PhaseTranscript; at++ {
 				gates.finish(at)
 			}
@@ -79,6 +105,12 @@ func (rs *runState) startWorkers() {
 		}()
 	}
 }
+
+// transcriptJudges is how many of a settled column's transcript checks are judged at
+// once: they read transcripts that no longer change, and at a column's end (the
+// 2026-07-28 column's, against the reference server over stdio) the other columns
+// are done and a core would idle.
+var transcriptJudges = min(runtime.GOMAXPROCS(0), 4)
 
 // phaseGates hold every revision at the end of each phase until all have finished it
 // (on a shared server; on isolated ones they pass at once).

@@ -33,6 +33,13 @@ func (rs *runState) settleFor(col *column, list []*Check) {
 	}
 }
 
+// isSettled reports whether the column's settle has been claimed (markSettled).
+func (col *column) isSettled() bool {
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	return col.settled
+}
+
 // markSettled marks the column as settled, and reports whether it was not yet:
 // its probes and settle are then the caller's to make.
 func (col *column) markSettled() bool {
