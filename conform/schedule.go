@@ -44,6 +44,13 @@ func (rs *runState) startWorkers() {
 			settled := false // the column's settle has been made, and has ended
 			var judging sync.WaitGroup
 			judges := make(chan struct{}, transcriptJudges)
+			judge := func(c *Check) {
+				start := time.Now()
+				unlock := gates.change(c, col, func(x *Check) bool { return rs.onChain(col, x) })
+				v := rs.judgeInOrder(col, c, list)
+				unlock()
+				col.futures[c.ID] <- judged{v: v, dur: time.Since(start)}
+			}
 			at := PhaseClean
 			order := rs.runOrder(list)
 			for i, c := range order {
@@ -54,11 +61,7 @@ func (rs *runState) startWorkers() {
 					judges <- struct{}{}
 					judging.Go(func() {
 						defer func() { <-judges }()
-						start := time.Now()
-						unlock := gates.change(c, col, func(x *Check) bool { return rs.onChain(col, x) })
-						v := rs.judgeInOrder(col, c, list)
-						unlock()
-						col.futures[c.ID] <- judged{v: v, dur: time.Since(start)}
+						judge(c)
 					})
 					continue
 				}
@@ -83,11 +86,7 @@ func (rs *runState) startWorkers() {
 						gates.probed()
 					}
 				}
-				start := time.Now()
-				unlock := gates.change(c, col, func(x *Check) bool { return rs.onChain(col, x) })
-				v := rs.judgeInOrder(col, c, list)
-				unlock()
-				col.futures[c.ID] <- judged{v: v, dur: time.Since(start)}
+				judge(c)
 				// Over stdio the first transcript check (or an odd-input check that
 				// runs last) makes the settle, in judgeInOrder.
 				if (c.RunPhase() == PhaseTranscript || rs.runsLast(c)) && col.isSettled() {
