@@ -16,15 +16,33 @@ import (
 // params._meta win. Params that are not a JSON object (or null) are returned as they
 // are: a probe that sends params "abc" means exactly that.
 func (c *Conn) Stamp(params any) any {
-	if len(c.opts.Meta) == 0 {
+	meta := c.meta()
+	if len(meta) == 0 {
 		return params
 	}
-	return StampMeta(params, c.opts.Meta)
+	return StampMeta(params, meta)
 }
 
 // Meta returns a copy of the metadata the Conn stamps into every request (nil when
 // none), so that probes building raw bytes can stamp them too, or leave a key out.
-func (c *Conn) Meta() map[string]any { return maps.Clone(c.opts.Meta) }
+func (c *Conn) Meta() map[string]any { return maps.Clone(c.meta()) }
+
+// meta is the metadata in force (Options.Meta until DropMeta).
+func (c *Conn) meta() map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.opts.Meta
+}
+
+// DropMeta stops stamping metadata into later requests: the connection of a stdio
+// era probe that found a legacy server goes on with the initialize handshake,
+// whose requests carry no per-request metadata (2026-07-28
+// basic/transports/stdio.mdx, Backward Compatibility).
+func (c *Conn) DropMeta() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.opts.Meta = nil
+}
 
 // StampMeta merges meta into params._meta (see Conn.Stamp).
 func StampMeta(params any, meta map[string]any) any {

@@ -1,8 +1,10 @@
 package wire
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 func TestStampMeta(t *testing.T) {
@@ -29,4 +31,46 @@ func TestStampMeta(t *testing.T) {
 			}
 		})
 	}
+}
+
+// After DropMeta, requests go out as the caller built them: the stamped metadata
+// stops at the call, the requests before it keep theirs.
+func TestDropMeta(t *testing.T) {
+	f := newFake(echoServer(nil))
+	meta := map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+	c := NewConn(f, Options{RequestTimeout: time.Second, Meta: meta})
+	defer c.Close(context.Background())
+	if _, err := c.Call(context.Background(), "server/discover", nil); err != nil {
+		t.Fatal(err)
+	}
+	c.DropMeta()
+	if m := c.Meta(); m != nil {
+		t.Errorf("Meta() after DropMeta = %v, want nil", m)
+	}
+	if _, err := c.Call(context.Background(), "initialize", map[string]any{"protocolVersion": "2025-11-25"}); err != nil {
+		t.Fatal(err)
+	}
+	sent := f.sentMessages()
+	if len(sent) != 2 {
+		t.Fatalf("%d messages sent, want 2", len(sent))
+	}
+	for i, want := range []bool{true, false} {
+		_, has := rawMeta(sent[i].Params)
+		if has != want {
+			t.Errorf("%s carries _meta: %v, want %v (params %s)", sent[i].Method, has, want, sent[i].Params)
+		}
+	}
+	if meta["io.modelcontextprotocol/protocolVersion"] != "2026-07-28" {
+		t.Errorf("DropMeta changed the caller's map: %v", meta)
+	}
+}
+
+// rawMeta returns params._meta, and whether it is there.
+func rawMeta(params json.RawMessage) (json.RawMessage, bool) {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	m, ok := p["_meta"]
+	return m, ok
 }
