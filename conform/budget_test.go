@@ -18,19 +18,34 @@ import (
 
 // pipeServer is an in-memory server for runner tests: it answers initialize (echoing
 // the version), ping and x/echo, and ends the session on x/die, as a server that
-// crashes on odd input.
-type pipeServer struct{ dials atomic.Int32 }
+// crashes on odd input. A legacy one answers server/discover -32601, as a server
+// that knows no 2026-07-28 (discover says how it answers it).
+type pipeServer struct {
+	dials    atomic.Int32
+	discover discoverAnswer
+}
+
+// discoverAnswer is how a pipeServer answers server/discover.
+type discoverAnswer int
+
+const (
+	discoverResult   discoverAnswer = iota // {}, as every other method: a lenient legacy server
+	discoverNotFound                       // -32601: a legacy server
+	discoverCrash                          // the session ends: a legacy server that dies on it
+	discoverModern                         // a DiscoverResult naming 2026-07-28
+)
 
 func (p *pipeServer) dial(context.Context) (transport.Transport, error) {
 	p.dials.Add(1)
-	return &pipeTransport{in: make(chan transport.Frame, 64), done: make(chan struct{})}, nil
+	return &pipeTransport{in: make(chan transport.Frame, 64), done: make(chan struct{}), discover: p.discover}, nil
 }
 
 type pipeTransport struct {
-	mu     sync.Mutex
-	in     chan transport.Frame
-	done   chan struct{}
-	closed bool
+	mu       sync.Mutex
+	in       chan transport.Frame
+	done     chan struct{}
+	closed   bool
+	discover discoverAnswer
 }
 
 func (t *pipeTransport) Send(_ context.Context, msg []byte) error {
@@ -44,10 +59,18 @@ func (t *pipeTransport) Send(_ context.Context, msg []byte) error {
 		return nil
 	}
 	var reply string
-	switch m.Method {
-	case "initialize":
+	switch {
+	case m.Method == "server/discover" && t.discover == discoverNotFound:
+		t.in <- transport.Frame{Data: []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, m.ID.Raw())), Source: "stdout", At: time.Now()}
+		return nil
+	case m.Method == "server/discover" && t.discover == discoverCrash:
+		t.closeLocked()
+		return nil
+	case m.Method == "server/discover" && t.discover == discoverModern:
+		reply = `{"supportedVersions":["2026-07-28"],"capabilities":{},"serverInfo":{"name":"pipe","version":"1"}}`
+	case m.Method == "initialize":
 		reply = `{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"pipe","version":"1"}}`
-	case "x/die":
+	case m.Method == "x/die":
 		t.closeLocked()
 		return nil
 	default:

@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
@@ -82,6 +83,12 @@ type column struct {
 	// answered HTTP 401: it wants a token (AUTH-401-01). Only the AUTH checks
 	// (Check.Auth) run then.
 	authRequired bool
+	// opened is closed once the column's main session has opened or failed to
+	// (openColumns; at once for a column with no check).
+	opened chan struct{}
+	// handedOver is set once the modern column's era probe session went on as a
+	// negotiation probe's (eraProbeFor).
+	handedOver bool
 }
 
 // preOpen is a session opened ahead of the check that will use it.
@@ -106,46 +113,68 @@ func (p *preOpen) wait(ctx context.Context) bool {
 	}
 }
 
-// openColumns opens the first revision's main session, then every other revision's
-// concurrently, and alongside them the negotiation probes' sessions that selected
-// checks declared (Check.PreOpen).
+// openColumns opens the first revision's main session and, beside it, the modern
+// column's (the era probe), then every other revision's concurrently, and alongside
+// them the negotiation probes' sessions that selected checks declared
+// (Check.PreOpen).
 // The session budget of a run is one per revision plus one per PreOpen version
-// (over stdio, that many processes); a check that needs a session of its own opens
-// it when it asks (T.NewSession), or, when its Check.FreshAhead says it will, once
-// its column's main session has opened.
+// (over stdio, that many processes; less one when the era probe's process is handed
+// to a negotiation probe, eraProbeFor); a check that needs a session of its own
+// opens it when it asks (T.NewSession), or, when its Check.FreshAhead says it will,
+// once its column's main session has opened.
 func (rs *runState) openColumns(ctx context.Context) {
 	var wg sync.WaitGroup
-	first := true
+	var toOpen []*column
 	for _, col := range rs.columns {
-		list := rs.checksFor(col.rev)
-		if len(list) == 0 {
+		col.opened = make(chan struct{})
+		if len(rs.checksFor(col.rev)) == 0 {
+			close(col.opened)
 			continue
 		}
-		open := func() {
-			s, err := rs.openMain(ctx, col)
-			col.main, col.err = s, err
-			col.state = openState(col.rev, s, err)
-			col.authRequired = isAuthRequired(err)
-			if col.state == colOpen {
-				for _, c := range list {
-					if c.FreshAhead != nil && c.FreshAhead(s) {
-						rs.preOpenFresh(ctx, col, c)
-					}
+		toOpen = append(toOpen, col)
+	}
+	open := func(col *column) {
+		defer close(col.opened)
+		list := rs.checksFor(col.rev)
+		s, err := rs.openMain(ctx, col)
+		col.main, col.err = s, err
+		col.state = openState(col.rev, s, err)
+		col.authRequired = isAuthRequired(err)
+		if col.state == colOpen {
+			for _, c := range list {
+				if c.FreshAhead != nil && c.FreshAhead(s) {
+					rs.preOpenFresh(ctx, col, c)
 				}
 			}
 		}
-		if first {
-			// One session first, the rest once it has answered: a server slow to
-			// start (a Node process takes seconds on a busy runner) is not started
-			// once per revision at the same moment, each copy against its own
-			// start deadline while the others compete for the same cores.
-			first = false
-			open()
-		} else {
-			wg.Add(1)
-			go func() { defer wg.Done(); open() }()
+	}
+	// Two sessions first, the rest once the first has answered: a server slow to
+	// start (a Node process takes seconds on a busy runner) is not started once per
+	// revision at the same moment, each copy against its own start deadline while
+	// the others compete for the same cores. The second is the era probe: the
+	// longest column on a modern server, and on a legacy one the process that a
+	// negotiation probe goes on with (eraProbeFor).
+	var era *column
+	for _, col := range toOpen[min(1, len(toOpen)):] {
+		if col.rev.Era == revision.Modern {
+			era = col
+			break
 		}
-		for _, c := range list {
+	}
+	if era != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); open(era) }()
+	}
+	for i, col := range toOpen {
+		switch {
+		case col == era:
+		case i == 0:
+			open(col)
+		default:
+			wg.Add(1)
+			go func() { defer wg.Done(); open(col) }()
+		}
+		for _, c := range rs.checksFor(col.rev) {
 			for _, v := range c.PreOpen {
 				rs.preOpenSession(ctx, col, v)
 			}
@@ -202,8 +231,83 @@ func (rs *runState) preOpenSession(ctx context.Context, col *column, version str
 	rs.preOpened[version] = p
 	go func() {
 		defer close(p.done)
+		if s := rs.eraProbeFor(ctx); s != nil {
+			p.s, p.err = rs.handOver(ctx, s, version, col.rev)
+			return
+		}
 		p.s, p.err = rs.dialSession(ctx, version, col.rev, nil)
 	}()
+}
+
+// eraProbeFor waits for the modern column's opening, on a target where every
+// session is a process of its own (stdio), and returns its session when the era
+// probe found a legacy server that is still serving; the column gives it up (nil
+// otherwise). A dual-era client probes with server/discover and, on any error that
+// is not a recognized modern one, falls back to the initialize handshake on the
+// same connection (2026-07-28 basic/transports/stdio.mdx, Backward Compatibility:
+// "Fall back to the `initialize` handshake"), so the process that refused the probe
+// serves a negotiation probe's initialize as it would serve any dual-era client's,
+// and the run starts one process fewer. The server must have answered the probe
+// (an error, or the ping after it): a process that answered nothing is no process
+// to go on with.
+func (rs *runState) eraProbeFor(ctx context.Context) *Session {
+	if !rs.tgt.isolated() {
+		return nil
+	}
+	var era *column
+	for _, col := range rs.columns {
+		if col.rev.Era == revision.Modern && col.opened != nil {
+			era = col
+			break
+		}
+	}
+	if era == nil {
+		return nil
+	}
+	select {
+	case <-era.opened:
+	case <-ctx.Done():
+		return nil
+	}
+	s := era.main
+	if era.state != colUnsupported || !driverOf(era.rev).notThisEra(era.err) || s == nil || s.Conn == nil || s.Conn.Err() != nil || !answeredProbe(s) {
+		return nil
+	}
+	era.mu.Lock()
+	defer era.mu.Unlock()
+	if era.handedOver {
+		return nil
+	}
+	era.handedOver = true
+	era.sessions = slices.DeleteFunc(era.sessions, func(x *Session) bool { return x == s })
+	return s
+}
+
+// answeredProbe reports whether the server answered anything on the era probe's
+// session: the probe's error reply, or the barrier ping sent after it.
+func answeredProbe(s *Session) bool {
+	for range s.Conn.EachReceived(0) {
+		return true
+	}
+	return false
+}
+
+// handOver opens a legacy session asking for version on the era probe's
+// connection (eraProbeFor): the same transcript goes on, under a label of the
+// negotiation probe's revision, with initialize as the first request of its
+// handshake and no per-request metadata.
+func (rs *runState) handOver(ctx context.Context, probe *Session, version string, rev revision.Revision) (*Session, error) {
+	rs.memoMu.Lock()
+	rs.sessionSeq++
+	label := fmt.Sprintf("%s-%02d", rev.Name, rs.sessionSeq)
+	rs.memoMu.Unlock()
+	probe.Conn.DropMeta()
+	probe.Conn.SetBarrierMethod("ping")
+	s := &Session{Requested: version, Rev: rev, Label: label, Kind: probe.Kind, Conn: probe.Conn}
+	s, err := legacyHandshake(ctx, s, probe.Conn.Transport(), version, sessionOptions{timeout: rs.cfg.Timeout, label: label, version: rs.cfg.ToolVersion, budget: rs.transcriptBudget})
+	s.opening = openingOf(s, err)
+	s.openedSeq = s.Conn.Seq()
+	return s, err
 }
 
 // freshKey names the fresh session opened ahead for check c in revision rev (in

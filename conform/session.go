@@ -310,6 +310,13 @@ func (legacyDriver) open(ctx context.Context, tgt target, requested string, rev 
 	if err != nil {
 		return s, err
 	}
+	return legacyHandshake(ctx, s, tr, requested, opts)
+}
+
+// legacyHandshake is the legacy opening on a dialled transport: initialize →
+// result → notifications/initialized (and over Streamable HTTP the optional GET
+// stream).
+func legacyHandshake(ctx context.Context, s *Session, tr transport.Transport, requested string, opts sessionOptions) (*Session, error) {
 	params := InitializeParams(requested, opts.version)
 	if opts.preInit != nil {
 		opts.preInit.beforeInitialize(ctx, s.Conn)

@@ -338,21 +338,26 @@ func TestExitCodes(t *testing.T) {
 // no stop probe is opened), plus the one the unsupported-version probe needs, plus
 // the second connection RES-R5-LIST-SET-01 compares in 2026-07-28 (its rule is about
 // another connection), and no more; the 2026-07-28 column alone is two processes.
+// On a legacy-only server the unsupported-version probe goes on with the process
+// that answered the 2026-07-28 era probe (a dual-era client's fallback), so the run
+// starts one process fewer.
 func TestProcessBudget(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name string
-		args []string
-		want int
+		name   string
+		args   []string
+		want   int
+		server string // fixture flags
 	}{
-		{"every revision", nil, len(allRevisions) + 1 + 1},
-		{"2026-07-28 alone", []string{"--revision", "2026-07-28"}, 2},
+		{"every revision", nil, len(allRevisions) + 1 + 1, ""},
+		{"2026-07-28 alone", []string{"--revision", "2026-07-28"}, 2, ""},
+		{"a legacy-only server", nil, len(allRevisions), "--era legacy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tmp := t.TempDir()
 			pidFile := filepath.Join(tmp, "pids")
-			args := append([]string{"--target", pidRecordingTarget(pidFile, shQuote(bin)+" fixture --transport stdio"), "--report-dir", filepath.Join(tmp, "report")}, tc.args...)
+			args := append([]string{"--target", pidRecordingTarget(pidFile, shQuote(bin)+" fixture --transport stdio "+tc.server), "--report-dir", filepath.Join(tmp, "report")}, tc.args...)
 			r := runCLI(t, args...)
 			wantCode(t, r, 0)
 			pids := readPIDs(t, pidFile)
