@@ -2,8 +2,8 @@ package base
 
 import (
 	"strings"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
 	"github.com/mcp-conform/mcp-conform/conform/conformtest"
@@ -71,7 +71,10 @@ func TestDroppedNullIDReplyIsNotVerified(t *testing.T) {
 
 // BASE-INVALID-PARAMS-01's reply left for the settle (wire.Conn.CallRawOwed) is read
 // from the transcript by its id: when a flood made the transcript drop it, the probe
-// is not verified, never a failure; with room for it, the late -32602 passes.
+// is not verified, never a failure; with room for it, the late -32602 passes. The
+// reply trails the barrier's by order, not by a timer: the server writes it (and the
+// flood before it) when the next probe comes, after the suite's call has given up on
+// it, so no machine is too slow for it to land before the settle.
 func TestDroppedLateInvalidParamsReplyIsNotVerified(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -82,15 +85,26 @@ func TestDroppedLateInvalidParamsReplyIsNotVerified(t *testing.T) {
 		{"the reply dropped after a flood", 8 << 10, reports.Error},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var owed []string // the first probe's flood and reply, written later
 			srv := conformtest.NewServer()
 			srv.Handle("tools/list", func(req *wire.Message) []string {
+				mu.Lock()
+				defer mu.Unlock()
 				p := strings.TrimSpace(string(req.Params))
-				if p != "" && (p[0] != '{' || strings.Contains(p, `"cursor":5`)) {
-					var out []string
+				switch {
+				case p != "" && p[0] != '{':
+					// params "abc": answered only once the suite's call has given up
+					// on it (its barrier answered) and the next probe has come.
 					for i := 0; i < 200; i++ {
-						out = append(out, conformtest.Later(40*time.Millisecond, conformtest.Notification("notifications/message", `{"level":"info","data":"x"}`)))
+						owed = append(owed, conformtest.Notification("notifications/message", `{"level":"info","data":"x"}`))
 					}
-					return append(out, conformtest.Later(80*time.Millisecond, conformtest.Error(req, wire.CodeInvalidParams, "invalid params")))
+					owed = append(owed, conformtest.Error(req, wire.CodeInvalidParams, "invalid params"))
+					return nil
+				case strings.Contains(p, `"cursor":5`):
+					out := append(owed, conformtest.Error(req, wire.CodeInvalidParams, "invalid params"))
+					owed = nil
+					return out
 				}
 				return []string{conformtest.Result(req, `{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}`)}
 			})
