@@ -64,6 +64,8 @@ type runState struct {
 type memoEntry struct {
 	once  sync.Once
 	value any
+	// done is set once the computation has returned (T.Made).
+	done atomic.Bool
 	// window is the traffic the computation made (T.Once), the evidence of every
 	// check that reads the value.
 	window *trafficWindow
@@ -149,7 +151,21 @@ func (rs *runState) once(t *T, key string, fn func() any) any {
 		w := openWindow(t.col)
 		defer func() { e.window = w.close() }()
 		e.value = fn()
+		e.done.Store(true)
 	})
 	t.windows = append(t.windows, e.window)
 	return e.value
+}
+
+// made is key's value when a computation of it (T.Once) has returned, with its
+// window added to t's evidence; ok is false while none has.
+func (rs *runState) made(t *T, key string) (value any, ok bool) {
+	rs.memoMu.Lock()
+	e := rs.memo[key]
+	rs.memoMu.Unlock()
+	if e == nil || !e.done.Load() {
+		return nil, false
+	}
+	t.windows = append(t.windows, e.window)
+	return e.value, true
 }

@@ -440,6 +440,23 @@ func (t *T) stateScope(st ServerState) string {
 // probes whose answer does not depend on the revision under test.
 func (t *T) Once(key string, fn func() any) any { return t.run.once(t, key, fn) }
 
+// Made is the value of key's T.Once when a computation of it has returned, without
+// making one: for a probe that another check may have made already, as part of its
+// own (toolkit.SendStrayRun), and that is made on its own otherwise.
+func (t *T) Made(key string) (value any, ok bool) { return t.run.made(t, key) }
+
+// Runs reports whether this revision's run includes the check id and can run it
+// (selected, for the revision, on this transport and session): a probe shared by
+// several checks (T.Once) sends only what the checks that run will judge.
+func (t *T) Runs(id string) bool {
+	for _, c := range t.run.checksFor(t.Rev) {
+		if c.ID == id {
+			return t.run.neverRuns(t.col, c) == nil
+		}
+	}
+	return false
+}
+
 // Supports reports whether the server supports a protocol version: it echoed it when
 // asked, in this run. A version no column asked for is probed with a fresh session.
 func (t *T) Supports(version string) (bool, error) {

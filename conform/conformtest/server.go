@@ -37,6 +37,7 @@ type Handler func(req *wire.Message) []string
 type Server struct {
 	mu       sync.Mutex
 	handlers map[string]Handler
+	raw      func(raw []byte) []string
 	// Capabilities is the capabilities object the default initialize declares.
 	Capabilities string
 	// Version, when set, is answered to every initialize instead of the echo.
@@ -60,6 +61,16 @@ func (s *Server) Handle(method string, h Handler) *Server {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.handlers[method] = h
+	return s
+}
+
+// HandleRaw sets what the server answers to input that is no JSON object (an
+// unparseable line, an array), which the method handlers never see: by default
+// nothing.
+func (s *Server) HandleRaw(h func(raw []byte) []string) *Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.raw = h
 	return s
 }
 
@@ -180,6 +191,16 @@ const HangUp = httpMarker + "hangup"
 // (Later).
 const laterMarker = "\x00later:"
 
+// deferredMarker starts a message the server writes when it reads its next
+// message (Deferred).
+const deferredMarker = "\x00deferred:"
+
+// Deferred is msg written when the server reads the next message after the one
+// that produced it, before it answers that one: a reply that trails whatever the
+// suite sends next, as from a server that answers out of order, ordered by events
+// rather than by a timer.
+func Deferred(msg string) string { return deferredMarker + msg }
+
 // Later is msg written d after the request that produced it, as a server that
 // debounces its notifications (go-sdk delays list changes by 10 ms) does; the
 // messages after it in the handler's answer are not held back.
@@ -247,11 +268,12 @@ func (p *processTransport) Exit() transport.ExitInfo {
 }
 
 type memTransport struct {
-	srv    *Server
-	mu     sync.Mutex
-	in     chan transport.Frame
-	done   chan struct{}
-	closed bool
+	srv      *Server
+	mu       sync.Mutex
+	in       chan transport.Frame
+	done     chan struct{}
+	closed   bool
+	deferred []string // written when the next message is read (Deferred)
 }
 
 func (m *memTransport) Send(ctx context.Context, msg []byte) error {
@@ -260,11 +282,19 @@ func (m *memTransport) Send(ctx context.Context, msg []byte) error {
 	if m.closed {
 		return transport.ErrClosed
 	}
-	req, err := wire.Decode(msg)
-	if err != nil {
-		return nil // a scripted server ignores garbage unless a handler says otherwise
+	for _, out := range m.deferred {
+		if err := m.put(out); err != nil {
+			return err
+		}
 	}
-	for _, out := range m.srv.answer(req) {
+	m.deferred = nil
+	var outs []string
+	if req, err := wire.Decode(msg); err == nil {
+		outs = m.srv.answer(req)
+	} else {
+		outs = m.srv.answerRaw(msg) // garbage is ignored unless HandleRaw says otherwise
+	}
+	for _, out := range outs {
 		if err := httpFailure(out); err != nil {
 			return err
 		}
@@ -272,11 +302,26 @@ func (m *memTransport) Send(ctx context.Context, msg []byte) error {
 			time.AfterFunc(d, func() { _ = m.deliver(msg) })
 			continue
 		}
+		if msg, ok := strings.CutPrefix(out, deferredMarker); ok {
+			m.deferred = append(m.deferred, msg)
+			continue
+		}
 		if err := m.put(out); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// answerRaw answers input that is no JSON object (HandleRaw).
+func (s *Server) answerRaw(raw []byte) []string {
+	s.mu.Lock()
+	h := s.raw
+	s.mu.Unlock()
+	if h == nil {
+		return nil
+	}
+	return h(raw)
 }
 
 // put queues one message from the server; the caller holds m.mu.

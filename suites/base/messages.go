@@ -510,15 +510,44 @@ var _ = conform.Register(conform.Check{
 	// (go-sdk does) would otherwise cost the other odd-input checks theirs.
 	Spare: true,
 	Run: func(t *conform.T) conform.Verdict {
+		// With the revision's other last odd-input probes, one grace for all
+		// (oddTail); otherwise, or when its reply cannot be told from theirs, alone.
+		if answers, ok := oddTail(t).Part("parse"); ok {
+			return judgeParse(answers[0], t.Ctx.Err())
+		}
 		s, err := t.SpareSession()
 		if err != nil {
 			return conform.Errorf("no spare session for the parse-error probe: %v", err)
 		}
-		const garbage = `{"jsonrpc":"2.0","id":`
-		a := toolkit.SendStray(t, s, 1, []byte(garbage+`]`))
+		a := toolkit.SendStray(t, s, 1, []byte(unparseableLine))
 		return judgeParse(a, t.Ctx.Err())
 	},
 })
+
+// unparseableLine is BASE-PARSE-01's probe: JSON cut off where a value must be.
+const unparseableLine = `{"jsonrpc":"2.0","id":]`
+
+// oddTail makes the revision's last odd-input probes, over stdio, as one stray run
+// on the main session (toolkit.OddTail): the unparseable line first, then the mixed
+// batch when a check that judges it runs, then the invalid requests, each of the
+// checks that run. A server silent on all of them (server-everything) has every
+// silence proven by one grace, not four; a reply is its probe's by its id or by the
+// window it arrived in (toolkit.SendStrayRun).
+func oddTail(t *conform.T) *toolkit.StrayRun {
+	return toolkit.OddTail(t, func(s *conform.Session) (first, last []toolkit.RunProbe) {
+		if t.Runs("BASE-PARSE-01") {
+			first = append(first, toolkit.RunProbe{Part: "parse", Raw: []byte(unparseableLine), Complete: func(replies []wire.Entry) bool { return len(replies) > 0 }})
+		}
+		if t.Runs("BASE-INVALID-REQ-01") {
+			raws, ids := invalidRequestProbes(t, s)
+			for i := range raws {
+				last = append(last, toolkit.RunProbe{Part: "invalid", Raw: raws[i], IDs: ids[i : i+1], Joins: i > 0,
+					Complete: func(replies []wire.Entry) bool { return len(replies) > 0 }})
+			}
+		}
+		return first, last
+	})
+}
 
 // judgeParse wants one -32700 reply and the server still answering the barrier.
 func judgeParse(a toolkit.StrayAnswer, cancelled error) conform.Verdict {
@@ -565,29 +594,34 @@ var _ = conform.Register(conform.Check{
 	// (go-sdk does) would otherwise cost the other odd-input checks theirs.
 	Spare: true,
 	Run: func(t *conform.T) conform.Verdict {
-		s, err := t.SpareSession()
-		if err != nil {
-			return conform.Errorf("no spare session for the invalid-request probes: %v", err)
-		}
-		// At once over stdio while the server has not ended a session over odd input
-		// in this column (the spare is then still the main session): one grace for
-		// the three. Otherwise, or when the replies cannot be told apart by id, one
-		// at a time, each with its own window (over HTTP no grace is waited anyway).
-		// A server that ends the session over the first probe gets the same answer
-		// either way, and no process more.
-		var probes []invalidProbe
-		if s == t.Session() {
-			raws, ids := invalidRequestProbes(t, s)
-			answers, ok := toolkit.SendStrayEach(t, s, ids, raws...)
-			// Fewer answers than probes: the session ended over the first.
-			for i, a := range answers {
-				probes = append(probes, newInvalidProbe(i, a))
+		// Over stdio with the revision's other last odd-input probes, one grace for
+		// all (oddTail). Otherwise: at once while the spare session is still the
+		// main one (one grace for the three, by id); when their replies cannot be
+		// told apart that way, one at a time, each with its own window (over HTTP
+		// no grace is waited anyway). A server that ends the session over the first
+		// probe gets the same answer every way, and no process more.
+		tail := oddTail(t)
+		answers, ok := tail.Part("invalid")
+		var s *conform.Session
+		if !ok {
+			var err error
+			if s, err = t.SpareSession(); err != nil {
+				return conform.Errorf("no spare session for the invalid-request probes: %v", err)
 			}
-			if !ok && t.Ctx.Err() == nil {
-				if s, err = t.SpareSession(); err != nil {
-					return conform.Errorf("no spare session for the invalid-request probes: %v", err)
+			if s == t.Session() && !tail.Sent("invalid") {
+				raws, ids := invalidRequestProbes(t, s)
+				answers, ok = toolkit.SendStrayEach(t, s, ids, raws...)
+				if !ok && t.Ctx.Err() == nil {
+					if s, err = t.SpareSession(); err != nil {
+						return conform.Errorf("no spare session for the invalid-request probes: %v", err)
+					}
 				}
 			}
+		}
+		var probes []invalidProbe
+		// Fewer answers than probes: the session ended over the first.
+		for i, a := range answers {
+			probes = append(probes, newInvalidProbe(i, a))
 		}
 		if probes == nil && t.Ctx.Err() == nil {
 			raws, _ := invalidRequestProbes(t, s)

@@ -116,30 +116,47 @@ func AlwaysMethod(rev revision.Revision) string {
 // Both requests have small replies: a listing page of a server with many tools could
 // outgrow what the transcript keeps, and a reply not kept reads as none.
 func SendBatch(t *conform.T, s *conform.Session) BatchProbe {
-	first := AlwaysMethod(t.Rev)
-	second := first
-	p := BatchProbe{IDs: []wire.ID{s.Conn.NextID(), s.Conn.NextID()}}
+	p := BatchProbe{}
+	bp, err := batchProbe(t, s)
+	if err != nil {
+		p.Answer.Err = err
+		return p
+	}
+	p.IDs = bp.IDs
+	p.sent = ProbeBeforeSettle(t, s, func(replies []wire.Entry, fromRefusals int) bool {
+		return batchAnswered(replies, fromRefusals)
+	}, bp.Raw)
+	p.Answer = p.sent.Answer
+	return p
+}
+
+// batchProbe is SendBatch's array as a probe of a stray run (SendStrayRun), part
+// "batch".
+func batchProbe(t *conform.T, s *conform.Session) (RunProbe, error) {
+	method := AlwaysMethod(t.Rev)
+	p := RunProbe{Part: "batch", Batch: true, IDs: []wire.ID{s.Conn.NextID(), s.Conn.NextID()}}
 	var items []json.RawMessage
-	for i, method := range []string{first, second} {
-		raw, err := wire.EncodeRequest(p.IDs[i], method, s.Conn.Stamp(map[string]any{}))
+	for _, id := range p.IDs {
+		raw, err := wire.EncodeRequest(id, method, s.Conn.Stamp(map[string]any{}))
 		if err != nil {
-			p.Answer.Err = fmt.Errorf("encode %s: %w", method, err)
-			return p
+			return p, fmt.Errorf("encode %s: %w", method, err)
 		}
 		items = append(items, raw)
 	}
 	items = append(items, json.RawMessage(`{"jsonrpc":"2.0","method":"notifications/x_conformance_probe"}`))
 	raw, err := json.Marshal(items)
 	if err != nil {
-		p.Answer.Err = fmt.Errorf("encode the batch: %w", err)
-		return p
+		return p, fmt.Errorf("encode the batch: %w", err)
 	}
-	want := len(p.IDs)
-	p.sent = ProbeBeforeSettle(t, s, func(replies []wire.Entry, fromRefusals int) bool {
-		return fromRefusals+len(replies) >= want || refusedWhole(replies, fromRefusals)
-	}, raw)
-	p.Answer = p.sent.Answer
-	return p
+	p.Raw = raw
+	p.Complete = func(replies []wire.Entry) bool { return batchAnswered(replies, 0) }
+	return p, nil
+}
+
+// batchAnswered reports whether the replies are all the batch is owed: one to each
+// of its two requests, or one refusing it whole.
+func batchAnswered(replies []wire.Entry, fromRefusals int) bool {
+	return fromRefusals+len(replies) >= 2 || refusedWhole(replies, fromRefusals)
 }
 
 // refusedWhole reports whether the replies so far are one error with no readable id,
@@ -164,6 +181,9 @@ func refusedWhole(replies []wire.Entry, fromRefusals int) bool {
 // probe (Settled).
 func MixedBatch(t *conform.T) BatchProbe {
 	return t.Once("batch-mixed:"+t.Rev.Name, func() any {
+		if p, ok := tailBatch(t); ok {
+			return p
+		}
 		s, err := t.SpareSession()
 		if err != nil {
 			return BatchProbe{Answer: StrayAnswer{Err: fmt.Errorf("no spare session for the batch probe: %w", err)}}
@@ -172,11 +192,15 @@ func MixedBatch(t *conform.T) BatchProbe {
 	}).(BatchProbe)
 }
 
+// mixedBatchChecks are the checks that judge MixedBatch's probe (OnMixedBatch).
+var mixedBatchChecks []string
+
 // OnMixedBatch is c judging MixedBatch's probe with judge once the column has
 // settled: it runs the probe on the spare session, as a batch may end a server's
 // connection, and as a silence probe, so that a reply that does not come is proven
 // absent when the column settles, its grace overlapping the column's other work.
 func OnMixedBatch(c conform.Check, judge func(BatchProbe) conform.Verdict) conform.Check {
+	mixedBatchChecks = append(mixedBatchChecks, c.ID)
 	c.Spare = true
 	c.SilenceProbe = true
 	c.Probe = func(t *conform.T) { MixedBatch(t) }

@@ -1,0 +1,337 @@
+package toolkit
+
+import (
+	"slices"
+
+	"github.com/mcp-conform/mcp-conform/conform"
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+)
+
+// RunProbe is one probe of a stray run (SendStrayRun): bytes sent as they are.
+type RunProbe struct {
+	// Part names the check's share of the run (StrayRun.Part): the probes of one
+	// part are consecutive.
+	Part string
+	Raw  []byte
+	// IDs are the ids of the requests inside Raw, none for input whose id cannot be
+	// read: a reply that carries one is this probe's wherever it arrives.
+	IDs []wire.ID
+	// Batch marks an array: a reply inside an array, in its window, is its.
+	Batch bool
+	// Joins puts the probe in the stray window of the probe before it
+	// (conform.Session.MarkStray), as SendStrayEach's probes share one: the window
+	// a later reader of the transcript sees. Replies are placed probe by probe all
+	// the same.
+	Joins bool
+	// Complete reports whether the replies, this probe's so far, are all it is
+	// owed: once every probe's are, no silence is left to prove.
+	Complete func(replies []wire.Entry) bool
+}
+
+// StrayRun is what SendStrayRun's probes got, part by part.
+type StrayRun struct {
+	probes  []RunProbe
+	answers []StrayAnswer
+	windows []StrayProbe // each sent probe's window, for a part judged after the settle
+	ok      []bool       // the probe's answer can be read as its own (Part)
+}
+
+// Part is the answers of the part's probes, in their order, and whether they are
+// theirs: false when the part was not sent, or when its replies could not be told
+// from another probe's; the check then makes its probes on its own, one at a time.
+// A part whose first probe ended the session has that one answer, with the end as
+// Err (the answer one at a time gives it), and ok.
+func (r *StrayRun) Part(name string) (answers []StrayAnswer, ok bool) {
+	if r == nil {
+		return nil, false
+	}
+	for i, p := range r.probes {
+		if p.Part != name || i >= len(r.ok) || !r.ok[i] {
+			continue
+		}
+		answers = append(answers, r.answers[i])
+	}
+	return answers, len(answers) > 0
+}
+
+// Sent reports whether the run sent the part's probes: a part sent and not ok had
+// a reply that could not be placed, which the same probes sharing a window again
+// would not place either.
+func (r *StrayRun) Sent(name string) bool {
+	if r == nil {
+		return false
+	}
+	i := slices.IndexFunc(r.probes, func(p RunProbe) bool { return p.Part == name })
+	return i >= 0 && i < len(r.windows)
+}
+
+// window is the StrayProbe of the part's first probe, for a part judged after the
+// column settles (its window runs on until the next stray probe's).
+func (r *StrayRun) window(name string) (StrayProbe, bool) {
+	if r == nil {
+		return StrayProbe{}, false
+	}
+	for i, p := range r.probes {
+		if p.Part == name && i < len(r.ok) && r.ok[i] {
+			return r.windows[i], true
+		}
+	}
+	return StrayProbe{}, false
+}
+
+// SendStrayRun sends probes back to back on s, a barrier after each showing the
+// server still serving, and proves every silence with one grace after the last,
+// where the probes one at a time wait out a grace each (server-everything, silent
+// on all of them, paid four 200 ms graces a revision). A reply is placed by what
+// can only be one probe's: the id of a request inside it; an array, in a batch's
+// window; otherwise the probe sent last before it arrived, as long as no probe sent
+// earlier still lacks a reply it is owed (a late reply of that one could be this):
+// the window one at a time would have put it in. A reply that could be one of
+// several probes' leaves their parts to be made again one at a time (after the
+// grace, so that nothing late of this run lands in their new windows), and the
+// others keep their answers; a reply with the id of none of them, an array outside
+// the batch's window, or a transcript that dropped a possible reply leaves every
+// part to be made again. A session that ends over a probe (its barrier goes
+// unanswered) leaves the parts before it theirs, and the part it opens the one
+// answer one at a time gives it, with the end as Err; a part it ended part-way, and
+// a batch, are made again.
+// A duplicate reply to a probe that had its reply is read as the window's it came
+// in, as one at a time reads a reply that comes after its probe's grace. Over HTTP
+// each POST answers for itself and no grace is waited: nothing is sent.
+func SendStrayRun(t *conform.T, s *conform.Session, probes []RunProbe) *StrayRun {
+	r := &StrayRun{probes: probes}
+	if s == nil || s.Conn == nil || len(probes) == 0 {
+		return r
+	}
+	if _, isHTTP := s.Conn.Transport().(transport.HTTPSession); isHTTP {
+		return r
+	}
+	barrierOnly := func() bool { return true }
+	seqs := make([]int, 0, len(probes)) // the transcript's seq before each send
+	win := make([]int, 0, len(probes))  // the window each probe is in (its first probe's index)
+	failed := -1                        // the probe whose send or barrier failed
+	var ended *StrayAnswer              // its answer, when it opens its part
+	for i, p := range probes {
+		w := StrayProbe{s: s, after: s.Conn.Seq()}
+		opens := i == 0 || probes[i-1].Part != p.Part
+		if i > 0 && p.Joins {
+			win = append(win, win[i-1])
+			if err := s.Conn.SendRaw(t.Ctx, p.Raw); err != nil {
+				seqs, failed = append(seqs, w.after), i
+				break
+			}
+		} else {
+			w = SendUnsettled(t, s, p.Raw)
+			win = append(win, i)
+			if w.Answer.Err != nil {
+				seqs, failed = append(seqs, w.after), i
+				if opens && !p.Batch {
+					ended = &w.Answer
+				}
+				break
+			}
+		}
+		seqs = append(seqs, w.after)
+		r.windows = append(r.windows, w)
+		if err := s.Conn.Flush(t.Ctx, barrierOnly); err != nil {
+			failed = i
+			if opens && !p.Batch {
+				// The session ended over the part's first probe: its answer, as
+				// one at a time gives it.
+				a := w.Answer
+				a.Err = err
+				ended = &a
+			}
+			break
+		}
+	}
+	if failed == 0 && ended != nil {
+		r.answers, r.ok = []StrayAnswer{*ended}, []bool{true}
+		return r
+	}
+	sent := len(r.windows)
+	if sent == 0 {
+		return r
+	}
+	placed := func() replyPlaces { return placeReplies(s, probes[:sent], seqs[:sent], win[:sent]) }
+	if failed < 0 {
+		// One grace for every probe, unless every reply is in and placed: a part
+		// made again needs the grace too, so that nothing late of this run lands
+		// in its new window.
+		allIn := func() bool {
+			pl := placed()
+			if pl.dirty || len(pl.tainted) > 0 {
+				return false
+			}
+			for i, p := range probes {
+				if !p.Complete(pl.per[i]) {
+					return false
+				}
+			}
+			return true
+		}
+		if err := s.Conn.Flush(t.Ctx, allIn); err != nil {
+			return r
+		}
+	}
+	if n, unsure := s.Conn.DroppedRepliesIn(seqs[0], 0); n > 0 || unsure {
+		return r
+	}
+	pl := placed()
+	if pl.dirty {
+		return r
+	}
+	// After a failed probe the parts whose windows closed before its window opened
+	// are theirs, each whole: the probes after them proved their replies in. The
+	// failed probe's part has its answer when the probe opened it (ended).
+	keep := sent
+	if failed >= 0 {
+		keep = slices.Index(win, win[failed])
+		for keep > 0 && probes[keep].Part == probes[keep-1].Part {
+			keep--
+		}
+	}
+	r.answers, r.ok = make([]StrayAnswer, len(probes)), make([]bool, len(probes))
+	for i := range keep {
+		if pl.tainted[probes[i].Part] {
+			continue
+		}
+		var a StrayAnswer
+		if win[i] == i {
+			a = r.windows[i].Answer
+			a.Replies = slices.Clone(a.Replies)
+		}
+		for _, e := range pl.per[i] {
+			a.Replies = append(a.Replies, e.Msg)
+			if e.InBatch {
+				a.Arrays++
+			}
+		}
+		r.answers[i], r.ok[i] = a, true
+	}
+	if ended != nil && keep == failed && !pl.tainted[probes[failed].Part] {
+		r.answers[failed], r.ok[failed] = *ended, true
+	}
+	return r
+}
+
+// replyPlaces are the stray replies of a run placed probe by probe (placeReplies).
+type replyPlaces struct {
+	per [][]wire.Entry // per[i] are probe i's, in arrival order
+	// tainted are the parts a reply may be of that could not be placed: each is
+	// made again, and the others keep their answers.
+	tainted map[string]bool
+	// dirty is set when a reply could be any probe's (an id of none of them, an
+	// array outside a batch's window): every part is made again.
+	dirty bool
+}
+
+// placeReplies places the stray replies that arrived since the first probe's send
+// (SendStrayRun).
+func placeReplies(s *conform.Session, probes []RunProbe, seqs, win []int) replyPlaces {
+	pl := replyPlaces{per: make([][]wire.Entry, len(probes)), tainted: map[string]bool{}}
+	owner := map[string]int{}
+	for i, p := range probes {
+		for _, id := range p.IDs {
+			owner[id.Key()] = i
+		}
+	}
+	var ours map[string]bool
+	for e := range s.Conn.EachReceived(seqs[0]) {
+		if e.Msg == nil || !e.Msg.IsResponse() || e.ForMethod != "" {
+			continue
+		}
+		hasID := !e.Msg.ID.IsZero() && !e.Msg.ID.IsNull()
+		if hasID {
+			if ours == nil {
+				ours = sentIDs(s)
+			}
+			if ours[e.Msg.ID.LooseKey()] {
+				continue // a late reply to a call of the suite's, not a probe's
+			}
+		}
+		// k is the probe whose window the reply arrived in: the last one sent
+		// before it.
+		k := 0
+		for i := range seqs {
+			if seqs[i] < e.Seq {
+				k = i
+			}
+		}
+		switch {
+		case hasID:
+			j, known := owner[e.Msg.ID.Key()]
+			if !known {
+				pl.dirty = true
+				return pl
+			}
+			pl.per[j] = append(pl.per[j], e)
+			if win[j] != win[k] {
+				// Its probe's window is read on its own (a batch's, after the
+				// settle), and so is this one.
+				pl.tainted[probes[j].Part], pl.tainted[probes[k].Part] = true, true
+			}
+		case e.InBatch:
+			if !probes[k].Batch {
+				pl.dirty = true
+				return pl
+			}
+			pl.per[k] = append(pl.per[k], e)
+		default:
+			mine := true
+			for j := range k {
+				if !probes[j].Complete(pl.per[j]) {
+					pl.tainted[probes[j].Part], mine = true, false // a late reply of probe j's could be this
+				}
+			}
+			if !mine {
+				pl.tainted[probes[k].Part] = true
+			}
+			pl.per[k] = append(pl.per[k], e)
+		}
+	}
+	return pl
+}
+
+// oddTailKey is the T.Once key of a revision's odd tail (OddTail).
+func oddTailKey(rev string) string { return "odd-tail:" + rev }
+
+// OddTail makes a revision's last odd-input probes as one stray run (SendStrayRun),
+// once, on the spare session while it is the main one (over stdio, where those checks
+// run last, T.SpareSession): probes gives the probes of the odd-input checks that
+// run, each check passing the same function, in two lists, and MixedBatch's batch
+// goes between them when a check that judges it runs (it is judged after the settle,
+// from its window). Elsewhere, or when the spare session is another, nothing is
+// sent and every part reads not ok.
+func OddTail(t *conform.T, probes func(s *conform.Session) (first, last []RunProbe)) *StrayRun {
+	return t.Once(oddTailKey(t.Rev.Name), func() any {
+		s, err := t.SpareSession()
+		if err != nil || s != t.Session() {
+			return (*StrayRun)(nil)
+		}
+		first, last := probes(s)
+		list := first
+		if slices.ContainsFunc(mixedBatchChecks, t.Runs) {
+			if bp, err := batchProbe(t, s); err == nil {
+				list = append(list, bp)
+			}
+		}
+		return SendStrayRun(t, s, append(list, last...))
+	}).(*StrayRun)
+}
+
+// tailBatch is MixedBatch's probe when the revision's odd tail made it (OddTail).
+func tailBatch(t *conform.T) (BatchProbe, bool) {
+	v, made := t.Made(oddTailKey(t.Rev.Name))
+	r, _ := v.(*StrayRun)
+	if !made || r == nil {
+		return BatchProbe{}, false
+	}
+	w, ok := r.window("batch")
+	if !ok {
+		return BatchProbe{}, false
+	}
+	i := slices.IndexFunc(r.probes, func(p RunProbe) bool { return p.Part == "batch" })
+	return BatchProbe{IDs: r.probes[i].IDs, Answer: w.Answer, sent: w}, true
+}
