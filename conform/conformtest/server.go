@@ -191,6 +191,11 @@ const HangUp = httpMarker + "hangup"
 // (Later).
 const laterMarker = "\x00later:"
 
+// EndSession is a reply that ends the session from the server's side once the
+// messages before it are written, as a server process that exits over the input
+// does: later sends fail and the suite reads the session's end.
+const EndSession = "\x00end"
+
 // deferredMarker starts a message the server writes when it reads its next
 // message (Deferred).
 const deferredMarker = "\x00deferred:"
@@ -306,6 +311,10 @@ func (m *memTransport) Send(ctx context.Context, msg []byte) error {
 			m.deferred = append(m.deferred, msg)
 			continue
 		}
+		if out == EndSession {
+			m.end()
+			return nil
+		}
 		if err := m.put(out); err != nil {
 			return err
 		}
@@ -351,12 +360,17 @@ func (m *memTransport) Kind() string                    { return "stdio" }
 func (m *memTransport) Close(context.Context) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.end()
+	return nil
+}
+
+// end closes the session once; the caller holds m.mu.
+func (m *memTransport) end() {
 	if !m.closed {
 		m.closed = true
 		close(m.done)
 		close(m.in)
 	}
-	return nil
 }
 
 // Judge runs the check with the ID at the revision against the server and returns the

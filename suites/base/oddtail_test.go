@@ -97,3 +97,65 @@ func TestOddTailVerdictsAsOneAtATime(t *testing.T) {
 		})
 	}
 }
+
+// A server that ends the session over one of the last odd-input probes gets the
+// answer one at a time gives that probe, the probes before it keep theirs, and the
+// ones after it are made on a session of their own: no process more than one at a
+// time costs.
+func TestOddTailSessionEnd(t *testing.T) {
+	const parseErr = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`
+	ids := []string{"BASE-PARSE-01", "BASE-INVALID-REQ-01", "BASE-BATCH-R3-01"}
+	for _, tc := range []struct {
+		name         string
+		endOn        string // "line", or "invalid" for the first invalid request
+		want         [3]reports.Status
+		wantSessions int
+	}{
+		// The line ends the main session: the batch and the invalid requests go
+		// out on the spare session that replaces it.
+		{"over the unparseable line", "line", [3]reports.Status{reports.Fail, reports.Pass, reports.Pass}, 2},
+		// The first invalid request ends it: the line and the batch keep their
+		// answers, the invalid requests get the one the first of them gives.
+		{"over the first invalid request", "invalid", [3]reports.Status{reports.Pass, reports.Fail, reports.Pass}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := conformtest.NewServer()
+			srv.HandleRaw(func(raw []byte) []string {
+				switch {
+				case bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")):
+					return []string{`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batching was removed"}}`}
+				case tc.endOn == "line":
+					return []string{conformtest.EndSession}
+				}
+				return []string{parseErr}
+			})
+			invalid := func(req *wire.Message) []string {
+				if tc.endOn == "invalid" {
+					return []string{conformtest.EndSession}
+				}
+				return []string{conformtest.Error(req, wire.CodeInvalidRequest, "invalid request")}
+			}
+			srv.Handle("ping", func(req *wire.Message) []string {
+				if req.JSONRPC != "2.0" {
+					return invalid(req)
+				}
+				return []string{conformtest.Result(req, `{}`)}
+			})
+			srv.Handle("", func(req *wire.Message) []string {
+				if req.Kind == wire.KindRequest || req.Problem != "" || !req.ID.IsZero() {
+					return invalid(req)
+				}
+				return nil
+			})
+			vs := conformtest.JudgeAll(t, ids, "2025-06-18", srv)
+			for i, v := range vs {
+				if v.Status != tc.want[i] {
+					t.Errorf("%s = %s (%s), want %s", ids[i], v.Status, v.Message, tc.want[i])
+				}
+			}
+			if srv.Sessions != tc.wantSessions {
+				t.Errorf("%d sessions, want %d", srv.Sessions, tc.wantSessions)
+			}
+		})
+	}
+}
