@@ -117,15 +117,29 @@ func TestOddTailSessionEnd(t *testing.T) {
 		// The first invalid request ends it: the line and the batch keep their
 		// answers, the invalid requests get the one the first of them gives.
 		{"over the first invalid request", "invalid", [3]reports.Status{reports.Pass, reports.Fail, reports.Pass}, 1},
+		// The batch ends it while the line is still owed its reply: a late one
+		// may have died with the session, so the line goes out again alone, and
+		// its silence is proven by a grace of its own.
+		{"over the batch, the line unanswered", "batch", [3]reports.Status{reports.Fail, reports.Pass, reports.Warn}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			lines := 0
 			srv := conformtest.NewServer()
 			srv.HandleRaw(func(raw []byte) []string {
 				switch {
+				case bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")) && tc.endOn == "batch":
+					return []string{conformtest.EndSession}
 				case bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")):
 					return []string{`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batching was removed"}}`}
 				case tc.endOn == "line":
 					return []string{conformtest.EndSession}
+				}
+				mu.Lock()
+				lines++
+				mu.Unlock()
+				if tc.endOn == "batch" {
+					return nil
 				}
 				return []string{parseErr}
 			})
@@ -155,6 +169,11 @@ func TestOddTailSessionEnd(t *testing.T) {
 			}
 			if srv.Sessions != tc.wantSessions {
 				t.Errorf("%d sessions, want %d", srv.Sessions, tc.wantSessions)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if tc.endOn == "batch" && lines != 2 {
+				t.Errorf("the unanswered line went out %d times, want twice (again alone, after the end)", lines)
 			}
 		})
 	}

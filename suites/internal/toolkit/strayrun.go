@@ -183,13 +183,21 @@ func SendStrayRun(t *conform.T, s *conform.Session, probes []RunProbe) *StrayRun
 		return r
 	}
 	// After a failed probe the parts whose windows closed before its window opened
-	// are theirs, each whole: the probes after them proved their replies in. The
-	// failed probe's part has its answer when the probe opened it (ended).
+	// are theirs, each whole, when each of their probes has the replies it is owed:
+	// a silence had no grace, and a server that ended the session over a later
+	// probe may have dropped a late reply with it, so a part still owed one is
+	// made again. The failed probe's part has its answer when the probe opened it
+	// (ended).
 	keep := sent
 	if failed >= 0 {
 		keep = slices.Index(win, win[failed])
 		for keep > 0 && probes[keep].Part == probes[keep-1].Part {
 			keep--
+		}
+		for i := range keep {
+			if !probes[i].Complete(pl.per[i]) {
+				pl.tainted[probes[i].Part] = true
+			}
 		}
 	}
 	r.answers, r.ok = make([]StrayAnswer, len(probes)), make([]bool, len(probes))
