@@ -407,14 +407,7 @@ func (pr *Process) OutputDropped() int64 { return pr.out.Dropped() }
 // KillGrace) and waits for the output copier. It is idempotent and bounded by ctx.
 func (pr *Process) Stop(ctx context.Context) error {
 	err := pr.p.stop(ctx)
-	// Keep the server's last output: read to EOF (see drainGrace) before closing.
-	drain := time.NewTimer(drainGrace)
-	select {
-	case <-pr.copied:
-	case <-drain.C:
-	case <-ctx.Done():
-	}
-	drain.Stop()
+	pr.awaitOutput(ctx)
 	pr.outOnce.Do(func() { _ = pr.outR.Close() })
 	select {
 	case <-pr.copied:
@@ -424,6 +417,19 @@ func (pr *Process) Stop(ctx context.Context) error {
 		}
 	}
 	return err
+}
+
+// awaitOutput waits, at most drainGrace and bounded by ctx, for the output copier to
+// read the exited server's output to its end (EOF): its last output is what the
+// caller shows.
+func (pr *Process) awaitOutput(ctx context.Context) {
+	drain := time.NewTimer(drainGrace)
+	defer drain.Stop()
+	select {
+	case <-pr.copied:
+	case <-drain.C:
+	case <-ctx.Done():
+	}
 }
 
 // WaitForURL polls a TCP connection to rawURL's host and port (80 or 443 by default)
@@ -474,6 +480,7 @@ func WaitForURL(ctx context.Context, rawURL string, p *Process) error {
 			return fmt.Errorf("server did not accept connections at %s within %s (last error: %v): %w",
 				u.Redacted(), time.Since(start).Round(time.Millisecond), lastErr, ctx.Err())
 		case <-exited:
+			p.awaitOutput(ctx)
 			return fmt.Errorf("server process exited (%s) before accepting connections at %s; last output:\n%s",
 				p.ExitState(), u.Redacted(), p.out.Tail(2<<10))
 		case <-tick.C:
