@@ -196,16 +196,6 @@ const laterMarker = "\x00later:"
 // does: later sends fail and the suite reads the session's end.
 const EndSession = "\x00end"
 
-// deferredMarker starts a message the server writes when it reads its next
-// message (Deferred).
-const deferredMarker = "\x00deferred:"
-
-// Deferred is msg written when the server reads the next message after the one
-// that produced it, before it answers that one: a reply that trails whatever the
-// suite sends next, as from a server that answers out of order, ordered by events
-// rather than by a timer.
-func Deferred(msg string) string { return deferredMarker + msg }
-
 // Later is msg written d after the request that produced it, as a server that
 // debounces its notifications (go-sdk delays list changes by 10 ms) does; the
 // messages after it in the handler's answer are not held back.
@@ -273,12 +263,11 @@ func (p *processTransport) Exit() transport.ExitInfo {
 }
 
 type memTransport struct {
-	srv      *Server
-	mu       sync.Mutex
-	in       chan transport.Frame
-	done     chan struct{}
-	closed   bool
-	deferred []string // written when the next message is read (Deferred)
+	srv    *Server
+	mu     sync.Mutex
+	in     chan transport.Frame
+	done   chan struct{}
+	closed bool
 }
 
 func (m *memTransport) Send(ctx context.Context, msg []byte) error {
@@ -287,12 +276,6 @@ func (m *memTransport) Send(ctx context.Context, msg []byte) error {
 	if m.closed {
 		return transport.ErrClosed
 	}
-	for _, out := range m.deferred {
-		if err := m.put(out); err != nil {
-			return err
-		}
-	}
-	m.deferred = nil
 	var outs []string
 	if req, err := wire.Decode(msg); err == nil {
 		outs = m.srv.answer(req)
@@ -305,10 +288,6 @@ func (m *memTransport) Send(ctx context.Context, msg []byte) error {
 		}
 		if d, msg, ok := later(out); ok {
 			time.AfterFunc(d, func() { _ = m.deliver(msg) })
-			continue
-		}
-		if msg, ok := strings.CutPrefix(out, deferredMarker); ok {
-			m.deferred = append(m.deferred, msg)
 			continue
 		}
 		if out == EndSession {

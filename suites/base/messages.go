@@ -536,18 +536,20 @@ const unparseableLine = `{"jsonrpc":"2.0","id":]`
 func oddTail(t *conform.T) *toolkit.StrayRun {
 	return toolkit.OddTail(t, func(s *conform.Session) (first, last []toolkit.RunProbe) {
 		if t.Runs("BASE-PARSE-01") {
-			first = append(first, toolkit.RunProbe{Part: "parse", Raw: []byte(unparseableLine), Complete: func(replies []wire.Entry) bool { return len(replies) > 0 }})
+			first = append(first, toolkit.RunProbe{Part: "parse", Raw: []byte(unparseableLine), Complete: answeredOnce})
 		}
 		if t.Runs("BASE-INVALID-REQ-01") {
 			raws, ids := invalidRequestProbes(t, s)
 			for i := range raws {
-				last = append(last, toolkit.RunProbe{Part: "invalid", Raw: raws[i], IDs: ids[i : i+1], Joins: i > 0,
-					Complete: func(replies []wire.Entry) bool { return len(replies) > 0 }})
+				last = append(last, toolkit.RunProbe{Part: "invalid", Raw: raws[i], IDs: ids[i : i+1], Joins: i > 0, Complete: answeredOnce})
 			}
 		}
 		return first, last
 	})
 }
+
+// answeredOnce is the odd tail's test of a probe owed one reply.
+func answeredOnce(replies []wire.Entry) bool { return len(replies) > 0 }
 
 // judgeParse wants one -32700 reply and the server still answering the barrier.
 func judgeParse(a toolkit.StrayAnswer, cancelled error) conform.Verdict {

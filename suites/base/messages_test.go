@@ -164,22 +164,30 @@ func TestInvalidRequestProbesAtOnce(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := conformtest.NewServer()
-			srv.Handle("ping", func(req *wire.Message) []string {
-				if req.JSONRPC != "2.0" {
-					return tc.reply(req)
-				}
-				return []string{conformtest.Result(req, `{}`)}
-			})
-			srv.Handle("", func(req *wire.Message) []string {
-				if req.Kind == wire.KindRequest || req.Problem != "" || !req.ID.IsZero() {
-					return tc.reply(req)
-				}
-				return nil
-			})
+			answerInvalidRequests(srv, tc.reply)
 			v := conformtest.Judge(t, "BASE-INVALID-REQ-01", "2025-06-18", srv)
 			if v.Status != tc.want || !strings.Contains(v.Message, tc.contains) {
 				t.Errorf("BASE-INVALID-REQ-01 = %s (%s), want %s with %q", v.Status, v.Message, tc.want, tc.contains)
 			}
 		})
 	}
+}
+
+// answerInvalidRequests makes srv answer BASE-INVALID-REQ-01's probes with reply:
+// the "jsonrpc":"1.0" ping, and the objects with no method or a method that is no
+// string (the scripted server's catch-all handler sees those); every other ping is
+// answered as usual.
+func answerInvalidRequests(srv *conformtest.Server, reply conformtest.Handler) {
+	srv.Handle("ping", func(req *wire.Message) []string {
+		if req.JSONRPC != "2.0" {
+			return reply(req)
+		}
+		return []string{conformtest.Result(req, `{}`)}
+	})
+	srv.Handle("", func(req *wire.Message) []string {
+		if req.Kind == wire.KindRequest || req.Problem != "" || !req.ID.IsZero() {
+			return reply(req)
+		}
+		return nil
+	})
 }

@@ -68,18 +68,7 @@ func TestOddTailVerdictsAsOneAtATime(t *testing.T) {
 				}
 				return tc.parse
 			})
-			srv.Handle("ping", func(req *wire.Message) []string {
-				if req.JSONRPC != "2.0" {
-					return tc.invalid(req)
-				}
-				return []string{conformtest.Result(req, `{}`)}
-			})
-			srv.Handle("", func(req *wire.Message) []string {
-				if req.Kind == wire.KindRequest || req.Problem != "" || !req.ID.IsZero() {
-					return tc.invalid(req)
-				}
-				return nil
-			})
+			answerInvalidRequests(srv, tc.invalid)
 			vs := conformtest.JudgeAll(t, ids, "2025-06-18", srv)
 			for i, v := range vs {
 				if v.Status != tc.want[i] {
@@ -149,18 +138,7 @@ func TestOddTailSessionEnd(t *testing.T) {
 				}
 				return []string{conformtest.Error(req, wire.CodeInvalidRequest, "invalid request")}
 			}
-			srv.Handle("ping", func(req *wire.Message) []string {
-				if req.JSONRPC != "2.0" {
-					return invalid(req)
-				}
-				return []string{conformtest.Result(req, `{}`)}
-			})
-			srv.Handle("", func(req *wire.Message) []string {
-				if req.Kind == wire.KindRequest || req.Problem != "" || !req.ID.IsZero() {
-					return invalid(req)
-				}
-				return nil
-			})
+			answerInvalidRequests(srv, invalid)
 			vs := conformtest.JudgeAll(t, ids, "2025-06-18", srv)
 			for i, v := range vs {
 				if v.Status != tc.want[i] {

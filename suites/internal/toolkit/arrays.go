@@ -123,9 +123,7 @@ func SendBatch(t *conform.T, s *conform.Session) BatchProbe {
 		return p
 	}
 	p.IDs = bp.IDs
-	p.sent = ProbeBeforeSettle(t, s, func(replies []wire.Entry, fromRefusals int) bool {
-		return batchAnswered(replies, fromRefusals)
-	}, bp.Raw)
+	p.sent = ProbeBeforeSettle(t, s, batchAnswered, bp.Raw)
 	p.Answer = p.sent.Answer
 	return p
 }

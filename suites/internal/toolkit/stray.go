@@ -3,6 +3,7 @@ package toolkit
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/mcp-conform/mcp-conform/conform"
@@ -181,26 +182,39 @@ func (p StrayProbe) strays() []wire.Entry {
 		return nil
 	}
 	var out []wire.Entry
-	var ours map[string]bool
 	end := p.s.StrayEnd(p.after)
-	for e := range p.s.Conn.EachReceived(p.after) {
+	for e := range eachStray(p.s, p.after) {
 		if end > 0 && e.Seq > end {
 			break // the next stray probe's
-		}
-		if e.Msg == nil || !e.Msg.IsResponse() || e.ForMethod != "" {
-			continue
-		}
-		if !e.Msg.ID.IsZero() && !e.Msg.ID.IsNull() {
-			if ours == nil {
-				ours = sentIDs(p.s)
-			}
-			if ours[e.Msg.ID.LooseKey()] {
-				continue
-			}
 		}
 		out = append(out, e)
 	}
 	return out
+}
+
+// eachStray yields the responses received on s after seq that answer no call of the
+// suite's: neither claimed by a call nor carrying an id the suite sent on s (a late
+// reply to an abandoned call is not a probe's).
+func eachStray(s *conform.Session, after int) iter.Seq[wire.Entry] {
+	return func(yield func(wire.Entry) bool) {
+		var ours map[string]bool
+		for e := range s.Conn.EachReceived(after) {
+			if e.Msg == nil || !e.Msg.IsResponse() || e.ForMethod != "" {
+				continue
+			}
+			if !e.Msg.ID.IsZero() && !e.Msg.ID.IsNull() {
+				if ours == nil {
+					ours = sentIDs(s)
+				}
+				if ours[e.Msg.ID.LooseKey()] {
+					continue
+				}
+			}
+			if !yield(e) {
+				return
+			}
+		}
+	}
 }
 
 // sentIDs are the loose keys of the ids of the well-formed requests the suite sent on

@@ -66,18 +66,18 @@ func (r *StrayRun) Sent(name string) bool {
 	return i >= 0 && i < len(r.windows)
 }
 
-// window is the StrayProbe of the part's first probe, for a part judged after the
+// window is the part's first probe and its StrayProbe, for a part judged after the
 // column settles (its window runs on until the next stray probe's).
-func (r *StrayRun) window(name string) (StrayProbe, bool) {
+func (r *StrayRun) window(name string) (RunProbe, StrayProbe, bool) {
 	if r == nil {
-		return StrayProbe{}, false
+		return RunProbe{}, StrayProbe{}, false
 	}
 	for i, p := range r.probes {
 		if p.Part == name && i < len(r.ok) && r.ok[i] {
-			return r.windows[i], true
+			return p, r.windows[i], true
 		}
 	}
-	return StrayProbe{}, false
+	return RunProbe{}, StrayProbe{}, false
 }
 
 // SendStrayRun sends probes back to back on s, a barrier after each showing the
@@ -93,9 +93,10 @@ func (r *StrayRun) window(name string) (StrayProbe, bool) {
 // others keep their answers; a reply with the id of none of them, an array outside
 // the batch's window, or a transcript that dropped a possible reply leaves every
 // part to be made again. A session that ends over a probe (its barrier goes
-// unanswered) leaves the parts before it theirs, and the part it opens the one
-// answer one at a time gives it, with the end as Err; a part it ended part-way, and
-// a batch, are made again.
+// unanswered) leaves the parts before it theirs when each of their probes has its
+// replies (a silence there had no grace), and the part it opens the one answer one
+// at a time gives it, with the end as Err; a part it ended part-way, and a batch,
+// are made again.
 // A duplicate reply to a probe that had its reply is read as the window's it came
 // in, as one at a time reads a reply that comes after its probe's grace. Over HTTP
 // each POST answers for itself and no grace is waited: nothing is sent.
@@ -245,20 +246,8 @@ func placeReplies(s *conform.Session, probes []RunProbe, seqs, win []int) replyP
 			owner[id.Key()] = i
 		}
 	}
-	var ours map[string]bool
-	for e := range s.Conn.EachReceived(seqs[0]) {
-		if e.Msg == nil || !e.Msg.IsResponse() || e.ForMethod != "" {
-			continue
-		}
+	for e := range eachStray(s, seqs[0]) {
 		hasID := !e.Msg.ID.IsZero() && !e.Msg.ID.IsNull()
-		if hasID {
-			if ours == nil {
-				ours = sentIDs(s)
-			}
-			if ours[e.Msg.ID.LooseKey()] {
-				continue // a late reply to a call of the suite's, not a probe's
-			}
-		}
 		// k is the probe whose window the reply arrived in: the last one sent
 		// before it.
 		k := 0
@@ -336,10 +325,9 @@ func tailBatch(t *conform.T) (BatchProbe, bool) {
 	if !made || r == nil {
 		return BatchProbe{}, false
 	}
-	w, ok := r.window("batch")
+	p, w, ok := r.window("batch")
 	if !ok {
 		return BatchProbe{}, false
 	}
-	i := slices.IndexFunc(r.probes, func(p RunProbe) bool { return p.Part == "batch" })
-	return BatchProbe{IDs: r.probes[i].IDs, Answer: w.Answer, sent: w}, true
+	return BatchProbe{IDs: p.IDs, Answer: w.Answer, sent: w}, true
 }
