@@ -1153,3 +1153,21 @@ func (c *Conn) Close(ctx context.Context) error {
 	})
 	return err
 }
+
+// SharingResult returns a copy of a successful response whose result is result,
+// bytes equal to r.Result that something else already holds, and which holds none
+// of the reply's own bytes: its message keeps the id (copied), kind and members, but
+// not Raw, which the transcript keeps. A caller that meets the same result many times
+// (a tool listing walked by many checks) holds one copy of it, not one per reply.
+func (r *Response) SharingResult(result json.RawMessage) *Response {
+	out := *r
+	out.Result = result
+	if r.Msg != nil {
+		m := *r.Msg
+		m.Raw = nil
+		m.Result = result
+		m.ID = ID{raw: bytes.Clone(r.Msg.ID.raw)}
+		out.Msg = &m
+	}
+	return &out
+}

@@ -50,7 +50,9 @@ func (tl Tool) Pointer(suffix string) string {
 
 // Page is one tools/list reply of a walk.
 type Page struct {
-	Cursor     *string // the cursor sent (nil for the first page)
+	Cursor *string // the cursor sent (nil for the first page)
+	// Resp is the reply; when the page shares an earlier equal one's bytes (the page
+	// table), its result is that page's and its message holds no Raw bytes.
 	Resp       *wire.Response
 	Err        error
 	Result     map[string]json.RawMessage
@@ -81,6 +83,8 @@ type Listing struct {
 	// Repeated is the cursor that came back twice (StopRepeatedCursor).
 	Repeated string
 
+	keep bool // its pages go into the page table (List's walk)
+
 	callableOnce sync.Once
 	callable     []CallableTool // Callable's answer
 }
@@ -110,7 +114,7 @@ func (l *Listing) Last() *Page {
 // memoized listing.
 func List(t *conform.T) *Listing {
 	s := t.Session()
-	return t.Once("toolkit.list:"+s.Label, func() any { return Walk(t, s) }).(*Listing)
+	return t.Once("toolkit.list:"+s.Label, func() any { return walkListing(t, s, true) }).(*Listing)
 }
 
 // Current is session s's tool list as it is now, for a check that changes it and
@@ -235,8 +239,11 @@ func relisted(t *conform.T) *listingKeep {
 
 // Walk follows nextCursor from the first page until the end, an error, a repeated
 // cursor or --max-pages.
-func Walk(t *conform.T, s *conform.Session) *Listing {
-	l := &Listing{Session: s}
+func Walk(t *conform.T, s *conform.Session) *Listing { return walkListing(t, s, false) }
+
+// walkListing walks s's tool list; keep puts its pages in the page table.
+func walkListing(t *conform.T, s *conform.Session, keep bool) *Listing {
+	l := &Listing{Session: s, keep: keep}
 	l.walk(t)
 	l.index()
 	return l
@@ -254,7 +261,7 @@ func (l *Listing) walk(t *conform.T) {
 		if cursor != nil {
 			params = map[string]any{"cursor": *cursor}
 		}
-		p := fetchPage(t, l.Session, params)
+		p := fetchPage(t, l.Session, params, l.keep)
 		p.Cursor = cursor
 		for i := range p.Tools {
 			p.Tools[i].Page = len(l.Pages)
@@ -328,10 +335,10 @@ func CurrentFirstPage(t *conform.T, s *conform.Session) Page {
 
 // FetchPage sends one tools/list with the given params (nil: none) and decodes it.
 func FetchPage(t *conform.T, s *conform.Session, params map[string]any) Page {
-	return fetchPage(t, s, params)
+	return fetchPage(t, s, params, false)
 }
 
-func fetchPage(t *conform.T, s *conform.Session, params map[string]any) Page {
+func fetchPage(t *conform.T, s *conform.Session, params map[string]any, keep bool) Page {
 	var p Page
 	var ps any
 	if params != nil {
@@ -339,6 +346,10 @@ func fetchPage(t *conform.T, s *conform.Session, params map[string]any) Page {
 	}
 	p.Resp, p.Err = s.Call(t.Ctx, "tools/list", ps)
 	if p.Err != nil || p.Resp.IsError() {
+		return p
+	}
+	pt := pages(t)
+	if pt.share(&p) {
 		return p
 	}
 	// Only slicing: the result is part of a reply wire.Decode proved valid JSON, and
@@ -369,6 +380,9 @@ func fetchPage(t *conform.T, s *conform.Session, params map[string]any) Page {
 		}
 	}
 	p.Tools = tools(t).decode(rawTools)
+	if keep {
+		pt.keep(&p)
+	}
 	return p
 }
 
