@@ -48,15 +48,8 @@ func pages(t *conform.T) *pageTable {
 // was one. p keeps its own reply's id, sequence and timing, and its own copy of the
 // tools: a walk numbers them by page.
 func (pt *pageTable) share(p *Page) bool {
-	h := maphash.Bytes(pt.seed, p.Resp.Result)
 	pt.mu.Lock()
-	var found *sharedPage
-	for _, sp := range pt.pages[h] {
-		if bytes.Equal(sp.result, p.Resp.Result) {
-			found = sp
-			break
-		}
-	}
+	found := pt.lookup(maphash.Bytes(pt.seed, p.Resp.Result), p.Resp.Result)
 	pt.mu.Unlock()
 	if found == nil {
 		return false
@@ -67,16 +60,24 @@ func (pt *pageTable) share(p *Page) bool {
 	return true
 }
 
+// lookup returns the kept page with hash h and these result bytes, or nil (pt.mu
+// held): hashes that collide are told apart by the bytes.
+func (pt *pageTable) lookup(h uint64, result json.RawMessage) *sharedPage {
+	for _, sp := range pt.pages[h] {
+		if bytes.Equal(sp.result, result) {
+			return sp
+		}
+	}
+	return nil
+}
+
 // keep remembers a page fetchPage decoded in full, unless an equal one is kept.
 func (pt *pageTable) keep(p *Page) {
 	sp := &sharedPage{result: p.Resp.Result, fields: p.Result, nextRaw: p.NextRaw, nextCursor: p.NextCursor, tools: slices.Clone(p.Tools)}
 	h := maphash.Bytes(pt.seed, sp.result)
 	pt.mu.Lock()
 	defer pt.mu.Unlock()
-	for _, other := range pt.pages[h] {
-		if bytes.Equal(other.result, sp.result) {
-			return // another List walk kept it first
-		}
+	if pt.lookup(h, sp.result) == nil { // else another List walk kept it first
+		pt.pages[h] = append(pt.pages[h], sp)
 	}
-	pt.pages[h] = append(pt.pages[h], sp)
 }
