@@ -134,8 +134,9 @@ fixtures/npm/node_modules/.package-lock.json: fixtures/npm/package.json fixtures
 	cd fixtures/npm && npm ci --no-audit --no-fund
 
 # The official TypeScript suite and a Node >= 22 to run it (an npm package that ships
-# the binary), pinned in fixtures/npm-bench, for make bench only.
-bench-deps: real-servers fixtures/npm-bench/node_modules/.package-lock.json
+# the binary), pinned in fixtures/npm-bench, for make bench only; and xmllint, with
+# which every report the bench reads is checked against the JUnit schemas.
+bench-deps: real-servers xmllint fixtures/npm-bench/node_modules/.package-lock.json
 
 fixtures/npm-bench/node_modules/.package-lock.json: fixtures/npm-bench/package.json fixtures/npm-bench/package-lock.json
 	cd fixtures/npm-bench && npm ci --no-audit --no-fund

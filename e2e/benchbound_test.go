@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -132,20 +133,74 @@ func cores() time.Duration { return time.Duration(runtime.NumCPU()) }
 
 // stdioBound prints what a stdio figure's CPU says. A run's CPU (mcp-conform with
 // every server process it reaped, wait4's rusage) over the cores is the least its
-// wall time can be. The servers' share is estimated as each session costing the
-// floor's own CPU (a process's start, handshake and exit; the floor's tools/list is
-// a small part of it): the sessions the run opened are each declared by the checks
-// that need them (Check.FreshSessions) or forced by a server that ended one.
-func stdioBound(t *testing.T, dir string, run, floorCPU, floor time.Duration, goal float64) {
+// wall time can be. Of it, the servers' share (measureServerShare) over the cores is
+// the least any run of these checks could take against this server, whatever
+// mcp-conform did: the requests the checks make cost the server that much. A zero
+// servers is not measured, and not printed.
+func stdioBound(t *testing.T, dir string, run, floorCPU, floor time.Duration, goal float64, servers serverShare) {
 	t.Helper()
 	sessions := 0
 	if rep := loadReports(t, dir); rep.Cost != nil {
 		sessions = rep.Cost.Sessions
 	}
 	least := run / cores()
-	servers := time.Duration(sessions) * floorCPU
-	benchLine("  bound: a run's CPU %s ms (mcp-conform and the %d server processes it reaped; the floor's server alone %s ms): on %d cores no schedule ends before %s ms, %.1f× the floor; the %d sessions alone at the floor's CPU each, %s ms over the cores: %.1f× (goal %.1f×)",
-		ms(run), sessions, ms(floorCPU), runtime.NumCPU(), ms(least), float64(least)/float64(floor), sessions, ms(servers), float64(servers/cores())/float64(floor), goal)
+	benchLine("  bound: a run's CPU %s ms (mcp-conform and the %d server processes it reaped; the floor's server alone %s ms): on %d cores no schedule ends before %s ms, %.1f× the floor",
+		ms(run), sessions, ms(floorCPU), runtime.NumCPU(), ms(least), float64(least)/float64(floor))
+	if servers.processes == 0 {
+		return
+	}
+	benchLine("  bound: the server processes' own CPU, each measured through the rusage helper: %s ms a run (%d processes, %s ms each on average), mcp-conform %s ms; the servers' share alone over the cores %s ms, %.1f× the floor (goal %.1f×)",
+		ms(servers.cpu), servers.processes, ms(servers.cpu/time.Duration(max(servers.processes, 1))), ms(max(run-servers.cpu, 0)), ms(servers.cpu/cores()), float64(servers.cpu/cores())/float64(floor), goal)
+}
+
+// serverShare is the CPU the server processes of a stdio run spent: the median of
+// some runs' sums, and how many processes the last of them counted.
+type serverShare struct {
+	cpu       time.Duration
+	processes int
+}
+
+// measureServerShare runs mcp-conform k times against target (a --target command
+// line) with every server process it starts wrapped in the rusage helper, each
+// appending its process's CPU to one file, and returns the runs' median sum: the
+// servers' own share of a run's CPU, which the figure's own runs (unwrapped, one
+// wait4 total) cannot tell from mcp-conform's. The helper's own start is not in it.
+func measureServerShare(t *testing.T, k int, target string, args ...string) serverShare {
+	t.Helper()
+	rusageBin, err := testdataBinary("rusage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var share serverShare
+	var sums []time.Duration
+	for range k {
+		log := filepath.Join(t.TempDir(), "servers.jsonl")
+		ctx, cancel := context.WithTimeout(context.Background(), cliTimeout)
+		_, err := verdictRun(ctx, append([]string{"--target", shQuote(rusageBin) + " " + shQuote(log) + " " + target}, args...)...)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatalf("the servers' rusage lines: %v", err)
+		}
+		var sum time.Duration
+		lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+		for _, line := range lines {
+			var c struct {
+				CPUNanos int64 `json:"cpuNanos"`
+			}
+			if err := json.Unmarshal([]byte(line), &c); err != nil {
+				t.Fatalf("the rusage helper's line %q: %v", line, err)
+			}
+			sum += time.Duration(c.CPUNanos)
+		}
+		sums = append(sums, sum)
+		share.processes = len(lines)
+	}
+	share.cpu = median(sums)
+	return share
 }
 
 // httpBound prints what an HTTP figure's CPU says: the server (started by the bench,

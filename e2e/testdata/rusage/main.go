@@ -1,5 +1,6 @@
-// Command rusage runs a command and writes what it cost to a file: its peak resident
-// set and its CPU time, each including the processes it reaped (wait4's rusage).
+// Command rusage runs a command and appends what it cost to a file, as one JSON line:
+// its peak resident set and its CPU time, each including the processes it reaped
+// (wait4's rusage).
 //
 //	rusage OUT argv...
 //
@@ -8,7 +9,9 @@
 // keeps that memory's high-water mark as the child's. The benchmarks (TestBenchSummary)
 // start mcp-conform through this small program, so that the figure is mcp-conform's and
 // not the test binary's. Standard input and output pass through; SIGINT and SIGTERM are
-// passed on; the exit status is the command's.
+// passed on; the exit status is the command's. The bench also wraps each server
+// process of a stdio run in it, all appending to one file, to measure the servers'
+// own share of the run's CPU.
 package main
 
 import (
@@ -56,7 +59,7 @@ func main() {
 		c.MaxRSSKiB = int64(ru.Maxrss)
 	}
 	raw, _ := json.Marshal(c)
-	if err := os.WriteFile(os.Args[1], raw, 0o644); err != nil {
+	if err := appendLine(os.Args[1], raw); err != nil {
 		fmt.Fprintf(os.Stderr, "rusage: %v\n", err)
 		os.Exit(2)
 	}
@@ -64,4 +67,18 @@ func main() {
 		os.Exit(128 + int(ws.Signal()))
 	}
 	os.Exit(cmd.ProcessState.ExitCode())
+}
+
+// appendLine appends raw and a newline to the file at path in one write, so that the
+// lines of processes that end at the same moment do not interleave.
+func appendLine(path string, raw []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(raw, '\n')); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
