@@ -16,8 +16,8 @@ import (
 // listing crawl once its live heap passed it). At 100,000 tools the peak RSS went
 // from 106-113 MB to 87 MB (two runs each at a fixed 72 MiB), with no more CPU. At
 // 10,000 tools (31 MB live) a 48 MiB floor instead of 72 MiB took the peak RSS from
-// 79-81 MB to 64 MB, for 4% more CPU (eight alternating pairs); a normal run's heap stays far below
-// the floor.
+// 79-81 MB to 64 MB, for 4% more CPU (eight alternating pairs); a normal run's heap
+// stays far below the floor.
 const (
 	limitFloor    = 48 << 20
 	limitHeadroom = 4 // the limit is the live heap, a quarter of it and limitSlack, at least limitFloor

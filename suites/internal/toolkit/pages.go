@@ -39,9 +39,12 @@ type sharedPage struct {
 
 // pages returns the run's table.
 func pages(t *conform.T) *pageTable {
-	return t.Once("toolkit.pages", func() any {
-		return &pageTable{seed: maphash.MakeSeed(), pages: map[uint64][]*sharedPage{}}
-	}).(*pageTable)
+	return t.Once("toolkit.pages", func() any { return newPageTable() }).(*pageTable)
+}
+
+// newPageTable returns an empty table with its own seed.
+func newPageTable() *pageTable {
+	return &pageTable{seed: maphash.MakeSeed(), pages: map[uint64][]*sharedPage{}}
 }
 
 // share fills p from a kept page with the same result bytes, reporting whether there

@@ -44,7 +44,7 @@ func pageOf(t *testing.T, tt *toolTable, reply string) Page {
 // none of its reply's bytes; a page that differs by one byte is not shared.
 func TestPageTableShares(t *testing.T) {
 	tt := &toolTable{seed: maphash.MakeSeed(), first: map[uint64]int32{}}
-	pt := &pageTable{seed: maphash.MakeSeed(), pages: map[uint64][]*sharedPage{}}
+	pt := newPageTable()
 	const result = `{"tools":[{"name":"a"},{"name":"b"}],"nextCursor":"c2"}`
 	first := pageOf(t, tt, `{"jsonrpc":"2.0","id":1,"result":`+result+`}`)
 	pt.keep(&first)
@@ -81,7 +81,7 @@ func TestPageTableShares(t *testing.T) {
 // TestPageTableCollisions: pages whose hashes collide are told apart by their bytes.
 func TestPageTableCollisions(t *testing.T) {
 	tt := &toolTable{seed: maphash.MakeSeed(), first: map[uint64]int32{}}
-	pt := &pageTable{seed: maphash.MakeSeed(), pages: map[uint64][]*sharedPage{}}
+	pt := newPageTable()
 	x := pageOf(t, tt, `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"x"}]}}`)
 	pt.keep(&x)
 	y := pageOf(t, tt, `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"y"}]}}`)
