@@ -53,8 +53,6 @@ type Session struct {
 	validated int // messages validated so far
 
 	barrierMu   sync.Mutex
-	barrierSeq  int           // the transcript's seq when the last barrier was answered
-	barrierDone bool          // a barrier was answered
 	barrierRTT  time.Duration // the last barrier's round trip
 	strayStarts []int
 	// strayProven is when the barrier after the last silence probe was answered
@@ -127,20 +125,22 @@ func (s *Session) Call(ctx context.Context, method string, params any) (*wire.Re
 
 // Barrier sends the barrier request (ping; server/discover in 2026-07-28) and waits
 // for its reply: on an ordered channel (stdio, HTTP+SSE) the reply proves that every
-// message the server wrote before it has been read. When nothing was sent or received
-// since the last barrier was answered, that barrier still stands and none is sent.
-// Any reply, an error too, is a barrier.
+// message the server wrote before it has been read. Any reply, an error too, is a
+// barrier. While the reply to an earlier barrier request still stands
+// (wire.Conn.Standing: nothing came or went since, whoever sent it, a
+// wire.Conn.Flush too), none is sent.
 func (s *Session) Barrier(ctx context.Context) error {
 	s.barrierMu.Lock()
 	defer s.barrierMu.Unlock()
-	if s.barrierDone && s.barrierSeq == s.Conn.Seq() {
+	if rtt, ok := s.Conn.Standing(); ok {
+		s.barrierRTT = rtt
 		return nil
 	}
 	resp, err := s.Conn.Call(ctx, s.Conn.BarrierMethod(), nil)
 	if err != nil {
 		return fmt.Errorf("barrier %s: %w", s.Conn.BarrierMethod(), err)
 	}
-	s.barrierSeq, s.barrierDone, s.barrierRTT = s.Conn.Seq(), true, resp.Elapsed
+	s.barrierRTT = resp.Elapsed
 	return nil
 }
 

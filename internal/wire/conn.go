@@ -167,8 +167,11 @@ type pendingCall struct {
 	id     ID
 	method string
 	sent   time.Time
-	ch     chan *Response
-	failed chan error // a rejected reply attributed to this call
+	// sentSeq is the transcript seq of the request's send (0 until it is recorded,
+	// or when the bytes sent did not decode as this request).
+	sentSeq int
+	ch      chan *Response
+	failed  chan error // a rejected reply attributed to this call
 }
 
 // Conn is a client-side JSON-RPC connection over one transport.
@@ -204,6 +207,11 @@ type Conn struct {
 	handledCh chan struct{}
 	closeOnce sync.Once
 	barrier   bool // prove a missing reply with a ping barrier (SetBarrier)
+	// lastSent is the seq of the last entry sent; standSeq and standRTT are the seq
+	// and round trip of the last reply that stands as a barrier (Standing).
+	lastSent int
+	standSeq int
+	standRTT time.Duration
 	// barrierMethod is the request the barrier sends (Options.BarrierMethod).
 	barrierMethod string
 }
@@ -826,7 +834,13 @@ func (c *Conn) deliver(e Entry, m *Message) {
 	if pc == nil {
 		return
 	}
-	resp := &Response{Msg: m, Method: pc.method, Result: m.Result, Error: m.Error, IDExact: exact, Elapsed: e.At.Sub(pc.sent), Seq: seq}
+	elapsed := e.At.Sub(pc.sent)
+	c.mu.Lock()
+	if pc.method == c.barrierMethod && len(c.pending) == 0 && pc.sentSeq > 0 && pc.sentSeq == c.lastSent && seq == c.seq {
+		c.standSeq, c.standRTT = seq, elapsed
+	}
+	c.mu.Unlock()
+	resp := &Response{Msg: m, Method: pc.method, Result: m.Result, Error: m.Error, IDExact: exact, Elapsed: elapsed, Seq: seq}
 	pc.ch <- resp
 }
 
@@ -924,8 +938,12 @@ func (c *Conn) record(e Entry) int {
 	e.Seq = c.seq
 	if e.Dir == Sent {
 		c.sent++
+		c.lastSent = c.seq
 		if e.Msg != nil && e.Msg.Kind == KindRequest {
 			c.requests++
+			if pc := c.pending[e.Msg.ID.Key()]; pc != nil {
+				pc.sentSeq = c.seq
+			}
 		}
 	}
 	// A decoded entry holds its bytes once: its message's members are slices of them.
@@ -1043,6 +1061,21 @@ func (c *Conn) Dropped() int {
 }
 
 // Seq is the sequence number of the latest transcript entry.
+// Standing reports whether the last reply received still stands as a barrier, and
+// its round trip: it answered a barrier request (BarrierMethod) that was the last
+// message sent, while no other call was pending, and nothing was sent or received
+// since, whoever sent it (Flush, a session's barrier, a check's own ping). On an
+// ordered channel (stdio, HTTP+SSE) it proves that everything the server wrote
+// before it has been read, and on any transport that the server was still serving.
+// Another request's reply does not stand: what its handler wrote just after it (a
+// list_changed notification) a barrier request would still have to bring in.
+func (c *Conn) Standing() (rtt time.Duration, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.standRTT, c.standSeq > 0 && c.standSeq == c.seq
+}
+
+// Seq returns the seq of the last transcript entry (sent or received).
 func (c *Conn) Seq() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -764,3 +764,90 @@ func TestEachReceivedIsReceived(t *testing.T) {
 		t.Errorf("the walk went on after break: %d entries", n)
 	}
 }
+
+// TestStanding: a reply stands as a barrier only while it answers the last message
+// sent, no other call is pending, and nothing has come or gone since.
+func TestStanding(t *testing.T) {
+	// holdServer answers every request but those with a string id (held ones).
+	holdServer := func(f *fakeTransport, msg []byte) {
+		if m, err := Decode(msg); err == nil && m.Kind == KindRequest && !strings.HasPrefix(m.ID.String(), `"`) {
+			f.push(`{"jsonrpc":"2.0","id":` + m.ID.String() + `,"result":{}}`)
+		}
+	}
+	ctx := context.Background()
+	// hold sends a ping that is left unanswered and returns once it is sent.
+	hold := func(t *testing.T, c *Conn, f *fakeTransport, id ID) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.CallID(ctx, id, "ping", nil)
+			done <- err
+		}()
+		deadline := time.Now().Add(2 * time.Second)
+		for len(f.sentMessages()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		return done
+	}
+	tests := []struct {
+		name  string
+		steps func(t *testing.T, c *Conn, f *fakeTransport)
+		want  bool
+	}{
+		{"nothing exchanged", func(*testing.T, *Conn, *fakeTransport) {}, false},
+		{"a ping answered", func(t *testing.T, c *Conn, _ *fakeTransport) {
+			if _, err := c.Call(ctx, "ping", nil); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"another request answered", func(t *testing.T, c *Conn, _ *fakeTransport) {
+			if _, err := c.Call(ctx, "tools/list", nil); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"a notification sent after the reply", func(t *testing.T, c *Conn, _ *fakeTransport) {
+			if _, err := c.Call(ctx, "ping", nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Notify(ctx, "notifications/x", nil); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"a message received after the reply", func(t *testing.T, c *Conn, f *fakeTransport) {
+			if _, err := c.Call(ctx, "ping", nil); err != nil {
+				t.Fatal(err)
+			}
+			after := c.Seq()
+			f.push(`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`)
+			if _, err := c.WaitFor(ctx, after, func(Entry) bool { return true }); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"another call still pending", func(t *testing.T, c *Conn, f *fakeTransport) {
+			hold(t, c, f, StringID("held"))
+			if _, err := c.Call(ctx, "ping", nil); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"the reply answers a request sent before the last message", func(t *testing.T, c *Conn, f *fakeTransport) {
+			done := hold(t, c, f, StringID("late"))
+			if err := c.Notify(ctx, "notifications/x", nil); err != nil {
+				t.Fatal(err)
+			}
+			f.push(`{"jsonrpc":"2.0","id":"late","result":{}}`)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(holdServer)
+			c := NewConn(f, Options{RequestTimeout: 2 * time.Second})
+			defer c.Close(ctx)
+			tc.steps(t, c, f)
+			if _, got := c.Standing(); got != tc.want {
+				t.Errorf("Standing() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
