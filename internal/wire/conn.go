@@ -298,9 +298,13 @@ func (c *Conn) BarrierMethod() string {
 
 // SetBarrierMethod changes the request the barrier sends (the era probe proves a
 // legacy server's silence with ping, then the modern session uses server/discover).
+// A reply to the old one no longer stands (Standing): the next barrier sends the new.
 func (c *Conn) SetBarrierMethod(method string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if method != c.barrierMethod {
+		c.standSeq = 0
+	}
 	c.barrierMethod = method
 }
 

@@ -799,6 +799,12 @@ func TestStanding(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, true},
+		{"a ping answered, then the barrier request changed", func(t *testing.T, c *Conn, _ *fakeTransport) {
+			if _, err := c.Call(ctx, "ping", nil); err != nil {
+				t.Fatal(err)
+			}
+			c.SetBarrierMethod("server/discover")
+		}, false},
 		{"another request answered", func(t *testing.T, c *Conn, _ *fakeTransport) {
 			if _, err := c.Call(ctx, "tools/list", nil); err != nil {
 				t.Fatal(err)
