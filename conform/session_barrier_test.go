@@ -1,0 +1,77 @@
+package conform
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcp-conform/mcp-conform/internal/transport"
+	"github.com/mcp-conform/mcp-conform/internal/wire"
+)
+
+// pingTransport is an in-memory server end that answers every ping and counts them.
+type pingTransport struct {
+	in    chan transport.Frame
+	done  chan struct{}
+	once  sync.Once
+	mu    sync.Mutex
+	pings int
+}
+
+func (p *pingTransport) Send(_ context.Context, msg []byte) error {
+	m, err := wire.Decode(msg)
+	if err != nil || m.Kind != wire.KindRequest || m.Method != "ping" {
+		return nil
+	}
+	p.mu.Lock()
+	p.pings++
+	p.mu.Unlock()
+	p.in <- transport.Frame{Data: []byte(`{"jsonrpc":"2.0","id":` + m.ID.String() + `,"result":{}}`), Source: "stdout", At: time.Now()}
+	return nil
+}
+
+func (p *pingTransport) answered() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.pings
+}
+
+func (p *pingTransport) Inbound() <-chan transport.Frame { return p.in }
+func (p *pingTransport) Done() <-chan struct{}           { return p.done }
+func (p *pingTransport) Err() error                      { return nil }
+func (p *pingTransport) Kind() string                    { return "stdio" }
+func (p *pingTransport) Close(context.Context) error {
+	p.once.Do(func() { close(p.done); close(p.in) })
+	return nil
+}
+
+// TestBarrierAfterFlushIsNotSentAgain: the ping a Conn.Flush leaves standing is the
+// session's barrier too (wire.Conn.Standing), so a Barrier right after it sends no
+// second ping; once anything is sent, the next Barrier sends one.
+func TestBarrierAfterFlushIsNotSentAgain(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tr := &pingTransport{in: make(chan transport.Frame, 8), done: make(chan struct{})}
+	s := &Session{Conn: wire.NewConn(tr, wire.Options{RequestTimeout: 5 * time.Second})}
+	defer s.Close(ctx)
+	steps := []struct {
+		name string
+		do   func() error
+		want int // pings the server has answered after the step
+	}{
+		{"Flush sends its ping", func() error { return s.Conn.Flush(ctx, nil) }, 1},
+		{"a Barrier right after it sends none", func() error { return s.Barrier(ctx) }, 1},
+		{"a notification ends the standing", func() error { return s.Conn.Notify(ctx, "notifications/x_probe", nil) }, 1},
+		{"so the next Barrier sends one", func() error { return s.Barrier(ctx) }, 2},
+		{"and the one after it none", func() error { return s.Barrier(ctx) }, 2},
+	}
+	for _, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if got := tr.answered(); got != st.want {
+			t.Fatalf("%s: the server answered %d pings, want %d", st.name, got, st.want)
+		}
+	}
+}
