@@ -257,8 +257,8 @@ func (t *T) SpareSession() (*Session, error) {
 	t.col.mu.Unlock()
 	// A server may end its connection a moment after it answered odd input (the Go
 	// SDK writes its error, then exits): before the session takes the next probe, a
-	// request round trip shows it still serving (free while the reply to the last
-	// message sent stands, wire.Conn.Standing: a wire.Conn.Flush's barrier, which
+	// request round trip shows it still serving (free while the reply to a ping sent
+	// last stands, wire.Conn.Standing: a wire.Conn.Flush's barrier, which
 	// also waited out its grace, stands too). A probe sent to a dying process would
 	// read its end as its own.
 	if s != nil && s.Conn != nil && s.Conn.Err() == nil && s.Barrier(t.Ctx) == nil {

@@ -1064,7 +1064,6 @@ func (c *Conn) Dropped() int {
 	return c.dropped
 }
 
-// Seq is the sequence number of the latest transcript entry.
 // Standing reports whether the last reply received still stands as a barrier, and
 // its round trip: it answered a barrier request (BarrierMethod) that was the last
 // message sent, while no other call was pending, and nothing was sent or received

@@ -765,8 +765,8 @@ func TestEachReceivedIsReceived(t *testing.T) {
 	}
 }
 
-// TestStanding: a reply stands as a barrier only while it answers the last message
-// sent, no other call is pending, and nothing has come or gone since.
+// TestStanding: a reply stands as a barrier only while it answers a ping that was the
+// last message sent, no other call is pending, and nothing has come or gone since.
 func TestStanding(t *testing.T) {
 	// holdServer answers every request but those with a string id (held ones).
 	holdServer := func(f *fakeTransport, msg []byte) {
@@ -788,6 +788,12 @@ func TestStanding(t *testing.T) {
 		}
 		return done
 	}
+	// ping makes one answered ping call.
+	ping := func(t *testing.T, c *Conn) {
+		if _, err := c.Call(ctx, "ping", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		name  string
 		steps func(t *testing.T, c *Conn, f *fakeTransport)
@@ -795,14 +801,10 @@ func TestStanding(t *testing.T) {
 	}{
 		{"nothing exchanged", func(*testing.T, *Conn, *fakeTransport) {}, false},
 		{"a ping answered", func(t *testing.T, c *Conn, _ *fakeTransport) {
-			if _, err := c.Call(ctx, "ping", nil); err != nil {
-				t.Fatal(err)
-			}
+			ping(t, c)
 		}, true},
 		{"a ping answered, then the barrier request changed", func(t *testing.T, c *Conn, _ *fakeTransport) {
-			if _, err := c.Call(ctx, "ping", nil); err != nil {
-				t.Fatal(err)
-			}
+			ping(t, c)
 			c.SetBarrierMethod("server/discover")
 		}, false},
 		{"another request answered", func(t *testing.T, c *Conn, _ *fakeTransport) {
@@ -811,17 +813,13 @@ func TestStanding(t *testing.T) {
 			}
 		}, false},
 		{"a notification sent after the reply", func(t *testing.T, c *Conn, _ *fakeTransport) {
-			if _, err := c.Call(ctx, "ping", nil); err != nil {
-				t.Fatal(err)
-			}
+			ping(t, c)
 			if err := c.Notify(ctx, "notifications/x", nil); err != nil {
 				t.Fatal(err)
 			}
 		}, false},
 		{"a message received after the reply", func(t *testing.T, c *Conn, f *fakeTransport) {
-			if _, err := c.Call(ctx, "ping", nil); err != nil {
-				t.Fatal(err)
-			}
+			ping(t, c)
 			after := c.Seq()
 			f.push(`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`)
 			if _, err := c.WaitFor(ctx, after, func(Entry) bool { return true }); err != nil {
@@ -830,9 +828,7 @@ func TestStanding(t *testing.T) {
 		}, false},
 		{"another call still pending", func(t *testing.T, c *Conn, f *fakeTransport) {
 			hold(t, c, f, StringID("held"))
-			if _, err := c.Call(ctx, "ping", nil); err != nil {
-				t.Fatal(err)
-			}
+			ping(t, c)
 		}, false},
 		{"the reply answers a request sent before the last message", func(t *testing.T, c *Conn, f *fakeTransport) {
 			done := hold(t, c, f, StringID("late"))

@@ -32,8 +32,8 @@ func RevisionSessions(t *conform.T) []*conform.Session {
 // no ping) on the main session and waits for its reply: on stdio that proves every
 // message the server sent before it has been read, so a transcript-wide check also
 // sees what arrived just now. A failed barrier is ignored (PING-01 judges ping).
-// A barrier still standing (a reply to the last message sent, and nothing sent or
-// received since: wire.Conn.Standing) is not sent again.
+// A barrier still standing (the reply to a ping that was the last message sent, and
+// nothing sent or received since: wire.Conn.Standing) is not sent again.
 func Settle(t *conform.T) {
 	if s := t.Session(); s != nil && s.Conn != nil && s.Conn.Err() == nil {
 		_ = s.Barrier(t.Ctx)
