@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -73,5 +74,61 @@ func TestBarrierAfterFlushIsNotSentAgain(t *testing.T) {
 		if got := tr.answered(); got != st.want {
 			t.Fatalf("%s: the server answered %d pings, want %d", st.name, got, st.want)
 		}
+	}
+}
+
+// postPingTransport is pingTransport as Streamable HTTP: each ping's reply is its
+// POST's answer, counted as delivered before Send returns, and no POST stream is
+// left open.
+type postPingTransport struct {
+	pingTransport
+	delivered atomic.Uint64
+}
+
+func (p *postPingTransport) Send(ctx context.Context, msg []byte) error {
+	before := p.answered()
+	err := p.pingTransport.Send(ctx, msg)
+	if p.answered() > before {
+		p.delivered.Add(1)
+	}
+	return err
+}
+
+func (p *postPingTransport) Delivered() uint64                       { return p.delivered.Load() }
+func (p *postPingTransport) OpenPostStreams() (int, <-chan struct{}) { return 0, nil }
+func (p *postPingTransport) Kind() string                            { return "http" }
+
+// TestProveSilenceOwesNoGraceWhereAnswersEnded: a silence probe left unanswered on
+// an ordered channel owes the next stray probe on its session a grace (the reply may
+// trail the barrier's); on Streamable HTTP, where every POST's answer has ended, it
+// owes none, and the next probe may start its window at once.
+func TestProveSilenceOwesNoGraceWhereAnswersEnded(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		tr        transport.Transport
+		wantGrace bool
+	}{
+		{"stdio", &pingTransport{in: make(chan transport.Frame, 8), done: make(chan struct{})}, true},
+		{"Streamable HTTP", &postPingTransport{pingTransport: pingTransport{in: make(chan transport.Frame, 8), done: make(chan struct{})}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			s := &Session{Conn: wire.NewConn(tc.tr, wire.Options{RequestTimeout: 5 * time.Second})}
+			defer s.Close(ctx)
+			ct := &T{Ctx: ctx, Check: &Check{ID: "X-SILENCE-01", SilenceProbe: true}}
+			if err := s.Conn.SendRaw(ctx, []byte(`[{"jsonrpc":"2.0","id":"b-1","method":"ping"}]`)); err != nil {
+				t.Fatal(err)
+			}
+			if err := ct.ProveSilence(s, func() bool { return false }); err != nil {
+				t.Fatalf("ProveSilence: %v", err)
+			}
+			s.barrierMu.Lock()
+			owed := !s.strayProven.IsZero() && s.strayGrace >= wire.BarrierGrace
+			s.barrierMu.Unlock()
+			if owed != tc.wantGrace {
+				t.Errorf("a grace owed to the next stray probe: %v, want %v", owed, tc.wantGrace)
+			}
+		})
 	}
 }

@@ -187,7 +187,10 @@ func (t *T) Scratch() (*Session, error) {
 // of each probe's waiting it out in turn. complete, when set, is asked once the
 // barrier's reply is in: true (every reply the probe expects has come) leaves no
 // silence to prove, and nothing is recorded, as wire.Conn.Flush ends at once then.
-// Only a check that declares SilenceProbe may.
+// Nor is anything recorded where the answers themselves prove it
+// (wire.Conn.RepliesSettled: on Streamable HTTP each reply comes in its own POST's
+// answer, and every answer has ended): no reply can trail there, so the next stray
+// probe on s starts its window at once. Only a check that declares SilenceProbe may.
 func (t *T) ProveSilence(s *Session, complete func() bool) error {
 	if !t.Check.SilenceProbe {
 		t.misused(fmt.Sprintf("%s proves a silence at the settle (T.ProveSilence) and does not declare SilenceProbe", t.Check.ID))
@@ -196,6 +199,9 @@ func (t *T) ProveSilence(s *Session, complete func() bool) error {
 		return err
 	}
 	if complete != nil && complete() {
+		return nil
+	}
+	if s.Conn.RepliesSettled(t.Ctx) {
 		return nil
 	}
 	s.barrierMu.Lock()

@@ -345,6 +345,27 @@ func (c *Conn) awaitStreams(ctx context.Context) bool {
 	}
 }
 
+// RepliesSettled reports whether no reply to anything sent can still arrive: the
+// transport carries each reply in its own POST's answer (Streamable HTTP: a request
+// is answered with one JSON object or an SSE stream, SHTTP-POST-CT-01; a response is
+// never sent on the GET stream, SHTTP-GET-NORESP-01), no POST stream is open, and
+// the reader has taken every frame those answers carried. A silence then needs no
+// grace: an answer that has ended holds all it will ever hold. False on every other
+// transport, and while a POST stream is open (its reply may still be on its way).
+func (c *Conn) RepliesSettled(ctx context.Context) bool {
+	ps, ok := c.t.(postStreams)
+	if !ok {
+		return false
+	}
+	if n, _ := ps.OpenPostStreams(); n > 0 {
+		return false
+	}
+	if fc, ok := c.t.(transport.FrameCounter); ok {
+		c.awaitHandled(ctx, fc.Delivered())
+	}
+	return ctx.Err() == nil && c.Err() == nil
+}
+
 // NewConn starts reading from t. The Conn owns t: Close closes it.
 func NewConn(t transport.Transport, opts Options) *Conn {
 	if opts.RequestTimeout <= 0 {
@@ -618,11 +639,24 @@ func (c *Conn) callRaw(ctx context.Context, id ID, method string, raw []byte, mo
 // Flush proves that every reply the server owes for what was sent before it has
 // arrived, for probes whose reply no request id can claim (a parse error's reply
 // carries none, a notification is owed none): it sends the barrier request, waits for
-// its reply and for every POST stream to end, then GraceAfter its round trip. enough, when set,
-// ends the wait as soon as it holds after the barrier's reply (every reply the probe
+// its reply and for every POST stream to end, then GraceAfter its round trip, except
+// where the answers themselves are the proof (RepliesSettled: on Streamable HTTP,
+// once every POST's answer has ended, no reply can trail). enough, when set, ends
+// the wait as soon as it holds after the barrier's reply (every reply the probe
 // expects is in: no silence is left to prove). The error says why there is no proof:
 // the server went silent or the connection ended.
 func (c *Conn) Flush(ctx context.Context, enough func() bool) error {
+	return c.flush(ctx, enough, true)
+}
+
+// FlushMessages is Flush for every message the server sends, its notifications
+// too: on Streamable HTTP those may travel on the GET stream, ordered with nothing
+// the suite sends, so the grace is waited there as well.
+func (c *Conn) FlushMessages(ctx context.Context, enough func() bool) error {
+	return c.flush(ctx, enough, false)
+}
+
+func (c *Conn) flush(ctx context.Context, enough func() bool, repliesOnly bool) error {
 	ctx, cancel := context.WithTimeout(ctx, c.RequestTimeout())
 	defer cancel()
 	method := c.BarrierMethod()
@@ -638,6 +672,9 @@ func (c *Conn) Flush(ctx context.Context, enough func() bool) error {
 	}
 	if fc, ok := c.t.(transport.FrameCounter); ok {
 		c.awaitHandled(ctx, fc.Delivered())
+	}
+	if repliesOnly && c.RepliesSettled(ctx) {
+		return nil
 	}
 	tm := time.NewTimer(GraceAfter(resp.Elapsed))
 	defer tm.Stop()

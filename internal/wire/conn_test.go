@@ -853,3 +853,98 @@ func TestStanding(t *testing.T) {
 		})
 	}
 }
+
+// postAnswerFake is Streamable HTTP as the wire layer sees it: each reply is put on
+// Inbound before Send returns (counted), and open is how many POST streams are open.
+type postAnswerFake struct {
+	*countingFake
+	open int
+}
+
+func (p *postAnswerFake) OpenPostStreams() (int, <-chan struct{}) {
+	return p.open, make(chan struct{})
+}
+
+// newPostAnswerConn answers pings in their own POST's answer and every other
+// message (a stray probe) with nothing, as a server that takes a stray response
+// with 202 Accepted does.
+func newPostAnswerConn(t *testing.T, open int) (*Conn, *postAnswerFake) {
+	t.Helper()
+	var p *postAnswerFake
+	fake := newFake(func(f *fakeTransport, msg []byte) {
+		if m, err := Decode(msg); err == nil && m.Method == "ping" {
+			f.in <- transport.Frame{Data: []byte(`{"jsonrpc":"2.0","id":` + m.ID.String() + `,"result":{}}`), Source: "post", JSON: true}
+			p.delivered.Add(1)
+		}
+	})
+	p = &postAnswerFake{countingFake: &countingFake{fakeTransport: fake}, open: open}
+	c := NewConn(p, Options{RequestTimeout: 10 * time.Second})
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c, p
+}
+
+// Where each reply comes in its own POST's answer and every answer has ended, no
+// reply can still be on its way: RepliesSettled holds, and on no other transport,
+// nor while a POST stream is open, nor once the connection has ended.
+func TestRepliesSettled(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		conn   func(t *testing.T) *Conn
+		settle bool
+	}{
+		{"Streamable HTTP, every answer ended", func(t *testing.T) *Conn { c, _ := newPostAnswerConn(t, 0); return c }, true},
+		{"Streamable HTTP, a POST stream open", func(t *testing.T) *Conn { c, _ := newPostAnswerConn(t, 1); return c }, false},
+		{"Streamable HTTP, the connection ended", func(t *testing.T) *Conn {
+			c, _ := newPostAnswerConn(t, 0)
+			c.Close(context.Background())
+			return c
+		}, false},
+		{"an ordered channel (stdio, HTTP+SSE)", func(t *testing.T) *Conn {
+			c := NewConn(newFake(echoServer(nil)), Options{RequestTimeout: 10 * time.Second})
+			t.Cleanup(func() { c.Close(context.Background()) })
+			return c
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.conn(t)
+			if _, err := c.Call(context.Background(), "ping", nil); err != nil && tc.settle {
+				t.Fatal(err)
+			}
+			if got := c.RepliesSettled(context.Background()); got != tc.settle {
+				t.Errorf("RepliesSettled = %v, want %v", got, tc.settle)
+			}
+		})
+	}
+}
+
+// A stray probe answered with nothing on Streamable HTTP is proven silent by its
+// answer's end: Flush waits no grace, so it returns well within a deadline shorter
+// than BarrierGrace. FlushMessages, whose notifications may travel on the GET
+// stream, still waits the grace, and so overruns that deadline.
+func TestFlushNeedsNoGraceWhereAnswersEnded(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		messages bool // FlushMessages instead of Flush
+		wantErr  error
+	}{
+		{"Flush", false, nil},
+		{"FlushMessages", true, context.DeadlineExceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := newPostAnswerConn(t, 0)
+			if err := c.SendRaw(context.Background(), []byte(`{"jsonrpc":"2.0","id":"x-1","result":{}}`)); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), BarrierGrace-20*time.Millisecond)
+			defer cancel()
+			flush := c.Flush
+			if tc.messages {
+				flush = c.FlushMessages
+			}
+			err := flush(ctx, nil)
+			if tc.wantErr == nil && err != nil || tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+				t.Fatalf("flush: %v, want %v", err, tc.wantErr)
+			}
+		})
+	}
+}

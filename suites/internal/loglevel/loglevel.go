@@ -84,15 +84,16 @@ func In(s *conform.Session, entries []wire.Entry) []Message {
 // or where every message travels on its own request's stream, which has ended when
 // the request is answered (2026-07-28 Streamable HTTP); over legacy Streamable HTTP,
 // whose GET stream is ordered with nothing, the barrier, the end of every POST
-// stream, and the grace after them (wire.Conn.Flush).
+// stream, and the grace after them (wire.Conn.FlushMessages: a log message may
+// travel on the GET stream).
 func Settle(t *conform.T, s *conform.Session) error { return SettleUntil(t, s, nil) }
 
 // SettleUntil is Settle for a probe that needs only some of the messages: over
 // legacy Streamable HTTP the grace is skipped once enough holds after the barrier
-// (wire.Conn.Flush); elsewhere the barrier alone proves every message in.
+// (wire.Conn.FlushMessages); elsewhere the barrier alone proves every message in.
 func SettleUntil(t *conform.T, s *conform.Session, enough func() bool) error {
 	if s.Kind == "http" && !s.Modern() {
-		return s.Conn.Flush(t.Ctx, enough)
+		return s.Conn.FlushMessages(t.Ctx, enough)
 	}
 	return s.Barrier(t.Ctx)
 }
