@@ -30,6 +30,9 @@ type column struct {
 
 	mu       sync.Mutex
 	sessions []*Session
+	// drains counts the HTTP sessions checks opened whose settle goes on after
+	// their check returned (T.cleanup): the column's settle waits for them.
+	drains sync.WaitGroup
 	// spare is the session of the probes that may end it (T.SpareSession): over
 	// stdio the main session until the server ends it.
 	spare *Session

@@ -53,6 +53,9 @@ func (rs *runState) closeSessions(ctx context.Context) {
 		}
 	}
 	wg.Wait()
+	for _, col := range rs.columns {
+		col.drains.Wait() // their sessions are closed: what is left of a drain ends at once
+	}
 }
 
 // finish assembles the report: every selected check of every column has a verdict,

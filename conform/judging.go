@@ -28,11 +28,12 @@ func (rs *runState) probe(col *column, c *Check) {
 	}
 	w := openWindow(col)
 	var read []*trafficWindow
-	rs.execute(col, c, func(t *T) Verdict {
+	_, t := rs.execute(col, c, func(t *T) Verdict {
 		t.call(func(t *T) Verdict { c.Probe(t); return Verdict{} })
 		read = t.windows
 		return Verdict{}
 	})
+	t.awaitDrained() // the probe's window holds its sessions' traffic whole
 	read = append(read, w.close())
 	col.mu.Lock()
 	defer col.mu.Unlock()
@@ -178,6 +179,7 @@ func (rs *runState) invoke(col *column, c *Check, run func(*T) Verdict) Verdict 
 		}
 	}
 	if v.Status != reports.Pass && v.Status != reports.Skip {
+		t.awaitDrained() // the evidence holds the traffic of the check's own sessions whole
 		v.exchange = rs.evidence(col, t, mark, v)
 	}
 	return v

@@ -132,3 +132,57 @@ func TestProveSilenceOwesNoGraceWhereAnswersEnded(t *testing.T) {
 		})
 	}
 }
+
+// drainTransport is pingTransport with a Streamable HTTP settle (Drain) that ends
+// only when release is closed: a server whose GET stream outlives its DELETE.
+type drainTransport struct {
+	pingTransport
+	release chan struct{}
+	drained chan struct{}
+}
+
+func (d *drainTransport) Drain(ctx context.Context) bool {
+	select {
+	case <-d.release:
+	case <-ctx.Done():
+	}
+	close(d.drained)
+	return true
+}
+
+// TestCleanupSettlesHTTPSessionsInTheBackground: a check's own HTTP sessions settle
+// after the check has returned, while the column goes on, and whoever reads their
+// traffic whole waits for that settle: the check's evidence (awaitDrained) and the
+// column's settle (column.drains).
+func TestCleanupSettlesHTTPSessionsInTheBackground(t *testing.T) {
+	tr := &drainTransport{
+		pingTransport: pingTransport{in: make(chan transport.Frame, 8), done: make(chan struct{})},
+		release:       make(chan struct{}),
+		drained:       make(chan struct{}),
+	}
+	s := &Session{Label: "fresh", Conn: wire.NewConn(tr, wire.Options{RequestTimeout: 5 * time.Second})}
+	col := &column{}
+	ct := &T{Ctx: context.Background(), Check: &Check{ID: "X-FRESH-01"}, run: &runState{cfg: Config{KillGrace: 10 * time.Second}}, col: col, opened: []*Session{s}}
+
+	returned := make(chan struct{})
+	go func() { ct.cleanup(); close(returned) }()
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		t.Fatal("cleanup waited for the session's settle (its Drain had not ended after 10 s)")
+	}
+	awaited, settled := make(chan struct{}), make(chan struct{})
+	go func() { ct.awaitDrained(); close(awaited) }()
+	go func() { col.drains.Wait(); close(settled) }()
+	close(tr.release)
+	<-awaited
+	<-settled
+	select {
+	case <-tr.drained:
+	default:
+		t.Fatal("awaitDrained and the column's drains returned before the session's Drain ended")
+	}
+	if s.Conn.Err() == nil {
+		t.Error("the session was not closed after its settle")
+	}
+}

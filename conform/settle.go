@@ -100,6 +100,7 @@ func (rs *runState) judgeLast(col *column, list []*Check) {
 // transcript is then complete to the server's last byte, and the process's end of
 // input is the one the stdio shutdown checks judge (T.Stopped).
 func (rs *runState) settleSessions(col *column) {
+	col.drains.Wait() // the sessions checks opened, still settling (T.cleanup)
 	col.mu.Lock()
 	sessions := slices.Clone(col.sessions)
 	col.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/mcp-conform/mcp-conform/internal/revision"
@@ -43,6 +44,9 @@ type T struct {
 	// cited are the transcript entries the check named as its evidence (Cite).
 	cited     map[*Session][]int
 	citations int
+	// drained is closed once the HTTP sessions the check opened have settled
+	// (cleanup; nil when it opened none).
+	drained chan struct{}
 }
 
 // maxCitations bounds a verdict's cited entries: the first few cases of a rule
@@ -504,17 +508,50 @@ func (t *T) RevisionsAsked() map[string]string {
 	return out
 }
 
+// cleanup settles the sessions the check opened, as the column's are when it
+// settles: over Streamable HTTP the DELETE, then the streams read to their end, so
+// that what the server wrote on them is in the transcripts the check's evidence and
+// the transcript checks read (Close alone cut a GET stream off mid-flight). A
+// launched server's session (stdio) is settled before the check ends: its process
+// exits, and is reaped, before the next one starts. The HTTP sessions settle while
+// the column goes on, as that is waiting on the server's streams alone (a server
+// that keeps its GET stream open after a DELETE it accepted costs
+// transport.TrailGrace there); whoever reads their traffic whole waits for it
+// (awaitDrained, and the column's settle).
 func (t *T) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*t.run.cfg.KillGrace+time.Second)
-	defer cancel()
+	var background []*Session
 	for _, s := range t.opened {
-		// Settled as the column's sessions are when it settles: over Streamable
-		// HTTP the DELETE, then the streams read to their end, so that what the
-		// server wrote on them is in the transcript the check and the transcript
-		// checks read (Close alone cut a GET stream off mid-flight).
+		if s.Conn != nil && !launched(s) {
+			background = append(background, s)
+			continue
+		}
 		s.Settle(ctx, true)
 	}
 	if t.barrier && t.col.main != nil && t.col.main.Conn != nil {
 		t.col.main.Conn.SetBarrier(false)
+	}
+	if len(background) == 0 {
+		cancel()
+		return
+	}
+	t.drained = make(chan struct{})
+	t.col.drains.Add(1)
+	go func() {
+		defer t.col.drains.Done()
+		defer close(t.drained)
+		defer cancel()
+		var wg sync.WaitGroup
+		for _, s := range background {
+			wg.Go(func() { s.Settle(ctx, true) })
+		}
+		wg.Wait()
+	}()
+}
+
+// awaitDrained waits until the sessions the check opened have settled (cleanup).
+func (t *T) awaitDrained() {
+	if t.drained != nil {
+		<-t.drained
 	}
 }
