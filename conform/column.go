@@ -30,9 +30,12 @@ type column struct {
 
 	mu       sync.Mutex
 	sessions []*Session
-	// drains counts the HTTP sessions checks opened whose settle goes on after
-	// their check returned (T.cleanup): the column's settle waits for them.
-	drains sync.WaitGroup
+	// drains counts the settles of HTTP sessions checks opened that go on after
+	// their check returned (T.cleanup); draining holds, for each such session, a
+	// channel closed once it has settled: the column's settle waits for those
+	// instead of settling them again.
+	drains   sync.WaitGroup
+	draining map[*Session]<-chan struct{}
 	// spare is the session of the probes that may end it (T.SpareSession): over
 	// stdio the main session until the server ends it.
 	spare *Session

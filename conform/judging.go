@@ -179,8 +179,21 @@ func (rs *runState) invoke(col *column, c *Check, run func(*T) Verdict) Verdict 
 		}
 	}
 	if v.Status != reports.Pass && v.Status != reports.Skip {
-		t.awaitDrained() // the evidence holds the traffic of the check's own sessions whole
-		v.exchange = rs.evidence(col, t, mark, v)
+		if t.drained == nil {
+			v.exchange = rs.evidence(col, t, mark, v)
+			return v
+		}
+		// The evidence holds the traffic of the check's own sessions whole, so it
+		// is cut once they have settled; the column does not wait for that.
+		end := markTranscripts(col)
+		mark.end = &end
+		d := &deferredEvidence{done: make(chan struct{})}
+		v.deferred = d
+		go func() {
+			defer close(d.done)
+			t.awaitDrained()
+			d.exchange = rs.evidence(col, t, mark, v)
+		}()
 	}
 	return v
 }

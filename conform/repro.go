@@ -32,6 +32,9 @@ type transcriptMark struct {
 	// xs is each HTTP session's count of exchanges: the replies that came as the
 	// body of an HTTP error status are in the exchange record, not the transcript.
 	xs map[*Session]int
+	// end, when set, is where the sessions stood when the check ended: the slice
+	// stops there on each session but the check's own (deferredEvidence).
+	end *transcriptMark
 }
 
 // markTranscripts records where each of the column's sessions stands.
@@ -103,10 +106,17 @@ func (m transcriptMark) slice(col *column, t *T) *reports.Exchange {
 			continue
 		}
 		from, existed := m.seqs[s]
+		to, bounded := 0, false
+		if m.end != nil && !slices.Contains(t.opened, s) {
+			to, bounded = m.end.seqs[s]
+			if !bounded {
+				continue // opened after the check ended, by another
+			}
+		}
 		entries, _ := s.Conn.Transcript()
 		var window []wire.Entry
 		for _, e := range entries {
-			if e.Seq > from {
+			if e.Seq > from && (!bounded || e.Seq <= to) {
 				window = append(window, e)
 			}
 		}
@@ -122,7 +132,11 @@ func (m transcriptMark) slice(col *column, t *T) *reports.Exchange {
 			es.Messages = append(es.Messages, exchangeMessage(e))
 		}
 		if es.Omitted == 0 {
-			es.Messages = withStatusReplies(es.Messages, statusReplies(s, m.xs[s]))
+			replies := statusReplies(s, m.xs[s])
+			if bounded {
+				replies = statusRepliesBetween(s, m.xs[s], m.end.xs[s])
+			}
+			es.Messages = withStatusReplies(es.Messages, replies)
 		}
 		ex.Sessions = append(ex.Sessions, es)
 	}
@@ -271,8 +285,8 @@ func (rs *runState) attachRepro(col *column, v Verdict, res *reports.CheckResult
 		return
 	}
 	res.Repro = ReproCommand(rs.cfg, res.ID, col.rev.Name)
-	if v.exchange != nil {
-		res.Exchange = v.exchange
+	if ex := v.Exchange(); ex != nil {
+		res.Exchange = ex
 	} else {
 		res.Exchange = &reports.Exchange{Sessions: []reports.ExchangeSession{}}
 	}
@@ -281,7 +295,22 @@ func (rs *runState) attachRepro(col *column, v Verdict, res *reports.CheckResult
 // Exchange is the transcript slice that decided a failing, warning or erroring
 // verdict (nil for a pass or a skip): the messages the check's sessions sent and
 // received while it ran, in order, with times.
-func (v Verdict) Exchange() *reports.Exchange { return v.exchange }
+func (v Verdict) Exchange() *reports.Exchange {
+	if v.deferred != nil {
+		<-v.deferred.done
+		return v.deferred.exchange
+	}
+	return v.exchange
+}
+
+// deferredEvidence is the exchange of a verdict whose check's own HTTP sessions were
+// still settling when it ended (T.cleanup): cut once they have, so that it holds
+// their traffic whole, while the column goes on. On every other session it stops
+// where the check ended, as it would have been cut then.
+type deferredEvidence struct {
+	done     chan struct{}
+	exchange *reports.Exchange
+}
 
 // trafficWindow is what one probe sent and received: each session's entries from
 // where it stood when the probe began to where it stood when the probe ended, and

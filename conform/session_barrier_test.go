@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/internal/wire"
+	"github.com/mcp-conform/mcp-conform/reports"
 )
 
 // pingTransport is an in-memory server end that answers every ping and counts them.
@@ -184,5 +186,66 @@ func TestCleanupSettlesHTTPSessionsInTheBackground(t *testing.T) {
 	}
 	if s.Conn.Err() == nil {
 		t.Error("the session was not closed after its settle")
+	}
+}
+
+// lateDrainTransport is drainTransport whose settle, once released, brings in one
+// last message before it ends: what a GET stream carries after the session's DELETE.
+type lateDrainTransport struct{ drainTransport }
+
+func (d *lateDrainTransport) Drain(ctx context.Context) bool {
+	select {
+	case <-d.release:
+		d.in <- transport.Frame{Data: []byte(`{"jsonrpc":"2.0","method":"notifications/x_late"}`), Source: "get", At: time.Now()}
+	case <-ctx.Done():
+	}
+	close(d.drained)
+	return true
+}
+
+// A check that does not pass with a session of its own still settling has its
+// verdict at once, so the column goes on, and its evidence once the session has
+// settled, holding what came on it meanwhile.
+func TestEvidenceWaitsForTheChecksOwnSessions(t *testing.T) {
+	tr := &lateDrainTransport{drainTransport{
+		pingTransport: pingTransport{in: make(chan transport.Frame, 8), done: make(chan struct{})},
+		release:       make(chan struct{}),
+		drained:       make(chan struct{}),
+	}}
+	s := &Session{Label: "fresh", Conn: wire.NewConn(tr, wire.Options{RequestTimeout: 5 * time.Second})}
+	col := &column{}
+	rs := &runState{cfg: Config{Timeout: 5 * time.Second, KillGrace: 10 * time.Second}, ctx: context.Background(), columns: []*column{col}}
+	check := &Check{ID: "X-FRESH-01"}
+	run := func(t *T) Verdict {
+		col.mu.Lock()
+		col.sessions = append(col.sessions, s)
+		col.mu.Unlock()
+		_, _ = t.keep(s, nil, "2025-11-25")
+		if _, err := s.Conn.Call(t.Ctx, "ping", nil); err != nil {
+			return Errorf("ping: %v", err)
+		}
+		return Errorf("the check's finding")
+	}
+	judged := make(chan Verdict, 1)
+	go func() { judged <- rs.invoke(col, check, run) }()
+	var v Verdict
+	select {
+	case v = <-judged:
+	case <-time.After(10 * time.Second):
+		t.Fatal("invoke waited for the session's settle (its Drain had not ended after 10 s)")
+	}
+	got := make(chan *reports.Exchange, 1)
+	go func() { got <- v.Exchange() }()
+	close(tr.release)
+	ex := <-got
+	var late, ping bool
+	for _, es := range ex.Sessions {
+		for _, m := range es.Messages {
+			late = late || strings.Contains(string(m.Message), "notifications/x_late")
+			ping = ping || strings.Contains(string(m.Message), `"ping"`)
+		}
+	}
+	if !ping || !late {
+		t.Errorf("the evidence holds the check's ping: %v, and what came on its session while it settled: %v; want both (%+v)", ping, late, ex)
 	}
 }

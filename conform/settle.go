@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -100,9 +101,9 @@ func (rs *runState) judgeLast(col *column, list []*Check) {
 // transcript is then complete to the server's last byte, and the process's end of
 // input is the one the stdio shutdown checks judge (T.Stopped).
 func (rs *runState) settleSessions(col *column) {
-	col.drains.Wait() // the sessions checks opened, still settling (T.cleanup)
 	col.mu.Lock()
 	sessions := slices.Clone(col.sessions)
+	draining := maps.Clone(col.draining)
 	col.mu.Unlock()
 	ctx, cancel := context.WithTimeout(rs.ctx, rs.cfg.Timeout+rs.cfg.KillGrace)
 	defer cancel()
@@ -110,6 +111,13 @@ func (rs *runState) settleSessions(col *column) {
 	var stopped []*Session
 	for _, s := range sessions {
 		if s == nil || s.Conn == nil {
+			continue
+		}
+		if done, ok := draining[s]; ok {
+			// A check's own session, still settling since the check ended
+			// (T.cleanup): its settle is waited for, not made again, which would
+			// cut its streams short.
+			wg.Go(func() { <-done })
 			continue
 		}
 		closeIt := s != col.main || launched(s)
@@ -120,6 +128,7 @@ func (rs *runState) settleSessions(col *column) {
 		go func() { defer wg.Done(); s.Settle(ctx, closeIt) }()
 	}
 	wg.Wait()
+	col.drains.Wait() // any check's session settling outside the column's list
 	// The main session first: it is the column's own.
 	slices.SortStableFunc(stopped, func(a, b *Session) int {
 		switch {

@@ -536,6 +536,14 @@ func (t *T) cleanup() {
 		return
 	}
 	t.drained = make(chan struct{})
+	t.col.mu.Lock()
+	if t.col.draining == nil {
+		t.col.draining = map[*Session]<-chan struct{}{}
+	}
+	for _, s := range background {
+		t.col.draining[s] = t.drained
+	}
+	t.col.mu.Unlock()
 	t.col.drains.Add(1)
 	go func() {
 		defer t.col.drains.Done()

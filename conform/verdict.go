@@ -21,8 +21,10 @@ type Verdict struct {
 	// (Violation, Silence); err is the silence's cause.
 	pending pending
 	err     error
-	// exchange is the transcript slice of a non-passing verdict (repro.go).
+	// exchange is the transcript slice of a non-passing verdict (repro.go); deferred
+	// holds it instead while the check's own sessions settle.
 	exchange *reports.Exchange
+	deferred *deferredEvidence
 }
 
 // pending is an outcome not yet turned into a status.
