@@ -141,9 +141,13 @@ type drainTransport struct {
 	pingTransport
 	release chan struct{}
 	drained chan struct{}
+	drains  atomic.Int32 // how many times Drain was called
 }
 
 func (d *drainTransport) Drain(ctx context.Context) bool {
+	if d.drains.Add(1) > 1 {
+		return true // a second settle: the first one closed drained
+	}
 	select {
 	case <-d.release:
 	case <-ctx.Done():
@@ -247,5 +251,46 @@ func TestEvidenceWaitsForTheChecksOwnSessions(t *testing.T) {
 	}
 	if !ping || !late {
 		t.Errorf("the evidence holds the check's ping: %v, and what came on its session while it settled: %v; want both (%+v)", ping, late, ex)
+	}
+}
+
+// The column's settle waits for a check's session still settling, while it settles
+// its other sessions, and does not settle that one a second time (which would cut
+// its streams short).
+func TestColumnSettleWaitsForChecksSessions(t *testing.T) {
+	tr := &drainTransport{
+		pingTransport: pingTransport{in: make(chan transport.Frame, 8), done: make(chan struct{})},
+		release:       make(chan struct{}),
+		drained:       make(chan struct{}),
+	}
+	other := &drainTransport{
+		pingTransport: pingTransport{in: make(chan transport.Frame, 8), done: make(chan struct{})},
+		release:       make(chan struct{}),
+		drained:       make(chan struct{}),
+	}
+	close(other.release)
+	s := &Session{Label: "fresh", Conn: wire.NewConn(tr, wire.Options{RequestTimeout: 5 * time.Second})}
+	o := &Session{Label: "other", Conn: wire.NewConn(other, wire.Options{RequestTimeout: 5 * time.Second})}
+	col := &column{sessions: []*Session{o, s}}
+	rs := &runState{cfg: Config{Timeout: 5 * time.Second, KillGrace: 10 * time.Second}, ctx: context.Background(), columns: []*column{col}}
+	ct := &T{Ctx: context.Background(), Check: &Check{ID: "X-FRESH-01"}, run: rs, col: col, opened: []*Session{s}}
+	ct.cleanup()
+
+	settled := make(chan struct{})
+	go func() { rs.settleSessions(col); close(settled) }()
+	select {
+	case <-other.drained:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the column's other session was not settled while the check's own was still settling")
+	}
+	select {
+	case <-settled:
+		t.Fatal("the column's settle ended before the check's own session had settled")
+	default:
+	}
+	close(tr.release)
+	<-settled
+	if n := tr.drains.Load(); n != 1 {
+		t.Errorf("the check's session was settled %d times, want once", n)
 	}
 }
