@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -30,11 +31,10 @@ type column struct {
 
 	mu       sync.Mutex
 	sessions []*Session
-	// drains counts the settles of HTTP sessions checks opened that go on after
-	// their check returned (T.cleanup); draining holds, for each such session, a
-	// channel closed once it has settled: the column's settle waits for those
-	// instead of settling them again.
-	drains   sync.WaitGroup
+	// draining holds, for each HTTP session a check opened whose settle goes on
+	// after the check returned (T.cleanup), a channel closed once it has settled:
+	// the column's settle waits for those (awaitDrains) instead of settling them
+	// again.
 	draining map[*Session]<-chan struct{}
 	// spare is the session of the probes that may end it (T.SpareSession): over
 	// stdio the main session until the server ends it.
@@ -445,6 +445,17 @@ func (rs *runState) unsupportedWhy(col *column) string {
 }
 
 // setAhead records the checks the worker runs after the current one.
+// awaitDrains waits until every check's session settling in the background
+// (T.cleanup) has settled.
+func (col *column) awaitDrains() {
+	col.mu.Lock()
+	draining := maps.Clone(col.draining)
+	col.mu.Unlock()
+	for _, done := range draining {
+		<-done
+	}
+}
+
 func (col *column) setAhead(ahead []*Check) {
 	col.mu.Lock()
 	col.ahead = ahead

@@ -54,7 +54,7 @@ func (rs *runState) closeSessions(ctx context.Context) {
 	}
 	wg.Wait()
 	for _, col := range rs.columns {
-		col.drains.Wait() // their sessions are closed: what is left of a drain ends at once
+		col.awaitDrains() // their sessions are closed: what is left of a drain ends at once
 	}
 }
 

@@ -159,7 +159,7 @@ func (d *drainTransport) Drain(ctx context.Context) bool {
 // TestCleanupSettlesHTTPSessionsInTheBackground: a check's own HTTP sessions settle
 // after the check has returned, while the column goes on, and whoever reads their
 // traffic whole waits for that settle: the check's evidence (awaitDrained) and the
-// column's settle (column.drains).
+// column's settle (column.awaitDrains).
 func TestCleanupSettlesHTTPSessionsInTheBackground(t *testing.T) {
 	tr := &drainTransport{
 		pingTransport: pingTransport{in: make(chan transport.Frame, 8), done: make(chan struct{})},
@@ -179,7 +179,7 @@ func TestCleanupSettlesHTTPSessionsInTheBackground(t *testing.T) {
 	}
 	awaited, settled := make(chan struct{}), make(chan struct{})
 	go func() { ct.awaitDrained(); close(awaited) }()
-	go func() { col.drains.Wait(); close(settled) }()
+	go func() { col.awaitDrains(); close(settled) }()
 	close(tr.release)
 	<-awaited
 	<-settled

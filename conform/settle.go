@@ -113,11 +113,10 @@ func (rs *runState) settleSessions(col *column) {
 		if s == nil || s.Conn == nil {
 			continue
 		}
-		if done, ok := draining[s]; ok {
+		if _, ok := draining[s]; ok {
 			// A check's own session, still settling since the check ended
-			// (T.cleanup): its settle is waited for, not made again, which would
-			// cut its streams short.
-			wg.Go(func() { <-done })
+			// (T.cleanup): its settle is waited for (awaitDrains), not made
+			// again, which would cut its streams short.
 			continue
 		}
 		closeIt := s != col.main || launched(s)
@@ -128,7 +127,7 @@ func (rs *runState) settleSessions(col *column) {
 		go func() { defer wg.Done(); s.Settle(ctx, closeIt) }()
 	}
 	wg.Wait()
-	col.drains.Wait() // any check's session settling outside the column's list
+	col.awaitDrains()
 	// The main session first: it is the column's own.
 	slices.SortStableFunc(stopped, func(a, b *Session) int {
 		switch {

@@ -544,9 +544,7 @@ func (t *T) cleanup() {
 		t.col.draining[s] = t.drained
 	}
 	t.col.mu.Unlock()
-	t.col.drains.Add(1)
 	go func() {
-		defer t.col.drains.Done()
 		defer close(t.drained)
 		defer cancel()
 		var wg sync.WaitGroup

@@ -670,11 +670,11 @@ func (c *Conn) flush(ctx context.Context, enough func() bool, repliesOnly bool) 
 	if !c.awaitStreams(ctx) {
 		return fmt.Errorf("the barrier %s was answered, but the POST streams did not end: %w", method, c.flushEnd(ctx))
 	}
+	if repliesOnly && c.RepliesSettled(ctx) {
+		return nil // it has taken every frame the answers carried
+	}
 	if fc, ok := c.t.(transport.FrameCounter); ok {
 		c.awaitHandled(ctx, fc.Delivered())
-	}
-	if repliesOnly && c.RepliesSettled(ctx) {
-		return nil
 	}
 	tm := time.NewTimer(GraceAfter(resp.Elapsed))
 	defer tm.Stop()
