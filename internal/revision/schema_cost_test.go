@@ -2,6 +2,7 @@ package revision
 
 import (
 	"encoding/json"
+	"path"
 	"testing"
 )
 
@@ -49,5 +50,42 @@ func BenchmarkColdStart(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkCompileDefinition measures the compile an instance that is not proven
+// valid costs (definition): CallToolResult from its closure, as a run compiles it,
+// beside the whole document, which the library validates against its meta-schema
+// in full.
+func BenchmarkCompileDefinition(b *testing.B) {
+	for _, r := range All() {
+		s, err := r.set()
+		if err != nil {
+			b.Fatal(err)
+		}
+		whole, err := schemaFS.ReadFile(path.Join("schemas", s.name, "schema.json"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ref := s.url + "#/" + s.defsKeyword + "/CallToolResult"
+		for _, from := range []struct {
+			name string
+			doc  func() []byte
+		}{
+			{"closure", func() []byte { doc, _ := s.closureDoc("CallToolResult"); return doc }},
+			{"whole", func() []byte { return whole }},
+		} {
+			b.Run(r.Name+"/"+from.name, func(b *testing.B) {
+				for b.Loop() {
+					c, err := s.newCompiler(from.doc())
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := compileDefinition(c, ref, s.name, "CallToolResult"); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
