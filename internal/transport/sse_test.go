@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -503,7 +504,7 @@ func carriesDecoded(body []byte) string {
 		return ""
 	}
 	id, hasID := m["id"]
-	if hasID && !validID(id) {
+	if hasID && !validIDDecoded(id) {
 		return ""
 	}
 	method, hasMethod := m["method"]
@@ -514,6 +515,23 @@ func carriesDecoded(body []byte) string {
 	_, hasResult := m["result"]
 	_, hasError := m["error"]
 	return carried(hasID, hasMethod, hasResult, hasError)
+}
+
+// validIDDecoded is validID as it was written with encoding/json: a string, or a
+// number a json.Decoder reads as an int64.
+func validIDDecoded(raw json.RawMessage) bool {
+	var s string
+	if len(raw) > 0 && raw[0] == '"' {
+		return json.Unmarshal(raw, &s) == nil
+	}
+	var n json.Number
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if d.Decode(&n) != nil {
+		return false
+	}
+	_, err := n.Int64()
+	return err == nil
 }
 
 // Carries classifies every body as decoding it into a map did: repeated keys (the
