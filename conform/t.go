@@ -284,6 +284,11 @@ func (t *T) SpareSession() (*Session, error) {
 	return s, nil
 }
 
+// SpareIsMain reports whether SpareSession gives the main session while it lasts: on
+// a target of a process per session (stdio), where the odd-input probes that may end
+// a session come last on the main one.
+func (t *T) SpareIsMain() bool { return t.run.tgt.isolated() }
+
 // OpenSession opens a fresh session asking for any protocolVersion (for negotiation
 // probes). Its traffic counts towards this revision's transcript-wide checks. It is
 // closed when the check returns.

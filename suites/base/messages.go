@@ -528,23 +528,30 @@ var _ = conform.Register(conform.Check{
 const unparseableLine = `{"jsonrpc":"2.0","id":]`
 
 // oddTail makes the revision's last odd-input probes, over stdio, as one stray run
-// on the main session (toolkit.OddTail): the unparseable line first, then the mixed
-// batch when a check that judges it runs, then the invalid requests, each of the
-// checks that run. A server silent on all of them (server-everything) has every
-// silence proven by one grace, not four; a reply is its probe's by its id or by the
-// window it arrived in (toolkit.SendStrayRun).
+// on the main session (toolkit.OddTail), each of the checks that run: quiet first,
+// the null-id request (after the mixed batch), then, once their silences are
+// proven, the unparseable line and the invalid requests. A server silent on all of
+// them (server-everything) has their silences proven by a grace a stage, not one a
+// probe; one that ends the session over the line (the Go SDK) keeps the quiet
+// probes' answers; a reply is its probe's by its id or by the window it arrived in
+// (toolkit.SendStrayRun).
 func oddTail(t *conform.T) *toolkit.StrayRun {
-	return toolkit.OddTail(t, func(s *conform.Session) (first, last []toolkit.RunProbe) {
+	return toolkit.OddTail(t, func(s *conform.Session) (quiet, loud []toolkit.RunProbe) {
+		if t.Runs("BASE-NULL-ID-01") {
+			if _, raw, err := nullIDRequest(s); err == nil {
+				quiet = append(quiet, toolkit.RunProbe{Part: "null-id", Raw: raw, Complete: answeredOnce})
+			}
+		}
 		if t.Runs("BASE-PARSE-01") {
-			first = append(first, toolkit.RunProbe{Part: "parse", Raw: []byte(unparseableLine), Complete: answeredOnce})
+			loud = append(loud, toolkit.RunProbe{Part: "parse", Raw: []byte(unparseableLine), Complete: answeredOnce})
 		}
 		if t.Runs("BASE-INVALID-REQ-01") {
 			raws, ids := invalidRequestProbes(t, s)
 			for i := range raws {
-				last = append(last, toolkit.RunProbe{Part: "invalid", Raw: raws[i], IDs: ids[i : i+1], Joins: i > 0, Complete: answeredOnce})
+				loud = append(loud, toolkit.RunProbe{Part: "invalid", Raw: raws[i], IDs: ids[i : i+1], Joins: i > 0, Complete: answeredOnce})
 			}
 		}
-		return first, last
+		return quiet, loud
 	})
 }
 
@@ -730,15 +737,22 @@ func judgeInvalidRequests(probes []invalidProbe) conform.Verdict {
 }
 
 // BASE-NULL-ID-01 — {rev}/basic/index.mdx (Requests).
-// A transcript-wide check: the request goes out on the main session while the column
-// is open, and is judged after the column settles, which proves a reply that did not
-// come absent (toolkit.ProbeBeforeSettle), its grace overlapping the column's other
-// work. The null-id error it may draw cannot be told from another stray probe's by
-// its id, so it has its own window on the session (conform.Session.MarkStray).
+// A transcript-wide check: the request goes out while the column is open, and is
+// judged after the column settles, which proves a reply that did not come absent
+// (toolkit.ProbeBeforeSettle), its grace overlapping the column's other work. The
+// null-id error it may draw cannot be told from another stray probe's by its id, so
+// it has its own window on the session (conform.Session.MarkStray). Over stdio it is
+// a quiet probe of the odd tail (oddTail), where its silence shares one grace with
+// the mixed batch's, before the probes that may end the session; when the tail could
+// not give it its answer, it is made alone on the spare session (the main one while
+// it lasts). Elsewhere it goes out on the main session.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-NULL-ID-01", Title: `a request with "id": null is refused, not processed`,
 	SilenceProbe: true,
-	Probe:        func(t *conform.T) { nullIDOnce(t) },
+	// The spare session: over stdio the probe comes with the odd tail, after the
+	// main session's other probes; a server may end its session over it.
+	Spare: true,
+	Probe: func(t *conform.T) { nullIDOnce(t) },
 	Run: func(t *conform.T) conform.Verdict {
 		p := nullIDOnce(t)
 		if p.err != nil {
@@ -746,6 +760,9 @@ var _ = conform.Register(conform.Check{
 		}
 		if t.Ctx.Err() != nil {
 			return conform.Errorf("not verified: %v", t.Ctx.Err())
+		}
+		if p.fromTail != nil {
+			return judgeNullID(p.method, *p.fromTail)
 		}
 		return judgeNullID(p.method, p.SettledFor(t))
 	},
@@ -755,7 +772,9 @@ var _ = conform.Register(conform.Check{
 type nullIDProbe struct {
 	toolkit.StrayProbe
 	method string
-	err    error
+	// fromTail is the answer the odd tail gave the probe (oddTail), settled there.
+	fromTail *toolkit.StrayAnswer
+	err      error
 }
 
 // nullIDOnce is BASE-NULL-ID-01's probe, made once per revision.
@@ -763,30 +782,54 @@ func nullIDOnce(t *conform.T) nullIDProbe {
 	return t.Once("BASE-NULL-ID-01:"+t.Rev.Name, func() any { return probeNullID(t) }).(nullIDProbe)
 }
 
-// probeNullID sends a request with "id": null on the main session: tools/list when
-// tools are declared (processing it would answer with a listing), else the request
-// every server of the revision's era answers.
+// probeNullID sends a request with "id": null: over stdio in the odd tail, or alone
+// on the spare session when the tail did not give it its answer; elsewhere on the
+// main session.
 func probeNullID(t *conform.T) nullIDProbe {
 	s := t.Session()
+	if t.SpareIsMain() {
+		if answers, ok := oddTail(t).Part("null-id"); ok {
+			method, _, err := nullIDRequest(s)
+			if err != nil {
+				return nullIDProbe{err: err}
+			}
+			return nullIDProbe{method: method, fromTail: &answers[0]}
+		}
+		var err error
+		if s, err = t.SpareSession(); err != nil {
+			return nullIDProbe{err: fmt.Errorf("no spare session for %s: %w", t.Rev.Name, err)}
+		}
+	}
 	if s == nil || s.Conn == nil {
 		return nullIDProbe{err: fmt.Errorf("no session for %s", t.Rev.Name)}
 	}
 	if err := s.Conn.Err(); err != nil {
 		return nullIDProbe{err: fmt.Errorf("the session for %s has ended: %w", t.Rev.Name, err)}
 	}
-	p := nullIDProbe{method: toolkit.AlwaysMethod(t.Rev)}
+	method, raw, err := nullIDRequest(s)
+	if err != nil {
+		return nullIDProbe{err: err}
+	}
+	p := nullIDProbe{method: method}
+	p.StrayProbe = toolkit.ProbeBeforeSettle(t, s, func(replies []wire.Entry, fromRefusals int) bool {
+		return fromRefusals+len(replies) > 0 // one answer is all it owes
+	}, raw)
+	return p
+}
+
+// nullIDRequest is BASE-NULL-ID-01's request on s, and its method: tools/list when
+// tools are declared (processing it would answer with a listing), else the request
+// every server of the revision's era answers.
+func nullIDRequest(s *conform.Session) (method string, raw []byte, err error) {
+	method = toolkit.AlwaysMethod(s.Rev)
 	if toolkit.Declared(s) {
-		p.method = "tools/list"
+		method = "tools/list"
 	}
 	params, err := json.Marshal(s.Conn.Stamp(map[string]any{}))
 	if err != nil {
-		return nullIDProbe{err: fmt.Errorf("encode the probe's params: %w", err)}
+		return "", nil, fmt.Errorf("encode the probe's params: %w", err)
 	}
-	raw := fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"method":%q,"params":%s}`, p.method, params)
-	p.StrayProbe = toolkit.ProbeBeforeSettle(t, s, func(replies []wire.Entry, fromRefusals int) bool {
-		return fromRefusals+len(replies) > 0 // one answer is all it owes
-	}, []byte(raw))
-	return p
+	return method, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":null,"method":%q,"params":%s}`, method, params), nil
 }
 
 // judgeNullID wants the null-id request refused: an error (ideally -32600) or an HTTP

@@ -2,6 +2,8 @@ package base
 
 import (
 	"bytes"
+	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 
@@ -10,13 +12,13 @@ import (
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
-// Over stdio the unparseable line, the mixed batch and the invalid requests go out
-// back to back with one grace for all (oddTail): each verdict is the one the probes
-// one at a time give, and a reply that could be another probe's sends the probes it
-// could be of again, one at a time. The scripted server answers the unparseable line
-// and the batch (HandleRaw) and the invalid requests as each case says; a reply held
-// back until a later probe arrives is ordered by what the server reads, not by a
-// timer.
+// Over stdio the mixed batch, then the unparseable line and the invalid requests go
+// out back to back, with a grace a stage (oddTail): each verdict is the one the
+// probes one at a time give, and a reply that could be another probe's sends the
+// probes it could be of again, one at a time. The scripted server answers the
+// unparseable line and the batch (HandleRaw) and the invalid requests as each case
+// says; a reply held back until a later probe arrives is ordered by what the server
+// reads, not by a timer.
 func TestOddTailVerdictsAsOneAtATime(t *testing.T) {
 	const (
 		parseErr     = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`
@@ -29,8 +31,8 @@ func TestOddTailVerdictsAsOneAtATime(t *testing.T) {
 	ids := []string{"BASE-PARSE-01", "BASE-INVALID-REQ-01", "BASE-BATCH-R3-01"}
 	for _, tc := range []struct {
 		name string
-		// holdParse holds the parse error back until the next batch arrives.
-		holdParse        bool
+		// holdBatch holds the batch's reply back until the next line arrives.
+		holdBatch        bool
 		parse, batch     []string // the replies to the unparseable line and to the batch
 		invalid          func(req *wire.Message) []string
 		want             [3]reports.Status // of ids
@@ -43,10 +45,12 @@ func TestOddTailVerdictsAsOneAtATime(t *testing.T) {
 		{"invalid requests refused with a null id, at once, are placed by their window", false, []string{parseErr}, []string{refusedWhole},
 			func(*wire.Message) []string { return []string{nullRefusal} },
 			[3]reports.Status{reports.Pass, reports.Pass, reports.Pass}, true},
-		{"a parse error that trails into the batch's window is made again alone", true, []string{parseErr}, []string{refusedWhole}, refuse,
-			// One at a time the line gets no reply in its own window: the held
-			// reply comes with the next batch, whose window it is in.
-			[3]reports.Status{reports.Fail, reports.Pass, reports.Pass}, false},
+		{"a refusal of the batch that trails past its grace is the line's, as one at a time reads it", true, []string{parseErr}, []string{refusedWhole}, refuse,
+			// One at a time the batch gets no reply within its grace: the held
+			// refusal comes with the next line, whose window it is in, beside the
+			// line's own parse error. The batch's stage ended with its grace, so
+			// nothing is made again.
+			[3]reports.Status{reports.Pass, reports.Pass, reports.Warn}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -57,16 +61,16 @@ func TestOddTailVerdictsAsOneAtATime(t *testing.T) {
 				mu.Lock()
 				defer mu.Unlock()
 				if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")) {
-					out := append(held, tc.batch...)
-					held = nil
-					return out
+					if tc.holdBatch {
+						held = append(held, tc.batch...)
+						return nil
+					}
+					return tc.batch
 				}
 				lines++
-				if tc.holdParse {
-					held = append(held, tc.parse...)
-					return nil
-				}
-				return tc.parse
+				out := append(held, tc.parse...)
+				held = nil
+				return out
 			})
 			answerInvalidRequests(srv, tc.invalid)
 			vs := conformtest.JudgeAll(t, ids, "2025-06-18", srv)
@@ -106,9 +110,9 @@ func TestOddTailSessionEnd(t *testing.T) {
 		// The first invalid request ends it: the line and the batch keep their
 		// answers, the invalid requests get the one the first of them gives.
 		{"over the first invalid request", "invalid", [3]reports.Status{reports.Pass, reports.Fail, reports.Pass}, 1},
-		// The batch ends it while the line is still owed its reply: a late one
-		// may have died with the session, so the line goes out again alone, and
-		// its silence is proven by a grace of its own.
+		// The batch, a quiet probe, goes out first and ends it: the line and the
+		// invalid requests go out on the spare session, the line once, its
+		// silence proven by a grace of its own.
 		{"over the batch, the line unanswered", "batch", [3]reports.Status{reports.Fail, reports.Pass, reports.Warn}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,9 +154,127 @@ func TestOddTailSessionEnd(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			if tc.endOn == "batch" && lines != 2 {
-				t.Errorf("the unanswered line went out %d times, want twice (again alone, after the end)", lines)
+			if tc.endOn == "batch" && lines != 1 {
+				t.Errorf("the unanswered line went out %d times, want once (alone, after the end)", lines)
 			}
 		})
+	}
+}
+
+// The mixed batch and the null-id request are the odd tail's quiet stage: a server
+// silent on both that ends the session over the unparseable line (the Go SDK) keeps
+// their answers, proven by the stage's one grace, and neither goes out again; when
+// the batch ends the session, the batch keeps that end as its answer, and the
+// null-id request goes out alone on the session that replaces it, before the loud
+// probes; a server that refuses the batch at once with an error of id null (mcp-go)
+// has it placed as the batch's, with no probe before it still owed a reply.
+func TestOddTailQuietStage(t *testing.T) {
+	const batchRefused = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Failed to parse message"}}`
+	ids := []string{"BASE-NULL-ID-01", "BASE-BATCH-R3-01", "BASE-PARSE-01", "BASE-INVALID-REQ-01"}
+	for _, tc := range []struct {
+		name         string
+		endOn        string // "line" or "batch", or "" to end no session
+		batchReply   []string
+		want         [4]reports.Status
+		wantNullIDs  int // null-id requests sent
+		wantBatches  int // batches sent
+		wantSessions int
+	}{
+		{"silent on the quiet ones, ended over the line", "line", nil,
+			[4]reports.Status{reports.Warn, reports.Warn, reports.Fail, reports.Pass}, 1, 1, 2},
+		{"ended over the batch", "batch", nil,
+			[4]reports.Status{reports.Warn, reports.Warn, reports.Fail, reports.Pass}, 1, 1, 2},
+		{"the batch refused at once with an error of id null", "", []string{batchRefused},
+			[4]reports.Status{reports.Warn, reports.Pass, reports.Fail, reports.Pass}, 1, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			nullIDs, batches, lines := 0, 0, 0
+			lineFirst := false // a line went out before the first batch
+			srv := conformtest.NewServer()
+			srv.HandleRaw(func(raw []byte) []string {
+				batch := bytes.HasPrefix(bytes.TrimSpace(raw), []byte("["))
+				mu.Lock()
+				if batch {
+					batches++
+					lineFirst = lineFirst || (batches == 1 && lines > 0)
+				} else {
+					lines++
+				}
+				mu.Unlock()
+				switch {
+				case tc.endOn != "" && batch == (tc.endOn == "batch"):
+					return []string{conformtest.EndSession}
+				case batch:
+					return tc.batchReply
+				}
+				return nil
+			})
+			srv.Handle("tools/list", func(req *wire.Message) []string {
+				if req.ID.IsNull() {
+					mu.Lock()
+					nullIDs++
+					mu.Unlock()
+					return nil
+				}
+				return []string{conformtest.Result(req, `{"tools":[]}`)}
+			})
+			answerInvalidRequests(srv, func(req *wire.Message) []string {
+				return []string{conformtest.Error(req, wire.CodeInvalidRequest, "invalid request")}
+			})
+			vs := conformtest.JudgeAll(t, ids, "2025-06-18", srv)
+			for i, v := range vs {
+				if v.Status != tc.want[i] {
+					t.Errorf("%s = %s (%s), want %s", ids[i], v.Status, v.Message, tc.want[i])
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if lineFirst {
+				t.Error("the unparseable line went out before the batch: the quiet probes go first")
+			}
+			if nullIDs != tc.wantNullIDs || batches != tc.wantBatches {
+				t.Errorf("the null-id request went out %d times and the batch %d, want %d and %d", nullIDs, batches, tc.wantNullIDs, tc.wantBatches)
+			}
+			if srv.Sessions != tc.wantSessions {
+				t.Errorf("%d sessions, want %d", srv.Sessions, tc.wantSessions)
+			}
+		})
+	}
+}
+
+// A reply that carries an id no probe had leaves every part of the odd tail to be
+// made again: the quiet ones at once, alone, and a batch made again is judged by
+// the ids it was sent with then.
+func TestOddTailRemadeBatchKeepsItsIDs(t *testing.T) {
+	ids := []string{"BASE-BATCH-R2-01", "BASE-PARSE-01"}
+	var mu sync.Mutex
+	batches := 0
+	srv := conformtest.NewServer()
+	srv.HandleRaw(func(raw []byte) []string {
+		var items []map[string]json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			// The line, answered with an id none of the probes had.
+			return []string{`{"jsonrpc":"2.0","id":999999,"error":{"code":-32700,"message":"Parse error"}}`}
+		}
+		mu.Lock()
+		batches++
+		mu.Unlock()
+		var replies []string
+		for _, it := range items {
+			if id, ok := it["id"]; ok {
+				replies = append(replies, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{}}`)
+			}
+		}
+		return []string{"[" + strings.Join(replies, ",") + "]"}
+	})
+	vs := conformtest.JudgeAll(t, ids, "2025-03-26", srv)
+	if vs[0].Status != reports.Pass {
+		t.Errorf("%s = %s (%s), want pass", ids[0], vs[0].Status, vs[0].Message)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if batches != 2 {
+		t.Errorf("the batch went out %d times, want twice (in the tail, then again alone)", batches)
 	}
 }

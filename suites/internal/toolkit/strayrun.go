@@ -1,6 +1,7 @@
 package toolkit
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/mcp-conform/mcp-conform/conform"
@@ -27,6 +28,13 @@ type RunProbe struct {
 	// Complete reports whether the replies, this probe's so far, are all it is
 	// owed: once every probe's are, no silence is left to prove.
 	Complete func(replies []wire.Entry) bool
+	// Settles ends a stage of the run: before the next probe goes out, every
+	// probe so far has the replies it is owed or its silence is proven by the
+	// grace, as one at a time proves it. A probe after it that ends the session
+	// then leaves their parts theirs (no late reply of theirs can have died with
+	// it), and a reply after it is read as no earlier probe's, as one at a time
+	// reads a reply that comes after its probe's grace.
+	Settles bool
 }
 
 // StrayRun is what SendStrayRun's probes got, part by part.
@@ -35,6 +43,7 @@ type StrayRun struct {
 	answers []StrayAnswer
 	windows []StrayProbe // each sent probe's window, for a part judged after the settle
 	ok      []bool       // the probe's answer can be read as its own (Part)
+	sent    int          // how many of the probes the run sent
 }
 
 // Part is the answers of the part's probes, in their order, and whether they are
@@ -63,7 +72,7 @@ func (r *StrayRun) Sent(name string) bool {
 		return false
 	}
 	i := slices.IndexFunc(r.probes, func(p RunProbe) bool { return p.Part == name })
-	return i >= 0 && i < len(r.windows)
+	return i >= 0 && (i < r.sent || i < len(r.ok) && r.ok[i])
 }
 
 // window is the part's first probe and its StrayProbe, for a part judged after the
@@ -109,11 +118,31 @@ func SendStrayRun(t *conform.T, s *conform.Session, probes []RunProbe) *StrayRun
 		return r
 	}
 	barrierOnly := func() bool { return true }
-	seqs := make([]int, 0, len(probes)) // the transcript's seq before each send
-	win := make([]int, 0, len(probes))  // the window each probe is in (its first probe's index)
-	failed := -1                        // the probe whose send or barrier failed
-	var ended *StrayAnswer              // its answer, when it opens its part
+	seqs := make([]int, 0, len(probes))     // the transcript's seq before each send
+	win := make([]int, 0, len(probes))      // the window each probe is in (its first probe's index)
+	closedAt := make([]int, 0, len(probes)) // how many probes had their silence proven (Settles) before each send
+	closed := 0
+	failed := -1           // the probe whose send or barrier failed
+	var ended *StrayAnswer // its answer, when it opens its part
+	placed := func(n int) replyPlaces { return placeReplies(s, probes[:n], seqs[:n], win[:n], closedAt[:n]) }
+	// allIn reports whether each of the first n probes whose silence no stage has
+	// proven yet has the replies it is owed, every reply placed.
+	allIn := func(n int) func() bool {
+		return func() bool {
+			pl := placed(n)
+			if pl.dirty || len(pl.tainted) > 0 {
+				return false
+			}
+			for i := closed; i < n; i++ {
+				if !probes[i].Complete(pl.per[i]) {
+					return false
+				}
+			}
+			return true
+		}
+	}
 	for i, p := range probes {
+		closedAt = append(closedAt, closed)
 		w := StrayProbe{s: s, after: s.Conn.Seq()}
 		opens := i == 0 || probes[i-1].Part != p.Part
 		if i > 0 && p.Joins {
@@ -135,51 +164,52 @@ func SendStrayRun(t *conform.T, s *conform.Session, probes []RunProbe) *StrayRun
 		}
 		seqs = append(seqs, w.after)
 		r.windows = append(r.windows, w)
-		if err := s.Conn.Flush(t.Ctx, barrierOnly); err != nil {
+		enough := barrierOnly
+		if p.Settles && i < len(probes)-1 {
+			enough = allIn(i + 1) // the stage's grace, unless every reply is in
+		}
+		if err := s.Conn.Flush(t.Ctx, enough); err != nil {
 			failed = i
-			if opens && !p.Batch {
+			switch {
+			case opens && !p.Batch:
 				// The session ended over the part's first probe: its answer, as
 				// one at a time gives it.
 				a := w.Answer
 				a.Err = err
 				ended = &a
+			case opens && conform.Gone(err):
+				// A batch is judged from its window after the settle: the end
+				// is its outcome there, as ProbeBeforeSettle records it.
+				r.windows[i].ended = fmt.Errorf("the request after the probe: %w", err)
+				ended = &r.windows[i].Answer
 			}
 			break
 		}
+		if p.Settles {
+			closed = i + 1
+		}
 	}
+	r.sent = len(r.windows)
 	if failed == 0 && ended != nil {
 		r.answers, r.ok = []StrayAnswer{*ended}, []bool{true}
 		return r
 	}
-	sent := len(r.windows)
+	sent := r.sent
 	if sent == 0 {
 		return r
 	}
-	placed := func() replyPlaces { return placeReplies(s, probes[:sent], seqs[:sent], win[:sent]) }
 	if failed < 0 {
-		// One grace for every probe, unless every reply is in and placed: a part
-		// made again needs the grace too, so that nothing late of this run lands
-		// in its new window.
-		allIn := func() bool {
-			pl := placed()
-			if pl.dirty || len(pl.tainted) > 0 {
-				return false
-			}
-			for i, p := range probes {
-				if !p.Complete(pl.per[i]) {
-					return false
-				}
-			}
-			return true
-		}
-		if err := s.Conn.Flush(t.Ctx, allIn); err != nil {
+		// One grace for every probe of the last stage, unless every reply is in
+		// and placed: a part made again needs the grace too, so that nothing late
+		// of this run lands in its new window.
+		if err := s.Conn.Flush(t.Ctx, allIn(sent)); err != nil {
 			return r
 		}
 	}
 	if n, unsure := s.Conn.DroppedRepliesIn(seqs[0], 0); n > 0 || unsure {
 		return r
 	}
-	pl := placed()
+	pl := placed(sent)
 	if pl.dirty {
 		return r
 	}
@@ -195,7 +225,7 @@ func SendStrayRun(t *conform.T, s *conform.Session, probes []RunProbe) *StrayRun
 		for keep > 0 && probes[keep].Part == probes[keep-1].Part {
 			keep--
 		}
-		for i := range keep {
+		for i := closedAt[failed]; i < keep; i++ {
 			if !probes[i].Complete(pl.per[i]) {
 				pl.tainted[probes[i].Part] = true
 			}
@@ -238,7 +268,7 @@ type replyPlaces struct {
 
 // placeReplies places the stray replies that arrived since the first probe's send
 // (SendStrayRun).
-func placeReplies(s *conform.Session, probes []RunProbe, seqs, win []int) replyPlaces {
+func placeReplies(s *conform.Session, probes []RunProbe, seqs, win, closedAt []int) replyPlaces {
 	pl := replyPlaces{per: make([][]wire.Entry, len(probes)), tainted: map[string]bool{}}
 	owner := map[string]int{}
 	for i, p := range probes {
@@ -277,7 +307,7 @@ func placeReplies(s *conform.Session, probes []RunProbe, seqs, win []int) replyP
 			pl.per[k] = append(pl.per[k], e)
 		default:
 			mine := true
-			for j := range k {
+			for j := closedAt[k]; j < k; j++ {
 				if !probes[j].Complete(pl.per[j]) {
 					pl.tainted[probes[j].Part], mine = true, false // a late reply of probe j's could be this
 				}
@@ -296,26 +326,88 @@ func oddTailKey(rev string) string { return "odd-tail:" + rev }
 
 // OddTail makes a revision's last odd-input probes as one stray run (SendStrayRun),
 // once, on the spare session while it is the main one (over stdio, where those checks
-// run last, T.SpareSession): probes gives the probes of the odd-input checks that
-// run, each check passing the same function, in two lists, and MixedBatch's batch
-// goes between them when a check that judges it runs (it is judged after the settle,
-// from its window). Elsewhere, or when the spare session is another, nothing is
-// sent and every part reads not ok.
-func OddTail(t *conform.T, probes func(s *conform.Session) (first, last []RunProbe)) *StrayRun {
+// run last, T.SpareSession), in two stages: first the probes a server may leave
+// unanswered and go on serving (quiet), MixedBatch's batch first among them when a
+// check that judges it runs (it is judged after the settle, from its window), with
+// one grace for their silences; then the others (loud), one grace more when one of
+// them is left unanswered. The batch goes first because a server that does not read
+// arrays answers it at once with one error of id null (mcp-go), which after a probe
+// still owed its reply could be that probe's, and both would be made again. A server that ends the session over a loud probe (the Go
+// SDK does over the unparseable line) then leaves the quiet probes their answers: on
+// one session, a grace each one at a time, one grace for all of them here, and none
+// of them made again on a process of its own. probes gives the probes of the
+// odd-input checks that run, each check passing the same function. Elsewhere, or when
+// the spare session is another, nothing is sent and every part reads not ok.
+func OddTail(t *conform.T, probes func(s *conform.Session) (quiet, loud []RunProbe)) *StrayRun {
 	return t.Once(oddTailKey(t.Rev.Name), func() any {
 		s, err := t.SpareSession()
 		if err != nil || s != t.Session() {
 			return (*StrayRun)(nil)
 		}
-		first, last := probes(s)
-		list := first
+		quiet, loud := probes(s)
 		if slices.ContainsFunc(mixedBatchChecks, t.Runs) {
 			if bp, err := batchProbe(t, s); err == nil {
-				list = append(list, bp)
+				quiet = append([]RunProbe{bp}, quiet...)
 			}
 		}
-		return SendStrayRun(t, s, append(list, last...))
+		quiet = slices.Clone(quiet)
+		if len(quiet) > 0 && len(loud) > 0 {
+			quiet[len(quiet)-1].Settles = true
+		}
+		r := SendStrayRun(t, s, append(quiet, loud...))
+		// A quiet part the run could not give its answer (a later probe ended
+		// the session while its silence was owed a grace, or a reply could not be
+		// placed) is made again now, alone, on the spare session (a new one when
+		// the server ended this): before the loud parts, which their checks make
+		// again one at a time, so that a server that ends every session over
+		// those (the Go SDK) pays no process more for it.
+		for _, q := range quiet {
+			if _, ok := r.Part(q.Part); ok || t.Ctx.Err() != nil {
+				continue
+			}
+			s2, err := t.SpareSession()
+			if err != nil {
+				break
+			}
+			again, _ := probes(s2)
+			if q.Part == "batch" {
+				bp, err := batchProbe(t, s2)
+				if err != nil {
+					continue
+				}
+				again = []RunProbe{bp}
+			}
+			i := slices.IndexFunc(again, func(p RunProbe) bool { return p.Part == q.Part })
+			if i < 0 {
+				continue
+			}
+			r.adopt(q.Part, SendStrayRun(t, s2, again[i:i+1]))
+		}
+		return r
 	}).(*StrayRun)
+}
+
+// adopt takes the answer of a one-probe run that made part name again (OddTail) as
+// the part's: its probe (a batch's ids are new), its answer, its window, and whether
+// it is the part's own.
+func (r *StrayRun) adopt(name string, again *StrayRun) {
+	i := slices.IndexFunc(r.probes, func(p RunProbe) bool { return p.Part == name })
+	if i < 0 || len(again.ok) == 0 || !again.ok[0] {
+		return
+	}
+	n := len(r.probes)
+	if len(r.answers) < n {
+		r.answers = append(r.answers, make([]StrayAnswer, n-len(r.answers))...)
+	}
+	if len(r.ok) < n {
+		r.ok = append(r.ok, make([]bool, n-len(r.ok))...)
+	}
+	if len(r.windows) < n {
+		r.windows = append(r.windows, make([]StrayProbe, n-len(r.windows))...)
+	}
+	r.probes = slices.Clone(r.probes) // the caller's list is not changed
+	r.probes[i] = again.probes[0]
+	r.answers[i], r.ok[i], r.windows[i] = again.answers[0], true, again.windows[0]
 }
 
 // tailBatch is MixedBatch's probe when the revision's odd tail made it (OddTail).
