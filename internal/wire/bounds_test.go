@@ -201,8 +201,8 @@ func TestServerRequestFloodIsCounted(t *testing.T) {
 }
 
 // TestDroppedIDlessReplies: of the dropped entries that could have been a reply, those
-// that were responses with a null or no id are counted apart, by window; a dropped
-// notification or a kept reply is neither.
+// that were responses with a null or no id are counted apart, by window, and of
+// those the results apart again; a dropped notification or a kept reply is none.
 func TestDroppedIDlessReplies(t *testing.T) {
 	f := newFake(nil)
 	c := NewConn(f, Options{MaxTranscriptBytes: 1000})
@@ -218,20 +218,22 @@ func TestDroppedIDlessReplies(t *testing.T) {
 	}
 	pushAll(t, f, c, frames...)
 	tests := []struct {
-		after, end     int
-		dropped, idles int
+		after, end              int
+		dropped, idles, results int
 	}{
-		{0, 0, 4, 2},
-		{0, 1, 1, 1},
-		{1, 2, 1, 0},
-		{1, 5, 2, 1},
-		{3, 0, 1, 0},
+		{0, 0, 4, 2, 1},
+		{0, 1, 1, 1, 1},
+		{1, 2, 1, 0, 0},
+		{1, 5, 2, 1, 0},
+		{3, 0, 1, 0, 0},
 	}
 	for _, tc := range tests {
 		n, unsure := c.DroppedRepliesIn(tc.after, tc.end)
 		idless := c.DroppedIDlessRepliesIn(tc.after, tc.end)
-		if n != tc.dropped || unsure || idless != tc.idles {
-			t.Errorf("(%d, %d]: %d dropped (unsure %v), %d with no id; want %d and %d", tc.after, tc.end, n, unsure, idless, tc.dropped, tc.idles)
+		results := c.DroppedIDlessResultsIn(tc.after, tc.end)
+		if n != tc.dropped || unsure || idless != tc.idles || results != tc.results {
+			t.Errorf("(%d, %d]: %d dropped (unsure %v), %d with no id, %d of them results; want %d, %d and %d",
+				tc.after, tc.end, n, unsure, idless, results, tc.dropped, tc.idles, tc.results)
 		}
 	}
 }

@@ -1005,7 +1005,7 @@ func (c *Conn) record(e Entry) int {
 		if possibleReply(e) {
 			if len(c.lostReplies) < maxLostSeqs {
 				idless := e.Msg != nil && (e.Msg.ID.IsNull() || e.Msg.ID.IsZero())
-				c.lostReplies = append(c.lostReplies, lostReply{seq: e.Seq, idless: idless})
+				c.lostReplies = append(c.lostReplies, lostReply{seq: e.Seq, idless: idless, result: idless && e.Msg.Error == nil})
 			} else if c.lostFrom == 0 {
 				c.lostFrom = e.Seq
 			}
@@ -1033,6 +1033,7 @@ const maxLostSeqs = 1 << 16
 type lostReply struct {
 	seq    int
 	idless bool
+	result bool // idless, and a result: what only a request with "id": null draws
 }
 
 // possibleReply reports whether a received entry could be a reply a probe reads from
@@ -1069,6 +1070,21 @@ func (c *Conn) DroppedIDlessRepliesIn(after, end int) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.lostIn(after, end, true)
+}
+
+// DroppedIDlessResultsIn is how many of DroppedIDlessRepliesIn's entries carried a
+// result, not an error: the answer only a request with "id": null draws (every
+// other stray input is refused with an error, or answered by its requests' ids).
+func (c *Conn) DroppedIDlessResultsIn(after, end int) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, l := range c.lostReplies {
+		if l.result && l.seq > after && (end <= 0 || l.seq <= end) {
+			n++
+		}
+	}
+	return n
 }
 
 // lostIn counts the remembered lost replies in (after, end], those with no id only

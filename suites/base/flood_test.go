@@ -116,3 +116,37 @@ func TestDroppedLateInvalidParamsReplyIsNotVerified(t *testing.T) {
 		})
 	}
 }
+
+// In the odd tail the null-id request follows the mixed batch, which a server may
+// leave unanswered: a dropped reply there could be a late refusal of the batch, but
+// a dropped result of null id can only answer the null-id request. The request then
+// goes out once, not again alone, and stays not verified.
+func TestDroppedNullIDResultInTheTail(t *testing.T) {
+	var mu sync.Mutex
+	nullIDs := 0
+	srv := conformtest.NewServer()
+	srv.HandleRaw(func([]byte) []string { return nil }) // silent on the batch
+	srv.Handle("tools/list", func(req *wire.Message) []string {
+		tools := `{"tools":[{"name":"t","inputSchema":{"type":"object"},"description":"` + strings.Repeat("x", 16<<10) + `"}]}`
+		if req.ID.IsNull() {
+			mu.Lock()
+			nullIDs++
+			mu.Unlock()
+			return []string{`{"jsonrpc":"2.0","id":null,"result":` + tools + `}`}
+		}
+		return []string{conformtest.Result(req, `{"tools":[]}`)}
+	})
+	small := func(c *conform.Config) { c.MaxTranscriptBytes = 8 << 10 }
+	vs := conformtest.JudgeAll(t, []string{"BASE-NULL-ID-01", "BASE-BATCH-R3-01"}, "2025-06-18", srv, small)
+	if vs[0].Status != reports.Error || !strings.Contains(vs[0].Message, "not verified") {
+		t.Errorf("BASE-NULL-ID-01 = %s (%s), want error (not verified)", vs[0].Status, vs[0].Message)
+	}
+	if vs[1].Status != reports.Warn {
+		t.Errorf("BASE-BATCH-R3-01 = %s (%s), want warn (no reply)", vs[1].Status, vs[1].Message)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if nullIDs != 1 {
+		t.Errorf("the null-id request went out %d times, want once", nullIDs)
+	}
+}

@@ -539,7 +539,7 @@ func oddTail(t *conform.T) *toolkit.StrayRun {
 	return toolkit.OddTail(t, func(s *conform.Session) (quiet, loud []toolkit.RunProbe) {
 		if t.Runs("BASE-NULL-ID-01") {
 			if _, raw, err := nullIDRequest(s); err == nil {
-				quiet = append(quiet, toolkit.RunProbe{Part: "null-id", Raw: raw, Complete: answeredOnce})
+				quiet = append(quiet, toolkit.RunProbe{Part: "null-id", Raw: raw, Window: true, NullID: true, Complete: answeredOnce})
 			}
 		}
 		if t.Runs("BASE-PARSE-01") {
@@ -761,20 +761,16 @@ var _ = conform.Register(conform.Check{
 		if t.Ctx.Err() != nil {
 			return conform.Errorf("not verified: %v", t.Ctx.Err())
 		}
-		if p.fromTail != nil {
-			return judgeNullID(p.method, *p.fromTail)
-		}
 		return judgeNullID(p.method, p.SettledFor(t))
 	},
 })
 
-// nullIDProbe is BASE-NULL-ID-01's probe: the request it sent, and its method.
+// nullIDProbe is BASE-NULL-ID-01's probe: the request it sent (its window, in the odd
+// tail or alone), and its method.
 type nullIDProbe struct {
 	toolkit.StrayProbe
 	method string
-	// fromTail is the answer the odd tail gave the probe (oddTail), settled there.
-	fromTail *toolkit.StrayAnswer
-	err      error
+	err    error
 }
 
 // nullIDOnce is BASE-NULL-ID-01's probe, made once per revision.
@@ -788,12 +784,12 @@ func nullIDOnce(t *conform.T) nullIDProbe {
 func probeNullID(t *conform.T) nullIDProbe {
 	s := t.Session()
 	if t.SpareIsMain() {
-		if answers, ok := oddTail(t).Part("null-id"); ok {
+		if w, ok := oddTail(t).Window("null-id"); ok {
 			method, _, err := nullIDRequest(s)
 			if err != nil {
 				return nullIDProbe{err: err}
 			}
-			return nullIDProbe{method: method, fromTail: &answers[0]}
+			return nullIDProbe{StrayProbe: w, method: method}
 		}
 		var err error
 		if s, err = t.SpareSession(); err != nil {

@@ -132,7 +132,7 @@ func SendBatch(t *conform.T, s *conform.Session) BatchProbe {
 // "batch".
 func batchProbe(t *conform.T, s *conform.Session) (RunProbe, error) {
 	method := AlwaysMethod(t.Rev)
-	p := RunProbe{Part: "batch", Batch: true, IDs: []wire.ID{s.Conn.NextID(), s.Conn.NextID()}}
+	p := RunProbe{Part: "batch", Batch: true, Window: true, IDs: []wire.ID{s.Conn.NextID(), s.Conn.NextID()}}
 	var items []json.RawMessage
 	for _, id := range p.IDs {
 		raw, err := wire.EncodeRequest(id, method, s.Conn.Stamp(map[string]any{}))

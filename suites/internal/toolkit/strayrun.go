@@ -28,6 +28,15 @@ type RunProbe struct {
 	// Complete reports whether the replies, this probe's so far, are all it is
 	// owed: once every probe's are, no silence is left to prove.
 	Complete func(replies []wire.Entry) bool
+	// Window marks a part of one probe that is judged from its window after the
+	// settle (StrayRun.Window), as ProbeBeforeSettle's are: a reply the transcript
+	// lost there, with every earlier probe of its stage answered, is its (its
+	// window reads it as not verified), and leaves the other parts theirs.
+	Window bool
+	// NullID marks a request with "id": null: a lost reply of null id that carried
+	// a result (wire.Conn.DroppedIDlessResultsIn) is its, whatever is still owed
+	// before it, since every other stray input is refused with an error.
+	NullID bool
 	// Settles ends a stage of the run: before the next probe goes out, every
 	// probe so far has the replies it is owed or its silence is proven by the
 	// grace, as one at a time proves it. A probe after it that ends the session
@@ -82,11 +91,19 @@ func (r *StrayRun) window(name string) (RunProbe, StrayProbe, bool) {
 		return RunProbe{}, StrayProbe{}, false
 	}
 	for i, p := range r.probes {
-		if p.Part == name && i < len(r.ok) && r.ok[i] {
+		if p.Part == name && i < len(r.ok) && r.ok[i] && i < len(r.windows) {
 			return p, r.windows[i], true
 		}
 	}
 	return RunProbe{}, StrayProbe{}, false
+}
+
+// Window is the window of a part of one probe (RunProbe.Window) that the run gave
+// its answer: judge it after the column settles with StrayProbe.SettledFor, as a
+// probe made alone with ProbeBeforeSettle.
+func (r *StrayRun) Window(name string) (StrayProbe, bool) {
+	_, w, ok := r.window(name)
+	return w, ok
 }
 
 // SendStrayRun sends probes back to back on s, a barrier after each showing the
@@ -125,6 +142,13 @@ func SendStrayRun(t *conform.T, s *conform.Session, probes []RunProbe) *StrayRun
 	failed := -1           // the probe whose send or barrier failed
 	var ended *StrayAnswer // its answer, when it opens its part
 	placed := func(n int) replyPlaces { return placeReplies(s, probes[:n], seqs[:n], win[:n], closedAt[:n]) }
+	// windowEnd is where probe i's window ends: the next probe's send (0: not yet).
+	windowEnd := func(i int) int {
+		if i+1 < len(seqs) {
+			return seqs[i+1]
+		}
+		return 0
+	}
 	// allIn reports whether each of the first n probes whose silence no stage has
 	// proven yet has the replies it is owed, every reply placed.
 	allIn := func(n int) func() bool {
@@ -134,7 +158,7 @@ func SendStrayRun(t *conform.T, s *conform.Session, probes []RunProbe) *StrayRun
 				return false
 			}
 			for i := closed; i < n; i++ {
-				if !probes[i].Complete(pl.per[i]) {
+				if !probes[i].Complete(pl.per[i]) && !(probes[i].Window && s.Conn.DroppedIDlessRepliesIn(seqs[i], windowEnd(i)) > 0) {
 					return false
 				}
 			}
@@ -171,17 +195,17 @@ func SendStrayRun(t *conform.T, s *conform.Session, probes []RunProbe) *StrayRun
 		if err := s.Conn.Flush(t.Ctx, enough); err != nil {
 			failed = i
 			switch {
-			case opens && !p.Batch:
+			case opens && p.Window && conform.Gone(err):
+				// Judged from its window after the settle: the end is its
+				// outcome there, as ProbeBeforeSettle records it.
+				r.windows[i].ended = fmt.Errorf("the request after the probe: %w", err)
+				ended = &r.windows[i].Answer
+			case opens && !p.Batch && !p.Window:
 				// The session ended over the part's first probe: its answer, as
 				// one at a time gives it.
 				a := w.Answer
 				a.Err = err
 				ended = &a
-			case opens && conform.Gone(err):
-				// A batch is judged from its window after the settle: the end
-				// is its outcome there, as ProbeBeforeSettle records it.
-				r.windows[i].ended = fmt.Errorf("the request after the probe: %w", err)
-				ended = &r.windows[i].Answer
 			}
 			break
 		}
@@ -206,12 +230,29 @@ func SendStrayRun(t *conform.T, s *conform.Session, probes []RunProbe) *StrayRun
 			return r
 		}
 	}
-	if n, unsure := s.Conn.DroppedRepliesIn(seqs[0], 0); n > 0 || unsure {
-		return r
-	}
 	pl := placed(sent)
 	if pl.dirty {
 		return r
+	}
+	// A reply the transcript did not keep could be any probe's, and every part
+	// is made again; but in the window of a part judged from its window, with
+	// every earlier probe of its stage answered, it can only be its own, and that
+	// window reads it as not verified.
+	for i := range sent {
+		if n, unsure := s.Conn.DroppedRepliesIn(seqs[i], windowEnd(i)); n == 0 && !unsure {
+			continue
+		}
+		if !probes[i].Window {
+			return r
+		}
+		if n, _ := s.Conn.DroppedRepliesIn(seqs[i], windowEnd(i)); probes[i].NullID && n == s.Conn.DroppedIDlessResultsIn(seqs[i], windowEnd(i)) {
+			continue // results of null id: its own
+		}
+		for j := closedAt[i]; j < i; j++ {
+			if !probes[j].Complete(pl.per[j]) {
+				return r
+			}
+		}
 	}
 	// After a failed probe the parts whose windows closed before its window opened
 	// are theirs, each whole, when each of their probes has the replies it is owed:
