@@ -177,9 +177,9 @@ func (s *schemaSet) definition(def string) (*jsonschema.Schema, error) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.compiler == nil {
-			raw, err := schemaFS.ReadFile(path.Join("schemas", s.name, "schema.json"))
+			raw, err := s.document()
 			if err != nil {
-				cd.err = fmt.Errorf("revision %s: no embedded schema: %w", s.name, err)
+				cd.err = err
 				return
 			}
 			c, err := s.newCompiler(raw)
@@ -288,6 +288,15 @@ func eachRef(v any, f func(ref string) bool) bool {
 		}
 	}
 	return true
+}
+
+// document is the revision's embedded schema document, as published.
+func (s *schemaSet) document() ([]byte, error) {
+	raw, err := schemaFS.ReadFile(path.Join("schemas", s.name, "schema.json"))
+	if err != nil {
+		return nil, fmt.Errorf("revision %s: no embedded schema: %w", s.name, err)
+	}
+	return raw, nil
 }
 
 // newCompiler returns an offline compiler holding doc, a revision's embedded

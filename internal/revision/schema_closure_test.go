@@ -2,7 +2,6 @@ package revision
 
 import (
 	"fmt"
-	"path"
 	"testing"
 )
 
@@ -18,7 +17,7 @@ func TestClosureCompilesLikeTheWholeDocument(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			raw, err := schemaFS.ReadFile(path.Join("schemas", s.name, "schema.json"))
+			raw, err := s.document()
 			if err != nil {
 				t.Fatal(err)
 			}

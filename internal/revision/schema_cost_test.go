@@ -2,7 +2,6 @@ package revision
 
 import (
 	"encoding/json"
-	"path"
 	"testing"
 )
 
@@ -63,7 +62,7 @@ func BenchmarkCompileDefinition(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		whole, err := schemaFS.ReadFile(path.Join("schemas", s.name, "schema.json"))
+		whole, err := s.document()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -73,12 +73,7 @@ func TestOddTailVerdictsAsOneAtATime(t *testing.T) {
 				return out
 			})
 			answerInvalidRequests(srv, tc.invalid)
-			vs := conformtest.JudgeAll(t, ids, "2025-06-18", srv)
-			for i, v := range vs {
-				if v.Status != tc.want[i] {
-					t.Errorf("%s = %s (%s), want %s", ids[i], v.Status, v.Message, tc.want[i])
-				}
-			}
+			judgeOddTail(t, ids, srv, tc.want[:])
 			mu.Lock()
 			defer mu.Unlock()
 			if once := lines == 1; once != tc.wantLineSentOnce {
@@ -143,12 +138,7 @@ func TestOddTailSessionEnd(t *testing.T) {
 				return []string{conformtest.Error(req, wire.CodeInvalidRequest, "invalid request")}
 			}
 			answerInvalidRequests(srv, invalid)
-			vs := conformtest.JudgeAll(t, ids, "2025-06-18", srv)
-			for i, v := range vs {
-				if v.Status != tc.want[i] {
-					t.Errorf("%s = %s (%s), want %s", ids[i], v.Status, v.Message, tc.want[i])
-				}
-			}
+			judgeOddTail(t, ids, srv, tc.want[:])
 			if srv.Sessions != tc.wantSessions {
 				t.Errorf("%d sessions, want %d", srv.Sessions, tc.wantSessions)
 			}
@@ -222,12 +212,7 @@ func TestOddTailQuietStage(t *testing.T) {
 			answerInvalidRequests(srv, func(req *wire.Message) []string {
 				return []string{conformtest.Error(req, wire.CodeInvalidRequest, "invalid request")}
 			})
-			vs := conformtest.JudgeAll(t, ids, "2025-06-18", srv)
-			for i, v := range vs {
-				if v.Status != tc.want[i] {
-					t.Errorf("%s = %s (%s), want %s", ids[i], v.Status, v.Message, tc.want[i])
-				}
-			}
+			judgeOddTail(t, ids, srv, tc.want[:])
 			mu.Lock()
 			defer mu.Unlock()
 			if lineFirst {
@@ -276,5 +261,16 @@ func TestOddTailRemadeBatchKeepsItsIDs(t *testing.T) {
 	defer mu.Unlock()
 	if batches != 2 {
 		t.Errorf("the batch went out %d times, want twice (in the tail, then again alone)", batches)
+	}
+}
+
+// judgeOddTail runs the checks with ids in one run at 2025-06-18 against srv and
+// wants each verdict's status as listed.
+func judgeOddTail(t *testing.T, ids []string, srv *conformtest.Server, want []reports.Status) {
+	t.Helper()
+	for i, v := range conformtest.JudgeAll(t, ids, "2025-06-18", srv) {
+		if v.Status != want[i] {
+			t.Errorf("%s = %s (%s), want %s", ids[i], v.Status, v.Message, want[i])
+		}
 	}
 }
