@@ -326,9 +326,10 @@ func runLogFilter(t *conform.T, s *conform.Session) conform.Verdict {
 	threshold := loglevel.Rank(lgLevelFilter)
 	below := func(m loglevel.Message) bool { r := loglevel.Rank(m.Level); return r >= 0 && r < threshold }
 	// The filtered round first: it proves a silence (no message below error), which
-	// over legacy Streamable HTTP costs the barrier's grace. The control round after
-	// it needs only one message below error, so its wait ends at the barrier once
-	// one is in. In this order no message of the control round can fall into the
+	// over legacy Streamable HTTP costs the barrier's grace unless the call's own
+	// stream carried its messages (lgOnCallStream). The control round after it
+	// needs only one message below error, so its wait ends at the barrier once one
+	// is in. In this order no message of the control round can fall into the
 	// filtered round's window, as one trailing its barrier could the other way.
 	filtered := lgFilterRound(t, s, ct, lgLevelFilter, nil)
 	release()
@@ -351,9 +352,10 @@ func runLogFilter(t *conform.T, s *conform.Session) conform.Verdict {
 }
 
 // lgFilterRound sets the level, calls the fixture tool and settles the channel
-// (until enough holds of the messages so far, when enough is set); it returns the
-// log messages that arrived from the call on, or ends the check (a refused level is
-// LOG-SETLEVEL-01's to judge).
+// (until enough holds of the messages so far, when enough is set; without it, until
+// the call's own stream is shown to have carried them: lgOnCallStream); it returns
+// the log messages that arrived from the call on, or ends the check (a refused level
+// is LOG-SETLEVEL-01's to judge).
 func lgFilterRound(t *conform.T, s *conform.Session, ct *toolkit.CallableTool, level string, enough func([]loglevel.Message) bool) []loglevel.Message {
 	resp, err := lgSetLevel(t, s, level)
 	if err != nil || resp.IsError() {
@@ -361,7 +363,7 @@ func lgFilterRound(t *conform.T, s *conform.Session, ct *toolkit.CallableTool, l
 	}
 	mark := s.Conn.Seq()
 	lgCall(t, s, ct, "")
-	var until func() bool
+	until := func() bool { return lgOnCallStream(s, s.Conn.Received(mark)) }
 	if enough != nil {
 		until = func() bool { return enough(loglevel.In(s, s.Conn.Received(mark))) }
 	}
@@ -369,6 +371,34 @@ func lgFilterRound(t *conform.T, s *conform.Session, ct *toolkit.CallableTool, l
 		t.ErrorNow("the barrier after %s failed (%v): nothing bounds the log messages still to come", loglevel.Fixture, err)
 	}
 	return loglevel.In(s, s.Conn.Received(mark))
+}
+
+// lgOnCallStream reports whether the log messages among entries (those from the
+// fixture call on) all came on the SSE stream of the call's own POST, which carried
+// its result too, and there was at least one. A server that sends the call's
+// messages where SHTTP-POST-SSE-RELATED-01 says they go ("These messages SHOULD
+// relate to the originating client request") has sent every one of them once that
+// stream ends with the result, so the settle needs no grace for one still on its way
+// over the GET stream, which is ordered with nothing. A message on the GET stream,
+// or a result in a JSON body, leaves the grace. Not guarded: a server that sends
+// some levels on the call's stream and the rest on the GET stream.
+func lgOnCallStream(s *conform.Session, entries []wire.Entry) bool {
+	stream := ""
+	for _, e := range entries {
+		if e.Msg != nil && e.Msg.IsResponse() && e.ForMethod == "tools/call" {
+			stream = e.Stream
+		}
+	}
+	msgs := loglevel.In(s, entries)
+	if stream == "" || len(msgs) == 0 {
+		return false
+	}
+	for _, m := range msgs {
+		if m.Entry.Source != "post" || m.Entry.Stream != stream {
+			return false
+		}
+	}
+	return true
 }
 
 // lgLevelList names the levels of messages, in arrival order, once each.

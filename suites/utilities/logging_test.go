@@ -227,6 +227,41 @@ func TestLogFilterVerdicts(t *testing.T) {
 	})
 }
 
+// TestLogOnCallStream: the filtered round waits no grace over legacy Streamable
+// HTTP only when every log message came on the SSE stream of the fixture call's own
+// POST, the one that carried its result.
+func TestLogOnCallStream(t *testing.T) {
+	entry := func(raw, source, stream, forMethod string) wire.Entry {
+		m, err := wire.Decode([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wire.Entry{Dir: wire.Received, Raw: []byte(raw), Msg: m, Source: source, Stream: stream, ForMethod: forMethod}
+	}
+	logAt := func(source, stream string) wire.Entry {
+		return entry(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":"x"}}`, source, stream, "")
+	}
+	result := func(stream string) wire.Entry {
+		return entry(`{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`, "post", stream, "tools/call")
+	}
+	for _, c := range []struct {
+		name    string
+		entries []wire.Entry
+		want    bool
+	}{
+		{"every message on the call's stream", []wire.Entry{logAt("post", "7"), logAt("post", "7"), result("7")}, true},
+		{"one message on the GET stream", []wire.Entry{logAt("post", "7"), logAt("get", ""), result("7")}, false},
+		{"a message on another request's stream", []wire.Entry{logAt("post", "6"), result("7")}, false},
+		{"the result in a JSON body", []wire.Entry{logAt("get", ""), result("")}, false},
+		{"no message at all", []wire.Entry{result("7")}, false},
+		{"no result", []wire.Entry{logAt("post", "7")}, false},
+	} {
+		if got := lgOnCallStream(nil, c.entries); got != c.want {
+			t.Errorf("%s: lgOnCallStream = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 func TestR5LogVerdicts(t *testing.T) {
 	const r5 = "2026-07-28"
 	good := lgServer(lgScript{r5: true})
