@@ -363,7 +363,9 @@ func lgFilterRound(t *conform.T, s *conform.Session, ct *toolkit.CallableTool, l
 	}
 	mark := s.Conn.Seq()
 	lgCall(t, s, ct, "")
-	until := func() bool { return lgOnCallStream(s, s.Conn.Received(mark)) }
+	// Over legacy Streamable HTTP, once the POST streams have ended and their frames
+	// are read (wire.Conn.RepliesSettled), the call's own stream may prove the rest.
+	until := func() bool { return s.Conn.RepliesSettled(t.Ctx) && lgOnCallStream(s, s.Conn.Received(mark)) }
 	if enough != nil {
 		until = func() bool { return enough(loglevel.In(s, s.Conn.Received(mark))) }
 	}
