@@ -36,12 +36,15 @@ type lgHTTPServer struct {
 func (s *lgHTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet:
+		s.mu.Lock()
+		get := s.get // closed by the DELETE
+		s.mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		w.(http.Flusher).Flush()
 		for {
 			select {
-			case m, ok := <-s.get:
+			case m, ok := <-get:
 				if !ok {
 					return
 				}
