@@ -496,7 +496,52 @@ func runCost(t *testing.T, dir string) string {
 	if rep.Cost == nil {
 		return "cost not reported"
 	}
-	return fmt.Sprintf("%d sessions, %d requests, %d messages a run", rep.Cost.Sessions, rep.Cost.Requests, rep.Cost.Messages)
+	quiet, stretches := wireQuiet(t, dir)
+	waits := "no stretch"
+	if stretches > 0 {
+		waits = fmt.Sprintf("%s ms in %d", ms(quiet), stretches)
+	}
+	return fmt.Sprintf("%d sessions, %d requests, %d messages a run; no message on any wire between its first and its last: %s of %s ms or more",
+		rep.Cost.Sessions, rep.Cost.Requests, rep.Cost.Messages, waits, ms(quietStretch))
+}
+
+// quietStretch is the shortest stretch without a message that wireQuiet counts: longer
+// than a round trip of the slowest server the bench runs, shorter than a grace
+// (wire.BarrierGrace, 200 ms).
+const quietStretch = 20 * time.Millisecond
+
+// wireQuiet sums the stretches of at least quietStretch, in the run whose reports are
+// in dir, in which no message crossed the wire of any session: what the run waited
+// out (a grace, a server's start) rather than worked, all its sessions at once.
+func wireQuiet(t *testing.T, dir string) (total time.Duration, stretches int) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "transcripts", "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ats []time.Time
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range bytes.SplitSeq(b, []byte("\n")) {
+			var e struct {
+				At time.Time `json:"at"`
+			}
+			if json.Unmarshal(line, &e) == nil && !e.At.IsZero() {
+				ats = append(ats, e.At)
+			}
+		}
+	}
+	slices.SortFunc(ats, time.Time.Compare)
+	for i := 1; i < len(ats); i++ {
+		if d := ats[i].Sub(ats[i-1]); d >= quietStretch {
+			total += d
+			stretches++
+		}
+	}
+	return total, stretches
 }
 
 // officialSuite returns the argv prefix that runs the official TypeScript suite with
@@ -620,4 +665,35 @@ func TestBenchTargets(t *testing.T) {
 	benchLine("many targets: 20 (TestEcosystemTwentyTargets's) with --jobs %d (the CPUs): %.1f s; their own runs %.1f s in all, the longest %.1f s: bound max(Σ/jobs, longest) %.1f s; overhead %.1f s, %.1f%% (goal ≤ %.0f%% + %.0f s = %.1f s: %s; median of %d runs)",
 		runtime.NumCPU(), x.wall.Seconds(), x.sum.Seconds(), x.longest.Seconds(), x.bound.Seconds(), over.Seconds(), 100*float64(over)/float64(x.bound),
 		100*goalTargetsOverheadShare, goalTargetsOverheadSeconds, goal.Seconds(), verdict(over <= goal), n)
+}
+
+// TestWireQuiet: the stretches without a message are counted across every session's
+// transcript, not within each.
+func TestWireQuiet(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "transcripts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	line := func(after time.Duration) string {
+		return fmt.Sprintf(`{"seq":1,"dir":"send","at":%q,"message":{"jsonrpc":"2.0","id":1,"method":"ping"}}`, t0.Add(after).Format(time.RFC3339Nano))
+	}
+	write := func(name string, afters ...time.Duration) {
+		var b strings.Builder
+		for _, a := range afters {
+			b.WriteString(line(a) + "\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, "transcripts", name), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ms := time.Millisecond
+	// Session a is quiet from 10 to 300 ms, while b speaks at 100 ms; both are then
+	// quiet from 300 to 500 ms, and a's 5 ms gap is no stretch.
+	write("a.jsonl", 0, 5*ms, 10*ms, 300*ms, 500*ms)
+	write("b.jsonl", 100*ms)
+	total, n := wireQuiet(t, dir)
+	if want := (90 + 200 + 200) * ms; total != want || n != 3 {
+		t.Errorf("wireQuiet = %s in %d stretches, want %s in 3", total, n, want)
+	}
 }
