@@ -528,13 +528,12 @@ var _ = conform.Register(conform.Check{
 const unparseableLine = `{"jsonrpc":"2.0","id":]`
 
 // oddTail makes the revision's last odd-input probes, over stdio, as one stray run
-// on the main session (toolkit.OddTail), each of the checks that run: quiet first,
-// the null-id request (after the mixed batch), then, once their silences are
-// proven, the unparseable line and the invalid requests. A server silent on all of
-// them (server-everything) has their silences proven by a grace a stage, not one a
-// probe; one that ends the session over the line (the Go SDK) keeps the quiet
-// probes' answers; a reply is its probe's by its id or by the window it arrived in
-// (toolkit.SendStrayRun).
+// on the main session (toolkit.OddTail), each of the checks that run: the mixed
+// batch, the unparseable line and the invalid requests, and the null-id request
+// last. A server silent on all of them (server-everything) has their silences
+// proven by one grace, not one a probe; one that ends the session over the line
+// (the Go SDK) has the quiet probes made on the session that replaces it; a reply
+// is its probe's by its id or by the window it arrived in (toolkit.SendStrayRun).
 func oddTail(t *conform.T) *toolkit.StrayRun {
 	return toolkit.OddTail(t, func(s *conform.Session) (quiet, loud []toolkit.RunProbe) {
 		if t.Runs("BASE-NULL-ID-01") {
@@ -742,10 +741,11 @@ func judgeInvalidRequests(probes []invalidProbe) conform.Verdict {
 // (toolkit.ProbeBeforeSettle), its grace overlapping the column's other work. The
 // null-id error it may draw cannot be told from another stray probe's by its id, so
 // it has its own window on the session (conform.Session.MarkStray). Over stdio it is
-// a quiet probe of the odd tail (oddTail), where its silence shares one grace with
-// the mixed batch's, before the probes that may end the session; when the tail could
-// not give it its answer, it is made alone on the spare session (the main one while
-// it lasts). Elsewhere it goes out on the main session.
+// the last probe of the odd tail (oddTail), after the probes that may end the session
+// and draw errors of id null, its silence proven with theirs; when the tail could not
+// give it its answer, it is made again on the spare session (the main one while it
+// lasts, the one that replaces it otherwise). Elsewhere it goes out on the main
+// session.
 var _ = conform.Register(conform.Check{
 	ID: "BASE-NULL-ID-01", Title: `a request with "id": null is refused, not processed`,
 	SilenceProbe: true,

@@ -48,9 +48,10 @@ func TestOddTailVerdictsAsOneAtATime(t *testing.T) {
 		{"a refusal of the batch that trails past its grace is the line's, as one at a time reads it", true, []string{parseErr}, []string{refusedWhole}, refuse,
 			// One at a time the batch gets no reply within its grace: the held
 			// refusal comes with the next line, whose window it is in, beside the
-			// line's own parse error. The batch's stage ended with its grace, so
-			// nothing is made again.
-			[3]reports.Status{reports.Pass, reports.Pass, reports.Warn}, true},
+			// line's own parse error. The batch's stage drew no reply, so the line
+			// followed without its grace, and the refusal, which could then be the
+			// batch's, sends both again one at a time.
+			[3]reports.Status{reports.Pass, reports.Pass, reports.Warn}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -151,13 +152,16 @@ func TestOddTailSessionEnd(t *testing.T) {
 	}
 }
 
-// The mixed batch and the null-id request are the odd tail's quiet stage: a server
-// silent on both that ends the session over the unparseable line (the Go SDK) keeps
-// their answers, proven by the stage's one grace, and neither goes out again; when
-// the batch ends the session, the batch keeps that end as its answer, and the
-// null-id request goes out alone on the session that replaces it, before the loud
-// probes; a server that refuses the batch at once with an error of id null (mcp-go)
-// has it placed as the batch's, with no probe before it still owed a reply.
+// The mixed batch and the null-id request are the odd tail's quiet probes, the batch
+// first and the null-id request last: a server silent on the batch shares its grace
+// with the other probes', and when it ends the session over the unparseable line
+// (the Go SDK) the batch goes out again together with the null-id request, not sent
+// yet, on the session that replaces it, before the loud probes that need it anyway:
+// no session more, one grace; when the batch ends the session, the batch keeps that
+// end as its answer, and the null-id request goes out on the session that replaces
+// it, before the loud probes; a server that refuses the batch at once with an error
+// of id null (mcp-go) has it placed as the batch's, with no probe before it still
+// owed a reply.
 func TestOddTailQuietStage(t *testing.T) {
 	const batchRefused = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Failed to parse message"}}`
 	ids := []string{"BASE-NULL-ID-01", "BASE-BATCH-R3-01", "BASE-PARSE-01", "BASE-INVALID-REQ-01"}
@@ -171,7 +175,7 @@ func TestOddTailQuietStage(t *testing.T) {
 		wantSessions int
 	}{
 		{"silent on the quiet ones, ended over the line", "line", nil,
-			[4]reports.Status{reports.Warn, reports.Warn, reports.Fail, reports.Pass}, 1, 1, 2},
+			[4]reports.Status{reports.Warn, reports.Warn, reports.Fail, reports.Pass}, 1, 2, 2},
 		{"ended over the batch", "batch", nil,
 			[4]reports.Status{reports.Warn, reports.Warn, reports.Fail, reports.Pass}, 1, 1, 2},
 		{"the batch refused at once with an error of id null", "", []string{batchRefused},

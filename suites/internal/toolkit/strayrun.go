@@ -165,6 +165,27 @@ func SendStrayRun(t *conform.T, s *conform.Session, probes []RunProbe) *StrayRun
 			return true
 		}
 	}
+	// silentSince reports whether probes from up to n drew no reply at all, none
+	// lost either, their windows' own answers included: a stage that a server left
+	// wholly unanswered (server-everything, the Go SDK on 2025-03-26's batch) proves
+	// nothing by ending before the next one, whose probes then share its grace. If a
+	// later probe ends the session the stage's parts are made again (OddTail), on the
+	// process a server that ends every session over those probes needs next anyway.
+	silentSince := func(from, n int) bool {
+		pl := placed(n)
+		if pl.dirty || len(pl.tainted) > 0 {
+			return false
+		}
+		for j := from; j < n; j++ {
+			if len(pl.per[j]) > 0 || len(r.windows[j].Answer.Replies) > 0 {
+				return false
+			}
+			if d, unsure := s.Conn.DroppedRepliesIn(seqs[j], windowEnd(j)); d > 0 || unsure {
+				return false
+			}
+		}
+		return true
+	}
 	for i, p := range probes {
 		closedAt = append(closedAt, closed)
 		w := StrayProbe{s: s, after: s.Conn.Seq()}
@@ -189,8 +210,16 @@ func SendStrayRun(t *conform.T, s *conform.Session, probes []RunProbe) *StrayRun
 		seqs = append(seqs, w.after)
 		r.windows = append(r.windows, w)
 		enough := barrierOnly
+		unstaged := false // the stage drew no reply at all: its silences go on to the last grace
 		if p.Settles && i < len(probes)-1 {
-			enough = allIn(i + 1) // the stage's grace, unless every reply is in
+			stageIn := allIn(i + 1)
+			enough = func() bool {
+				if silentSince(closed, i+1) {
+					unstaged = true
+					return true
+				}
+				return stageIn() // the stage's grace, unless every reply is in
+			}
 		}
 		if err := s.Conn.Flush(t.Ctx, enough); err != nil {
 			failed = i
@@ -209,7 +238,7 @@ func SendStrayRun(t *conform.T, s *conform.Session, probes []RunProbe) *StrayRun
 			}
 			break
 		}
-		if p.Settles {
+		if p.Settles && !unstaged {
 			closed = i + 1
 		}
 	}
@@ -367,73 +396,91 @@ func oddTailKey(rev string) string { return "odd-tail:" + rev }
 
 // OddTail makes a revision's last odd-input probes as one stray run (SendStrayRun),
 // once, on the spare session while it is the main one (over stdio, where those checks
-// run last, T.SpareSession), in two stages: first the probes a server may leave
-// unanswered and go on serving (quiet), MixedBatch's batch first among them when a
-// check that judges it runs (it is judged after the settle, from its window), with
-// one grace for their silences; then the others (loud), one grace more when one of
-// them is left unanswered. The batch goes first because a server that does not read
-// arrays answers it at once with one error of id null (mcp-go), which after a probe
-// still owed its reply could be that probe's, and both would be made again. A server that ends the session over a loud probe (the Go
-// SDK does over the unparseable line) then leaves the quiet probes their answers: on
-// one session, a grace each one at a time, one grace for all of them here, and none
-// of them made again on a process of its own. probes gives the probes of the
-// odd-input checks that run, each check passing the same function. Elsewhere, or when
-// the spare session is another, nothing is sent and every part reads not ok.
+// run last, T.SpareSession). The probes a server may leave unanswered and go on
+// serving (quiet) take the two ends: MixedBatch's batch first, when a check that
+// judges it runs (it is judged after the settle, from its window), then the others
+// (loud: the unparseable line, the invalid requests), and the rest of the quiet ones
+// last (the null-id request). The batch goes first because a server that does not
+// read arrays answers it at once with one error of id null (mcp-go), which after a
+// probe still owed its reply could be that probe's, and both would be made again;
+// the null-id request goes last because the loud probes draw errors of id null
+// (mcp-go answers the line and `"method": 42` so) that its late reply could be. The
+// batch's stage ends with a grace when it was answered in part; one it drew no reply
+// to at all shares the last grace (server-everything, silent on every probe, waits
+// one grace a revision). A server that ends the session over a loud probe (the Go
+// SDK does over the unparseable line) leaves the quiet parts not yet proven to be
+// made again together, on the session it needs next anyway. probes gives the probes
+// of the odd-input checks that run, each check passing the same function. Elsewhere,
+// or when the spare session is another, nothing is sent and every part reads not ok.
 func OddTail(t *conform.T, probes func(s *conform.Session) (quiet, loud []RunProbe)) *StrayRun {
 	return t.Once(oddTailKey(t.Rev.Name), func() any {
 		s, err := t.SpareSession()
 		if err != nil || s != t.Session() {
 			return (*StrayRun)(nil)
 		}
-		quiet, loud := probes(s)
+		last, loud := probes(s)
+		var first []RunProbe
 		if slices.ContainsFunc(mixedBatchChecks, t.Runs) {
 			if bp, err := batchProbe(t, s); err == nil {
-				quiet = append([]RunProbe{bp}, quiet...)
+				first = []RunProbe{bp}
 			}
 		}
-		quiet = slices.Clone(quiet)
-		if len(quiet) > 0 && len(loud) > 0 {
-			quiet[len(quiet)-1].Settles = true
+		if len(first) > 0 && len(loud)+len(last) > 0 {
+			first[len(first)-1].Settles = true
 		}
-		r := SendStrayRun(t, s, append(quiet, loud...))
+		quiet := append(slices.Clone(first), last...)
+		r := SendStrayRun(t, s, slices.Concat(first, loud, last))
 		// A quiet part the run could not give its answer (a later probe ended
 		// the session while its silence was owed a grace, or a reply could not be
 		// placed) is made again now, alone, on the spare session (a new one when
 		// the server ended this): before the loud parts, which their checks make
 		// again one at a time, so that a server that ends every session over
 		// those (the Go SDK) pays no process more for it.
+		var missing []string
 		for _, q := range quiet {
-			if _, ok := r.Part(q.Part); ok || t.Ctx.Err() != nil {
-				continue
+			if _, ok := r.Part(q.Part); !ok {
+				missing = append(missing, q.Part)
 			}
-			s2, err := t.SpareSession()
-			if err != nil {
-				break
-			}
-			again, _ := probes(s2)
-			if q.Part == "batch" {
-				bp, err := batchProbe(t, s2)
-				if err != nil {
-					continue
+		}
+		if len(missing) == 0 || t.Ctx.Err() != nil {
+			return r
+		}
+		// Together, in their order: one grace for their silences, as in the tail.
+		s2, err := t.SpareSession()
+		if err != nil {
+			return r
+		}
+		again, _ := probes(s2)
+		var remade []RunProbe
+		for _, name := range missing {
+			if name == "batch" {
+				if bp, err := batchProbe(t, s2); err == nil {
+					remade = append(remade, bp)
 				}
-				again = []RunProbe{bp}
-			}
-			i := slices.IndexFunc(again, func(p RunProbe) bool { return p.Part == q.Part })
-			if i < 0 {
 				continue
 			}
-			r.adopt(q.Part, SendStrayRun(t, s2, again[i:i+1]))
+			if i := slices.IndexFunc(again, func(p RunProbe) bool { return p.Part == name }); i >= 0 {
+				remade = append(remade, again[i])
+			}
+		}
+		if len(remade) == 0 {
+			return r
+		}
+		run := SendStrayRun(t, s2, remade)
+		for _, name := range missing {
+			r.adopt(name, run)
 		}
 		return r
 	}).(*StrayRun)
 }
 
-// adopt takes the answer of a one-probe run that made part name again (OddTail) as
+// adopt takes the answer of a run that made part name again (OddTail) as
 // the part's: its probe (a batch's ids are new), its answer, its window, and whether
 // it is the part's own.
 func (r *StrayRun) adopt(name string, again *StrayRun) {
 	i := slices.IndexFunc(r.probes, func(p RunProbe) bool { return p.Part == name })
-	if i < 0 || len(again.ok) == 0 || !again.ok[0] {
+	j := slices.IndexFunc(again.probes, func(p RunProbe) bool { return p.Part == name })
+	if i < 0 || j < 0 || j >= len(again.ok) || !again.ok[j] || j >= len(again.answers) || j >= len(again.windows) {
 		return
 	}
 	n := len(r.probes)
@@ -447,8 +494,8 @@ func (r *StrayRun) adopt(name string, again *StrayRun) {
 		r.windows = append(r.windows, make([]StrayProbe, n-len(r.windows))...)
 	}
 	r.probes = slices.Clone(r.probes) // the caller's list is not changed
-	r.probes[i] = again.probes[0]
-	r.answers[i], r.ok[i], r.windows[i] = again.answers[0], true, again.windows[0]
+	r.probes[i] = again.probes[j]
+	r.answers[i], r.ok[i], r.windows[i] = again.answers[j], true, again.windows[j]
 }
 
 // tailBatch is MixedBatch's probe when the revision's odd tail made it (OddTail).
