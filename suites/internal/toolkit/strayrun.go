@@ -430,12 +430,12 @@ func OddTail(t *conform.T, probes func(s *conform.Session) (quiet, loud []RunPro
 		}
 		quiet := append(slices.Clone(first), last...)
 		r := SendStrayRun(t, s, slices.Concat(first, loud, last))
-		// A quiet part the run could not give its answer (a later probe ended
-		// the session while its silence was owed a grace, or a reply could not be
-		// placed) is made again now, alone, on the spare session (a new one when
-		// the server ended this): before the loud parts, which their checks make
-		// again one at a time, so that a server that ends every session over
-		// those (the Go SDK) pays no process more for it.
+		// The quiet parts the run could not give their answers (a later probe
+		// ended the session while their silence was owed a grace, or a reply could
+		// not be placed) are made again now, together, on the spare session (a new
+		// one when the server ended this): before the loud parts, which their checks
+		// make again one at a time, so that a server that ends every session over
+		// those (the Go SDK) pays no process more for them.
 		var missing []string
 		for _, q := range quiet {
 			if _, ok := r.Part(q.Part); !ok {
@@ -445,7 +445,7 @@ func OddTail(t *conform.T, probes func(s *conform.Session) (quiet, loud []RunPro
 		if len(missing) == 0 || t.Ctx.Err() != nil {
 			return r
 		}
-		// Together, in their order: one grace for their silences, as in the tail.
+		// In their order, with one grace for their silences, as in the tail.
 		s2, err := t.SpareSession()
 		if err != nil {
 			return r
