@@ -1,20 +1,14 @@
 package utilities
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
-	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/reports"
 	"github.com/mcp-conform/mcp-conform/suites/internal/loglevel"
 )
@@ -29,7 +23,7 @@ type lgHTTPServer struct {
 
 	mu        sync.Mutex
 	threshold int
-	get       chan string   // the session's GET stream
+	get       chan []byte   // the session's GET stream
 	pinged    chan struct{} // closed once the ping after a trailing call is answered
 }
 
@@ -39,21 +33,8 @@ func (s *lgHTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		get := s.get // closed by the DELETE
 		s.mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		w.(http.Flusher).Flush()
-		for {
-			select {
-			case m, ok := <-get:
-				if !ok {
-					return
-				}
-				fmt.Fprintf(w, "event: message\ndata: %s\n\n", m)
-				w.(http.Flusher).Flush()
-			case <-r.Context().Done():
-				return
-			}
-		}
+		serveQueue(w, r, get)
+		return
 	case http.MethodDelete:
 		s.mu.Lock()
 		if s.get != nil {
@@ -130,7 +111,7 @@ func (s *lgHTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		for _, l := range logs {
 			if s.get != nil {
-				s.get <- l
+				s.get <- []byte(l)
 			}
 		}
 		s.mu.Unlock()
@@ -148,9 +129,9 @@ func (s *lgHTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	for _, l := range logs {
-		fmt.Fprintf(w, "event: message\ndata: %s\n\n", l)
+		writeEvent(w, []byte(l))
 	}
-	fmt.Fprintf(w, "event: message\ndata: %s\n\n", reply)
+	writeEvent(w, []byte(reply))
 	w.(http.Flusher).Flush()
 	if pinged != nil {
 		select {
@@ -158,7 +139,7 @@ func (s *lgHTTPServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		}
-		fmt.Fprintf(w, "event: message\ndata: %s\n\n", fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":{"level":"debug","data":"after the result"}}`, loglevel.Method))
+		writeEvent(w, fmt.Appendf(nil, `{"jsonrpc":"2.0","method":%q,"params":{"level":"debug","data":"after the result"}}`, loglevel.Method))
 	}
 }
 
@@ -188,19 +169,8 @@ func TestLogFilterOverStreamableHTTP(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := httptest.NewServer(&lgHTTPServer{lgHTTPScript: tc.srv, get: make(chan string, 64)})
-			defer srv.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			dial := func(ctx context.Context) (transport.Transport, error) {
-				return transport.DialStreamableHTTP(ctx, transport.HTTPConfig{URL: srv.URL + "/mcp", Timeout: 2 * time.Second})
-			}
-			vs, err := conform.JudgeAll(ctx, conform.Config{Timeout: 2 * time.Second, KillGrace: 10 * time.Millisecond},
-				[]*conform.Check{conform.Lookup("LOG-FILTER-01")}, revision.MustLookup("2025-11-25"), dial)
-			if err != nil {
-				t.Fatalf("judge LOG-FILTER-01: %v", err)
-			}
-			if v := vs[0]; v.Status != tc.want || !strings.Contains(v.Message, tc.says) {
+			v := judgeOverHTTP(t, &lgHTTPServer{lgHTTPScript: tc.srv, get: make(chan []byte, 64)}, "LOG-FILTER-01", "2025-11-25")
+			if v.Status != tc.want || !strings.Contains(v.Message, tc.says) {
 				t.Errorf("LOG-FILTER-01 = %s (%s), want %s mentioning %q", v.Status, v.Message, tc.want, tc.says)
 			}
 		})

@@ -1,20 +1,15 @@
 package utilities
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mcp-conform/mcp-conform/conform"
-	"github.com/mcp-conform/mcp-conform/internal/revision"
-	"github.com/mcp-conform/mcp-conform/internal/transport"
 	"github.com/mcp-conform/mcp-conform/reports"
 )
 
@@ -41,21 +36,8 @@ func (s *leakServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		ch := s.stream(sid)
 		s.mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
-		w.(http.Flusher).Flush()
-		for {
-			select {
-			case b, ok := <-ch:
-				if !ok {
-					return // the session was deleted: the stream ends
-				}
-				fmt.Fprintf(w, "event: message\ndata: %s\n\n", b)
-				w.(http.Flusher).Flush()
-			case <-r.Context().Done():
-				return
-			}
-		}
+		serveQueue(w, r, ch)
+		return
 	}
 	if r.Method == http.MethodDelete {
 		s.mu.Lock()
@@ -140,19 +122,7 @@ func (s *leakServer) send(sid, msg string) {
 // judgeLeakServer runs PROG-TOKEN-01 at rev against a leakServer.
 func judgeLeakServer(t *testing.T, rev string, broadcast bool) conform.Verdict {
 	t.Helper()
-	srv := httptest.NewServer(&leakServer{broadcast: broadcast, streams: map[string]chan []byte{}, ended: map[string]bool{}})
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	dial := func(ctx context.Context) (transport.Transport, error) {
-		return transport.DialStreamableHTTP(ctx, transport.HTTPConfig{URL: srv.URL + "/mcp", Timeout: 2 * time.Second})
-	}
-	vs, err := conform.JudgeAll(ctx, conform.Config{Timeout: 2 * time.Second, KillGrace: 10 * time.Millisecond},
-		[]*conform.Check{conform.Lookup("PROG-TOKEN-01")}, revision.MustLookup(rev), dial)
-	if err != nil {
-		t.Fatalf("judge PROG-TOKEN-01: %v", err)
-	}
-	return vs[0]
+	return judgeOverHTTP(t, &leakServer{broadcast: broadcast, streams: map[string]chan []byte{}, ended: map[string]bool{}}, "PROG-TOKEN-01", rev)
 }
 
 // A server that writes one session's progress to every session's GET stream breaks
