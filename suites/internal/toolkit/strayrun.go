@@ -268,13 +268,14 @@ func SendStrayRun(t *conform.T, s *conform.Session, probes []RunProbe) *StrayRun
 	// every earlier probe of its stage answered, it can only be its own, and that
 	// window reads it as not verified.
 	for i := range sent {
-		if n, unsure := s.Conn.DroppedRepliesIn(seqs[i], windowEnd(i)); n == 0 && !unsure {
+		n, unsure := s.Conn.DroppedRepliesIn(seqs[i], windowEnd(i))
+		if n == 0 && !unsure {
 			continue
 		}
 		if !probes[i].Window {
 			return r
 		}
-		if n, _ := s.Conn.DroppedRepliesIn(seqs[i], windowEnd(i)); probes[i].NullID && n == s.Conn.DroppedIDlessResultsIn(seqs[i], windowEnd(i)) {
+		if probes[i].NullID && n == s.Conn.DroppedIDlessResultsIn(seqs[i], windowEnd(i)) {
 			continue // results of null id: its own
 		}
 		for j := closedAt[i]; j < i; j++ {
@@ -450,7 +451,8 @@ func OddTail(t *conform.T, probes func(s *conform.Session) (quiet, loud []RunPro
 		if err != nil {
 			return r
 		}
-		again, _ := probes(s2)
+		var again []RunProbe // the checks' probes on s2, built once a part needs them
+		built := false
 		var remade []RunProbe
 		for _, name := range missing {
 			if name == "batch" {
@@ -458,6 +460,10 @@ func OddTail(t *conform.T, probes func(s *conform.Session) (quiet, loud []RunPro
 					remade = append(remade, bp)
 				}
 				continue
+			}
+			if !built {
+				again, _ = probes(s2)
+				built = true
 			}
 			if i := slices.IndexFunc(again, func(p RunProbe) bool { return p.Part == name }); i >= 0 {
 				remade = append(remade, again[i])
@@ -480,7 +486,7 @@ func OddTail(t *conform.T, probes func(s *conform.Session) (quiet, loud []RunPro
 func (r *StrayRun) adopt(name string, again *StrayRun) {
 	i := slices.IndexFunc(r.probes, func(p RunProbe) bool { return p.Part == name })
 	j := slices.IndexFunc(again.probes, func(p RunProbe) bool { return p.Part == name })
-	if i < 0 || j < 0 || j >= len(again.ok) || !again.ok[j] || j >= len(again.answers) || j >= len(again.windows) {
+	if i < 0 || j < 0 || j >= len(again.ok) || !again.ok[j] || j >= len(again.windows) {
 		return
 	}
 	n := len(r.probes)
