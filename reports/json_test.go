@@ -253,6 +253,24 @@ func TestIndentMatchesEncodingJSON(t *testing.T) {
 		if got := appendIndented(nil, src); !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("%s: indented differently:\n%s\nwant:\n%s", name, got, want.Bytes())
 		}
+		// In pieces, as WriteJSON writes it: the same bytes, across every cut.
+		var pieces bytes.Buffer
+		flushes := 0
+		rest, err := indentTo(nil, src, func(b []byte) error {
+			flushes++
+			pieces.Write(b)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		pieces.Write(rest)
+		if !bytes.Equal(pieces.Bytes(), want.Bytes()) {
+			t.Errorf("%s: indented in pieces differently", name)
+		}
+		if want.Len() >= 2*indentChunk && flushes < 2 {
+			t.Errorf("%s: %d bytes handed on in %d pieces, want pieces of about %d", name, want.Len(), flushes, indentChunk)
+		}
 	}
 	check("fixture", compact(fixture()))
 	check("hostile", compact(hostileReport()))
@@ -284,7 +302,12 @@ func TestIndentMatchesEncodingJSON(t *testing.T) {
 		}
 		return obj
 	}
+	var all []any
 	for i := range 2000 {
-		check(fmt.Sprintf("random value %d", i), compact(value(0)))
+		v := value(0)
+		all = append(all, v)
+		check(fmt.Sprintf("random value %d", i), compact(v))
 	}
+	// Large enough to be handed on in many pieces, cut wherever the chunk fills.
+	check("every random value in one array", compact(all))
 }
