@@ -484,14 +484,12 @@ func specText(c *Check) string { return c.ID + " " + c.Title }
 func leafText(rev revision.Revision, c *Check) string { return rev.Name + " " + specText(c) }
 
 // recordGroups is the order in which verdicts are recorded (and Ginkgo's specs run):
-// first every column's checks that finish while its sessions are open, then every
-// column's transcript-wide checks (PhaseTranscript), each group column by column in
-// run order. A transcript-wide verdict waits for its column's settle, at the column's
-// end. Recorded column by column, the first column's transcript checks stood before
-// every other column's verdicts, which waited too, though long in, and were recorded
-// after the run's last message, one at a time: against server-everything over HTTP
-// 739 of 809, 70-80 ms after it. In groups, 514 are recorded while the run goes on,
-// and 295 at its end. Only the recording moves: the workers run the checks
+// every column's checks that finish while its sessions are open, then every column's
+// transcript-wide checks (PhaseTranscript), each group column by column in run order.
+// A transcript-wide verdict waits for its column's settle, at the column's end; in
+// one column-by-column order every later column's verdicts waited behind it and were
+// recorded after the run's last message (against server-everything over HTTP, 739 of
+// 809, 70-80 ms). Only the recording moves: the workers run the checks
 // (startWorkers), and the report lists them in run order either way.
 func (rs *runState) recordGroups() [2]iter.Seq2[*column, *Check] {
 	group := func(transcriptWide bool) iter.Seq2[*column, *Check] {

@@ -92,16 +92,11 @@ func WriteJSON(w io.Writer, r *Report) error {
 // indentChunk is how much indented JSON indentTo holds before it hands it on.
 const indentChunk = 32 << 10
 
-// appendIndented appends src, compact JSON as encoding/json writes it, indented as
+// indentTo appends src, compact JSON as encoding/json writes it, indented as
 // json.Indent(dst, src, "", "  ") would: a member or element per line, two spaces a
-// level, ": " after a name, empty objects and arrays kept as {} and [].
-func appendIndented(dst, src []byte) []byte {
-	dst, _ = indentTo(dst, src, nil)
-	return dst
-}
-
-// indentTo is appendIndented that, given flush, hands dst to it (and empties it) each
-// time it holds indentChunk bytes or more, and returns what is left.
+// level, ": " after a name, empty objects and arrays kept as {} and []. Given flush, it
+// hands dst to it (and empties it) each time it holds indentChunk bytes or more; it
+// returns what is left.
 func indentTo(dst, src []byte, flush func([]byte) error) ([]byte, error) {
 	depth := 0
 	newline := func() {

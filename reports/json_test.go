@@ -231,7 +231,7 @@ func TestReadJSONKeepsSupportedMismatch(t *testing.T) {
 	}
 }
 
-// report.json is indented as encoding/json indents: appendIndented gives
+// report.json is indented as encoding/json indents: indentTo gives
 // json.Indent's bytes for the reports of the fixture and of hostile text, and for
 // random values with every kind of JSON text, escapes and empty containers among them.
 func TestIndentMatchesEncodingJSON(t *testing.T) {
@@ -250,7 +250,7 @@ func TestIndentMatchesEncodingJSON(t *testing.T) {
 		if err := json.Indent(&want, src, "", "  "); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if got := appendIndented(nil, src); !bytes.Equal(got, want.Bytes()) {
+		if got, _ := indentTo(nil, src, nil); !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("%s: indented differently:\n%s\nwant:\n%s", name, got, want.Bytes())
 		}
 		// In pieces, as WriteJSON writes it: the same bytes, across every cut.
