@@ -485,18 +485,18 @@ func leafText(rev revision.Revision, c *Check) string { return rev.Name + " " + 
 
 // recordGroups is the order in which verdicts are recorded (and Ginkgo's specs run):
 // every column's checks that finish while its sessions are open, then every column's
-// transcript-wide checks (PhaseTranscript), each group column by column in run order.
-// A transcript-wide verdict waits for its column's settle, at the column's end; in
-// one column-by-column order every later column's verdicts waited behind it and were
-// recorded after the run's last message (against server-everything over HTTP, 739 of
-// 809, 70-80 ms). Only the recording moves: the workers run the checks
-// (startWorkers), and the report lists them in run order either way.
+// checks judged at its end (atColumnEnd), each group column by column in run order.
+// Such a verdict waits for its column's end; in one column-by-column order every
+// later column's verdicts waited behind it and were recorded after the run's last
+// message (against server-everything over HTTP, 739 of 809, 70-80 ms). Only the
+// recording moves: the workers run the checks (startWorkers), and the report lists
+// them in run order either way.
 func (rs *runState) recordGroups() [2]iter.Seq2[*column, *Check] {
-	group := func(transcriptWide bool) iter.Seq2[*column, *Check] {
+	group := func(atEnd bool) iter.Seq2[*column, *Check] {
 		return func(yield func(*column, *Check) bool) {
 			for _, col := range rs.columns {
 				for _, c := range rs.checksFor(col.rev) {
-					if (c.RunPhase() == PhaseTranscript) == transcriptWide && !yield(col, c) {
+					if rs.atColumnEnd(c) == atEnd && !yield(col, c) {
 						return
 					}
 				}
@@ -504,6 +504,16 @@ func (rs *runState) recordGroups() [2]iter.Seq2[*column, *Check] {
 		}
 	}
 	return [2]iter.Seq2[*column, *Check]{group(false), group(true)}
+}
+
+// atColumnEnd reports whether check c is judged at its column's end: a
+// transcript-wide check (PhaseTranscript), after the settle, or an odd-input check
+// that runs last (runsLast), after the transcript probes and a grace that proves its
+// silences (server-everything over stdio: 200 ms a column). In the first group such a
+// check held back the recording of every later column's checks until that grace
+// was over.
+func (rs *runState) atColumnEnd(c *Check) bool {
+	return c.RunPhase() == PhaseTranscript || rs.runsLast(c)
 }
 
 // runDirect runs every selected check of every column in record order, as the
